@@ -1,0 +1,141 @@
+//! Subcommands and their arguments.
+
+mod report;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use onnx_bcast::infer::{self, Options};
+use onnx_bcast::{io, Error, Result};
+
+/// Exit code: done, no error findings.
+pub const OK: u8 = 0;
+/// Exit code: models read, some error finding.
+pub const FINDINGS: u8 = 1;
+/// Exit code: the job could not be done.
+pub const FAILED: u8 = 2;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "onnx-bcast",
+    version,
+    about = "An ONNX broadcasting pass: infer shapes, check, rewrite and run broadcasts"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Json,
+    Github,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Print every tensor's inferred type and shape.
+    Infer {
+        model: PathBuf,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Bind a symbolic dimension before inference.
+        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
+        dims: Vec<(String, i64)>,
+    },
+    /// Report findings only, over any number of models (directories are searched for *.onnx).
+    Check {
+        #[arg(required = true)]
+        models: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
+        dims: Vec<(String, i64)>,
+    },
+}
+
+fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
+    let (name, value) = s.split_once('=').ok_or_else(|| format!("'{s}' is not NAME=VALUE"))?;
+    let value: i64 = value.trim().parse().map_err(|_| format!("'{value}' in '{s}' is not an integer"))?;
+    if name.is_empty() || value < 0 {
+        return Err(format!("'{s}' needs a name and a size of 0 or more"));
+    }
+    Ok((name.to_string(), value))
+}
+
+fn options(dims: Vec<(String, i64)>) -> Options {
+    Options { bindings: dims.into_iter().collect::<HashMap<_, _>>(), ..Options::default() }
+}
+
+/// Runs the command and gives the exit code.
+pub fn run(cli: Cli) -> Result<u8> {
+    match cli.command {
+        Command::Infer { model, format, dims } => {
+            if format == Format::Github {
+                return Err(Error::Usage("infer prints text or json; github is for check".into()));
+            }
+            let m = io::load(&model)?;
+            let inf = infer::infer(&m, &options(dims));
+            let text = match format {
+                Format::Json => report::infer_json(&model, &m, &inf),
+                _ => report::infer_text(&model, &m, &inf),
+            };
+            print!("{text}");
+            Ok(if inf.has_errors() { FINDINGS } else { OK })
+        }
+        Command::Check { models, format, dims } => check(&models, format, &options(dims)),
+    }
+}
+
+fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {
+    let mut files = Vec::new();
+    for p in paths {
+        collect(p, &mut files)?;
+    }
+    let mut code = OK;
+    let mut results = Vec::new();
+    for f in &files {
+        let r = io::load(f).map(|m| {
+            let inf = infer::infer(&m, opts);
+            (m, inf)
+        });
+        match &r {
+            Ok((_, inf)) if inf.has_errors() => code = code.max(FINDINGS),
+            Ok(_) => {}
+            Err(e) => {
+                eprintln!("onnx-bcast: {e}");
+                code = FAILED;
+            }
+        }
+        results.push((f.clone(), r));
+    }
+    print!("{}", report::check(&results, format));
+    Ok(code)
+}
+
+/// Adds `path` (or the `*.onnx` files below it, sorted) to `out`.
+fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    if !path.is_dir() {
+        out.push(path.to_path_buf());
+        return Ok(());
+    }
+    let mut stack = vec![path.to_path_buf()];
+    let mut found = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
+        for e in entries {
+            let p = e.map_err(|source| Error::Io { path: dir.clone(), source })?.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.extension().is_some_and(|x| x == "onnx") {
+                found.push(p);
+            }
+        }
+    }
+    found.sort();
+    out.extend(found);
+    Ok(())
+}

@@ -1,0 +1,543 @@
+//! The IR: a model's graphs as one petgraph `StableGraph` of nodes behind typed ids, a table of
+//! values, and subgraphs (If/Loop/Scan bodies) as nested graphs that see their parents' values.
+//!
+//! Every entity keeps the protobuf fields the pass does not interpret in an [`Opaque`] carry,
+//! so saving a loaded model writes back exactly what was read.
+
+mod display;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use petgraph::stable_graph::{NodeIndex, StableGraph};
+use petgraph::visit::EdgeRef;
+use petgraph::Direction;
+
+use crate::dtype::DType;
+use crate::shape::Type;
+
+/// The encoded protobuf message an IR entity was read from, with the parts the IR owns
+/// (names, lists of nodes and values, subgraphs, tensor data) cleared. Empty for entities a
+/// rewrite created. Only `io` reads or writes it.
+#[derive(Clone, Default, PartialEq, Eq)]
+pub struct Opaque(pub(crate) Vec<u8>);
+
+impl std::fmt::Debug for Opaque {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Opaque({} bytes)", self.0.len())
+    }
+}
+
+/// A value (tensor, sequence, ...) of some graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(u32);
+
+/// A node of some graph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct NodeId(NodeIndex<u32>);
+
+/// A graph: the main graph or a subgraph.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GraphId(u32);
+
+impl ValueId {
+    /// The index of the value in [`Model::values`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+impl GraphId {
+    /// The index of the graph in [`Model::graphs`].
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Where a value comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Def {
+    /// A graph input (possibly with an initializer as its default).
+    Input,
+    /// An initializer that is not a graph input.
+    Initializer,
+    /// Output `slot` of a node.
+    Node(NodeId, usize),
+    /// A name that nothing in scope defines.
+    Undefined,
+}
+
+/// A value: a name in one graph's scope.
+#[derive(Clone, Debug)]
+pub struct Value {
+    pub name: String,
+    pub graph: GraphId,
+    pub def: Def,
+    /// The index into the graph's `initializers`, when one holds this value's data.
+    pub initializer: Option<usize>,
+    /// Set when an earlier definition in the same graph already claimed this name.
+    pub shadows: Option<ValueId>,
+}
+
+/// A tensor held in the model: an initializer or an attribute value.
+#[derive(Clone, Debug)]
+#[allow(clippy::len_without_is_empty)]
+pub struct Tensor {
+    pub name: String,
+    pub dtype: Option<DType>,
+    pub dims: Vec<i64>,
+    pub data: TensorData,
+    pub(crate) proto: Opaque,
+}
+
+/// A tensor's elements, in whichever field of `TensorProto` held them.
+#[derive(Clone, Debug, PartialEq)]
+pub enum TensorData {
+    /// `raw_data`: little-endian bytes.
+    Raw(Vec<u8>),
+    Floats(Vec<f32>),
+    /// `int32_data`, which also carries int8/16, uint8/16, bool, float16 and bfloat16.
+    Int32s(Vec<i32>),
+    Int64s(Vec<i64>),
+    Doubles(Vec<f64>),
+    /// `uint64_data`, which also carries uint32.
+    Uint64s(Vec<u64>),
+    Strings(Vec<Vec<u8>>),
+    /// Stored in another file (`data_location: EXTERNAL`); read on demand and only inside the
+    /// model's folder.
+    External {
+        location: String,
+        offset: u64,
+        length: Option<u64>,
+    },
+    /// No elements are stored.
+    Empty,
+}
+
+impl Tensor {
+    /// A new tensor with the given data (for rewrites; nothing carried).
+    pub fn new(name: &str, dtype: DType, dims: Vec<i64>, data: TensorData) -> Tensor {
+        Tensor { name: name.to_string(), dtype: Some(dtype), dims, data, proto: Opaque::default() }
+    }
+
+    /// The number of elements its dims promise, or `None` on a negative dim or overflow.
+    pub fn len(&self) -> Option<usize> {
+        self.dims.iter().try_fold(1usize, |acc, d| acc.checked_mul(usize::try_from(*d).ok()?))
+    }
+
+    /// The elements of an integer tensor stored inline, when there are at most `limit`.
+    pub fn ints(&self, limit: usize) -> Option<Vec<i64>> {
+        let n = self.len()?;
+        if n > limit {
+            return None;
+        }
+        let dtype = self.dtype?;
+        let v: Vec<i64> = match &self.data {
+            TensorData::Int64s(v) => v.clone(),
+            TensorData::Int32s(v) if dtype != DType::Bool => v.iter().map(|x| *x as i64).collect(),
+            TensorData::Uint64s(v) => v.iter().map(|x| i64::try_from(*x).ok()).collect::<Option<_>>()?,
+            TensorData::Raw(b) => {
+                let size = dtype.size()?;
+                let chunks = b.chunks_exact(size);
+                match dtype {
+                    DType::I64 => chunks.map(|c| i64::from_le_bytes(c.try_into().unwrap_or_default())).collect(),
+                    DType::I32 => chunks.map(|c| i32::from_le_bytes(c.try_into().unwrap_or_default()) as i64).collect(),
+                    DType::I16 => chunks.map(|c| i16::from_le_bytes(c.try_into().unwrap_or_default()) as i64).collect(),
+                    DType::I8 => chunks.map(|c| c[0] as i8 as i64).collect(),
+                    DType::U8 => chunks.map(|c| c[0] as i64).collect(),
+                    DType::U16 => chunks.map(|c| u16::from_le_bytes(c.try_into().unwrap_or_default()) as i64).collect(),
+                    DType::U32 => chunks.map(|c| u32::from_le_bytes(c.try_into().unwrap_or_default()) as i64).collect(),
+                    _ => return None,
+                }
+            }
+            _ => return None,
+        };
+        (v.len() == n).then_some(v)
+    }
+
+    /// A 1-D int64 tensor, as Reshape/Expand/Unsqueeze operands need.
+    pub fn i64s(name: &str, values: &[i64]) -> Tensor {
+        Tensor::new(name, DType::I64, vec![values.len() as i64], TensorData::Int64s(values.to_vec()))
+    }
+}
+
+/// An attribute's value. Sparse tensors and type protos stay in the carry as `Other`.
+#[derive(Clone, Debug)]
+pub enum AttrValue {
+    Float(f32),
+    Int(i64),
+    String(Vec<u8>),
+    Tensor(Tensor),
+    Graph(GraphId),
+    Floats(Vec<f32>),
+    Ints(Vec<i64>),
+    Strings(Vec<Vec<u8>>),
+    Tensors(Vec<Tensor>),
+    Graphs(Vec<GraphId>),
+    Other,
+}
+
+/// A node attribute.
+#[derive(Clone, Debug)]
+pub struct Attribute {
+    pub name: String,
+    pub value: AttrValue,
+    pub(crate) proto: Opaque,
+}
+
+impl Attribute {
+    /// A new attribute (for rewrites).
+    pub fn new(name: &str, value: AttrValue) -> Attribute {
+        Attribute { name: name.to_string(), value, proto: Opaque::default() }
+    }
+}
+
+/// An ONNX node.
+#[derive(Clone, Debug)]
+pub struct Node {
+    pub name: String,
+    pub op_type: String,
+    pub domain: String,
+    pub graph: GraphId,
+    /// One entry per input slot; `None` for an omitted optional input (`""`).
+    pub inputs: Vec<Option<ValueId>>,
+    /// One entry per output slot; `None` for an omitted optional output.
+    pub outputs: Vec<Option<ValueId>>,
+    pub attrs: Vec<Attribute>,
+    pub(crate) proto: Opaque,
+}
+
+impl Node {
+    /// A new node (for rewrites).
+    pub fn new(name: &str, op_type: &str, graph: GraphId) -> Node {
+        Node {
+            name: name.to_string(),
+            op_type: op_type.to_string(),
+            domain: String::new(),
+            graph,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+            attrs: Vec::new(),
+            proto: Opaque::default(),
+        }
+    }
+
+    /// The attribute named `name`.
+    pub fn attr(&self, name: &str) -> Option<&AttrValue> {
+        self.attrs.iter().find(|a| a.name == name).map(|a| &a.value)
+    }
+
+    /// An integer attribute.
+    pub fn attr_int(&self, name: &str) -> Option<i64> {
+        match self.attr(name) {
+            Some(AttrValue::Int(i)) => Some(*i),
+            _ => None,
+        }
+    }
+
+    /// A float attribute.
+    pub fn attr_float(&self, name: &str) -> Option<f32> {
+        match self.attr(name) {
+            Some(AttrValue::Float(f)) => Some(*f),
+            _ => None,
+        }
+    }
+
+    /// An integer-list attribute.
+    pub fn attr_ints(&self, name: &str) -> Option<&[i64]> {
+        match self.attr(name) {
+            Some(AttrValue::Ints(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// A string attribute, as text.
+    pub fn attr_str(&self, name: &str) -> Option<String> {
+        match self.attr(name) {
+            Some(AttrValue::String(s)) => Some(String::from_utf8_lossy(s).into_owned()),
+            _ => None,
+        }
+    }
+
+    /// The subgraphs this node holds, with the attribute that holds each.
+    pub fn subgraphs(&self) -> Vec<(&str, GraphId)> {
+        let mut out = Vec::new();
+        for a in &self.attrs {
+            match &a.value {
+                AttrValue::Graph(g) => out.push((a.name.as_str(), *g)),
+                AttrValue::Graphs(gs) => out.extend(gs.iter().map(|g| (a.name.as_str(), *g))),
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
+/// A graph input, output or `value_info` entry: a value and the type declared for it.
+#[derive(Clone, Debug)]
+pub struct ValueInfo {
+    pub value: ValueId,
+    pub ty: Option<Type>,
+    pub(crate) proto: Opaque,
+}
+
+impl ValueInfo {
+    /// A new entry (for rewrites).
+    pub fn new(value: ValueId, ty: Option<Type>) -> ValueInfo {
+        ValueInfo { value, ty, proto: Opaque::default() }
+    }
+}
+
+/// A graph or subgraph.
+#[derive(Clone, Debug)]
+pub struct Graph {
+    pub name: String,
+    /// `main`, or the path to a subgraph such as `if0/then_branch`.
+    pub path: String,
+    /// The node that holds this subgraph; `None` for the main graph.
+    pub parent: Option<NodeId>,
+    /// The nodes in file order (the order they are saved in).
+    pub order: Vec<NodeId>,
+    pub inputs: Vec<ValueInfo>,
+    pub outputs: Vec<ValueInfo>,
+    pub value_info: Vec<ValueInfo>,
+    pub initializers: Vec<Tensor>,
+    /// The names this graph defines.
+    pub scope: HashMap<String, ValueId>,
+    pub(crate) proto: Opaque,
+}
+
+/// An operator set the model imports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Opset {
+    pub domain: String,
+    pub version: i64,
+}
+
+/// A loaded ONNX model.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub ir_version: i64,
+    pub opsets: Vec<Opset>,
+    pub graphs: Vec<Graph>,
+    pub values: Vec<Value>,
+    /// All nodes of all graphs; an edge runs from a value's producer to each node of the
+    /// producer's graph that uses it, directly or inside one of its subgraphs.
+    pub nodes: StableGraph<Node, ValueId>,
+    /// The folder the model was read from: external data resolves inside it.
+    pub dir: Option<PathBuf>,
+    pub(crate) proto: Opaque,
+}
+
+impl Model {
+    /// The main graph.
+    pub const MAIN: GraphId = GraphId(0);
+
+    /// The graph `id`.
+    pub fn graph(&self, id: GraphId) -> &Graph {
+        &self.graphs[id.index()]
+    }
+
+    /// The graph `id`, mutably.
+    pub fn graph_mut(&mut self, id: GraphId) -> &mut Graph {
+        &mut self.graphs[id.index()]
+    }
+
+    /// The node `id`.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id.0]
+    }
+
+    /// The node `id`, mutably. Change its inputs through [`Model::set_input`] so edges follow.
+    pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
+        &mut self.nodes[id.0]
+    }
+
+    /// The value `id`.
+    pub fn value(&self, id: ValueId) -> &Value {
+        &self.values[id.index()]
+    }
+
+    /// The value's name.
+    pub fn name(&self, id: ValueId) -> &str {
+        &self.values[id.index()].name
+    }
+
+    /// The version of `domain` the model imports (`""` and `ai.onnx` are the same domain).
+    pub fn opset(&self, domain: &str) -> Option<i64> {
+        let norm = |d: &str| if d == "ai.onnx" { "" } else { d }.to_string();
+        self.opsets.iter().find(|o| norm(&o.domain) == norm(domain)).map(|o| o.version)
+    }
+
+    /// The node's label in messages: its name, or `op_type#index` when the name is empty.
+    pub fn node_label(&self, id: NodeId) -> String {
+        let node = self.node(id);
+        if !node.name.is_empty() {
+            return node.name.clone();
+        }
+        let index = self.graph(node.graph).order.iter().position(|n| *n == id).unwrap_or(0);
+        format!("{}#{index}", node.op_type)
+    }
+
+    /// Looks `name` up in `graph`'s scope and then its ancestors'.
+    pub fn resolve(&self, mut graph: GraphId, name: &str) -> Option<ValueId> {
+        loop {
+            let g = self.graph(graph);
+            if let Some(v) = g.scope.get(name) {
+                return Some(*v);
+            }
+            graph = self.node(g.parent?).graph;
+        }
+    }
+
+    /// The node of graph `in_graph` that is `node` or holds it in a subgraph, if any.
+    pub fn ancestor_in(&self, mut node: NodeId, in_graph: GraphId) -> Option<NodeId> {
+        loop {
+            let g = self.node(node).graph;
+            if g == in_graph {
+                return Some(node);
+            }
+            node = self.graph(g).parent?;
+        }
+    }
+
+    /// Adds a value named `name` to `graph`'s scope.
+    pub fn add_value(&mut self, graph: GraphId, name: &str, def: Def) -> ValueId {
+        let id = ValueId(self.values.len() as u32);
+        let shadows = self.graph(graph).scope.get(name).copied();
+        self.values.push(Value { name: name.to_string(), graph, def, initializer: None, shadows });
+        if shadows.is_none() {
+            self.graph_mut(graph).scope.insert(name.to_string(), id);
+        }
+        id
+    }
+
+    /// Adds a graph (for loaders and rewrites); its path is derived from its parent.
+    pub fn add_graph(&mut self, mut graph: Graph) -> GraphId {
+        let id = GraphId(self.graphs.len() as u32);
+        graph.scope.clear();
+        self.graphs.push(graph);
+        id
+    }
+
+    /// Adds `node` (outputs already set) to the node arena without placing it in an order.
+    pub fn add_node(&mut self, node: Node) -> NodeId {
+        let outputs: Vec<(usize, ValueId)> =
+            node.outputs.iter().enumerate().filter_map(|(i, v)| v.map(|v| (i, v))).collect();
+        let id = NodeId(self.nodes.add_node(node));
+        for (slot, v) in outputs {
+            self.values[v.index()].def = Def::Node(id, slot);
+        }
+        id
+    }
+
+    /// Adds the edge for `value` used by `consumer` (see [`Model::nodes`]).
+    pub fn link(&mut self, value: ValueId, consumer: NodeId) {
+        if let Def::Node(producer, _) = self.value(value).def {
+            let graph = self.node(producer).graph;
+            if let Some(user) = self.ancestor_in(consumer, graph) {
+                self.nodes.add_edge(producer.0, user.0, value);
+            }
+        }
+    }
+
+    /// Sets input `slot` of `node` to `value`, keeping edges in step.
+    pub fn set_input(&mut self, node: NodeId, slot: usize, value: Option<ValueId>) {
+        let old = self.node(node).inputs.get(slot).copied().flatten();
+        if let Some(old) = old {
+            self.unlink(old, node);
+        }
+        let inputs = &mut self.node_mut(node).inputs;
+        if inputs.len() <= slot {
+            inputs.resize(slot + 1, None);
+        }
+        inputs[slot] = value;
+        if let Some(v) = value {
+            self.link(v, node);
+        }
+    }
+
+    fn unlink(&mut self, value: ValueId, consumer: NodeId) {
+        if let Def::Node(producer, _) = self.value(value).def {
+            let graph = self.node(producer).graph;
+            if let Some(user) = self.ancestor_in(consumer, graph) {
+                let edge =
+                    self.nodes.edges_connecting(producer.0, user.0).find(|e| *e.weight() == value).map(|e| e.id());
+                if let Some(e) = edge {
+                    self.nodes.remove_edge(e);
+                }
+            }
+        }
+    }
+
+    /// Removes a node from the arena and its graph's order; its outputs become undefined.
+    pub fn remove_node(&mut self, id: NodeId) -> Option<Node> {
+        let node = self.nodes.remove_node(id.0)?;
+        self.graph_mut(node.graph).order.retain(|n| *n != id);
+        for v in node.outputs.iter().flatten() {
+            self.values[v.index()].def = Def::Undefined;
+        }
+        Some(node)
+    }
+
+    /// The nodes of `graph` that use `value`, directly or in their subgraphs.
+    pub fn users(&self, value: ValueId) -> Vec<NodeId> {
+        match self.value(value).def {
+            Def::Node(p, _) => {
+                let mut out: Vec<NodeId> = self
+                    .nodes
+                    .edges_directed(p.0, Direction::Outgoing)
+                    .filter(|e| *e.weight() == value)
+                    .map(|e| NodeId(e.target()))
+                    .collect();
+                out.sort();
+                out.dedup();
+                out
+            }
+            _ => {
+                self.nodes.node_indices().filter(|n| self.nodes[*n].inputs.contains(&Some(value))).map(NodeId).collect()
+            }
+        }
+    }
+
+    /// The nodes of `graph` in a topological order (ties kept in file order), and the nodes
+    /// left on a cycle.
+    pub fn topo_order(&self, graph: GraphId) -> (Vec<NodeId>, Vec<NodeId>) {
+        let order = &self.graph(graph).order;
+        let pos: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let mut indegree = vec![0usize; order.len()];
+        for (i, n) in order.iter().enumerate() {
+            indegree[i] = self
+                .nodes
+                .edges_directed(n.0, Direction::Incoming)
+                .filter(|e| pos.contains_key(&NodeId(e.source())))
+                .count();
+        }
+        let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> =
+            (0..order.len()).filter(|i| indegree[*i] == 0).map(std::cmp::Reverse).collect();
+        let mut sorted = Vec::with_capacity(order.len());
+        while let Some(std::cmp::Reverse(i)) = ready.pop() {
+            sorted.push(order[i]);
+            for e in self.nodes.edges_directed(order[i].0, Direction::Outgoing) {
+                if let Some(&j) = pos.get(&NodeId(e.target())) {
+                    indegree[j] -= 1;
+                    if indegree[j] == 0 {
+                        ready.push(std::cmp::Reverse(j));
+                    }
+                }
+            }
+        }
+        let cyclic = order.iter().zip(&indegree).filter(|(_, d)| **d > 0).map(|(n, _)| *n).collect();
+        (sorted, cyclic)
+    }
+
+    /// A value name not yet used in `graph` or its ancestors, derived from `base`.
+    pub fn fresh_name(&self, graph: GraphId, base: &str) -> String {
+        if self.resolve(graph, base).is_none() {
+            return base.to_string();
+        }
+        (1u64..).map(|i| format!("{base}_{i}")).find(|n| self.resolve(graph, n).is_none()).unwrap_or_default()
+    }
+}
+
+pub use display::dump;

@@ -1,0 +1,17 @@
+//! onnx-bcast: an ONNX broadcasting pass.
+//!
+//! Load a model into the IR ([`io::load`]), infer every tensor's type and shape with the
+//! broadcasting rules ([`infer::infer`]), rewrite it, run it, save it ([`io::save`]).
+
+pub mod diag;
+pub mod dtype;
+pub mod infer;
+pub mod io;
+pub mod ir;
+pub mod onnx;
+pub mod ops;
+pub mod shape;
+
+pub use diag::{Diagnostic, Error, Result, Severity};
+pub use io::{load, save};
+pub use ir::Model;

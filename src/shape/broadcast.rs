@@ -1,0 +1,274 @@
+//! The broadcasting rules, each written once: multidirectional (numpy, N-ary), unidirectional
+//! (PRelu's slope, Gemm's C), Expand, XLA's `broadcast_in_dim` and the legacy opset<7 `axis`
+//! form built from it. Generic over the dimension type so that inference (`Dim`) and the
+//! executor (`usize`) share one rule.
+
+use super::dim::{Assumption, Dim, Sym};
+
+/// A dimension type the broadcast rule can work on.
+pub trait BroadcastDim: Clone + PartialEq + std::fmt::Debug {
+    /// The size 1, the identity of broadcasting.
+    fn one() -> Self;
+
+    /// The size that `dims` (the sizes of one output axis, one per input that has the axis)
+    /// broadcast to, with the side conditions that this needs; `None` when they clash.
+    fn axis(dims: &[&Self]) -> Option<(Self, Vec<Assumption>)>;
+
+    /// The side conditions under which `from` stretches to `target` without changing it
+    /// (unidirectional broadcasting); `None` when it cannot.
+    fn stretch(from: &Self, target: &Self) -> Option<Vec<Assumption>>;
+}
+
+impl BroadcastDim for usize {
+    fn one() -> usize {
+        1
+    }
+
+    fn axis(dims: &[&usize]) -> Option<(usize, Vec<Assumption>)> {
+        let mut out = 1;
+        for &&d in dims {
+            if d != 1 {
+                if out != 1 && out != d {
+                    return None;
+                }
+                out = d;
+            }
+        }
+        Some((out, Vec::new()))
+    }
+
+    fn stretch(from: &usize, target: &usize) -> Option<Vec<Assumption>> {
+        (*from == 1 || from == target).then(Vec::new)
+    }
+}
+
+impl BroadcastDim for Dim {
+    fn one() -> Dim {
+        Dim::Known(1)
+    }
+
+    fn axis(dims: &[&Dim]) -> Option<(Dim, Vec<Assumption>)> {
+        let mut known: Option<i64> = None;
+        let mut syms: Vec<&Sym> = Vec::new();
+        let mut unknown = false;
+        for d in dims {
+            match d {
+                Dim::Known(1) => {}
+                Dim::Known(n) => match known {
+                    Some(k) if k != *n => return None,
+                    _ => known = Some(*n),
+                },
+                Dim::Sym(s) => syms.push(s),
+                Dim::Unknown => unknown = true,
+            }
+        }
+        syms.sort_unstable();
+        syms.dedup();
+        if let Some(k) = known {
+            // A known size other than 1 wins; each symbol must be 1 or that size.
+            let sizes = if k == 1 { vec![1] } else { vec![1, k] };
+            let assume = syms.into_iter().map(|s| Assumption::OneOf { sym: s.clone(), sizes: sizes.clone() }).collect();
+            return Some((Dim::Known(k), assume));
+        }
+        if unknown {
+            return Some((Dim::Unknown, Vec::new()));
+        }
+        match syms.as_slice() {
+            [] => Some((Dim::Known(1), Vec::new())),
+            [one] => Some((Dim::Sym((*one).clone()), Vec::new())),
+            many => {
+                let assume = Assumption::EqualOrOne(many.iter().map(|s| (*s).clone()).collect());
+                Some((Dim::Sym(Sym::max_of(many.iter().copied())), vec![assume]))
+            }
+        }
+    }
+
+    fn stretch(from: &Dim, target: &Dim) -> Option<Vec<Assumption>> {
+        match (from, target) {
+            (Dim::Known(1), _) => Some(Vec::new()),
+            (a, b) if a == b => Some(Vec::new()),
+            (Dim::Unknown, _) | (_, Dim::Unknown) => Some(Vec::new()),
+            (Dim::Known(_), Dim::Known(_)) => None,
+            (Dim::Sym(s), Dim::Known(k)) => Some(vec![Assumption::OneOf { sym: s.clone(), sizes: vec![1, *k] }]),
+            (Dim::Known(k), Dim::Sym(t)) => Some(vec![Assumption::OneOf { sym: t.clone(), sizes: vec![*k] }]),
+            (Dim::Sym(s), Dim::Sym(t)) => Some(vec![Assumption::EqualOrOne(vec![s.clone(), t.clone()])]),
+        }
+    }
+}
+
+/// A broadcast result: the output shape and the side conditions it assumed, each with the
+/// output axis it was needed at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Broadcast<D> {
+    pub shape: Vec<D>,
+    pub assumptions: Vec<(usize, Assumption)>,
+}
+
+/// Why shapes do not broadcast.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum BroadcastError<D> {
+    /// At output `axis`, these (input index, size) pairs cannot be stretched to one size.
+    Clash { axis: usize, sizes: Vec<(usize, D)> },
+    /// Input `input` has more dims (`rank`) than the shape it must stretch to (`target`).
+    Rank { input: usize, rank: usize, target: usize },
+    /// The broadcast dimensions are not strictly increasing or lie outside the output rank.
+    BadDims { dims: Vec<i64>, rank: usize },
+}
+
+/// Multidirectional (numpy) broadcasting of any number of shapes: the rule of the Array API
+/// standard, generalised to N inputs (constraint C1 of the N-ary `Broadcast` operator).
+///
+/// Shapes are aligned at their last axis; each output axis takes the size that every input
+/// having that axis can be stretched to (its own size, or 1).
+pub fn multi<D: BroadcastDim>(shapes: &[&[D]]) -> Result<Broadcast<D>, BroadcastError<D>> {
+    let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
+    let mut shape = Vec::with_capacity(rank);
+    let mut assumptions = Vec::new();
+    let mut column: Vec<&D> = Vec::with_capacity(shapes.len());
+    for axis in 0..rank {
+        column.clear();
+        column.extend(shapes.iter().filter_map(|s| aligned(s, rank, axis)));
+        let Some((d, assume)) = D::axis(&column) else {
+            return Err(clash(shapes, rank, axis));
+        };
+        shape.push(d);
+        assumptions.extend(assume.into_iter().map(|a| (axis, a)));
+    }
+    Ok(Broadcast { shape, assumptions })
+}
+
+/// The size of output axis `axis` in `shape` aligned right to `rank` dims, if it has one.
+fn aligned<D>(shape: &[D], rank: usize, axis: usize) -> Option<&D> {
+    (axis + shape.len()).checked_sub(rank).and_then(|i| shape.get(i))
+}
+
+fn clash<D: BroadcastDim>(shapes: &[&[D]], rank: usize, axis: usize) -> BroadcastError<D> {
+    let one = D::one();
+    let sizes = shapes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| aligned(s, rank, axis).filter(|d| **d != one).map(|d| (i, d.clone())))
+        .collect();
+    BroadcastError::Clash { axis, sizes }
+}
+
+/// Unidirectional broadcasting: `from` (input `input`) stretches to `target`, which does not
+/// change. The result is `target` and the side conditions assumed.
+pub fn uni<D: BroadcastDim>(target: &[D], from: &[D], input: usize) -> Result<Broadcast<D>, BroadcastError<D>> {
+    if from.len() > target.len() {
+        return Err(BroadcastError::Rank { input, rank: from.len(), target: target.len() });
+    }
+    let offset = target.len() - from.len();
+    let mut assumptions = Vec::new();
+    for (i, f) in from.iter().enumerate() {
+        let axis = offset + i;
+        let Some(assume) = D::stretch(f, &target[axis]) else {
+            let sizes = vec![(0, target[axis].clone()), (input, f.clone())];
+            return Err(BroadcastError::Clash { axis, sizes });
+        };
+        assumptions.extend(assume.into_iter().map(|a| (axis, a)));
+    }
+    Ok(Broadcast { shape: target.to_vec(), assumptions })
+}
+
+/// Expand's rule: the input and the requested shape broadcast both ways.
+pub fn expand<D: BroadcastDim>(input: &[D], target: &[D]) -> Result<Broadcast<D>, BroadcastError<D>> {
+    multi(&[input, target])
+}
+
+/// XLA's `broadcast_in_dim` ("InDim" broadcasting): places dim `i` of `low` at output axis
+/// `dims[i]` of a rank-`rank` shape and fills the other axes with 1. `dims` must be strictly
+/// increasing and inside `0..rank`.
+pub fn in_dim<D: BroadcastDim>(low: &[D], rank: usize, dims: &[i64]) -> Result<Vec<D>, BroadcastError<D>> {
+    let bad = || BroadcastError::BadDims { dims: dims.to_vec(), rank };
+    if dims.len() != low.len() || dims.windows(2).any(|w| w[0] >= w[1]) {
+        return Err(bad());
+    }
+    let mut out = vec![D::one(); rank];
+    for (d, &at) in low.iter().zip(dims) {
+        let at = usize::try_from(at).ok().filter(|&a| a < rank).ok_or_else(bad)?;
+        out[at] = d.clone();
+    }
+    Ok(out)
+}
+
+/// The legacy (opset < 7) `broadcast=1` form: `b` matches a contiguous run of `a`'s axes
+/// starting at `axis` (by default the trailing axes), which is `broadcast_in_dim` with
+/// dimensions `axis..axis+rank(b)`, and then stretches to `a` unidirectionally. The output is
+/// `a`'s shape.
+pub fn legacy<D: BroadcastDim>(a: &[D], b: &[D], axis: Option<i64>) -> Result<Broadcast<D>, BroadcastError<D>> {
+    if b.len() > a.len() {
+        return Err(BroadcastError::Rank { input: 1, rank: b.len(), target: a.len() });
+    }
+    let rank = a.len() as i64;
+    let start = axis.unwrap_or(rank - b.len() as i64);
+    let dims: Vec<i64> = (0..b.len() as i64).map(|i| start.saturating_add(i)).collect();
+    let placed = in_dim(b, a.len(), &dims)?;
+    uni(a, &placed, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(dims: &[usize]) -> Vec<usize> {
+        dims.to_vec()
+    }
+
+    #[test]
+    fn numpy_basics() {
+        let out = multi::<usize>(&[&[8, 1, 6, 1], &[7, 1, 5]]).unwrap();
+        assert_eq!(out.shape, shape(&[8, 7, 6, 5]));
+        assert_eq!(multi::<usize>(&[]).unwrap().shape, Vec::<usize>::new());
+        let err = multi::<usize>(&[&[3], &[4]]).unwrap_err();
+        assert_eq!(err, BroadcastError::Clash { axis: 0, sizes: vec![(0, 3), (1, 4)] });
+    }
+
+    #[test]
+    fn zero_broadcasts_only_with_zero_and_one() {
+        assert_eq!(multi::<usize>(&[&[0, 3], &[1, 3]]).unwrap().shape, vec![0, 3]);
+        assert_eq!(multi::<usize>(&[&[0], &[0]]).unwrap().shape, vec![0]);
+        assert!(multi::<usize>(&[&[0], &[2]]).is_err());
+        let d = |n| Dim::Known(n);
+        assert!(multi::<Dim>(&[&[d(0)], &[d(2)]]).is_err());
+    }
+
+    #[test]
+    fn symbols() {
+        let b = Dim::sym("batch");
+        let s = Dim::sym("seq");
+        // Equal symbols stay; 1 is the identity.
+        let out = multi(&[&[b.clone(), Dim::Known(1)][..], &[b.clone(), s.clone()]]).unwrap();
+        assert_eq!(out.shape, vec![b.clone(), s.clone()]);
+        assert!(out.assumptions.is_empty());
+        // A known size beats a symbol and records the side condition.
+        let out = multi(&[&[s.clone()][..], &[Dim::Known(512)]]).unwrap();
+        assert_eq!(out.shape, vec![Dim::Known(512)]);
+        let want = Assumption::OneOf { sym: Sym::new("seq"), sizes: vec![1, 512] };
+        assert_eq!(out.assumptions, vec![(0, want)]);
+        // Two different symbols: a result plus a side condition.
+        let out = multi(&[std::slice::from_ref(&s), std::slice::from_ref(&b)]).unwrap();
+        assert_eq!(out.shape, vec![Dim::sym("max(batch,seq)")]);
+        let want = Assumption::EqualOrOne(vec![Sym::new("batch"), Sym::new("seq")]);
+        assert_eq!(out.assumptions, vec![(0, want)]);
+        // Unknown with a known non-1 size gives that size; with 1 stays unknown.
+        assert_eq!(multi(&[&[Dim::Unknown][..], &[Dim::Known(4)]]).unwrap().shape, vec![Dim::Known(4)]);
+        assert_eq!(multi(&[&[Dim::Unknown][..], &[Dim::Known(1)]]).unwrap().shape, vec![Dim::Unknown]);
+    }
+
+    #[test]
+    fn unidirectional() {
+        assert_eq!(uni::<usize>(&[2, 3, 4], &[3, 1], 1).unwrap().shape, vec![2, 3, 4]);
+        assert!(uni::<usize>(&[2, 1], &[2, 3], 1).is_err());
+        assert!(matches!(uni::<usize>(&[3], &[2, 3], 1), Err(BroadcastError::Rank { input: 1, rank: 2, target: 1 })));
+    }
+
+    #[test]
+    fn in_dim_checks_its_dimensions() {
+        assert_eq!(in_dim::<usize>(&[3], 2, &[1]).unwrap(), vec![1, 3]);
+        assert_eq!(in_dim::<usize>(&[3], 2, &[0]).unwrap(), vec![3, 1]);
+        assert!(in_dim::<usize>(&[3, 4], 4, &[2, 1]).is_err());
+        assert!(in_dim::<usize>(&[3], 2, &[2]).is_err());
+        assert!(in_dim::<usize>(&[3], 2, &[-1]).is_err());
+    }
+}

@@ -1,0 +1,47 @@
+//! Dims, shapes and the broadcasting rules. Imports nothing from the IR: every broadcasting
+//! decision of the program is made here.
+
+mod broadcast;
+mod dim;
+
+pub use broadcast::{expand, in_dim, legacy, multi, uni, Broadcast, BroadcastDim, BroadcastError};
+pub use dim::{render, Assumption, Dim, Sym};
+
+/// A shape as inference knows it.
+pub type Shape = Vec<Dim>;
+
+use crate::dtype::DType;
+
+/// The type of a value as declared in a model or inferred: a tensor with an element type and
+/// shape (each may be unknown), a sequence or optional of such, or something else (map, sparse
+/// tensor, opaque) that this pass does not look into.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Type {
+    Tensor { dtype: Option<DType>, shape: Option<Shape> },
+    Sequence(Option<Box<Type>>),
+    Optional(Option<Box<Type>>),
+    Other,
+}
+
+impl Type {
+    /// A tensor type.
+    pub fn tensor(dtype: Option<DType>, shape: Option<Shape>) -> Type {
+        Type::Tensor { dtype, shape }
+    }
+
+    /// The element type, for a tensor.
+    pub fn dtype(&self) -> Option<DType> {
+        match self {
+            Type::Tensor { dtype, .. } => *dtype,
+            _ => None,
+        }
+    }
+
+    /// The shape, for a tensor whose rank is known.
+    pub fn shape(&self) -> Option<&Shape> {
+        match self {
+            Type::Tensor { shape, .. } => shape.as_ref(),
+            _ => None,
+        }
+    }
+}

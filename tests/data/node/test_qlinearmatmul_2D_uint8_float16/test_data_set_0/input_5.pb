@@ -1,0 +1,1 @@
+Bb_zero_pointJr

@@ -1,0 +1,1 @@
+2abc.com2def.netBresult

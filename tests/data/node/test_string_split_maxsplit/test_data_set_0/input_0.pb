@@ -1,0 +1,1 @@
+2hello world2def.net2o n n x2the quick brown foxBx

@@ -1,0 +1,1 @@
+2monday2mondayBx

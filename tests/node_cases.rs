@@ -1,0 +1,145 @@
+//! Inference over the ONNX backend node cases (generated from onnx 1.23.2 by
+//! `scripts/gen_node_cases.py`): inferred output shapes and dtypes against the expected outputs,
+//! with the declared output types removed first so that only inference speaks.
+
+mod common;
+
+use onnx_bcast::infer::{infer, Options};
+use onnx_bcast::shape::{Dim, Type};
+use onnx_bcast::Model;
+
+#[derive(Debug, PartialEq)]
+enum Verdict {
+    Exact,
+    /// Something is unknown, nothing contradicts.
+    Partial(String),
+    /// A known dim or dtype disagrees with the expected output.
+    Wrong(String),
+}
+
+fn strip_declared(model: &mut Model) {
+    let main = model.graph_mut(Model::MAIN);
+    for o in &mut main.outputs {
+        o.ty = None;
+    }
+    main.value_info.clear();
+}
+
+/// The contents of the case's small integer inputs (shapes fed at run time), as a runtime's
+/// session would see them.
+fn fed_values(case: &common::Case, model: &Model) -> Options {
+    let mut options = Options::default();
+    let inputs: Vec<String> = model
+        .graph(Model::MAIN)
+        .inputs
+        .iter()
+        .filter(|i| model.value(i.value).initializer.is_none())
+        .map(|i| model.name(i.value).to_string())
+        .collect();
+    for (k, name) in inputs.iter().enumerate() {
+        let pb = case.dir.join(format!("test_data_set_0/input_{k}.pb"));
+        if let Ok(t) = onnx_bcast::io::read_tensor(&pb) {
+            if let Some(v) = t.ints(onnx_bcast::ops::MAX_TRACKED) {
+                options.values.insert(name.clone(), v);
+            }
+        }
+    }
+    options
+}
+
+fn judge(case: &common::Case) -> Verdict {
+    let mut model = onnx_bcast::load(&case.dir.join("model.onnx")).unwrap_or_else(|e| panic!("{}: {e}", case.name));
+    strip_declared(&mut model);
+    let inf = infer(&model, &fed_values(case, &model));
+    let outs: Vec<_> = model.graph(Model::MAIN).outputs.iter().map(|o| o.value).collect();
+    let mut partial = None;
+    for ((kind, dtype, shape), v) in case.outputs.iter().zip(outs) {
+        if kind != "tensor" {
+            continue;
+        }
+        let got = inf.ty(v);
+        let (gd, gs) = match got {
+            Some(Type::Tensor { dtype, shape }) => (*dtype, shape.clone()),
+            other => {
+                partial.get_or_insert(format!("output {}: {other:?}", model.name(v)));
+                continue;
+            }
+        };
+        match (gd, dtype) {
+            (Some(g), Some(want)) if g.name() != want => {
+                return Verdict::Wrong(format!("{}: dtype {} != {want}", model.name(v), g.name()))
+            }
+            (None, _) => {
+                partial.get_or_insert(format!("{}: dtype unknown", model.name(v)));
+            }
+            _ => {}
+        }
+        let want = shape.as_ref().unwrap();
+        match gs {
+            None => {
+                partial.get_or_insert(format!("{}: rank unknown", model.name(v)));
+            }
+            Some(s) if s.len() != want.len() => {
+                return Verdict::Wrong(format!("{}: rank {} != {}", model.name(v), s.len(), want.len()))
+            }
+            Some(s) => {
+                for (axis, (g, w)) in s.iter().zip(want).enumerate() {
+                    match g {
+                        Dim::Known(k) if k != w => {
+                            return Verdict::Wrong(format!("{}: axis {axis}: {k} != {w}", model.name(v)))
+                        }
+                        Dim::Known(_) => {}
+                        other => {
+                            partial.get_or_insert(format!("{}: axis {axis} is {other}", model.name(v)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    match partial {
+        Some(p) => Verdict::Partial(p),
+        None => Verdict::Exact,
+    }
+}
+
+#[test]
+fn broadcasting_family_cases_are_exact() {
+    let cases: Vec<_> = common::cases("node").into_iter().filter(|c| c.family).collect();
+    assert_eq!(cases.len(), 213, "the manifest's family count");
+    let bad: Vec<String> = cases
+        .iter()
+        .filter_map(|c| match judge(c) {
+            Verdict::Exact => None,
+            v => Some(format!("{}: {v:?}", c.name)),
+        })
+        .collect();
+    assert!(bad.is_empty(), "{} of 213 not exact:\n{}", bad.len(), bad.join("\n"));
+}
+
+#[test]
+fn legacy_broadcast_cases_are_exact() {
+    for c in common::cases("legacy") {
+        assert_eq!(judge(&c), Verdict::Exact, "{}", c.name);
+    }
+}
+
+#[test]
+fn all_node_cases_none_wrong() {
+    let cases: Vec<_> = common::cases("node")
+        .into_iter()
+        .filter(|c| c.outputs.iter().all(|o| o.0 == "tensor"))
+        .collect();
+    assert_eq!(cases.len(), 1859);
+    let mut exact = 0;
+    let mut wrong = Vec::new();
+    for c in &cases {
+        match judge(c) {
+            Verdict::Exact => exact += 1,
+            Verdict::Partial(_) => {}
+            Verdict::Wrong(why) => wrong.push(format!("{}: {why}", c.name)),
+        }
+    }
+    eprintln!("exact: {exact} of {}", cases.len());
+    assert!(wrong.is_empty(), "{} cases wrong:\n{}", wrong.len(), wrong.join("\n"));
+}
