@@ -74,6 +74,31 @@ fn multi(shapes: &[Vec<usize>]) -> Result<Vec<usize>, BroadcastError<usize>> {
     })
 }
 
+/// Unidirectional broadcasting, from ONNX's Broadcasting.md: `from` broadcasts to `target`
+/// when, aligned at the right, each of its sizes is 1 or the target's, and it has no more axes.
+fn uni_oracle(target: &[usize], from: &[usize]) -> bool {
+    from.len() <= target.len() && from.iter().rev().zip(target.iter().rev()).all(|(&f, &t)| f == 1 || f == t)
+}
+
+/// The legacy opset<7 form: `b` lies over `a`'s axes `axis..axis+rank(b)` (by default the
+/// trailing ones), each size 1 or equal to `a`'s there; the output is `a`.
+fn legacy_oracle(a: &[usize], b: &[usize], axis: Option<i64>) -> bool {
+    let start = axis.unwrap_or(a.len() as i64 - b.len() as i64);
+    if start < 0 || start as usize + b.len() > a.len() {
+        return false;
+    }
+    b.iter().enumerate().all(|(i, &d)| d == 1 || d == a[start as usize + i])
+}
+
+/// XLA's InDim: dims strictly increasing, inside the rank, one per low axis; the low shape's
+/// sizes land at those axes and every other axis is 1.
+fn in_dim_oracle(low: &[usize], rank: usize, bdims: &[i64]) -> Option<Vec<usize>> {
+    let ok = bdims.len() == low.len()
+        && bdims.iter().all(|&d| d >= 0 && (d as usize) < rank)
+        && bdims.windows(2).all(|w| w[0] < w[1]);
+    ok.then(|| (0..rank).map(|axis| bdims.iter().position(|&d| d == axis as i64).map_or(1, |i| low[i])).collect())
+}
+
 // ---------------------------------------------------------------------------------------------
 // Strategies.
 
@@ -298,5 +323,55 @@ proptest! {
                 }
             }
         }
+    }
+
+    /// Unidirectional broadcasting accepts exactly what the oracle accepts, and gives the
+    /// target; it accepts exactly when numpy broadcasting of the two gives the target.
+    #[test]
+    fn uni_matches_its_oracle(s in shapes()) {
+        let (t, f) = (&s[0], s.get(1).unwrap_or(&s[0]));
+        let got = shape::uni::<usize>(t, f, 1);
+        prop_assert_eq!(got.is_ok(), uni_oracle(t, f), "{:?} <- {:?}: {:?}", t, f, got);
+        if let Ok(b) = got {
+            prop_assert_eq!(&b.shape, t);
+        }
+        let both = multi(&[t.clone(), f.clone()]).ok();
+        prop_assert_eq!(uni_oracle(t, f), both.as_ref() == Some(t));
+    }
+
+    /// The legacy form accepts exactly what the oracle accepts, with or without `axis`, and
+    /// its output is always A's shape.
+    #[test]
+    fn legacy_matches_its_oracle(s in shapes(), axis in prop::option::of(-1i64..6)) {
+        let (a, b) = (&s[0], s.get(1).unwrap_or(&s[0]));
+        let got = shape::legacy::<usize>(a, b, axis);
+        prop_assert_eq!(got.is_ok(), legacy_oracle(a, b, axis), "{:?} {:?} axis {:?}: {:?}", a, b, axis, got);
+        if let Ok(out) = got {
+            prop_assert_eq!(&out.shape, a);
+        }
+        // Without `axis`, the legacy form is unidirectional broadcasting.
+        if axis.is_none() {
+            prop_assert_eq!(shape::legacy::<usize>(a, b, None).is_ok(), uni_oracle(a, b));
+        }
+    }
+
+    /// `in_dim` places the low shape exactly as XLA's definition says, and refuses bad dims.
+    #[test]
+    fn in_dim_matches_its_oracle(
+        low in prop::collection::vec(0usize..5, 0..=3),
+        rank in 0usize..=5,
+        bdims in prop::collection::vec(-1i64..6, 0..=4),
+    ) {
+        let got = shape::in_dim::<usize>(&low, rank, &bdims).ok();
+        prop_assert_eq!(got, in_dim_oracle(&low, rank, &bdims));
+    }
+
+    /// `in_dim` with increasing dims drawn from the rank always succeeds.
+    #[test]
+    fn in_dim_accepts_increasing_dims(mask in prop::collection::vec(any::<bool>(), 0..=5), sizes in prop::collection::vec(0usize..5, 5)) {
+        let bdims: Vec<i64> = mask.iter().enumerate().filter(|(_, &m)| m).map(|(i, _)| i as i64).collect();
+        let low: Vec<usize> = sizes[..bdims.len()].to_vec();
+        let out = shape::in_dim::<usize>(&low, mask.len(), &bdims);
+        prop_assert_eq!(out.ok(), in_dim_oracle(&low, mask.len(), &bdims));
     }
 }

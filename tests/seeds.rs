@@ -372,6 +372,9 @@ fn xla_in_dim_examples_through_legacy_models() {
     model_ok(&legacy_add("leg_mnpq_12", &MNPQ, &[3, 4], Some(1)), "legacy_mnpq_12", &MNPQ);
     // A run that leaves A's axes.
     model_err(&legacy_add("leg_mnpq_34", &MNPQ, &[4, 5], Some(3)), "legacy_mnpq_34", "leg_mnpq_34", None, &[]);
+    // Even an empty run (a scalar B) must start inside A.
+    model_err(&legacy_add("leg_scalar_far", &[2, 3], &[], Some(3)), "legacy_scalar_far", "leg_scalar_far", None, &[]);
+    model_ok(&legacy_add("leg_scalar_end", &[2, 3], &[], Some(2)), "legacy_scalar_end", &[2, 3]);
 }
 
 /// The acceptance: onnx's own inference accepts both, they are errors.
