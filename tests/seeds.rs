@@ -550,3 +550,76 @@ fn nary_before_opset_8_takes_equal_shapes() {
         assert_eq!(shape, Some(dims(&[2, 3])));
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The seed examples with symbols in place of sizes (a `dim_param` where the document has a
+// number): the rules of issue 2, item 4, on the documents' own shapes.
+
+#[test]
+fn array_api_examples_with_symbols() {
+    use shape::{Assumption, Sym};
+    let k = |n: i64| Dim::Known(n);
+    let s = Dim::sym;
+    // 8 x 1 x 6 x 1 with n for the 8: a symbol against an absent axis stays, no condition.
+    let out = shape::multi::<Dim>(&[&[s("n"), k(1), k(6), k(1)], &[k(7), k(1), k(5)]]).unwrap();
+    assert_eq!(out.shape, vec![s("n"), k(7), k(6), k(5)]);
+    assert!(out.assumptions.is_empty());
+    // 15 x s x 5 against 15 x 1 x 5: 1 is the identity.
+    let out = shape::multi::<Dim>(&[&[k(15), s("s"), k(5)], &[k(15), k(1), k(5)]]).unwrap();
+    assert_eq!(out.shape, vec![k(15), s("s"), k(5)]);
+    assert!(out.assumptions.is_empty());
+    // 15 x 3 x 5 against s x 5: the known 3 wins, and s must be 1 or 3.
+    let out = shape::multi::<Dim>(&[&[k(15), k(3), k(5)], &[s("s"), k(5)]]).unwrap();
+    assert_eq!(out.shape, vec![k(15), k(3), k(5)]);
+    assert_eq!(out.assumptions, vec![(1, Assumption::OneOf { sym: Sym::new("s"), sizes: vec![1, 3] })]);
+    // The failing 3 against 4, as a against b: a result, and the condition that fails for 3, 4.
+    let out = shape::multi::<Dim>(&[&[s("a")], &[s("b")]]).unwrap();
+    assert_eq!(out.shape, vec![s("max(a,b)")]);
+    assert_eq!(out.assumptions, vec![(0, Assumption::EqualOrOne(vec![Sym::new("a"), Sym::new("b")]))]);
+    // 2 x 1 against 8 x a x 3: the 2 wins at axis 1 and a must be 1 or 2.
+    let out = shape::multi::<Dim>(&[&[k(2), k(1)], &[k(8), s("a"), k(3)]]).unwrap();
+    assert_eq!(out.shape, vec![k(8), k(2), k(3)]);
+    assert_eq!(out.assumptions, vec![(1, Assumption::OneOf { sym: Sym::new("a"), sizes: vec![1, 2] })]);
+    // Symbols never hide a clash between known sizes: 2 x s against 8 x 4 x 3.
+    assert_eq!(
+        shape::multi::<Dim>(&[&[k(2), s("s")], &[k(8), k(4), k(3)]]),
+        Err(BroadcastError::Clash { axis: 1, sizes: vec![(0, k(2)), (1, k(4))] })
+    );
+}
+
+#[test]
+fn symbolic_seed_model_through_check() {
+    // The third Array API example, 5 x 4 + 4, with the vector's size a symbol: the known 4
+    // wins, check passes and reports the side condition; binding seq to 4 or 1 passes, to 3
+    // clashes at axis 1.
+    let m = build::model(
+        17,
+        vec![build::input("a", &[build::D::N(5), build::D::N(4)]), build::input("b", &[build::D::S("seq")])],
+        vec![build::node("add_sym", "Add", &["a", "b"], &["y"])],
+        &["y"],
+    );
+    let (shape, errors) = infer_model(&m);
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert_eq!(shape, Some(vec![Dim::Known(5), Dim::Known(4)]));
+    let (code, report) = check(&m, "symbolic_seed");
+    assert_eq!(code, 0, "{report}");
+    let constraints = report["constraints"].as_array().unwrap();
+    assert_eq!(constraints.len(), 1, "{report}");
+    assert_eq!(constraints[0]["node"], "add_sym");
+    assert_eq!(constraints[0]["axis"], 1);
+    let path = scratch().join("symbolic_seed.onnx");
+    for (seq, want) in [("seq=4", 0), ("seq=1", 0), ("seq=3", 1)] {
+        let out = Command::new(env!("CARGO_BIN_EXE_onnx-bcast"))
+            .args(["check", "--format", "json", "--dim", seq])
+            .arg(&path)
+            .output()
+            .expect("run onnx-bcast");
+        assert_eq!(out.status.code(), Some(want), "--dim {seq}");
+        if want == 1 {
+            let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let d = &doc["models"][0]["diagnostics"][0];
+            assert_eq!(d["node"], "add_sym");
+            assert_eq!(d["axis"], 1);
+        }
+    }
+}
