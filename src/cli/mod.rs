@@ -1,5 +1,6 @@
 //! Subcommands and their arguments.
 
+mod bench;
 mod report;
 mod run;
 mod test;
@@ -87,6 +88,25 @@ enum Command {
         #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
         max_memory: u64,
     },
+    /// Time whole-model runs on deterministic generated inputs: median, min and max.
+    Bench {
+        model: PathBuf,
+        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
+        dims: Vec<(String, i64)>,
+        /// The size of the thread pool (default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Timed runs.
+        #[arg(long, default_value_t = 10)]
+        repeat: usize,
+        /// Untimed runs first.
+        #[arg(long, default_value_t = 2)]
+        warmup: usize,
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
+        max_memory: u64,
+    },
 }
 
 fn parse_input(s: &str) -> std::result::Result<(String, PathBuf), String> {
@@ -147,6 +167,9 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Test { cases, max_memory } => test::test(&cases, max_memory),
         Command::Verify { original, rewritten, dims, max_memory } => {
             verify::verify(&original, &rewritten, &dims.into_iter().collect(), max_memory)
+        }
+        Command::Bench { model, dims, threads, repeat, warmup, format, max_memory } => {
+            bench::bench(&model, &dims.into_iter().collect(), threads, repeat, warmup, format, max_memory)
         }
     }
 }

@@ -5,6 +5,7 @@
 
 pub mod broadcast;
 pub mod compare;
+pub mod fuse;
 pub mod kernels;
 pub mod npy;
 pub mod scalar;
@@ -330,7 +331,37 @@ pub fn run(
         *uses.entry(o.value).or_default() += 1;
     }
 
+    // Chains of broadcasting elementwise nodes run as one loop (see `fuse`).
+    let fusion = fuse::plan(model, &order, &uses);
     for n in &order {
+        if fusion.is_interior(*n) {
+            continue;
+        }
+        if let Some(g) = fusion.group(*n) {
+            let mut leaves = HashMap::new();
+            for v in g.leaves() {
+                let budget = remaining(&env);
+                leaves.insert(*v, fetch(model, &mut env, *v, dir, budget, &model.node_label(*n))?);
+            }
+            let t = fuse::run_group(model, g, &leaves, remaining(&env), dir)?;
+            drop(leaves);
+            for m in g.nodes() {
+                for v in model.node(m).inputs.iter().flatten() {
+                    if let Some(u) = uses.get_mut(v) {
+                        *u -= 1;
+                        if *u == 0 {
+                            env.remove(*v);
+                        }
+                    }
+                }
+            }
+            if let Some(v) = model.node(*n).outputs.first().copied().flatten() {
+                if uses.get(&v).copied().unwrap_or(0) > 0 {
+                    env.insert(v, t);
+                }
+            }
+            continue;
+        }
         let node = model.node(*n);
         let label = model.node_label(*n);
         if !node.subgraphs().is_empty() {

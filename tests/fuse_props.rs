@@ -1,0 +1,288 @@
+//! Loop fusion is invisible: for random broadcast shapes and random chains of f32 elementwise
+//! nodes (Add, Sub, Mul, Div, Max, Min, Sum, Where, Expand), running the whole model (which
+//! fuses the chain into one loop) gives the same bits as running each node on its own through
+//! `exec::run_node` (which never fuses).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use onnx_bcast::exec::{self, fuse, Data, HostTensor, Options};
+use onnx_bcast::ir::Node;
+use onnx_bcast::{io, Model};
+use proptest::prelude::*;
+
+// A minimal protobuf writer for the few ModelProto fields these tests need, so the models are
+// built independently of the crate's own encoder.
+fn varint(out: &mut Vec<u8>, mut v: u64) {
+    loop {
+        let b = (v & 0x7f) as u8;
+        v >>= 7;
+        if v == 0 {
+            out.push(b);
+            return;
+        }
+        out.push(b | 0x80);
+    }
+}
+
+fn field_bytes(out: &mut Vec<u8>, field: u64, bytes: &[u8]) {
+    varint(out, field << 3 | 2);
+    varint(out, bytes.len() as u64);
+    out.extend_from_slice(bytes);
+}
+
+fn field_int(out: &mut Vec<u8>, field: u64, v: u64) {
+    varint(out, field << 3);
+    varint(out, v);
+}
+
+/// ValueInfoProto with a tensor type (elem 1 = float, 9 = bool, 7 = int64) and known dims.
+fn value_info(name: &str, elem: Option<(u64, &[usize])>) -> Vec<u8> {
+    let mut v = Vec::new();
+    field_bytes(&mut v, 1, name.as_bytes());
+    if let Some((elem, dims)) = elem {
+        let mut shape = Vec::new();
+        for d in dims {
+            let mut dim = Vec::new();
+            field_int(&mut dim, 1, *d as u64);
+            field_bytes(&mut shape, 1, &dim);
+        }
+        let mut tt = Vec::new();
+        field_int(&mut tt, 1, elem);
+        field_bytes(&mut tt, 2, &shape);
+        let mut ty = Vec::new();
+        field_bytes(&mut ty, 1, &tt);
+        field_bytes(&mut v, 2, &ty);
+    }
+    v
+}
+
+struct Spec {
+    /// (op, inputs, output)
+    nodes: Vec<(&'static str, Vec<String>, String)>,
+    /// (name, elem type, shape)
+    inputs: Vec<(String, u64, Vec<usize>)>,
+    outputs: Vec<String>,
+}
+
+fn build(spec: &Spec) -> Model {
+    let mut g = Vec::new();
+    for (i, (op, ins, out)) in spec.nodes.iter().enumerate() {
+        let mut n = Vec::new();
+        for x in ins {
+            field_bytes(&mut n, 1, x.as_bytes());
+        }
+        field_bytes(&mut n, 2, out.as_bytes());
+        field_bytes(&mut n, 3, format!("n{i}").as_bytes());
+        field_bytes(&mut n, 4, op.as_bytes());
+        field_bytes(&mut g, 1, &n);
+    }
+    field_bytes(&mut g, 2, b"g");
+    for (name, elem, shape) in &spec.inputs {
+        field_bytes(&mut g, 11, &value_info(name, Some((*elem, shape))));
+    }
+    for o in &spec.outputs {
+        field_bytes(&mut g, 12, &value_info(o, None));
+    }
+    let mut m = Vec::new();
+    field_int(&mut m, 1, 8);
+    let mut opset = Vec::new();
+    field_bytes(&mut opset, 1, b"");
+    field_int(&mut opset, 2, 17);
+    field_bytes(&mut m, 8, &opset);
+    field_bytes(&mut m, 7, &g);
+    io::decode(&m, Path::new("fuse_props.onnx"), None).expect("the test model decodes")
+}
+
+/// Runs each node alone (no fusion), in spec order, and gives the named outputs.
+fn unfused(spec: &Spec, feeds: &HashMap<String, HostTensor>) -> Vec<HostTensor> {
+    let mut vals = feeds.clone();
+    for (op, ins, out) in &spec.nodes {
+        let mut n = Node::new(out, op, Model::MAIN);
+        n.inputs = vec![None; ins.len()];
+        let inputs = ins.iter().map(|i| Some(vals[i].clone())).collect();
+        let mut r = exec::run_node(&n, 17, inputs, &Options::default()).unwrap_or_else(|e| panic!("{op}: {e}"));
+        vals.insert(out.clone(), r.remove(0));
+    }
+    spec.outputs.iter().map(|o| vals[o].clone()).collect()
+}
+
+fn fused(spec: &Spec, feeds: &HashMap<String, HostTensor>) -> (Vec<HostTensor>, usize) {
+    let model = build(spec);
+    let (order, _) = model.topo_order(Model::MAIN);
+    let mut uses = HashMap::new();
+    for n in &order {
+        for v in model.node(*n).inputs.iter().flatten() {
+            *uses.entry(*v).or_insert(0usize) += 1;
+        }
+    }
+    for o in &model.graph(Model::MAIN).outputs {
+        *uses.entry(o.value).or_insert(0usize) += 1;
+    }
+    let groups = fuse::plan(&model, &order, &uses).fused_groups();
+    let ins: Vec<(String, HostTensor)> = feeds.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+    let out = exec::run(&model, ins, &Options::default()).expect("the fused model runs");
+    (out.into_iter().map(|(_, t)| t).collect(), groups)
+}
+
+fn bits(t: &HostTensor) -> (Vec<usize>, Vec<u32>) {
+    match &*t.data {
+        Data::F32(v) => (t.shape.clone(), v.iter().map(|x| x.to_bits()).collect()),
+        other => panic!("expected f32, got {:?}", other.dtype()),
+    }
+}
+
+/// Floats in quarter steps over [-4, 4), zero included (so Div meets 0/0 and x/0).
+fn floats(shape: &[usize], seed: u64) -> HostTensor {
+    let n: usize = shape.iter().product();
+    let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let v: Vec<f32> = (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            ((s % 32) as f32 - 16.0) / 4.0
+        })
+        .collect();
+    HostTensor::from_vec(shape.to_vec(), v).unwrap()
+}
+
+fn bools(shape: &[usize], seed: u64) -> HostTensor {
+    let n: usize = shape.iter().product();
+    let v: Vec<bool> = (0..n).map(|i| (i as u64).wrapping_mul(seed | 1).rotate_left(7) & 4 != 0).collect();
+    HostTensor::from_vec(shape.to_vec(), v).unwrap()
+}
+
+/// Input shapes that broadcast together: each a suffix of `out`'s axes with some set to 1.
+fn shapes(n: usize) -> impl Strategy<Value = Vec<Vec<usize>>> {
+    prop::collection::vec(1usize..6, 0..5).prop_flat_map(move |out| {
+        let r = out.len();
+        let one = (0..=r, prop::collection::vec(any::<bool>(), r)).prop_map({
+            let out = out.clone();
+            move |(drop, ones)| (drop..r).map(|a| if ones[a] { 1 } else { out[a] }).collect::<Vec<usize>>()
+        });
+        prop::collection::vec(one, n)
+    })
+}
+
+const OPS: [&str; 8] = ["Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Where"];
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    #[test]
+    fn fused_chain_equals_unfused(shs in shapes(6), ops in prop::collection::vec(0usize..OPS.len(), 1..6), seed in any::<u64>(), side_output in any::<bool>()) {
+        let mut spec = Spec { nodes: Vec::new(), inputs: Vec::new(), outputs: Vec::new() };
+        let mut feeds = HashMap::new();
+        let mut next_leaf = 0usize;
+        let mut leaf = |elem: u64, spec: &mut Spec, feeds: &mut HashMap<String, HostTensor>| {
+            let sh = shs[next_leaf % shs.len()].clone();
+            let name = format!("x{next_leaf}");
+            let t = if elem == 9 { bools(&sh, seed ^ next_leaf as u64) } else { floats(&sh, seed ^ next_leaf as u64) };
+            feeds.insert(name.clone(), t);
+            spec.inputs.push((name.clone(), elem, sh));
+            next_leaf += 1;
+            name
+        };
+        let mut cur = leaf(1, &mut spec, &mut feeds);
+        for (i, op) in ops.iter().enumerate() {
+            let op = OPS[*op];
+            let out = format!("t{i}");
+            let ins = match op {
+                "Where" => {
+                    let c = leaf(9, &mut spec, &mut feeds);
+                    let y = leaf(1, &mut spec, &mut feeds);
+                    if i % 2 == 0 { vec![c, cur, y] } else { vec![c, y, cur] }
+                }
+                "Sum" => {
+                    let a = leaf(1, &mut spec, &mut feeds);
+                    let b = leaf(1, &mut spec, &mut feeds);
+                    vec![a, cur, b]
+                }
+                _ => {
+                    let a = leaf(1, &mut spec, &mut feeds);
+                    if i % 2 == 0 { vec![cur, a] } else { vec![a, cur] }
+                }
+            };
+            spec.nodes.push((op, ins, out.clone()));
+            cur = out;
+        }
+        spec.outputs.push(cur);
+        let n_leaves = next_leaf;
+        // An intermediate that is also a graph output must be materialized, and still right.
+        if side_output && spec.nodes.len() > 1 {
+            spec.outputs.push("t0".to_string());
+        }
+        let want = unfused(&spec, &feeds);
+        let before = fuse::fused_runs();
+        let (got, groups) = fused(&spec, &feeds);
+        // Past MAX_LEAVES operands the group runs node by node (still checked for equality).
+        prop_assert!(n_leaves > fuse::MAX_LEAVES || fuse::fused_runs() > before, "no group ran as a fused loop");
+        prop_assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            prop_assert_eq!(bits(g), bits(w));
+        }
+        let chain = spec.nodes.len() - usize::from(side_output && spec.nodes.len() > 1);
+        prop_assert!(chain < 2 || groups >= 1, "a chain of {} nodes was not fused", spec.nodes.len());
+    }
+}
+
+#[test]
+fn expand_then_add_fuses_and_matches() {
+    let mut spec = Spec {
+        nodes: vec![
+            ("Expand", vec!["a".into(), "shape".into()], "e".into()),
+            ("Add", vec!["e".into(), "b".into()], "y".into()),
+        ],
+        inputs: vec![("a".into(), 1, vec![3, 1]), ("shape".into(), 7, vec![3]), ("b".into(), 1, vec![4])],
+        outputs: vec!["y".into()],
+    };
+    let mut feeds = HashMap::new();
+    feeds.insert("a".to_string(), floats(&[3, 1], 1));
+    feeds.insert("shape".to_string(), HostTensor::from_vec(vec![3], vec![2i64, 1, 4]).unwrap());
+    feeds.insert("b".to_string(), floats(&[4], 2));
+    let want = unfused(&spec, &feeds);
+    let before = fuse::fused_runs();
+    let (got, groups) = fused(&spec, &feeds);
+    assert!(fuse::fused_runs() > before);
+    assert_eq!(groups, 1);
+    assert_eq!(want[0].shape, vec![2, 3, 4]);
+    assert_eq!(bits(&got[0]), bits(&want[0]));
+    // A non-f32 chain falls back to the kernels and still runs.
+    spec.inputs = vec![("a".into(), 7, vec![3, 1]), ("shape".into(), 7, vec![3]), ("b".into(), 7, vec![4])];
+    feeds.insert("a".to_string(), HostTensor::from_vec(vec![3, 1], vec![1i64, 2, 3]).unwrap());
+    feeds.insert("b".to_string(), HostTensor::from_vec(vec![4], vec![10i64, 20, 30, 40]).unwrap());
+    let (got, _) = fused(&spec, &feeds);
+    assert_eq!(got[0].shape, vec![2, 3, 4]);
+    let Data::I64(v) = &*got[0].data else { panic!("expected i64") };
+    assert_eq!(&v[..5], &[11, 21, 31, 41, 12]);
+}
+
+#[test]
+fn large_outputs_take_the_streaming_path() {
+    // 2 Mi elements (8 MiB) pass the non-temporal threshold and the parallel split.
+    let spec = Spec {
+        nodes: vec![
+            ("Add", vec!["x".into(), "m".into()], "t".into()),
+            ("Mul", vec!["t".into(), "s".into()], "y".into()),
+        ],
+        inputs: vec![("x".into(), 1, vec![8, 512, 513]), ("m".into(), 1, vec![8, 1, 513]), ("s".into(), 1, vec![])],
+        outputs: vec!["y".into()],
+    };
+    let mut feeds = HashMap::new();
+    feeds.insert("x".to_string(), floats(&[8, 512, 513], 3));
+    feeds.insert("m".to_string(), floats(&[8, 1, 513], 4));
+    feeds.insert("s".to_string(), floats(&[], 5));
+    let want = unfused(&spec, &feeds);
+    for _ in 0..2 {
+        let before = fuse::fused_runs();
+        let (got, groups) = fused(&spec, &feeds);
+        assert!(fuse::fused_runs() > before);
+        assert_eq!(groups, 1);
+        assert_eq!(bits(&got[0]), bits(&want[0]));
+        // Hand the buffer back so the second run reuses it (stale contents must be overwritten).
+        for t in got {
+            fuse::recycle(t);
+        }
+    }
+}
