@@ -73,6 +73,162 @@ impl Dim {
     }
 }
 
+/// True when `text` is a bare name (no operator), so it needs no parentheses inside an
+/// expression.
+fn atomic(text: &str) -> bool {
+    !text.contains(['+', '-', '*', '/', '%', '(', ')', ',', ' '])
+        || (text.starts_with(['f', 'c', 'm']) && balanced_call(text))
+}
+
+/// True for `name(...)` whose closing parenthesis is the last character.
+fn balanced_call(text: &str) -> bool {
+    let Some(open) = text.find('(') else { return false };
+    if !text[..open].chars().all(|ch| ch.is_ascii_alphabetic()) || !text.ends_with(')') {
+        return false;
+    }
+    let mut depth = 0i32;
+    for (i, ch) in text.char_indices().skip(open) {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 && i + 1 != text.len() {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+fn operand(d: &Dim) -> String {
+    let text = d.to_string();
+    if atomic(&text) || matches!(d, Dim::Known(n) if *n >= 0) {
+        text
+    } else {
+        format!("({text})")
+    }
+}
+
+/// Symbolic arithmetic: known sizes compute (with overflow giving an unknown), symbols
+/// survive as expressions (`batch*seq`, `seq+1`, `floor(h/32)`), and anything that meets an
+/// unknown is unknown. Identities (`x+0`, `x*1`, `x-x`, `x/1`) simplify.
+impl Dim {
+    /// `self + other`.
+    pub fn add(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => a.checked_add(*b).map_or(Dim::Unknown, Dim::Known),
+            (x, Dim::Known(0)) | (Dim::Known(0), x) => x.clone(),
+            (Dim::Known(k), s) | (s, Dim::Known(k)) if *k < 0 => Dim::sym(&format!("{}-{}", operand(s), -(*k as i128))),
+            (Dim::Known(k), s) | (s, Dim::Known(k)) => Dim::sym(&format!("{}+{k}", operand(s))),
+            (a, b) => {
+                let (x, y) = if a <= b { (a, b) } else { (b, a) };
+                Dim::sym(&format!("{}+{}", operand(x), operand(y)))
+            }
+        }
+    }
+
+    /// `self - other`.
+    pub fn sub(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => a.checked_sub(*b).map_or(Dim::Unknown, Dim::Known),
+            (x, Dim::Known(k)) => k.checked_neg().map_or(Dim::Unknown, |n| x.add(&Dim::Known(n))),
+            (a, b) if a == b => Dim::Known(0),
+            (a, b) => Dim::sym(&format!("{}-{}", operand(a), operand(b))),
+        }
+    }
+
+    /// `self * other`.
+    pub fn mul(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (Dim::Known(0), _) | (_, Dim::Known(0)) => Dim::Known(0),
+            (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => a.checked_mul(*b).map_or(Dim::Unknown, Dim::Known),
+            (x, Dim::Known(1)) | (Dim::Known(1), x) => x.clone(),
+            (Dim::Known(k), s) | (s, Dim::Known(k)) => {
+                Dim::sym(&format!("{}*{}", operand(s), operand(&Dim::Known(*k))))
+            }
+            (a, b) => {
+                let (x, y) = if a <= b { (a, b) } else { (b, a) };
+                Dim::sym(&format!("{}*{}", operand(x), operand(y)))
+            }
+        }
+    }
+
+    /// `floor(self / other)`; unknown for a zero divisor.
+    pub fn div_floor(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (_, Dim::Known(0)) | (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => match (a.checked_div(*b), a.checked_rem(*b)) {
+                (Some(q), Some(r)) if r != 0 && ((r < 0) != (*b < 0)) => Dim::Known(q - 1),
+                (Some(q), Some(_)) => Dim::Known(q),
+                _ => Dim::Unknown,
+            },
+            (x, Dim::Known(1)) => x.clone(),
+            (a, b) if a == b => Dim::Known(1),
+            (a, b) => Dim::sym(&format!("floor({}/{})", operand(a), operand(b))),
+        }
+    }
+
+    /// `ceil(self / other)`; unknown for a zero divisor.
+    pub fn div_ceil(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (_, Dim::Known(0)) | (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => match (a.checked_neg(), b) {
+                (Some(na), b) => match Dim::Known(na).div_floor(&Dim::Known(*b)) {
+                    Dim::Known(q) => q.checked_neg().map_or(Dim::Unknown, Dim::Known),
+                    other => other,
+                },
+                _ => Dim::Unknown,
+            },
+            (x, Dim::Known(1)) => x.clone(),
+            (a, b) if a == b => Dim::Known(1),
+            (a, b) => Dim::sym(&format!("ceil({}/{})", operand(a), operand(b))),
+        }
+    }
+
+    /// `self mod other` with the divisor's sign (Python's `%`, ONNX Mod with `fmod=0`).
+    pub fn modulo(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (_, Dim::Known(0)) | (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => match a.checked_rem(*b) {
+                Some(r) if r != 0 && ((r < 0) != (*b < 0)) => Dim::Known(r + b),
+                Some(r) => Dim::Known(r),
+                None => Dim::Unknown,
+            },
+            (_, Dim::Known(1)) => Dim::Known(0),
+            (a, b) if a == b => Dim::Known(0),
+            (a, b) => Dim::sym(&format!("{}%{}", operand(a), operand(b))),
+        }
+    }
+
+    /// The larger of two sizes, when it can be told.
+    pub fn max_dim(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (Dim::Known(a), Dim::Known(b)) => Dim::Known(*a.max(b)),
+            (a, b) if a == b => a.clone(),
+            _ => Dim::Unknown,
+        }
+    }
+
+    /// The smaller of two sizes, when it can be told.
+    pub fn min_dim(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (Dim::Known(a), Dim::Known(b)) => Dim::Known(*a.min(b)),
+            (a, b) if a == b => a.clone(),
+            _ => Dim::Unknown,
+        }
+    }
+
+    /// The product of `dims` (1 for none).
+    pub fn product<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
+        dims.into_iter().fold(Dim::Known(1), |acc, d| acc.mul(d))
+    }
+}
+
 impl From<i64> for Dim {
     fn from(n: i64) -> Dim {
         Dim::Known(n)
