@@ -80,7 +80,9 @@ def rule(op, since):
         return "S::SameAs(0)", "T::SameAs(0)", "F::None"
     if op in FOLD_UNARY:
         return "S::SameAs(0)", "T::SameAs(0)", f"F::Unary(fold::{FOLD_UNARY[op]})"
-    if op in ("Not", "IsNaN", "IsInf"):
+    if op == "Not":
+        return "S::SameAs(0)", "BOOL", "F::Unary(fold::not)"
+    if op in ("IsNaN", "IsInf"):
         return "S::SameAs(0)", "BOOL", "F::None"
     fold = lambda f: f"F::Binary(fold::{f})" if f else "F::None"
     if op in BINARY:

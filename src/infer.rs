@@ -86,6 +86,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
     let mut cx = Infer {
         model,
         options,
+        fresh: 0,
         out: Inference {
             types: vec![None; model.values.len()],
             values: vec![None; model.values.len()],
@@ -107,6 +108,8 @@ struct Infer<'a> {
     model: &'a Model,
     options: &'a Options,
     out: Inference,
+    /// Fresh symbols handed out so far.
+    fresh: usize,
 }
 
 impl Infer<'_> {
@@ -135,6 +138,21 @@ impl Infer<'_> {
     fn set(&mut self, v: ValueId, ty: Option<Type>, value: Option<Vec<Dim>>) {
         self.out.types[v.index()] = ty;
         self.out.values[v.index()] = value;
+    }
+
+    /// Names each unknown dim of an inferred tensor type with a fresh symbol (`?N`): nothing
+    /// is assumed about its size, but the nodes it flows into see it equal to itself.
+    fn freshen(&mut self, ty: Type) -> Type {
+        match ty {
+            Type::Tensor { dtype, shape: Some(mut s) } => {
+                for d in s.iter_mut().filter(|d| **d == Dim::Unknown) {
+                    self.fresh += 1;
+                    *d = Dim::sym(&format!("?{}", self.fresh));
+                }
+                Type::Tensor { dtype, shape: Some(s) }
+            }
+            other => other,
+        }
     }
 
     /// Reports symbols that side conditions force to two different sizes other than 1: no
@@ -187,9 +205,9 @@ impl Infer<'_> {
             if let Some(ty) = &input.ty {
                 let mut ty = self.bind(ty);
                 let is_init = model.value(input.value).initializer.is_some();
-                if g == Model::MAIN && !is_init && !self.options.literal_zero_dims {
+                if g == Model::MAIN && !is_init {
                     if let Type::Tensor { shape: Some(s), .. } = &mut ty {
-                        if s.contains(&Dim::Known(0)) {
+                        if !self.options.literal_zero_dims && s.contains(&Dim::Known(0)) {
                             for d in s.iter_mut().filter(|d| **d == Dim::Known(0)) {
                                 *d = Dim::Unknown;
                             }
@@ -203,6 +221,20 @@ impl Infer<'_> {
                                 &graph.path,
                                 msg,
                             ));
+                        }
+                        // Each unknown input dim (no dim_param, a negative or 0 dim_value, or
+                        // the placeholder `?`) is its own fresh symbol: unknown, but equal to
+                        // itself wherever it flows.
+                        for d in s.iter_mut() {
+                            let anonymous = match d {
+                                Dim::Unknown => true,
+                                Dim::Sym(sym) => sym.as_str() == "?" || sym.as_str().is_empty(),
+                                Dim::Known(_) => false,
+                            };
+                            if anonymous {
+                                self.fresh += 1;
+                                *d = Dim::sym(&format!("?{}", self.fresh));
+                            }
                         }
                     }
                 }
@@ -420,6 +452,7 @@ impl Infer<'_> {
                 Some((decl, is_output)) => self.reconcile(n, *v, ty, &self.bind(decl), *is_output),
                 None => ty,
             };
+            let ty = ty.map(|t| self.freshen(t));
             self.set(*v, ty, value);
         }
     }
@@ -461,6 +494,7 @@ impl Infer<'_> {
                         }
                         (Dim::Unknown, _) => y.clone(),
                         (Dim::Sym(_), Dim::Known(_)) => y.clone(),
+                        (Dim::Sym(f), Dim::Sym(_)) if f.as_str().starts_with('?') => y.clone(),
                         _ => x.clone(),
                     })
                     .collect(),

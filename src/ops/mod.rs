@@ -6,6 +6,9 @@ mod table;
 
 pub use rules::{tensor_floats, tensor_ints, tensor_strings, MAX_TRACKED};
 
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
 use crate::dtype::DType;
 use crate::ir::{Model, Node};
 use crate::shape::{Assumption, BroadcastError, Dim, Type};
@@ -168,13 +171,25 @@ pub struct OpDef {
 /// exist yet at that version.
 pub fn lookup(domain: &str, op: &str, version: i64) -> Option<&'static OpDef> {
     let domain = if domain == "ai.onnx" { "" } else { domain };
-    table::TABLE.iter().filter(|d| d.op == op && d.domain == domain && d.since <= version).max_by_key(|d| d.since)
+    index().get(&(domain, op))?.iter().filter(|d| d.since <= version).max_by_key(|d| d.since).copied()
+}
+
+/// The table's rows grouped by (domain, op), built once.
+fn index() -> &'static HashMap<(&'static str, &'static str), Vec<&'static OpDef>> {
+    static INDEX: OnceLock<HashMap<(&'static str, &'static str), Vec<&'static OpDef>>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut m: HashMap<(&'static str, &'static str), Vec<&'static OpDef>> = HashMap::new();
+        for d in table::TABLE {
+            m.entry((d.domain, d.op)).or_default().push(d);
+        }
+        m
+    })
 }
 
 /// True when `op` is known in `domain` at any version.
 pub fn exists(domain: &str, op: &str) -> bool {
     let domain = if domain == "ai.onnx" { "" } else { domain };
-    table::TABLE.iter().any(|d| d.op == op && d.domain == domain)
+    index().contains_key(&(domain, op))
 }
 
 /// Every row, for tests and listings.

@@ -30,6 +30,9 @@ pub mod fold {
     pub fn neg(a: &Dim) -> Dim {
         Dim::Known(0).sub(a)
     }
+    pub fn not(a: &Dim) -> Dim {
+        truth(a.known().map(|x| x == 0))
+    }
     pub fn abs(a: &Dim) -> Dim {
         match a {
             Dim::Known(x) => x.checked_abs().map_or(Dim::Unknown, Dim::Known),
@@ -451,21 +454,25 @@ pub fn slice(c: &Ctx) -> R {
         shape[a] = slice_len(&data[a], starts[k], ends[k], steps[k]);
         ranges[a] = Some((starts[k], ends[k], steps[k]));
     }
-    let mut out = one(Type::tensor(dtype, Some(shape)));
-    if let (Some(v), 1, Some((s, e, st))) = (c.value(0), rank, ranges.first().copied().flatten()) {
-        let n = v.len() as i64;
-        if let Dim::Known(len) = slice_len(&Dim::Known(n), s, e, st) {
-            let first = if st > 0 {
-                (if s < 0 { s + n } else { s }).clamp(0, n)
-            } else {
-                (if s < 0 { s + n } else { s }).clamp(0, n - 1)
-            };
-            let picked: Option<Vec<Dim>> =
-                (0..len).map(|i| v.get(usize::try_from(first + i * st).ok()?).cloned()).collect();
-            out.values = vec![picked];
-        }
-    } else if rank == 1 {
-        out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
+    let mut out = one(Type::tensor(dtype, Some(shape.clone())));
+    // Contents: each output axis picks `len` input indices from `first` by `step`.
+    if let (Some(v), Some(dims)) = (c.value(0), data.iter().map(Dim::known).collect::<Option<Vec<i64>>>()) {
+        let picks: Option<Vec<Vec<usize>>> = dims
+            .iter()
+            .zip(&ranges)
+            .map(|(n, r)| {
+                let n = *n;
+                let (s, e, st) = r.unwrap_or((0, n, 1));
+                let Dim::Known(len) = slice_len(&Dim::Known(n), s, e, st) else { return None };
+                let first = if st > 0 {
+                    (if s < 0 { s + n } else { s }).clamp(0, n)
+                } else {
+                    (if s < 0 { s + n } else { s }).clamp(0, n - 1)
+                };
+                (0..len).map(|i| usize::try_from(first + i * st).ok()).collect()
+            })
+            .collect();
+        out.values = vec![picks.and_then(|p| gather_axes(v, &dims, &p))];
     }
     Ok(out)
 }
@@ -809,6 +816,36 @@ pub fn arg_reduce(c: &Ctx) -> R {
     outs(vec![ty(Some(DType::I64), Some(shape))])
 }
 
+/// The elements of a row-major tensor of `dims` at the cross product of `picks` (one list of
+/// indices per axis).
+fn gather_axes(v: &[Dim], dims: &[i64], picks: &[Vec<usize>]) -> Option<Vec<Dim>> {
+    if numel(&known_shape(dims))? != v.len() {
+        return None;
+    }
+    let total = picks.iter().try_fold(1usize, |a, p| a.checked_mul(p.len()))?;
+    if total > MAX_TRACKED {
+        return None;
+    }
+    let mut strides = vec![1usize; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * dims[i + 1] as usize;
+    }
+    let mut out = Vec::with_capacity(total);
+    let mut idx = vec![0usize; picks.len()];
+    for _ in 0..total {
+        let flat: usize = idx.iter().enumerate().map(|(a, i)| picks[a][*i] * strides[a]).sum();
+        out.push(v.get(flat)?.clone());
+        for a in (0..idx.len()).rev() {
+            idx[a] += 1;
+            if idx[a] < picks[a].len() {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+    Some(out)
+}
+
 pub fn transpose(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
@@ -828,7 +865,36 @@ pub fn transpose(c: &Ctx) -> R {
         }
         shape.push(data[a].clone());
     }
-    outs(vec![ty(dtype, Some(shape))])
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    // Contents: a transpose is a permuted strided walk.
+    if let (Some(v), Some(dims)) = (c.value(0), data.iter().map(Dim::known).collect::<Option<Vec<i64>>>()) {
+        let perm: Vec<usize> = match c.node.attr_ints("perm") {
+            Some(p) => p.iter().filter_map(|x| axis_in(*x, data.len(), "Transpose").ok()).collect(),
+            None => (0..data.len()).rev().collect(),
+        };
+        if numel(data) == Some(v.len()) && v.len() <= MAX_TRACKED && perm.len() == data.len() {
+            let mut strides = vec![1usize; dims.len()];
+            for i in (0..dims.len().saturating_sub(1)).rev() {
+                strides[i] = strides[i + 1] * dims[i + 1] as usize;
+            }
+            let odims: Vec<usize> = perm.iter().map(|a| dims[*a] as usize).collect();
+            let mut idx = vec![0usize; odims.len()];
+            let mut vals = Vec::with_capacity(v.len());
+            for _ in 0..v.len() {
+                let flat: usize = idx.iter().enumerate().map(|(k, i)| i * strides[perm[k]]).sum();
+                vals.push(v[flat].clone());
+                for k in (0..idx.len()).rev() {
+                    idx[k] += 1;
+                    if idx[k] < odims[k] {
+                        break;
+                    }
+                    idx[k] = 0;
+                }
+            }
+            out.values = vec![Some(vals)];
+        }
+    }
+    Ok(out)
 }
 
 pub fn flatten(c: &Ctx) -> R {
@@ -841,7 +907,9 @@ pub fn flatten(c: &Ctx) -> R {
         return invalid(format!("Flatten: axis {a} is outside 0..={r}"));
     }
     let (x, y) = data.split_at(a as usize);
-    outs(vec![ty(dtype, Some(vec![Dim::product(x), Dim::product(y)]))])
+    let mut out = one(Type::tensor(dtype, Some(vec![Dim::product(x), Dim::product(y)])));
+    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
+    Ok(out)
 }
 
 pub fn split(c: &Ctx) -> R {

@@ -375,7 +375,7 @@ pub static TABLE: &[OpDef] = &[
     r("", "NonMaxSuppression", 11, 2, 5, S::Custom(rules::nms), T::Custom, F::None),
     r("", "NonZero", 9, 1, 1, S::Custom(rules::non_zero), T::Custom, F::None),
     r("", "NonZero", 13, 1, 1, S::Custom(rules::non_zero), T::Custom, F::None),
-    r("", "Not", 1, 1, 1, S::SameAs(0), BOOL, F::None),
+    r("", "Not", 1, 1, 1, S::SameAs(0), BOOL, F::Unary(fold::not)),
     r("", "OneHot", 9, 3, 3, S::Custom(rules::one_hot), T::Custom, F::None),
     r("", "OneHot", 11, 3, 3, S::Custom(rules::one_hot), T::Custom, F::None),
     r("", "OneHot", 28, 3, 3, S::Custom(rules::one_hot), T::Custom, F::None),

@@ -73,6 +73,50 @@ impl Dim {
     }
 }
 
+/// Splits `e+k` or `e-k` (a trailing integer added at the top level) into `(e, ±k)`.
+fn split_offset(text: &str) -> Option<(&str, i64)> {
+    let bytes = text.as_bytes();
+    let mut depth = 0i32;
+    let mut last = None;
+    for (i, b) in bytes.iter().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'+' | b'-' if depth == 0 && i > 0 => last = Some(i),
+            _ => {}
+        }
+    }
+    let i = last?;
+    let k: i64 = text[i + 1..].parse().ok()?;
+    let k = if bytes[i] == b'-' { k.checked_neg()? } else { k };
+    Some((&text[..i], k))
+}
+
+/// `(e)` as `e` when the parentheses enclose the whole text.
+fn strip_parens(text: &str) -> &str {
+    match text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+        Some(inner) if balanced(inner) => inner,
+        _ => text,
+    }
+}
+
+fn balanced(text: &str) -> bool {
+    let mut depth = 0i32;
+    for ch in text.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
 /// True when `text` is a bare name (no operator), so it needs no parentheses inside an
 /// expression.
 fn atomic(text: &str) -> bool {
@@ -121,6 +165,15 @@ impl Dim {
             (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
             (Dim::Known(a), Dim::Known(b)) => a.checked_add(*b).map_or(Dim::Unknown, Dim::Known),
             (x, Dim::Known(0)) | (Dim::Known(0), x) => x.clone(),
+            // `(e + k) + m` is `e + (k + m)`.
+            (Dim::Sym(s), Dim::Known(m)) | (Dim::Known(m), Dim::Sym(s)) if split_offset(s.as_str()).is_some() => {
+                let (base, k) = split_offset(s.as_str()).unwrap_or_default();
+                match k.checked_add(*m) {
+                    Some(0) => Dim::sym(strip_parens(base)),
+                    Some(t) => Dim::sym(strip_parens(base)).add(&Dim::Known(t)),
+                    None => Dim::Unknown,
+                }
+            }
             (Dim::Known(k), s) | (s, Dim::Known(k)) if *k < 0 => Dim::sym(&format!("{}-{}", operand(s), -(*k as i128))),
             (Dim::Known(k), s) | (s, Dim::Known(k)) => Dim::sym(&format!("{}+{k}", operand(s))),
             (a, b) => {
