@@ -35,7 +35,7 @@ pub struct Options {
 }
 
 /// A side condition symbolic broadcasting assumed, with the node that needs it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Constraint {
     pub assumption: Assumption,
     pub graph: String,
@@ -83,9 +83,12 @@ const DEFAULT_OPSET: i64 = 21;
 
 /// Infers every value's type in every graph of `model`.
 pub fn infer(model: &Model, options: &Options) -> Inference {
+    let position = model.graphs.iter().flat_map(|g| g.order.iter().enumerate().map(|(i, n)| (*n, i))).collect();
     let mut cx = Infer {
         model,
         options,
+        seen: Default::default(),
+        position,
         fresh: 0,
         out: Inference {
             types: vec![None; model.values.len()],
@@ -108,6 +111,10 @@ struct Infer<'a> {
     model: &'a Model,
     options: &'a Options,
     out: Inference,
+    /// The side conditions recorded so far, to keep them unique in linear time.
+    seen: std::collections::HashSet<Constraint>,
+    /// Each node's index in its graph's file order, for labels in linear time.
+    position: HashMap<NodeId, usize>,
     /// Fresh symbols handed out so far.
     fresh: usize,
 }
@@ -296,7 +303,7 @@ impl Infer<'_> {
     fn diag(&self, n: NodeId, severity: Severity, code: &'static str, message: String) -> Diagnostic {
         let node = self.model.node(n);
         let mut d = Diagnostic::new(severity, code, &self.model.graph(node.graph).path, message);
-        d.node = Some(self.model.node_label(n));
+        d.node = Some(self.label(n));
         d.op_type = Some(node.op_type.clone());
         d.inputs = node
             .inputs
@@ -307,6 +314,16 @@ impl Infer<'_> {
             })
             .collect();
         d
+    }
+
+    /// The node's label in messages: its name, or `op_type#index` (as `Model::node_label`,
+    /// without its linear search).
+    fn label(&self, n: NodeId) -> String {
+        let node = self.model.node(n);
+        if !node.name.is_empty() {
+            return node.name.clone();
+        }
+        format!("{}#{}", node.op_type, self.position.get(&n).copied().unwrap_or(0))
     }
 
     fn render(&self, v: ValueId) -> String {
@@ -427,11 +444,11 @@ impl Infer<'_> {
             let c = Constraint {
                 assumption,
                 graph: graph.clone(),
-                node: model.node_label(n),
+                node: self.label(n),
                 op_type: node.op_type.clone(),
                 axis,
             };
-            if !self.out.constraints.contains(&c) {
+            if self.seen.insert(c.clone()) {
                 self.out.constraints.push(c);
             }
         }

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use onnx_bcast::infer::{infer, Options};
 use onnx_bcast::onnx::{
-    tensor_proto, tensor_shape_proto, type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto,
+    tensor_proto, tensor_shape_proto, type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
     TensorShapeProto, TypeProto, ValueInfoProto,
 };
 use onnx_bcast::shape::Dim;
@@ -21,8 +21,9 @@ fn node(op: &str, inputs: &[String], output: &str) -> NodeProto {
     NodeProto { op_type: Some(op.into()), input: inputs.to_vec(), output: vec![output.into()], ..Default::default() }
 }
 
-/// `x[batch, 8]` through `n` nodes alternating Add (with an `[8]` initializer), Relu and,
-/// every 1000th, a Shape -> Reshape round trip.
+/// `x[batch, 8]` through `n` nodes alternating Add (with `y[d]`, so that every Add records
+/// the side condition that `d` is 1 or 8), Relu and, every 1000th, a Shape -> Reshape round
+/// trip. Unnamed nodes: diagnostics and conditions label them by position.
 fn chain(n: usize) -> Vec<u8> {
     use tensor_shape_proto::dimension::Value as DV;
     let input = ValueInfoProto {
@@ -36,11 +37,15 @@ fn chain(n: usize) -> Vec<u8> {
         }),
         ..Default::default()
     };
-    let bias = TensorProto {
-        name: Some("bias".into()),
-        dims: vec![8],
-        data_type: Some(tensor_proto::DataType::Float as i32),
-        float_data: vec![0.5; 8],
+    let side = ValueInfoProto {
+        name: Some("y".into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(tensor_proto::DataType::Float as i32),
+                shape: Some(TensorShapeProto { dim: vec![dim(DV::DimParam("d".into()))] }),
+            })),
+            ..Default::default()
+        }),
         ..Default::default()
     };
     let mut nodes = Vec::with_capacity(n);
@@ -53,7 +58,7 @@ fn chain(n: usize) -> Vec<u8> {
             nodes.push(node("Shape", &[prev.clone()], &s));
             nodes.push(node("Reshape", &[prev.clone(), s], &out));
         } else if i % 2 == 0 {
-            nodes.push(node("Add", &[prev.clone(), "bias".into()], &out));
+            nodes.push(node("Add", &[prev.clone(), "y".into()], &out));
         } else {
             nodes.push(node("Relu", &[prev.clone()], &out));
         }
@@ -64,9 +69,8 @@ fn chain(n: usize) -> Vec<u8> {
     let graph = GraphProto {
         name: Some("chain".into()),
         node: nodes,
-        input: vec![input],
+        input: vec![input, side],
         output: vec![output],
-        initializer: vec![bias],
         ..Default::default()
     };
     let model = ModelProto {
@@ -87,6 +91,8 @@ fn chain_of_100k_nodes() {
     let took = start.elapsed();
     eprintln!("infer on 100,000 nodes: {:.3} s", took.as_secs_f64());
     assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics.first());
+    // One side condition per Add: `d` is 1 or 8.
+    assert!(inf.constraints.len() > 49_000, "{}", inf.constraints.len());
     let out = model.graph(onnx_bcast::Model::MAIN).outputs[0].value;
     assert_eq!(inf.shape(out), Some(&vec![Dim::sym("batch"), Dim::Known(8)]));
 }

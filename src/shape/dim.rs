@@ -155,6 +155,41 @@ fn operand(d: &Dim) -> String {
     }
 }
 
+/// The operators at parenthesis depth 0 of an expression's text.
+fn top_ops(text: &str) -> Vec<u8> {
+    let mut depth = 0i32;
+    let mut ops = Vec::new();
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'+' | b'-' | b'*' | b'/' | b'%' if depth == 0 && i > 0 => ops.push(b),
+            _ => {}
+        }
+    }
+    ops
+}
+
+/// The operand's text inside a product: parenthesised only when it is a sum or difference.
+fn factor(d: &Dim) -> String {
+    let text = d.to_string();
+    if matches!(d, Dim::Known(n) if *n < 0) || top_ops(&text).iter().any(|b| matches!(b, b'+' | b'-' | b'%')) {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+/// The operand's text on the right of a `-`: parenthesised when it is a sum or difference.
+fn subtrahend(d: &Dim) -> String {
+    let text = d.to_string();
+    if top_ops(&text).iter().any(|b| matches!(b, b'+' | b'-')) {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
 /// Symbolic arithmetic: known sizes compute (with overflow giving an unknown), symbols
 /// survive as expressions (`batch*seq`, `seq+1`, `floor(h/32)`), and anything that meets an
 /// unknown is unknown. Identities (`x+0`, `x*1`, `x-x`, `x/1`) simplify.
@@ -174,11 +209,11 @@ impl Dim {
                     None => Dim::Unknown,
                 }
             }
-            (Dim::Known(k), s) | (s, Dim::Known(k)) if *k < 0 => Dim::sym(&format!("{}-{}", operand(s), -(*k as i128))),
-            (Dim::Known(k), s) | (s, Dim::Known(k)) => Dim::sym(&format!("{}+{k}", operand(s))),
+            (Dim::Known(k), s) | (s, Dim::Known(k)) if *k < 0 => Dim::sym(&format!("{s}-{}", -(*k as i128))),
+            (Dim::Known(k), s) | (s, Dim::Known(k)) => Dim::sym(&format!("{s}+{k}")),
             (a, b) => {
                 let (x, y) = if a <= b { (a, b) } else { (b, a) };
-                Dim::sym(&format!("{}+{}", operand(x), operand(y)))
+                Dim::sym(&format!("{x}+{y}"))
             }
         }
     }
@@ -190,7 +225,7 @@ impl Dim {
             (Dim::Known(a), Dim::Known(b)) => a.checked_sub(*b).map_or(Dim::Unknown, Dim::Known),
             (x, Dim::Known(k)) => k.checked_neg().map_or(Dim::Unknown, |n| x.add(&Dim::Known(n))),
             (a, b) if a == b => Dim::Known(0),
-            (a, b) => Dim::sym(&format!("{}-{}", operand(a), operand(b))),
+            (a, b) => Dim::sym(&format!("{a}-{}", subtrahend(b))),
         }
     }
 
@@ -201,12 +236,10 @@ impl Dim {
             (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
             (Dim::Known(a), Dim::Known(b)) => a.checked_mul(*b).map_or(Dim::Unknown, Dim::Known),
             (x, Dim::Known(1)) | (Dim::Known(1), x) => x.clone(),
-            (Dim::Known(k), s) | (s, Dim::Known(k)) => {
-                Dim::sym(&format!("{}*{}", operand(s), operand(&Dim::Known(*k))))
-            }
+            (Dim::Known(k), s) | (s, Dim::Known(k)) => Dim::sym(&format!("{}*{}", factor(s), factor(&Dim::Known(*k)))),
             (a, b) => {
                 let (x, y) = if a <= b { (a, b) } else { (b, a) };
-                Dim::sym(&format!("{}*{}", operand(x), operand(y)))
+                Dim::sym(&format!("{}*{}", factor(x), factor(y)))
             }
         }
     }
@@ -329,4 +362,43 @@ impl fmt::Display for Assumption {
 pub fn render<D: fmt::Display>(shape: &[D]) -> String {
     let parts: Vec<String> = shape.iter().map(D::to_string).collect();
     format!("[{}]", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(name: &str) -> Dim {
+        Dim::sym(name)
+    }
+
+    #[test]
+    fn known_arithmetic_is_checked() {
+        assert_eq!(Dim::Known(6).mul(&Dim::Known(7)), Dim::Known(42));
+        assert_eq!(Dim::Known(i64::MAX).add(&Dim::Known(1)), Dim::Unknown);
+        assert_eq!(Dim::Known(7).div_floor(&Dim::Known(2)), Dim::Known(3));
+        assert_eq!(Dim::Known(-7).div_floor(&Dim::Known(2)), Dim::Known(-4));
+        assert_eq!(Dim::Known(7).div_ceil(&Dim::Known(2)), Dim::Known(4));
+        assert_eq!(Dim::Known(-7).modulo(&Dim::Known(3)), Dim::Known(2));
+        assert_eq!(Dim::Known(7).div_floor(&Dim::Known(0)), Dim::Unknown);
+    }
+
+    #[test]
+    fn symbols_survive_arithmetic() {
+        assert_eq!(s("batch").mul(&s("seq")), s("batch*seq"));
+        assert_eq!(s("seq").mul(&s("batch")), s("batch*seq"));
+        assert_eq!(s("seq").add(&Dim::Known(1)), s("seq+1"));
+        assert_eq!(s("h").div_floor(&Dim::Known(32)), s("floor(h/32)"));
+        assert_eq!(s("h").add(&Dim::Known(2)).div_floor(&Dim::Known(2)), s("floor((h+2)/2)"));
+        // Offsets fold and cancel.
+        assert_eq!(s("seq").add(&Dim::Known(1)).sub(&Dim::Known(1)), s("seq"));
+        assert_eq!(s("seq").sub(&Dim::Known(3)).add(&Dim::Known(1)), s("seq-2"));
+        assert_eq!(s("h").div_floor(&Dim::Known(2)).add(&Dim::Known(1)).sub(&Dim::Known(1)), s("floor(h/2)"));
+        // Identities.
+        assert_eq!(s("x").mul(&Dim::Known(1)), s("x"));
+        assert_eq!(s("x").sub(&s("x")), Dim::Known(0));
+        assert_eq!(s("x").mul(&Dim::Known(0)), Dim::Known(0));
+        assert_eq!(s("x").add(&Dim::Unknown), Dim::Unknown);
+        assert_eq!(Dim::product(&[s("a"), Dim::Known(2), s("b")]), s("a*2*b"));
+    }
 }
