@@ -78,6 +78,9 @@ impl Inference {
     }
 }
 
+/// How deep model-local function calls may nest (a function that calls itself stops here).
+const MAX_CALL_DEPTH: usize = 16;
+
 /// The default-domain opset assumed when a model imports none.
 const DEFAULT_OPSET: i64 = 21;
 
@@ -90,6 +93,8 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         seen: Default::default(),
         position,
         fresh: 0,
+        overrides: HashMap::new(),
+        calls: 0,
         out: Inference {
             types: vec![None; model.values.len()],
             values: vec![None; model.values.len()],
@@ -117,6 +122,10 @@ struct Infer<'a> {
     position: HashMap<NodeId, usize>,
     /// Fresh symbols handed out so far.
     fresh: usize,
+    /// Attributes of function-body nodes, as the current call gives them.
+    overrides: HashMap<NodeId, Vec<crate::ir::Attribute>>,
+    /// How deep function calls nest right now.
+    calls: usize,
 }
 
 impl Infer<'_> {
@@ -145,6 +154,80 @@ impl Infer<'_> {
     fn set(&mut self, v: ValueId, ty: Option<Type>, value: Option<Vec<Dim>>) {
         self.out.types[v.index()] = ty;
         self.out.values[v.index()] = value;
+    }
+
+    /// The version of `domain` that nodes of graph `g` see: a function body's own imports
+    /// first, then the model's.
+    fn opset(&self, g: GraphId, domain: &str) -> i64 {
+        let norm = |d: &str| if d == "ai.onnx" { String::new() } else { d.to_string() };
+        let mut graph = g;
+        // A subgraph inside a function body sees the function's imports.
+        while let Some(p) = self.model.graph(graph).parent {
+            graph = self.model.node(p).graph;
+        }
+        let own = self
+            .model
+            .functions
+            .iter()
+            .find(|f| f.graph == graph)
+            .and_then(|f| f.opsets.iter().find(|o| norm(&o.domain) == norm(domain)).map(|o| o.version));
+        own.or_else(|| self.model.opset(domain)).unwrap_or(if domain.is_empty() { DEFAULT_OPSET } else { 1 })
+    }
+
+    /// A call of a model-local function: its body is inferred with the node's inputs (types
+    /// and contents) and attributes, and its outputs are the node's.
+    fn call(&mut self, n: NodeId, f: &crate::ir::Function) -> Out {
+        let model = self.model;
+        let node = model.node(n);
+        if self.calls >= MAX_CALL_DEPTH {
+            let msg =
+                format!("function calls nest deeper than {MAX_CALL_DEPTH}; {}'s outputs are unknown", node.op_type);
+            let d = self.diag(n, Severity::Warning, "unknown-op", msg);
+            self.out.diagnostics.push(d);
+            return Out::default();
+        }
+        let body = model.graph(f.graph);
+        for (i, input) in body.inputs.iter().enumerate() {
+            let actual = node.inputs.get(i).copied().flatten();
+            let ty = actual.and_then(|v| self.out.ty(v).cloned());
+            let value = actual.and_then(|v| self.out.values[v.index()].clone());
+            self.set(input.value, ty, value);
+            self.out.floats[input.value.index()] = actual.and_then(|v| self.out.floats[v.index()].clone());
+            self.out.strings[input.value.index()] = actual.and_then(|v| self.out.strings[v.index()].clone());
+        }
+        // Body attributes that refer to the caller's: its value, else the function's default,
+        // else absent.
+        let mut saved = Vec::new();
+        for (body_node, attr, from) in &f.refs {
+            let given = node.attr(from).cloned().or_else(|| {
+                f.attributes.iter().find(|(name, _)| name == from).and_then(|(_, default)| default.clone())
+            });
+            let mut attrs: Vec<crate::ir::Attribute> = match self.overrides.get(body_node) {
+                Some(a) => a.clone(),
+                None => model.node(*body_node).attrs.clone(),
+            };
+            attrs.retain(|a| &a.name != attr);
+            if let Some(v) = given {
+                attrs.push(crate::ir::Attribute::new(attr, v));
+            }
+            saved.push((*body_node, self.overrides.insert(*body_node, attrs)));
+        }
+        self.calls += 1;
+        self.graph(f.graph);
+        self.calls -= 1;
+        for (body_node, old) in saved.into_iter().rev() {
+            match old {
+                Some(a) => self.overrides.insert(body_node, a),
+                None => self.overrides.remove(&body_node),
+            };
+        }
+        Out {
+            types: body.outputs.iter().map(|o| self.out.ty(o.value).cloned()).collect(),
+            values: body.outputs.iter().map(|o| self.out.values[o.value.index()].clone()).collect(),
+            floats: body.outputs.iter().map(|o| self.out.floats[o.value.index()].clone()).collect(),
+            strings: body.outputs.iter().map(|o| self.out.strings[o.value.index()].clone()).collect(),
+            ..Out::default()
+        }
     }
 
     /// Names each unknown dim of an inferred tensor type with a fresh symbol (`?N`): nothing
@@ -364,9 +447,20 @@ impl Infer<'_> {
             self.subgraph(n, sub);
         }
 
-        let opset = model.opset(&node.domain).unwrap_or(if node.domain.is_empty() { DEFAULT_OPSET } else { 1 });
+        let opset = self.opset(node.graph, &node.domain);
+        // Inside a function body, attributes that refer to the caller's take its values.
+        let owned;
+        let node = match self.overrides.get(&n) {
+            Some(attrs) => {
+                owned = crate::ir::Node { attrs: attrs.clone(), ..node.clone() };
+                &owned
+            }
+            None => node,
+        };
+        let function = model.function(&node.domain, &node.op_type);
         let result = match node.op_type.as_str() {
             "If" if node.domain.is_empty() => Ok(self.if_outputs(n)),
+            _ if function.is_some() => Ok(function.map(|f| self.call(n, f)).unwrap_or_default()),
             _ => match ops::lookup(&node.domain, &node.op_type, opset) {
                 Some(def)
                     if (node.inputs.len() as u64) < def.min_inputs as u64

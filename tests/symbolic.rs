@@ -259,3 +259,61 @@ fn if_with_agreeing_branches_keeps_their_shape() {
     assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("n"), d(5)]));
 }
+
+#[test]
+fn model_local_functions_are_inferred_through_their_bodies() {
+    use onnx_bcast::onnx::FunctionProto;
+    // local.AddT(x, y) = Transpose<perm = @perm>(Add(x, y)), called with perm = [0, 2, 1] and
+    // without it (Transpose's default reverses the axes).
+    let mut transpose = node("Transpose", &["t"], &["z"]);
+    transpose.attribute.push(AttributeProto {
+        name: Some("perm".into()),
+        r#type: Some(attribute_proto::AttributeType::Ints as i32),
+        ref_attr_name: Some("perm".into()),
+        ..Default::default()
+    });
+    let f = FunctionProto {
+        name: Some("AddT".into()),
+        domain: Some("local".into()),
+        input: vec!["x".into(), "y".into()],
+        output: vec!["z".into()],
+        attribute: vec!["perm".into()],
+        node: vec![node("Add", &["x", "y"], &["t"]), transpose],
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
+        ..Default::default()
+    };
+    let mut call = node("AddT", &["a", "b"], &["out"]);
+    call.domain = Some("local".into());
+    call.attribute.push(AttributeProto {
+        name: Some("perm".into()),
+        r#type: Some(attribute_proto::AttributeType::Ints as i32),
+        ints: vec![0, 2, 1],
+        ..Default::default()
+    });
+    let mut plain = node("AddT", &["a", "b"], &["out2"]);
+    plain.domain = Some("local".into());
+    let g = graph(
+        vec![call, plain],
+        vec![f32_input("a", &[D::S("n"), D::N(2), D::N(3)]), f32_input("b", &[D::N(3)])],
+        vec![],
+        &["out", "out2"],
+    );
+    let m = ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![
+            OperatorSetIdProto { domain: Some(String::new()), version: Some(17) },
+            OperatorSetIdProto { domain: Some("local".into()), version: Some(1) },
+        ],
+        graph: Some(g),
+        functions: vec![f],
+        ..Default::default()
+    };
+    let bytes = m.encode_to_vec();
+    let m = onnx_bcast::io::decode(&bytes, Path::new("f.onnx"), None).expect("decodes");
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "out"), Some(&vec![Dim::sym("n"), d(3), d(2)]));
+    assert_eq!(shape_of(&m, &inf, "out2"), Some(&vec![d(3), d(2), Dim::sym("n")]));
+    // The functions are written back as they were read.
+    assert_eq!(onnx_bcast::io::encode(&m), bytes);
+}

@@ -307,6 +307,28 @@ pub struct Graph {
     pub(crate) proto: Opaque,
 }
 
+/// A model-local function: an op `domain.name` defined by a body graph.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub domain: String,
+    pub name: String,
+    /// The body: its inputs and outputs are the function's formal inputs and outputs.
+    pub graph: GraphId,
+    /// The opsets the body imports (the model's when empty).
+    pub opsets: Vec<Opset>,
+    /// The attributes the function declares, with their defaults where it gives one.
+    pub attributes: Vec<(String, Option<AttrValue>)>,
+    /// Body node attributes that refer to the caller's: (node, attribute, caller's attribute).
+    pub refs: Vec<(NodeId, String, String)>,
+}
+
+impl Model {
+    /// The model-local function `domain.name`, if the model defines one.
+    pub fn function(&self, domain: &str, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.domain == domain && f.name == name)
+    }
+}
+
 /// An operator set the model imports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opset {
@@ -326,6 +348,10 @@ pub struct Model {
     pub nodes: StableGraph<Node, ValueId>,
     /// The folder the model was read from: external data resolves inside it.
     pub dir: Option<PathBuf>,
+    /// Model-local functions (`FunctionProto`), each body loaded as a graph of its own (no
+    /// parent, not reachable from the main graph). Read-only: saving writes the functions
+    /// back as they were read.
+    pub functions: Vec<Function>,
     pub(crate) proto: Opaque,
 }
 
