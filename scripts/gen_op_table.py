@@ -64,11 +64,11 @@ CUSTOM = {
     "LabelEncoder": "label_encoder", "TreeEnsemble": "tree_ensemble",
     "ArrayFeatureExtractor": "array_feature_extractor", "Binarizer": "same_shape_and_type",
     "Normalizer": "ml_float_same", "Scaler": "ml_float_same", "Imputer": "same_shape_and_type",
-    "FeatureVectorizer": "unknown_outputs", "CastMap": "unknown_outputs", "CategoryMapper": "category_mapper",
-    "DictVectorizer": "unknown_outputs", "LinearClassifier": "unknown_outputs",
-    "LinearRegressor": "unknown_outputs", "OneHotEncoder": "unknown_outputs", "SVMClassifier": "unknown_outputs",
-    "SVMRegressor": "unknown_outputs", "TreeEnsembleClassifier": "unknown_outputs",
-    "TreeEnsembleRegressor": "unknown_outputs", "ZipMap": "unknown_outputs",
+    "FeatureVectorizer": "feature_vectorizer", "CastMap": "unknown_outputs", "CategoryMapper": "category_mapper",
+    "DictVectorizer": "unknown_outputs", "LinearClassifier": "ml_classifier",
+    "LinearRegressor": "ml_regressor", "OneHotEncoder": "ml_one_hot_encoder", "SVMClassifier": "ml_classifier",
+    "SVMRegressor": "ml_regressor", "TreeEnsembleClassifier": "ml_classifier",
+    "TreeEnsembleRegressor": "ml_regressor", "ZipMap": "zip_map",
     # training
     "Gradient": "unknown_outputs",
 }

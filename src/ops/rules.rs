@@ -2184,6 +2184,53 @@ pub fn array_feature_extractor(c: &Ctx) -> R {
     outs(vec![ty(c.dtype(0), shape)])
 }
 
+/// The batch size of an ai.onnx.ml input: its first dim, or 1 for a 1-D input.
+fn ml_batch(c: &Ctx) -> Dim {
+    match c.shape(0) {
+        Some([n, _]) => n.clone(),
+        Some([_]) => Dim::Known(1),
+        _ => Dim::Unknown,
+    }
+}
+
+/// LinearClassifier, SVMClassifier, TreeEnsembleClassifier: a label per row (int64 or string,
+/// as the class labels are) and a score per row and class.
+pub fn ml_classifier(c: &Ctx) -> R {
+    let n = ml_batch(c);
+    let strings = ["classlabels_strings"].iter().any(|a| c.node.attr(a).is_some());
+    let label = if strings { DType::Str } else { DType::I64 };
+    outs(vec![ty(Some(label), Some(vec![n.clone()])), ty(Some(DType::F32), Some(vec![n, Dim::Unknown]))])
+}
+
+/// LinearRegressor, SVMRegressor, TreeEnsembleRegressor: `[N, targets]` floats.
+pub fn ml_regressor(c: &Ctx) -> R {
+    let targets = c.node.attr_int("targets").or(c.node.attr_int("n_targets")).unwrap_or(1);
+    let targets = if c.node.op_type == "SVMRegressor" { 1 } else { targets };
+    outs(vec![ty(Some(DType::F32), Some(vec![ml_batch(c), Dim::Known(targets)]))])
+}
+
+/// FeatureVectorizer: `[N, sum(inputdimensions)]` floats.
+pub fn feature_vectorizer(c: &Ctx) -> R {
+    let width = c.node.attr_ints("inputdimensions").map(|d| Dim::Known(d.iter().sum())).unwrap_or(Dim::Unknown);
+    outs(vec![ty(Some(DType::F32), Some(vec![ml_batch(c), width]))])
+}
+
+/// OneHotEncoder: the input's shape with a trailing axis of one entry per category.
+pub fn ml_one_hot_encoder(c: &Ctx) -> R {
+    let cats = match (c.node.attr("cats_int64s"), c.node.attr("cats_strings")) {
+        (Some(AttrValue::Ints(v)), _) => Dim::Known(v.len() as i64),
+        (_, Some(AttrValue::Strings(v))) => Dim::Known(v.len() as i64),
+        _ => Dim::Unknown,
+    };
+    let shape = c.shape(0).map(|s| s.iter().cloned().chain(std::iter::once(cats.clone())).collect());
+    outs(vec![ty(Some(DType::F32), shape)])
+}
+
+/// ZipMap: a sequence of maps, one per row (not a tensor).
+pub fn zip_map(_: &Ctx) -> R {
+    outs(vec![Some(Type::Sequence(Some(Box::new(Type::Other))))])
+}
+
 pub fn category_mapper(c: &Ctx) -> R {
     let to = if c.dtype(0) == Some(DType::Str) { DType::I64 } else { DType::Str };
     outs(vec![ty(Some(to), c.shape(0).map(<[Dim]>::to_vec))])
