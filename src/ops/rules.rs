@@ -1052,6 +1052,13 @@ pub fn resize(c: &Ctx) -> R {
         shape[*a] = match &data[*a] {
             Dim::Known(d) => Dim::Known(((*d as f32) * (scales[k] as f32)).floor() as i64),
             other if scales[k] == 1.0 => other.clone(),
+            // Whole-number scales and their reciprocals stay exact for any size.
+            other if scales[k] > 1.0 && scales[k].fract() == 0.0 && scales[k] < 1e9 => {
+                other.mul(&Dim::Known(scales[k] as i64))
+            }
+            other if scales[k] > 0.0 && scales[k] < 1.0 && (1.0 / scales[k]).fract() == 0.0 => {
+                other.div_floor(&Dim::Known((1.0 / scales[k]) as i64))
+            }
             _ => Dim::Unknown,
         };
     }
