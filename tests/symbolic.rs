@@ -317,3 +317,31 @@ fn model_local_functions_are_inferred_through_their_bodies() {
     // The functions are written back as they were read.
     assert_eq!(onnx_bcast::io::encode(&m), bytes);
 }
+
+#[test]
+fn concat_pins_a_symbol_to_the_size_it_meets() {
+    // Concat along axis 0 needs equal sizes at axis 1: n must be 5, and then also 6.
+    let axis0 = |mut n: NodeProto| {
+        n.attribute.push(AttributeProto {
+            name: Some("axis".into()),
+            r#type: Some(attribute_proto::AttributeType::Int as i32),
+            i: Some(0),
+            ..Default::default()
+        });
+        n
+    };
+    let g = graph(
+        vec![axis0(node("Concat", &["x", "y"], &["a"])), axis0(node("Concat", &["x", "z"], &["b"]))],
+        vec![
+            f32_input("x", &[D::N(2), D::S("n")]),
+            f32_input("y", &[D::N(3), D::N(5)]),
+            f32_input("z", &[D::N(1), D::N(6)]),
+        ],
+        vec![],
+        &["a", "b"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert_eq!(shape_of(&m, &inf, "a"), Some(&vec![d(5), d(5)]));
+    assert_eq!(codes(&inf), vec!["symbol-contradiction"]);
+}

@@ -4,7 +4,7 @@
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::ir::{AttrValue, Tensor, TensorData};
-use crate::shape::{multi, uni, Dim, Shape, Type};
+use crate::shape::{multi, uni, Assumption, Dim, Shape, Type};
 
 type R = Result<Out, RuleError>;
 
@@ -477,6 +477,17 @@ pub fn slice(c: &Ctx) -> R {
     Ok(out)
 }
 
+/// The side condition under which `a` and `b`, which must be equal, are: a symbol meeting a
+/// known size must be that size.
+fn must_equal(a: &Dim, b: &Dim) -> Option<Assumption> {
+    match (a, b) {
+        (Dim::Sym(s), Dim::Known(k)) | (Dim::Known(k), Dim::Sym(s)) => {
+            Some(Assumption::OneOf { sym: s.clone(), sizes: vec![*k] })
+        }
+        _ => None,
+    }
+}
+
 /// Where two inferred dims must be equal: the one that knows more.
 fn unify(a: &Dim, b: &Dim) -> Dim {
     match (a, b) {
@@ -499,6 +510,7 @@ pub fn concat(c: &Ctx) -> R {
     let rank = first.len();
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), rank, "Concat")?;
     let mut shape: Shape = first.to_vec();
+    let mut assumptions = Vec::new();
     for s in &shapes[1..] {
         if s.len() != rank {
             return invalid(format!("Concat inputs have ranks {} and {}", rank, s.len()));
@@ -512,11 +524,13 @@ pub fn concat(c: &Ctx) -> R {
                         return invalid(format!("Concat inputs differ at axis {i}: {x} and {y}"));
                     }
                 }
+                assumptions.extend(must_equal(&shape[i], d).map(|a| (i, a)));
                 shape[i] = unify(&shape[i], d);
             }
         }
     }
     let mut out = one(Type::tensor(dtype, Some(shape)));
+    out.assumptions = assumptions;
     if rank == 1 {
         let vals: Option<Vec<&[Dim]>> = present.iter().map(|i| c.value(*i)).collect();
         out.values = vec![vals.map(|v| v.concat()).filter(|v| v.len() <= MAX_TRACKED)];
@@ -1102,14 +1116,16 @@ pub fn matmul(c: &Ctx) -> R {
         }
     }
     let br = multi(&[&a2[..a2.len() - 2], &b2[..b2.len() - 2]]).map_err(RuleError::Broadcast)?;
+    let mut assumptions = br.assumptions;
     let mut shape = br.shape;
+    assumptions.extend(must_equal(ka, kb).map(|a| (shape.len(), a)));
     if a.len() > 1 {
         shape.push(a2[a2.len() - 2].clone());
     }
     if b.len() > 1 {
         shape.push(b2[b2.len() - 1].clone());
     }
-    Ok(Out { types: vec![ty(dtype, Some(shape))], assumptions: br.assumptions, ..Out::default() })
+    Ok(Out { types: vec![ty(dtype, Some(shape))], assumptions, ..Out::default() })
 }
 
 /// Gemm: `Y[M,N] = alpha * A' B' + beta * C`, C stretching unidirectionally to `[M,N]` (with
@@ -2084,7 +2100,7 @@ pub fn image_decoder(c: &Ctx) -> R {
     let channels = if c.node.attr_str("pixel_format").as_deref() == Some("Grayscale") { 1 } else { 3 };
     let hw = c.ints(0).and_then(|v| {
         let b: Vec<u8> = v.iter().map(|x| *x as u8).collect();
-        image_size(&b)
+        image_size(&b).filter(|(h, w)| *h > 0 && *w > 0)
     });
     let (h, w) = hw.map_or((Dim::Unknown, Dim::Unknown), |(h, w)| (Dim::Known(h), Dim::Known(w)));
     outs(vec![ty(Some(DType::U8), Some(vec![h, w, Dim::Known(channels)]))])
@@ -2133,6 +2149,42 @@ fn image_size(b: &[u8]) -> Option<(i64, i64)> {
             i += 2 + be16(i + 2)? as usize;
         }
         return None;
+    }
+    // TIFF: the first IFD's ImageWidth (256) and ImageLength (257) entries.
+    if b.starts_with(b"II*\0") || b.starts_with(b"MM\0*") {
+        let le = b[0] == b'I';
+        let u16_at = |i: usize| -> Option<u64> {
+            let x = [*b.get(i)?, *b.get(i + 1)?];
+            Some(if le { u16::from_le_bytes(x) } else { u16::from_be_bytes(x) } as u64)
+        };
+        let u32_at = |i: usize| -> Option<u64> {
+            let x = [*b.get(i)?, *b.get(i + 1)?, *b.get(i + 2)?, *b.get(i + 3)?];
+            Some(if le { u32::from_le_bytes(x) } else { u32::from_be_bytes(x) } as u64)
+        };
+        let ifd = usize::try_from(u32_at(4)?).ok()?;
+        let (mut w, mut h) = (None, None);
+        for k in 0..u16_at(ifd)? as usize {
+            let e = ifd + 2 + 12 * k;
+            let value = match u16_at(e + 2)? {
+                3 => u16_at(e + 8)?,
+                4 => u32_at(e + 8)?,
+                _ => continue,
+            };
+            match u16_at(e)? {
+                256 => w = Some(value as i64),
+                257 => h = Some(value as i64),
+                _ => {}
+            }
+        }
+        return Some((h?, w?));
+    }
+    // JPEG 2000: the JP2 header box, or a bare codestream's SIZ marker.
+    if b.get(4..8) == Some(b"jP  ") {
+        let i = b.windows(4).position(|x| x == b"ihdr")?;
+        return Some((be32(i + 4)?, be32(i + 8)?));
+    }
+    if b.starts_with(&[0xFF, 0x4F, 0xFF, 0x51]) {
+        return Some((be32(12)? - be32(20)?, be32(8)? - be32(16)?));
     }
     if b.starts_with(b"RIFF") && b.get(8..12) == Some(b"WEBP") {
         return match b.get(12..16)? {
