@@ -86,7 +86,7 @@ const DEFAULT_OPSET: i64 = 21;
 
 /// Infers every value's type in every graph of `model`.
 pub fn infer(model: &Model, options: &Options) -> Inference {
-    let position = model.graphs.iter().flat_map(|g| g.order.iter().enumerate().map(|(i, n)| (*n, i))).collect();
+    let position = model.positions();
     let mut cx = Infer {
         model,
         options,
@@ -399,14 +399,9 @@ impl Infer<'_> {
         d
     }
 
-    /// The node's label in messages: its name, or `op_type#index` (as `Model::node_label`,
-    /// without its linear search).
+    /// The node's label in messages: its name, or `op_type#index`.
     fn label(&self, n: NodeId) -> String {
-        let node = self.model.node(n);
-        if !node.name.is_empty() {
-            return node.name.clone();
-        }
-        format!("{}#{}", node.op_type, self.position.get(&n).copied().unwrap_or(0))
+        self.model.label_with(n, &self.position)
     }
 
     fn render(&self, v: ValueId) -> String {

@@ -397,12 +397,28 @@ impl Model {
 
     /// The node's label in messages: its name, or `op_type#index` when the name is empty.
     pub fn node_label(&self, id: NodeId) -> String {
+        let index = || self.graph(self.node(id).graph).order.iter().position(|n| *n == id).unwrap_or(0);
+        self.label_at(id, index)
+    }
+
+    /// Each node's index in its graph's file order: with [`Model::label_with`], labels for many
+    /// nodes in linear time.
+    pub fn positions(&self) -> HashMap<NodeId, usize> {
+        self.graphs.iter().flat_map(|g| g.order.iter().enumerate().map(|(i, n)| (*n, i))).collect()
+    }
+
+    /// [`Model::node_label`] with the positions computed once by [`Model::positions`].
+    pub fn label_with(&self, id: NodeId, positions: &HashMap<NodeId, usize>) -> String {
+        self.label_at(id, || positions.get(&id).copied().unwrap_or(0))
+    }
+
+    fn label_at(&self, id: NodeId, index: impl FnOnce() -> usize) -> String {
         let node = self.node(id);
-        if !node.name.is_empty() {
-            return node.name.clone();
+        if node.name.is_empty() {
+            format!("{}#{}", node.op_type, index())
+        } else {
+            node.name.clone()
         }
-        let index = self.graph(node.graph).order.iter().position(|n| *n == id).unwrap_or(0);
-        format!("{}#{index}", node.op_type)
     }
 
     /// Looks `name` up in `graph`'s scope and then its ancestors'.
