@@ -92,11 +92,27 @@ pub fn decode_with(bytes: &[u8], path: &Path, dir: Option<&Path>, limits: &Limit
         return Err(Error::TooLarge { path: path.to_path_buf(), size: bytes.len() as u64, limit: limits.max_bytes });
     }
     let proto = onnx::ModelProto::decode(bytes)
-        .map_err(|e| Error::Decode { path: path.to_path_buf(), reason: e.to_string() })?;
+        .map_err(|e| Error::Decode { path: path.to_path_buf(), reason: decode_reason(&e) })?;
     let lossy = unknown_fields(bytes);
     let mut model = from_proto(proto, path, dir, limits)?;
     model.lossy = lossy;
     Ok(model)
+}
+
+/// prost's decode error, short: it names every enclosing message, which for a nesting bomb
+/// is a hundred of them.
+fn decode_reason(e: &prost::DecodeError) -> String {
+    let text = e.to_string();
+    if text.contains("recursion limit reached") {
+        return "messages nest deeper than protobuf's recursion limit of 100 (a subgraph or type nesting bomb?)".into();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= 300 {
+        return text;
+    }
+    let head: String = chars[..120].iter().collect();
+    let tail: String = chars[chars.len() - 120..].iter().collect();
+    format!("{head} ... {tail}")
 }
 
 fn read_limited(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
