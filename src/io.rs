@@ -122,6 +122,10 @@ fn read_limited(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
     if meta.is_dir() {
         return Err(Error::Decode { path: path.to_path_buf(), reason: "is a directory".into() });
     }
+    if !meta.is_file() {
+        // A pipe or device could block or never end.
+        return Err(Error::Decode { path: path.to_path_buf(), reason: "not a regular file".into() });
+    }
     if meta.len() > max_bytes {
         return Err(Error::TooLarge { path: path.to_path_buf(), size: meta.len(), limit: max_bytes });
     }

@@ -236,6 +236,13 @@ fn missing_files_and_folders_are_errors() {
     let r = run(&[OsStr::new("infer"), dir.as_os_str()]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("is a directory"), "{}", r.stderr);
+    // A device that never ends is not read.
+    #[cfg(unix)]
+    {
+        let r = run(&["infer", "/dev/zero"]);
+        assert_eq!(r.code, 2);
+        assert!(r.stderr.contains("/dev/zero: not a valid ONNX model: not a regular file"), "{}", r.stderr);
+    }
 }
 
 #[test]
@@ -733,18 +740,28 @@ fn output_is_byte_identical_across_runs() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Fuzz regressions: each input a fuzz target once failed on, replayed.
+// Committed bad models and fuzz regressions.
 
 #[test]
-fn fuzz_regressions_load_without_panicking() {
+fn replayed_bad_models_give_their_expected_results() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/bad");
-    for e in std::fs::read_dir(&dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.extension().is_some_and(|x| x == "onnx") {
-            let r = run(&[OsStr::new("check"), p.as_os_str()]);
-            assert!(r.code <= 2, "{}", p.display());
-        }
+    let manifest = std::fs::read_to_string(dir.join("manifest.txt")).unwrap();
+    let mut n = 0;
+    for line in manifest.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
+        let mut parts = line.splitn(3, '\t');
+        let (file, code, needle) = (parts.next().unwrap(), parts.next().unwrap(), parts.next().unwrap());
+        let path = dir.join(file);
+        let r = run(&[OsStr::new("check"), OsStr::new("--format"), OsStr::new("text"), path.as_os_str()]);
+        assert_eq!(r.code.to_string(), code, "{file}: {}{}", r.stdout, r.stderr);
+        let all = format!("{}{}", r.stdout, r.stderr);
+        assert!(all.contains(needle), "{file}: '{needle}' missing from\n{all}");
+        n += 1;
     }
+    let files = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "onnx"))
+        .count();
+    assert_eq!(n, files, "every committed bad model is in the manifest");
 }
 
 /// Found by the `broadcast_graph` fuzz target (`tests/data/bad/fuzz/broadcast_graph-prelu-uni-sym`):
