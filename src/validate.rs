@@ -41,8 +41,7 @@ pub fn validate(model: &Model) -> Vec<Diagnostic> {
             let Some(dims) = io::declared_dims(info) else { continue };
             let name = model.name(info.value);
             let what = format!("{kind} '{name}'");
-            let known: Vec<i64> = dims.iter().flatten().copied().collect();
-            if let Some(msg) = dims_problem(&what, &known) {
+            if let Some(msg) = declared_problem(&what, &dims) {
                 out.push(finding(model, graph, None, msg.0, msg.1));
             }
         }
@@ -77,6 +76,16 @@ fn dims_problem(what: &str, dims: &[i64]) -> Option<(&'static str, String)> {
         return Some(("size-overflow", format!("{what} has dims {dims:?}: more than 2^63 elements")));
     }
     None
+}
+
+/// [`dims_problem`] for a declared shape, whose symbolic or unset dims (`None`) count as
+/// unknown: a negative dim at its real axis, or known dims whose product alone overflows.
+fn declared_problem(what: &str, dims: &[Option<i64>]) -> Option<(&'static str, String)> {
+    if let Some((axis, d)) = dims.iter().enumerate().find_map(|(i, d)| d.filter(|d| *d < 0).map(|d| (i, d))) {
+        return Some(("negative-dim", format!("{what} has dim {d} at axis {axis}; dims must be 0 or more")));
+    }
+    let known: Vec<i64> = dims.iter().flatten().copied().collect();
+    dims_problem(what, &known)
 }
 
 /// The element count of non-negative `dims`, or `None` past `i64::MAX`.

@@ -396,6 +396,14 @@ fn negative_and_huge_declared_dims_are_findings() {
     let m = model(graph(vec![node("add", "Add", &["x", "x"], &["y"])], vec![vi("x", &[2, -5])], vec![]));
     let p = write(&dir, "neg.onnx", &m.encode_to_vec());
     expect_check(&p, 1, &["negative-dim", "graph input 'x' has dim -5 at axis 1"]);
+    // The axis counts symbolic dims too.
+    let mut x = vi("x", &[0, -7]);
+    if let Some(type_proto::Value::TensorType(t)) = &mut x.r#type.as_mut().unwrap().value {
+        t.shape.as_mut().unwrap().dim[0].value = Some(tensor_shape_proto::dimension::Value::DimParam("batch".into()));
+    }
+    let m = model(graph(vec![node("add", "Add", &["x", "x"], &["y"])], vec![x], vec![]));
+    let p = write(&dir, "neg_sym.onnx", &m.encode_to_vec());
+    expect_check(&p, 1, &["negative-dim", "graph input 'x' has dim -7 at axis 1"]);
     let big = i64::MAX;
     let m = model(graph(
         vec![node("add", "Add", &["x", "z"], &["y"])],
@@ -433,6 +441,25 @@ fn raw_data_must_match_dims_and_dtype() {
     w.raw_data = Some(vec![0; 24]);
     let p = write(&dir, "ok.onnx", &with_initializer(w).encode_to_vec());
     expect_check(&p, 0, &[]);
+    // Sub-byte and complex layouts: 3 int4s take 2 bytes; 2 complex64s take 4 floats.
+    let mut w = float_tensor("w", &[3]);
+    w.data_type = Some(22);
+    w.raw_data = Some(vec![0; 2]);
+    let p = write(&dir, "int4.onnx", &with_initializer(w.clone()).encode_to_vec());
+    let r = run(&[OsStr::new("check"), p.as_os_str()]);
+    assert!(!r.stdout.contains("tensor-data-size"), "{}", r.stdout);
+    w.raw_data = Some(vec![0; 3]);
+    let p = write(&dir, "int4_bad.onnx", &with_initializer(w).encode_to_vec());
+    expect_check(&p, 1, &["tensor-data-size", "holds 3 bytes of raw_data, but 3 int4 elements (dims [3]) take 2"]);
+    let mut w = float_tensor("w", &[2]);
+    w.data_type = Some(14);
+    w.float_data = vec![0.0; 4];
+    let p = write(&dir, "c64.onnx", &with_initializer(w.clone()).encode_to_vec());
+    let r = run(&[OsStr::new("check"), p.as_os_str()]);
+    assert!(!r.stdout.contains("tensor-data-size"), "{}", r.stdout);
+    w.float_data = vec![0.0; 2];
+    let p = write(&dir, "c64_bad.onnx", &with_initializer(w).encode_to_vec());
+    expect_check(&p, 1, &["tensor-data-size", "holds 2 stored values, but 2 complex64 elements (dims [2]) need 4"]);
     // The same inside a Constant node's attribute names the node.
     let mut t = float_tensor("", &[4]);
     t.raw_data = Some(vec![0; 3]);
