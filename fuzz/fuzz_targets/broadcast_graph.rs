@@ -2,7 +2,9 @@
 //! feed a chain of Add/Sub/Mul/Div/Sum/Max/Min/Mean/Where/Equal/And/PRelu nodes. Each node's
 //! inferred shape must match what its concrete input shapes give under `shape::multi::<usize>`
 //! (or `uni` for PRelu), and every concrete clash must be reported (or, with unbound symbols,
-//! show up as a broken side condition).
+//! show up as a broken side condition). Once the executor is merged, the same generated
+//! models should also be run on zero-filled inputs of the concrete shapes and their output
+//! shapes compared with the same expectations.
 
 #![no_main]
 
