@@ -41,8 +41,14 @@ pub fn validate(model: &Model) -> Vec<Diagnostic> {
             let Some(dims) = io::declared_dims(info) else { continue };
             let name = model.name(info.value);
             let what = format!("{kind} '{name}'");
-            if let Some(msg) = declared_problem(&what, &dims) {
-                out.push(finding(model, graph, None, msg.0, msg.1));
+            if let Some((code, msg)) = declared_problem(&what, &dims) {
+                let mut d = finding(model, graph, None, code, msg);
+                // Exporters (Paddle, older PyTorch) write -1 for a dynamic dim; the IR reads any
+                // negative declared dim as unknown, so this is worth a word, not a failure.
+                if code == "negative-dim" {
+                    d.severity = Severity::Warning;
+                }
+                out.push(d);
             }
         }
     }
@@ -82,7 +88,7 @@ fn dims_problem(what: &str, dims: &[i64]) -> Option<(&'static str, String)> {
 /// unknown: a negative dim at its real axis, or known dims whose product alone overflows.
 fn declared_problem(what: &str, dims: &[Option<i64>]) -> Option<(&'static str, String)> {
     if let Some((axis, d)) = dims.iter().enumerate().find_map(|(i, d)| d.filter(|d| *d < 0).map(|d| (i, d))) {
-        return Some(("negative-dim", format!("{what} has dim {d} at axis {axis}; dims must be 0 or more")));
+        return Some(("negative-dim", format!("{what} has dim {d} at axis {axis}; it is read as unknown")));
     }
     let known: Vec<i64> = dims.iter().flatten().copied().collect();
     dims_problem(what, &known)
