@@ -378,22 +378,27 @@ impl Loader<'_> {
         let g = a.g.take();
         let ts = std::mem::take(&mut a.tensors);
         let gs = std::mem::take(&mut a.graphs);
-        let label = self.model.node_label(node);
-        let base = match self.model.graph(self.model.node(node).graph).path.as_str() {
-            "main" => String::new(),
-            p => format!("{p}/"),
+        // A subgraph's path names the node holding it; only graph attributes need it (the
+        // label is a linear search for unnamed nodes, so not for every attribute).
+        let sub_path = |model: &Model| {
+            let base = match model.graph(model.node(node).graph).path.as_str() {
+                "main" => String::new(),
+                p => format!("{p}/"),
+            };
+            format!("{base}{}/{name}", model.node_label(node))
         };
         let value = match kind {
             K_TENSOR => AttrValue::Tensor(tensor_from(t.unwrap_or_default())),
             K_TENSORS => AttrValue::Tensors(ts.into_iter().map(tensor_from).collect()),
             K_GRAPH => {
-                let path = format!("{base}{label}/{name}");
+                let path = sub_path(&self.model);
                 AttrValue::Graph(self.graph(g.unwrap_or_default(), Some(node), path, depth + 1)?)
             }
             K_GRAPHS => {
                 let mut ids = Vec::with_capacity(gs.len());
+                let base = sub_path(&self.model);
                 for (i, sub) in gs.into_iter().enumerate() {
-                    let path = format!("{base}{label}/{name}[{i}]");
+                    let path = format!("{base}[{i}]");
                     ids.push(self.graph(sub, Some(node), path, depth + 1)?);
                 }
                 AttrValue::Graphs(ids)
