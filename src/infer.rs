@@ -11,7 +11,8 @@ use crate::ops::{self, Ctx, Out, RuleError, ShapeRule, TypeRule};
 use crate::shape::{self, render, Assumption, BroadcastError, Dim, Shape, Sym, Type};
 
 fn render_sizes(sizes: &[i64]) -> String {
-    let parts: Vec<String> = sizes.iter().map(i64::to_string).collect();
+    let distinct: std::collections::BTreeSet<i64> = sizes.iter().copied().collect();
+    let parts: Vec<String> = distinct.iter().map(i64::to_string).collect();
     parts.join(" or ")
 }
 
@@ -107,6 +108,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         let msg = format!("the model imports no opset; assuming the default domain at version {DEFAULT_OPSET}");
         cx.out.diagnostics.push(Diagnostic::new(Severity::Warning, "no-opset", "main", msg));
     }
+    cx.out.diagnostics.extend(crate::validate::validate(model));
     cx.graph(Model::MAIN);
     cx.contradictions();
     cx.out
@@ -250,12 +252,20 @@ impl Infer<'_> {
     fn contradictions(&mut self) {
         let mut allowed: Vec<(Sym, Vec<i64>, &Constraint)> = Vec::new();
         let mut found = Vec::new();
+        // A symbol is reported once: later conditions on it only repeat the first conflict.
+        let mut reported: std::collections::HashSet<&Sym> = std::collections::HashSet::new();
         for c in &self.out.constraints {
             let Assumption::OneOf { sym, sizes } = &c.assumption else { continue };
+            if reported.contains(sym) {
+                continue;
+            }
             match allowed.iter_mut().find(|(s, _, _)| s == sym) {
                 Some((_, have, first)) => {
-                    let both: Vec<i64> = have.iter().copied().filter(|x| sizes.contains(x)).collect();
+                    let mut both: Vec<i64> = have.iter().copied().filter(|x| sizes.contains(x)).collect();
+                    both.sort_unstable();
+                    both.dedup();
                     if both.is_empty() {
+                        reported.insert(sym);
                         let msg = format!(
                             "symbol '{sym}' must be {} for {} ({}) and {} for {} ({}): no size satisfies both",
                             render_sizes(have),
@@ -360,12 +370,18 @@ impl Infer<'_> {
 
         let (order, cyclic) = model.topo_order(g);
         if !cyclic.is_empty() {
-            let names: Vec<String> = cyclic.iter().map(|n| model.node_label(*n)).collect();
+            // Name a handful: a cycle through a large graph would otherwise print every node.
+            const SHOWN: usize = 8;
+            let names: Vec<String> = cyclic.iter().take(SHOWN).map(|n| self.label(*n)).collect();
+            let more = match cyclic.len().saturating_sub(SHOWN) {
+                0 => String::new(),
+                n => format!(" and {n} more"),
+            };
             let mut d = Diagnostic::new(
                 Severity::Error,
                 "graph-cycle",
                 &graph.path,
-                format!("nodes form a cycle: {}", names.join(", ")),
+                format!("{} nodes are on or behind a cycle: {}{more}", cyclic.len(), names.join(", ")),
             );
             d.node = names.first().cloned();
             self.out.diagnostics.push(d);
