@@ -12,6 +12,7 @@ pub mod ir;
 pub mod onnx;
 pub mod ops;
 pub mod shape;
+pub mod validate;
 
 pub use diag::{Diagnostic, Error, Result, Severity};
 pub use io::{load, save};

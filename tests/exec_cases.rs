@@ -216,6 +216,7 @@ fn cli_run_refuses_a_huge_expand_with_exit_2() {
     std::fs::remove_dir_all(&tmp).unwrap();
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("expand_huge (Expand)") && stderr.contains("4000000000000 bytes"), "{stderr}");
+    assert!(stderr.contains("over the memory budget of 4294967296 bytes"), "{stderr}");
     assert!(!wrote);
     assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
 }

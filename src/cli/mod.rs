@@ -211,8 +211,11 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
     while let Some(dir) = stack.pop() {
         let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
         for e in entries {
-            let p = e.map_err(|source| Error::Io { path: dir.clone(), source })?.path();
-            if p.is_dir() {
+            let e = e.map_err(|source| Error::Io { path: dir.clone(), source })?;
+            let p = e.path();
+            // Symbolic links to folders are not followed: a link loop would never end.
+            let is_link = e.file_type().map(|t| t.is_symlink()).unwrap_or(false);
+            if p.is_dir() && !is_link {
                 stack.push(p);
             } else if p.extension().is_some_and(|x| x == "onnx") {
                 found.push(p);

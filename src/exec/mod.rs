@@ -384,7 +384,18 @@ pub fn run(
         }
         let ctx =
             Ctx { node, opset: model.opset(&node.domain).unwrap_or(1), inputs: ins, budget: remaining(&env), dir };
-        let outs = kern(&ctx).map_err(|f| f.at_node(&label, &node.op_type))?;
+        let outs = kern(&ctx).map_err(|f| match f {
+            // Report the whole budget, and what live tensors already hold of it.
+            Fail::Budget { what, bytes, .. } => {
+                let held = if env.live > 0 { format!(" ({} bytes already in use)", env.live) } else { String::new() };
+                Error::Budget {
+                    what: format!("the {what} of node {label} ({}){held}", node.op_type),
+                    bytes,
+                    budget: opts.max_memory,
+                }
+            }
+            f => f.at_node(&label, &node.op_type),
+        })?;
         drop(ctx);
         if node.outputs.iter().enumerate().any(|(slot, v)| v.is_some() && slot >= outs.len()) {
             return Err(Error::Exec {

@@ -267,11 +267,14 @@ pub fn slice(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
         let fix = |v: i64| if v < 0 { v.saturating_add(d) } else { v };
         let (b, e) = if s > 0 {
             (fix(starts[k]).clamp(0, d), fix(ends[k]).clamp(0, d))
-        } else {
+        } else if d > 0 {
             (fix(starts[k]).clamp(0, d - 1), fix(ends[k]).clamp(-1, d - 1))
+        } else {
+            (0, 0)
         };
-        let n = if s > 0 { (e - b).max(0).div_euclid(1) } else { (b - e).max(0) };
-        let n = (n + s.abs() - 1) / s.abs();
+        // The number of indices b, b+s, ... strictly before e (ceil of the span over the step).
+        let span = if s > 0 { e - b } else { b - e }.max(0) as u64;
+        let n = span.div_ceil(s.unsigned_abs());
         first[a] = b;
         step[a] = s;
         count[a] = n as usize;
@@ -454,7 +457,8 @@ pub fn gemm(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
         (m, k, n): (usize, usize, usize),
         (alpha, beta): (f64, f64),
     ) -> Result<Vec<T>, Fail> {
-        let mut acc = bu.alloc::<f64>("output", m * n, 0.0)?;
+        let mn = m.checked_mul(n).ok_or_else(|| Fail::Invalid(format!("output [{m}, {n}] overflows")))?;
+        let mut acc = bu.alloc::<f64>("output", mn, 0.0)?;
         for i in 0..m {
             for p in 0..k {
                 let av = if ta { a[p * ac + i] } else { a[i * ac + p] }.to_f64();
@@ -487,4 +491,76 @@ pub fn gemm(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
         _ => return Err(Fail::Invalid(format!("unsupported element types {} and {}", a.dtype(), b.dtype()))),
     };
     one(HostTensor::new(out, data)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::exec::{run_node, Options};
+    use crate::ir::{Attribute, Node};
+    use crate::Model;
+
+    fn call(
+        op: &str,
+        opset: i64,
+        inputs: Vec<HostTensor>,
+        attrs: Vec<(&str, AttrValue)>,
+    ) -> Result<HostTensor, String> {
+        let mut n = Node::new("n", op, Model::MAIN);
+        n.inputs = vec![None; inputs.len()];
+        n.attrs = attrs.into_iter().map(|(k, v)| Attribute::new(k, v)).collect();
+        run_node(&n, opset, inputs.into_iter().map(Some).collect(), &Options::default())
+            .map(|mut v| v.remove(0))
+            .map_err(|e| e.to_string())
+    }
+
+    fn i64s(shape: Vec<usize>, v: Vec<i64>) -> HostTensor {
+        HostTensor::from_vec(shape, v).unwrap()
+    }
+
+    #[test]
+    fn slice_steps_and_empty_axes() {
+        let x = i64s(vec![2, 5], (0..10).collect());
+        let v = |s: &[i64]| i64s(vec![s.len()], s.to_vec());
+        // x[:, ::-2] = [[4, 2, 0], [9, 7, 5]]
+        let got = call("Slice", 13, vec![x.clone(), v(&[-1]), v(&[i64::MIN]), v(&[1]), v(&[-2])], vec![]).unwrap();
+        assert_eq!(got, i64s(vec![2, 3], vec![4, 2, 0, 9, 7, 5]));
+        // x[1:, 1:4] = [[6, 7, 8]]
+        let got = call("Slice", 13, vec![x, v(&[1, 1]), v(&[9, 4])], vec![]).unwrap();
+        assert_eq!(got, i64s(vec![1, 3], vec![6, 7, 8]));
+        // A negative step over an empty axis gives an empty result, not a panic.
+        let e = i64s(vec![0], vec![]);
+        let got = call("Slice", 13, vec![e, v(&[-1]), v(&[-10]), v(&[0]), v(&[-1])], vec![]).unwrap();
+        assert_eq!(got.shape, vec![0]);
+    }
+
+    #[test]
+    fn tile_gather_reshape_unsqueeze() {
+        let x = i64s(vec![2, 2], vec![1, 2, 3, 4]);
+        let reps = i64s(vec![2], vec![2, 3]);
+        let got = call("Tile", 13, vec![x.clone(), reps], vec![]).unwrap();
+        let want: Vec<i64> = [1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4].repeat(2);
+        assert_eq!(got, i64s(vec![4, 6], want));
+        let idx = i64s(vec![2], vec![-1, 0]);
+        let got = call("Gather", 13, vec![x.clone(), idx], vec![("axis", AttrValue::Int(1))]).unwrap();
+        assert_eq!(got, i64s(vec![2, 2], vec![2, 1, 4, 3]));
+        let got = call("Reshape", 13, vec![x.clone(), i64s(vec![2], vec![0, -1])], vec![]).unwrap();
+        assert_eq!(got.shape, vec![2, 2]);
+        assert!(call("Reshape", 13, vec![x.clone(), i64s(vec![1], vec![3])], vec![]).is_err());
+        let got = call("Unsqueeze", 11, vec![x.clone()], vec![("axes", AttrValue::Ints(vec![0, -1]))]).unwrap();
+        assert_eq!(got.shape, vec![1, 2, 2, 1]);
+        let got = call("Squeeze", 13, vec![got, i64s(vec![1], vec![-1])], vec![]).unwrap();
+        assert_eq!(got.shape, vec![1, 2, 2]);
+        let bad = call("Gather", 13, vec![x, i64s(vec![1], vec![2])], vec![]).unwrap_err();
+        assert!(bad.contains("out of range"), "{bad}");
+    }
+
+    #[test]
+    fn range_is_budgeted() {
+        let s = |v: i64| HostTensor::scalar(v);
+        assert_eq!(call("Range", 11, vec![s(1), s(10), s(3)], vec![]).unwrap(), i64s(vec![3], vec![1, 4, 7]));
+        assert_eq!(call("Range", 11, vec![s(5), s(1), s(1)], vec![]).unwrap().shape, vec![0]);
+        let huge = call("Range", 11, vec![s(0), s(i64::MAX), s(1)], vec![]).unwrap_err();
+        assert!(huge.contains("memory budget"), "{huge}");
+    }
 }
