@@ -126,10 +126,8 @@ fn legacy_broadcast_cases_are_exact() {
 
 #[test]
 fn all_node_cases_none_wrong() {
-    let cases: Vec<_> = common::cases("node")
-        .into_iter()
-        .filter(|c| c.outputs.iter().all(|o| o.0 == "tensor"))
-        .collect();
+    let cases: Vec<_> =
+        common::cases("node").into_iter().filter(|c| c.outputs.iter().all(|o| o.0 == "tensor")).collect();
     assert_eq!(cases.len(), 1859);
     let mut exact = 0;
     let mut wrong = Vec::new();
