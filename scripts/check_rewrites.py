@@ -275,6 +275,60 @@ def check_one(binary, name, model_path, feeds, tmp, stats, failures):
             failures.append(f"{name}: implicit: {e}")
 
 
+def variants(tmp):
+    """Symbolic models whose sizes broadcast only at run time, with inputs that exercise it:
+    two symbols meeting (b2 = 1 against batch = 3), an unknown size, a size of 0, opset 7 (Tile
+    with run-time repeats) and an If whose branches broadcast."""
+    from onnx import TensorProto, helper
+
+    F = TensorProto.FLOAT
+    rng = np.random.default_rng(1)
+    out = []
+
+    def model(name, nodes, inputs, outputs, opset, feeds, ir=8):
+        g = helper.make_graph(nodes, name, inputs, outputs)
+        m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
+        m.ir_version = ir
+        p = os.path.join(tmp, f"variant_{name}.onnx")
+        onnx.save(m, p)
+        out.append((f"variant_{name}", p, feeds))
+
+    def t(shape):
+        return rng.standard_normal(shape).astype(np.float32)
+
+    vi = helper.make_tensor_value_info
+    for opset in (9, 13, 17):
+        model(f"two_symbols_op{opset}",
+              [helper.make_node("Add", ["x", "m"], ["s"], name="add"),
+               helper.make_node("Mul", ["s", "w"], ["y"], name="mul")],
+              [vi("x", F, ["batch", 4, "seq"]), vi("m", F, ["b2", 1, "seq"]), vi("w", F, ["seq"])],
+              [vi("y", F, [None, 4, "seq"])], opset, {"x": t([3, 4, 5]), "m": t([1, 1, 5]), "w": t([5])})
+        model(f"unknown_size_op{opset}",
+              [helper.make_node("Sub", ["x", "m"], ["y"], name="sub")],
+              [vi("x", F, [None, 4]), vi("m", F, [None, 1])], [vi("y", F, [None, 4])], opset,
+              {"x": t([3, 4]), "m": t([1, 1])})
+        model(f"zero_size_op{opset}",
+              [helper.make_node("Add", ["x", "m"], ["y"], name="add")],
+              [vi("x", F, ["n", 4]), vi("m", F, ["k", 4])], [vi("y", F, [None, 4])], opset,
+              {"x": t([0, 4]), "m": t([1, 4])})
+    model("tile_runtime_op7",
+          [helper.make_node("Add", ["x", "m"], ["y"], name="add")],
+          [vi("x", F, ["batch", 4]), vi("m", F, [1, 4])], [vi("y", F, ["batch", 4])], 7,
+          {"x": t([3, 4]), "m": t([1, 4])}, ir=3)
+    then_g = helper.make_graph([helper.make_node("Add", ["x", "b"], ["t"], name="then_add")], "then", [],
+                               [vi("t", F, ["batch", 16])])
+    else_g = helper.make_graph([helper.make_node("Where", ["c2", "x", "b"], ["e"], name="else_where")], "else",
+                               [], [vi("e", F, ["batch", 16])])
+    for c in (True, False):
+        model(f"if_{c}",
+              [helper.make_node("If", ["cond"], ["y"], name="if0", then_branch=then_g, else_branch=else_g)],
+              [vi("cond", TensorProto.BOOL, []), vi("x", F, ["batch", 16]), vi("b", F, [16]),
+               vi("c2", TensorProto.BOOL, ["batch", 1])],
+              [vi("y", F, ["batch", 16])], 17,
+              {"cond": np.array(c), "x": t([2, 16]), "b": t([16]), "c2": rng.random([2, 1]) < 0.5})
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", default=os.path.join(ROOT, "target/debug/onnx-bcast"))
@@ -307,6 +361,12 @@ def main():
             stats["real_models"] += 1
             d = os.path.dirname(p)
             feeds = read_inputs(d, onnx.load(p)) if p.endswith("/model.onnx") else None
+            check_one(args.bin, name, p, feeds, tmp, stats, failures)
+
+        for name, p, feeds in variants(tmp):
+            if args.only and args.only not in name:
+                continue
+            stats["variant_models"] += 1
             check_one(args.bin, name, p, feeds, tmp, stats, failures)
 
         from onnx.reference import ReferenceEvaluator

@@ -11,7 +11,7 @@ use crate::ir::{AttrValue, Def, Model, NodeId, TensorData, ValueId};
 use crate::ops::ShapeRule;
 use crate::shape::{multi, uni, Dim, Shape};
 
-use super::{family_rule, opset_of, same_shape};
+use super::{family_rule, opset_of, same, same_shape};
 
 /// What `implicit` did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -138,8 +138,15 @@ fn tile_stretches_ones(model: &Model, inf: &Inference, r: NodeId) -> bool {
         return false;
     }
     let (Some(Some(x)), Some(Some(reps))) = (node.inputs.first(), node.inputs.get(1)) else { return false };
-    let (Some(shape), Some(reps)) = (inf.shape(*x), const_ints(model, inf, *reps)) else { return false };
-    shape.len() == reps.len() && shape.iter().zip(reps).all(|(d, rep)| rep == 1 || *d == Dim::Known(1))
+    let Some(shape) = inf.shape(*x) else { return false };
+    if let Some(reps) = const_ints(model, inf, *reps) {
+        return shape.len() == reps.len() && shape.iter().zip(reps).all(|(d, rep)| rep == 1 || *d == Dim::Known(1));
+    }
+    // Repeats computed at run time: the output's shape tells. An axis whose size stays the same
+    // was repeated once (or is empty either way).
+    let Some(Some(y)) = node.outputs.first() else { return false };
+    let Some(out) = inf.shape(*y) else { return false };
+    shape.len() == out.len() && shape.iter().zip(out).all(|(d, o)| *d == Dim::Known(1) || same(d, o))
 }
 
 /// The contents of a small integer tensor: as inference knows them, or a `Cast` to an integer
