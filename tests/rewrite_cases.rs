@@ -156,3 +156,30 @@ fn annotate_covers_every_tensor_of_every_graph() {
     rewrite::annotate(&mut m, &inf);
     assert!(io::encode(&m) == once);
 }
+
+#[test]
+fn rewrites_hold_over_every_backend_case() {
+    // Every case, family or not: expand never panics (its debug-build invariant check runs
+    // here), is idempotent, and annotate and implicit run on its output.
+    let (mut total, mut refused) = (0, 0);
+    for case in common::cases("node") {
+        let model = load(&case);
+        total += 1;
+        if infer(&model, &Options::default()).has_errors() {
+            refused += 1;
+            continue;
+        }
+        let mut m = model.clone();
+        rewrite::expand(&mut m, &Options::default());
+        let once = io::encode(&m);
+        let mut again = io::decode(&once, case.name.as_ref(), None).unwrap();
+        rewrite::expand(&mut again, &Options::default());
+        assert!(io::encode(&again) == once, "{}: expand is not idempotent", case.name);
+        let inf = infer(&again, &Options::default());
+        assert!(!inf.has_errors(), "{}: expand introduced errors: {:?}", case.name, inf.diagnostics);
+        rewrite::annotate(&mut again, &inf);
+        rewrite::implicit(&mut again, &Options::default());
+    }
+    assert_eq!(total, 1884);
+    assert!(refused < total / 10, "{refused} of {total} cases have error findings");
+}
