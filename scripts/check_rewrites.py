@@ -124,6 +124,11 @@ def ref_run(path, feeds):
 
 
 def bits(a):
+    """A value's exact content: dtype, shape and bytes; sequences and optionals element-wise."""
+    if a is None:
+        return None
+    if isinstance(a, (list, tuple)):
+        return [bits(x) for x in a]
     a = np.asarray(a)
     return a.dtype.str, a.shape, a.tobytes()
 
@@ -287,7 +292,7 @@ def check_one(binary, name, model_path, feeds, tmp, stats, failures):
             engine, msg = compare(model_path, back, feeds)
             if msg:
                 failures.append(f"{name}: implicit: {engine}: {msg}")
-        except RuntimeError as e:
+        except Exception as e:
             failures.append(f"{name}: implicit: {e}")
 
 

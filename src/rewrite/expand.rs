@@ -56,6 +56,7 @@ pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
         for &n in &model.graph(g).order {
             let node = model.node(n);
             let result = match family_rule(model, node) {
+                _ if legacy::is_prelu(model, n) => legacy::prelu(&mut patch, model, inf, n),
                 Some(ShapeRule::Legacy) => legacy::binary(&mut patch, model, inf, n),
                 Some(ShapeRule::Multi) => {
                     let slots: Vec<usize> = (0..node.inputs.len()).filter(|i| node.inputs[*i].is_some()).collect();

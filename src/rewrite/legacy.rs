@@ -52,3 +52,30 @@ pub(super) fn gemm(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeId)
     patch.drop_attr(n, "broadcast");
     Ok(Some(true))
 }
+
+/// True for a PRelu before opset 7, whose slope broadcasts per channel.
+pub(super) fn is_prelu(model: &Model, n: NodeId) -> bool {
+    let node = model.node(n);
+    node.op_type == "PRelu" && (node.domain.is_empty() || node.domain == "ai.onnx") && opset_of(model, node) < 7
+}
+
+/// Plans a PRelu before opset 7: the slope stretches to X by numpy's rule when it can, else a
+/// 1-D slope of X's channel count sits at the channel axis 1 (the legacy form with `axis=1`),
+/// which is how onnx's reference evaluator reads these models.
+pub(super) fn prelu(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeId) -> Result<Option<bool>, String> {
+    let node = model.node(n);
+    let shape = |i: usize| node.inputs.get(i).copied().flatten().and_then(|v| inf.shape(v));
+    let (Some(x), Some(slope)) = (shape(0), shape(1)) else {
+        return Err("the ranks of X and the slope must be known".into());
+    };
+    let site = Site::new(model, inf, n, Some(0))?;
+    if crate::shape::uni(x, slope, 1).is_ok() {
+        return site.run(patch, &[1], leading).map(Some);
+    }
+    if slope.len() == 1 && x.len() >= 2 && crate::shape::legacy(x, slope, Some(1)).is_ok() {
+        let channel =
+            |r: usize, rank: usize| (rank == 1 && r >= 2).then(|| (0..r as i64).filter(|a| *a != 1).collect());
+        return site.run(patch, &[1], channel).map(Some);
+    }
+    Err("the slope matches neither X's trailing axes nor its channel axis".into())
+}
