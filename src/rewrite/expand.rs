@@ -2,7 +2,7 @@
 //! whose shape differs from the output's gets an `Unsqueeze` to the output's rank (XLA's
 //! `broadcast_dimensions`) and an `Expand` (before opset 8: `Tile`) to the output's shape.
 //! Static targets are constants; symbolic ones are computed in the graph from the operands'
-//! `Shape`s. Legacy opset<7 `broadcast`/`axis` nodes are planned in [`super::legacy`].
+//! `Shape`s. Legacy opset<7 `broadcast`/`axis` nodes are planned in `legacy.rs`.
 
 use std::collections::HashMap;
 
