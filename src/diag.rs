@@ -14,6 +14,8 @@ pub enum Error {
     TooLarge { path: PathBuf, size: u64 },
     #[error("{}: the model has no graph", path.display())]
     NoGraph { path: PathBuf },
+    #[error("{}: no *.onnx files in this directory", path.display())]
+    NoModels { path: PathBuf },
     #[error("{}: subgraphs nest deeper than {limit} levels (at {graph})", path.display())]
     TooDeep { path: PathBuf, graph: String, limit: usize },
     #[error("tensor '{tensor}': {reason}")]

@@ -8,7 +8,12 @@ use crate::diag::{Diagnostic, Severity};
 use crate::dtype::DType;
 use crate::ir::{Def, GraphId, Model, NodeId, ValueId};
 use crate::ops::{self, Ctx, Out, RuleError, ShapeRule, TypeRule};
-use crate::shape::{self, render, Assumption, BroadcastError, Dim, Shape, Type};
+use crate::shape::{self, render, Assumption, BroadcastError, Dim, Shape, Sym, Type};
+
+fn render_sizes(sizes: &[i64]) -> String {
+    let parts: Vec<String> = sizes.iter().map(i64::to_string).collect();
+    parts.join(" or ")
+}
 
 /// Settings of one inference run.
 #[derive(Clone, Debug, Default)]
@@ -18,10 +23,19 @@ pub struct Options {
     /// Known contents of small integer graph inputs of the main graph (a shape fed at run
     /// time), used as shape-tensor values.
     pub values: HashMap<String, Vec<i64>>,
+    /// Known contents of small floating-point graph inputs of the main graph (Resize scales
+    /// fed at run time).
+    pub floats: HashMap<String, Vec<f64>>,
+    /// Known contents of small string graph inputs of the main graph.
+    pub strings: HashMap<String, Vec<String>>,
+    /// Take `dim_value: 0` on a graph input as the size 0. By default it is taken as an
+    /// unknown dim with a warning, since exporters write 0 (and negative values) for "dynamic";
+    /// set this where inputs really are empty tensors (the ONNX backend cases).
+    pub literal_zero_dims: bool,
 }
 
 /// A side condition symbolic broadcasting assumed, with the node that needs it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Constraint {
     pub assumption: Assumption,
     pub graph: String,
@@ -36,6 +50,8 @@ pub struct Constraint {
 pub struct Inference {
     types: Vec<Option<Type>>,
     values: Vec<Option<Vec<Dim>>>,
+    floats: Vec<Option<Vec<f64>>>,
+    strings: Vec<Option<Vec<String>>>,
     pub diagnostics: Vec<Diagnostic>,
     pub constraints: Vec<Constraint>,
 }
@@ -62,17 +78,28 @@ impl Inference {
     }
 }
 
+/// How deep model-local function calls may nest (a function that calls itself stops here).
+const MAX_CALL_DEPTH: usize = 16;
+
 /// The default-domain opset assumed when a model imports none.
 const DEFAULT_OPSET: i64 = 21;
 
 /// Infers every value's type in every graph of `model`.
 pub fn infer(model: &Model, options: &Options) -> Inference {
+    let position = model.positions();
     let mut cx = Infer {
         model,
         options,
+        seen: Default::default(),
+        position,
+        fresh: 0,
+        overrides: HashMap::new(),
+        calls: 0,
         out: Inference {
             types: vec![None; model.values.len()],
             values: vec![None; model.values.len()],
+            floats: vec![None; model.values.len()],
+            strings: vec![None; model.values.len()],
             ..Inference::default()
         },
     };
@@ -81,6 +108,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         cx.out.diagnostics.push(Diagnostic::new(Severity::Warning, "no-opset", "main", msg));
     }
     cx.graph(Model::MAIN);
+    cx.contradictions();
     cx.out
 }
 
@@ -88,6 +116,16 @@ struct Infer<'a> {
     model: &'a Model,
     options: &'a Options,
     out: Inference,
+    /// The side conditions recorded so far, to keep them unique in linear time.
+    seen: std::collections::HashSet<Constraint>,
+    /// Each node's index in its graph's file order, for labels in linear time.
+    position: HashMap<NodeId, usize>,
+    /// Fresh symbols handed out so far.
+    fresh: usize,
+    /// Attributes of function-body nodes, as the current call gives them.
+    overrides: HashMap<NodeId, Vec<crate::ir::Attribute>>,
+    /// How deep function calls nest right now.
+    calls: usize,
 }
 
 impl Infer<'_> {
@@ -118,24 +156,197 @@ impl Infer<'_> {
         self.out.values[v.index()] = value;
     }
 
+    /// The version of `domain` that nodes of graph `g` see: a function body's own imports
+    /// first, then the model's.
+    fn opset(&self, g: GraphId, domain: &str) -> i64 {
+        let norm = |d: &str| if d == "ai.onnx" { String::new() } else { d.to_string() };
+        let mut graph = g;
+        // A subgraph inside a function body sees the function's imports.
+        while let Some(p) = self.model.graph(graph).parent {
+            graph = self.model.node(p).graph;
+        }
+        let own = self
+            .model
+            .functions
+            .iter()
+            .find(|f| f.graph == graph)
+            .and_then(|f| f.opsets.iter().find(|o| norm(&o.domain) == norm(domain)).map(|o| o.version));
+        own.or_else(|| self.model.opset(domain)).unwrap_or(if domain.is_empty() { DEFAULT_OPSET } else { 1 })
+    }
+
+    /// A call of a model-local function: its body is inferred with the node's inputs (types
+    /// and contents) and attributes, and its outputs are the node's.
+    fn call(&mut self, n: NodeId, f: &crate::ir::Function) -> Out {
+        let model = self.model;
+        let node = model.node(n);
+        if self.calls >= MAX_CALL_DEPTH {
+            let msg =
+                format!("function calls nest deeper than {MAX_CALL_DEPTH}; {}'s outputs are unknown", node.op_type);
+            let d = self.diag(n, Severity::Warning, "unknown-op", msg);
+            self.out.diagnostics.push(d);
+            return Out::default();
+        }
+        let body = model.graph(f.graph);
+        for (i, input) in body.inputs.iter().enumerate() {
+            let actual = node.inputs.get(i).copied().flatten();
+            let ty = actual.and_then(|v| self.out.ty(v).cloned());
+            let value = actual.and_then(|v| self.out.values[v.index()].clone());
+            self.set(input.value, ty, value);
+            self.out.floats[input.value.index()] = actual.and_then(|v| self.out.floats[v.index()].clone());
+            self.out.strings[input.value.index()] = actual.and_then(|v| self.out.strings[v.index()].clone());
+        }
+        // Body attributes that refer to the caller's: its value, else the function's default,
+        // else absent.
+        let mut saved = Vec::new();
+        for (body_node, attr, from) in &f.refs {
+            let given = node.attr(from).cloned().or_else(|| {
+                f.attributes.iter().find(|(name, _)| name == from).and_then(|(_, default)| default.clone())
+            });
+            let mut attrs: Vec<crate::ir::Attribute> = match self.overrides.get(body_node) {
+                Some(a) => a.clone(),
+                None => model.node(*body_node).attrs.clone(),
+            };
+            attrs.retain(|a| &a.name != attr);
+            if let Some(v) = given {
+                attrs.push(crate::ir::Attribute::new(attr, v));
+            }
+            saved.push((*body_node, self.overrides.insert(*body_node, attrs)));
+        }
+        self.calls += 1;
+        self.graph(f.graph);
+        self.calls -= 1;
+        for (body_node, old) in saved.into_iter().rev() {
+            match old {
+                Some(a) => self.overrides.insert(body_node, a),
+                None => self.overrides.remove(&body_node),
+            };
+        }
+        Out {
+            types: body.outputs.iter().map(|o| self.out.ty(o.value).cloned()).collect(),
+            values: body.outputs.iter().map(|o| self.out.values[o.value.index()].clone()).collect(),
+            floats: body.outputs.iter().map(|o| self.out.floats[o.value.index()].clone()).collect(),
+            strings: body.outputs.iter().map(|o| self.out.strings[o.value.index()].clone()).collect(),
+            ..Out::default()
+        }
+    }
+
+    /// Names each unknown dim of an inferred tensor type with a fresh symbol (`?N`): nothing
+    /// is assumed about its size, but the nodes it flows into see it equal to itself.
+    fn freshen(&mut self, ty: Type) -> Type {
+        match ty {
+            Type::Tensor { dtype, shape: Some(mut s) } => {
+                for d in s.iter_mut().filter(|d| **d == Dim::Unknown) {
+                    self.fresh += 1;
+                    *d = Dim::sym(&format!("?{}", self.fresh));
+                }
+                Type::Tensor { dtype, shape: Some(s) }
+            }
+            other => other,
+        }
+    }
+
+    /// Reports symbols that side conditions force to two different sizes other than 1: no
+    /// input size satisfies them all.
+    fn contradictions(&mut self) {
+        let mut allowed: Vec<(Sym, Vec<i64>, &Constraint)> = Vec::new();
+        let mut found = Vec::new();
+        for c in &self.out.constraints {
+            let Assumption::OneOf { sym, sizes } = &c.assumption else { continue };
+            match allowed.iter_mut().find(|(s, _, _)| s == sym) {
+                Some((_, have, first)) => {
+                    let both: Vec<i64> = have.iter().copied().filter(|x| sizes.contains(x)).collect();
+                    if both.is_empty() {
+                        let msg = format!(
+                            "symbol '{sym}' must be {} for {} ({}) and {} for {} ({}): no size satisfies both",
+                            render_sizes(have),
+                            first.node,
+                            first.op_type,
+                            render_sizes(sizes),
+                            c.node,
+                            c.op_type
+                        );
+                        let mut d = Diagnostic::new(Severity::Error, "symbol-contradiction", &c.graph, msg);
+                        d.node = Some(c.node.clone());
+                        d.op_type = Some(c.op_type.clone());
+                        d.axis = Some(c.axis);
+                        found.push(d);
+                    }
+                    *have = both;
+                }
+                None => allowed.push((sym.clone(), sizes.clone(), c)),
+            }
+        }
+        self.out.diagnostics.extend(found);
+    }
+
     fn graph(&mut self, g: GraphId) {
         let model = self.model;
         let graph = model.graph(g);
         for t in &graph.initializers {
             if let Some(v) = graph.scope.get(&t.name) {
                 let dims = t.dims.iter().map(|d| if *d >= 0 { Dim::Known(*d) } else { Dim::Unknown }).collect();
-                let value = t.ints(ops::MAX_TRACKED).map(|v| v.into_iter().map(Dim::Known).collect());
+                let value = ops::tensor_ints(t, ops::MAX_TRACKED).map(|v| v.into_iter().map(Dim::Known).collect());
                 self.set(*v, Some(Type::tensor(t.dtype, Some(dims))), value);
+                self.out.floats[v.index()] = ops::tensor_floats(t, ops::MAX_TRACKED);
+                self.out.strings[v.index()] = ops::tensor_strings(t, ops::MAX_TRACKED);
             }
         }
         for input in &graph.inputs {
             if let Some(ty) = &input.ty {
-                let ty = self.bind(ty);
-                let fed = (g == Model::MAIN).then(|| self.options.values.get(model.name(input.value))).flatten();
+                let mut ty = self.bind(ty);
+                let is_init = model.value(input.value).initializer.is_some();
+                if g == Model::MAIN && !is_init {
+                    if let Type::Tensor { shape: Some(s), .. } = &mut ty {
+                        if !self.options.literal_zero_dims && s.contains(&Dim::Known(0)) {
+                            for d in s.iter_mut().filter(|d| **d == Dim::Known(0)) {
+                                *d = Dim::Unknown;
+                            }
+                            let msg = format!(
+                                "input '{}' declares a dim_value of 0, which exporters write for a dynamic size; it is taken as unknown",
+                                model.name(input.value)
+                            );
+                            self.out.diagnostics.push(Diagnostic::new(
+                                Severity::Warning,
+                                "zero-dim-input",
+                                &graph.path,
+                                msg,
+                            ));
+                        }
+                        // Each unknown input dim (no dim_param, a negative or 0 dim_value, or
+                        // the placeholder `?`) is its own fresh symbol: unknown, but equal to
+                        // itself wherever it flows.
+                        for d in s.iter_mut() {
+                            let anonymous = match d {
+                                Dim::Unknown => true,
+                                Dim::Sym(sym) => sym.as_str() == "?" || sym.as_str().is_empty(),
+                                Dim::Known(_) => false,
+                            };
+                            if anonymous {
+                                self.fresh += 1;
+                                *d = Dim::sym(&format!("?{}", self.fresh));
+                            }
+                        }
+                    }
+                }
+                let name = model.name(input.value);
+                let fed = (g == Model::MAIN).then(|| self.options.values.get(name)).flatten();
                 let value = match fed {
                     Some(v) => Some(v.iter().map(|x| Dim::Known(*x)).collect()),
                     None => self.out.values[input.value.index()].take(),
                 };
+                if let Some(f) = (g == Model::MAIN).then(|| self.options.floats.get(name)).flatten() {
+                    self.out.floats[input.value.index()] = Some(f.clone());
+                }
+                if let Some(f) = (g == Model::MAIN).then(|| self.options.strings.get(name)).flatten() {
+                    self.out.strings[input.value.index()] = Some(f.clone());
+                }
+                if is_init && self.out.types[input.value.index()].is_some() {
+                    // An initializer's own dims are what a run sees unless the input is fed.
+                    if let Some(v) = value {
+                        self.out.values[input.value.index()] = Some(v);
+                    }
+                    continue;
+                }
                 self.set(input.value, Some(ty), value);
             }
         }
@@ -175,7 +386,7 @@ impl Infer<'_> {
     fn diag(&self, n: NodeId, severity: Severity, code: &'static str, message: String) -> Diagnostic {
         let node = self.model.node(n);
         let mut d = Diagnostic::new(severity, code, &self.model.graph(node.graph).path, message);
-        d.node = Some(self.model.node_label(n));
+        d.node = Some(self.label(n));
         d.op_type = Some(node.op_type.clone());
         d.inputs = node
             .inputs
@@ -186,6 +397,11 @@ impl Infer<'_> {
             })
             .collect();
         d
+    }
+
+    /// The node's label in messages: its name, or `op_type#index`.
+    fn label(&self, n: NodeId) -> String {
+        self.model.label_with(n, &self.position)
     }
 
     fn render(&self, v: ValueId) -> String {
@@ -226,17 +442,68 @@ impl Infer<'_> {
             self.subgraph(n, sub);
         }
 
-        let opset = model.opset(&node.domain).unwrap_or(if node.domain.is_empty() { DEFAULT_OPSET } else { 1 });
+        let opset = self.opset(node.graph, &node.domain);
+        // Inside a function body, attributes that refer to the caller's take its values.
+        let owned;
+        let node = match self.overrides.get(&n) {
+            Some(attrs) => {
+                owned = crate::ir::Node { attrs: attrs.clone(), ..node.clone() };
+                &owned
+            }
+            None => node,
+        };
+        let function = model.function(&node.domain, &node.op_type);
         let result = match node.op_type.as_str() {
             "If" if node.domain.is_empty() => Ok(self.if_outputs(n)),
+            _ if function.is_some() => Ok(function.map(|f| self.call(n, f)).unwrap_or_default()),
             _ => match ops::lookup(&node.domain, &node.op_type, opset) {
+                Some(def)
+                    if (node.inputs.len() as u64) < def.min_inputs as u64
+                        || (node.inputs.len() as u64) > def.max_inputs as u64 =>
+                {
+                    let want = if def.max_inputs == u32::MAX {
+                        format!("at least {}", def.min_inputs)
+                    } else if def.min_inputs == def.max_inputs {
+                        format!("{}", def.min_inputs)
+                    } else {
+                        format!("{} to {}", def.min_inputs, def.max_inputs)
+                    };
+                    Err(RuleError::Invalid(format!(
+                        "{} (opset {opset}) takes {want} inputs, the node has {}",
+                        node.op_type,
+                        node.inputs.len()
+                    )))
+                }
                 Some(def) => {
+                    let subgraph_outputs = node
+                        .subgraphs()
+                        .into_iter()
+                        .map(|(name, g)| {
+                            (name, model.graph(g).outputs.iter().map(|o| self.out.ty(o.value).cloned()).collect())
+                        })
+                        .collect();
                     let ctx = Ctx {
                         model,
                         node,
                         opset,
                         inputs: node.inputs.iter().map(|v| v.and_then(|v| self.out.ty(v))).collect(),
                         values: node.inputs.iter().map(|v| v.and_then(|v| self.out.value(v))).collect(),
+                        floats: node
+                            .inputs
+                            .iter()
+                            .map(|v| v.and_then(|v| self.out.floats[v.index()].as_deref()))
+                            .collect(),
+                        strings: node
+                            .inputs
+                            .iter()
+                            .map(|v| v.and_then(|v| self.out.strings[v.index()].as_deref()))
+                            .collect(),
+                        subgraph_outputs,
+                        loop_cond_stays_true: node.op_type == "Loop"
+                            && node.subgraphs().first().is_some_and(|(_, g)| {
+                                model.graph(*g).outputs.first().and_then(|o| self.out.value(o.value))
+                                    == Some(&[Dim::Known(1)][..])
+                            }),
                     };
                     apply(def, &ctx)
                 }
@@ -266,23 +533,32 @@ impl Infer<'_> {
             let c = Constraint {
                 assumption,
                 graph: graph.clone(),
-                node: model.node_label(n),
+                node: self.label(n),
                 op_type: node.op_type.clone(),
                 axis,
             };
-            if !self.out.constraints.contains(&c) {
+            if self.seen.insert(c.clone()) {
                 self.out.constraints.push(c);
             }
         }
         let mut types = out.types.into_iter();
         let mut values = out.values.into_iter();
+        let mut floats = out.floats.into_iter();
+        let mut strings = out.strings.into_iter();
         for v in node.outputs.iter() {
-            let (ty, value) = (types.next().flatten(), values.next().flatten());
+            let (ty, value, float) = (types.next().flatten(), values.next().flatten(), floats.next().flatten());
+            let string = strings.next().flatten();
             let Some(v) = v else { continue };
+            self.out.floats[v.index()] = float;
+            self.out.strings[v.index()] = string;
+            // Contents are kept only when they match the inferred element count.
+            let count = ty.as_ref().and_then(Type::shape).and_then(|s| numel(s));
+            let value = value.filter(|x| count.is_none_or(|n| n == x.len()));
             let ty = match declared.get(v) {
                 Some((decl, is_output)) => self.reconcile(n, *v, ty, &self.bind(decl), *is_output),
                 None => ty,
             };
+            let ty = ty.map(|t| self.freshen(t));
             self.set(*v, ty, value);
         }
     }
@@ -324,6 +600,7 @@ impl Infer<'_> {
                         }
                         (Dim::Unknown, _) => y.clone(),
                         (Dim::Sym(_), Dim::Known(_)) => y.clone(),
+                        (Dim::Sym(f), Dim::Sym(_)) if f.as_str().starts_with('?') => y.clone(),
                         _ => x.clone(),
                     })
                     .collect(),
@@ -379,18 +656,83 @@ impl Infer<'_> {
         // Loop bodies take (iteration number, condition, loop-carried values...).
         if node.op_type == "Loop" {
             for (i, input) in g.inputs.iter().enumerate() {
-                if input.ty.is_some() {
+                if input.ty.as_ref().is_some_and(|t| t.shape().is_some()) {
+                    if i == 1 {
+                        self.out.values[input.value.index()] = Some(vec![Dim::Known(1)]);
+                    }
                     continue;
                 }
                 let ty = match i {
                     0 => Some(Type::tensor(Some(DType::I64), Some(vec![]))),
                     1 => Some(Type::tensor(Some(DType::Bool), Some(vec![]))),
-                    _ => node.inputs.get(i).copied().flatten().and_then(|v| self.out.ty(v).cloned()),
+                    // A carried value may change shape across iterations: keep its rank and
+                    // element type only.
+                    _ => node.inputs.get(i).copied().flatten().and_then(|v| self.out.ty(v)).map(|t| match t {
+                        Type::Tensor { dtype, shape } => {
+                            Type::tensor(*dtype, shape.as_ref().map(|s| vec![Dim::Unknown; s.len()]))
+                        }
+                        other => other.clone(),
+                    }),
                 };
-                self.set(input.value, ty, None);
+                // The body runs only while the condition is true.
+                let value = (i == 1).then(|| vec![Dim::Known(1)]);
+                self.set(input.value, ty, value);
             }
         }
+        if node.op_type == "Scan" && node.domain.is_empty() {
+            self.scan_body(n, sub);
+        }
         self.graph(sub);
+    }
+
+    /// Types a Scan body's inputs from the node: state values as they are, scan inputs with
+    /// their scan axis removed.
+    fn scan_body(&mut self, n: NodeId, sub: GraphId) {
+        let model = self.model;
+        let node = model.node(n);
+        let opset = model.opset("").unwrap_or(DEFAULT_OPSET);
+        let offset = usize::from(opset < 9);
+        let m = node.attr_int("num_scan_inputs").unwrap_or(0).max(0) as usize;
+        let body = model.graph(sub);
+        let n_state = node.inputs.len().saturating_sub(offset + m);
+        let axes = node.attr_ints("scan_input_axes");
+        for (i, input) in body.inputs.iter().enumerate() {
+            if input.ty.as_ref().is_some_and(|t| t.shape().is_some()) {
+                continue;
+            }
+            let Some(t) = node.inputs.get(offset + i).copied().flatten().and_then(|v| self.out.ty(v)) else { continue };
+            let ty = if i < n_state {
+                t.clone()
+            } else {
+                match t {
+                    Type::Tensor { dtype, shape: Some(s) } => {
+                        let a = axes.and_then(|a| a.get(i - n_state).copied()).unwrap_or(0);
+                        // Before opset 9 axis 0 is the batch and axis 1 the sequence.
+                        let (drop, keep_batch) = if opset < 9 { (1usize, true) } else { (0, false) };
+                        let r = s.len() as i64;
+                        let a = if opset < 9 {
+                            drop as i64
+                        } else if a < 0 {
+                            a + r
+                        } else {
+                            a
+                        };
+                        let mut s2 = s.clone();
+                        if (0..r).contains(&a) {
+                            s2.remove(a as usize);
+                            if keep_batch && !s2.is_empty() {
+                                s2.remove(0);
+                            }
+                            Type::tensor(*dtype, Some(s2))
+                        } else {
+                            Type::tensor(*dtype, None)
+                        }
+                    }
+                    other => other.clone(),
+                }
+            };
+            self.set(input.value, Some(ty), None);
+        }
     }
 
     /// If's outputs: each branch's output, merged dim by dim.
@@ -407,6 +749,12 @@ impl Infer<'_> {
         let outs = |g: GraphId| -> Vec<Option<Type>> {
             model.graph(g).outputs.iter().map(|o| self.out.ty(o.value).cloned()).collect()
         };
+        // A condition known at inference time picks its branch.
+        if let Some([Dim::Known(k)]) = node.inputs.first().copied().flatten().and_then(|v| self.out.value(v)) {
+            let g = if *k != 0 { then } else { other };
+            let values = model.graph(g).outputs.iter().map(|o| self.out.value(o.value).map(<[Dim]>::to_vec)).collect();
+            return Out { types: outs(g), values, ..Out::default() };
+        }
         let types = outs(then).into_iter().zip(outs(other)).map(|(a, b)| merge(a, b)).collect();
         Out { types, ..Out::default() }
     }
@@ -497,6 +845,12 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
         ShapeRule::SameAs(i) => tensor_out(c.shape(i).map(<[Dim]>::to_vec)),
         ShapeRule::Custom(f) => f(c)?,
     };
+    if let Some(v) = fold(def.fold, c, &out) {
+        out.values = vec![Some(v)];
+    }
+    if let Some(v) = fold_floats(c, &out) {
+        out.floats = vec![Some(v)];
+    }
     let dtype = match def.ty {
         TypeRule::SameAs(i) => c.dtype(i),
         TypeRule::Fixed(d) => Some(d),
@@ -509,6 +863,111 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
         }
     }
     Ok(out)
+}
+
+/// The number of elements of a shape whose dims are all known.
+fn numel(shape: &[Dim]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(usize::try_from(d.known()?).ok()?))
+}
+
+/// Shape-tensor propagation through an elementwise op: each output element from the
+/// broadcast input elements, when every input's contents and the output's shape are known.
+fn fold(f: ops::Fold, c: &Ctx, out: &Out) -> Option<Vec<Dim>> {
+    if matches!(f, ops::Fold::None) {
+        return None;
+    }
+    let oshape = out.types.first()?.as_ref()?.shape()?;
+    let n = numel(oshape).filter(|n| *n <= ops::MAX_TRACKED)?;
+    let k = c.inputs.len();
+    let mut ins = Vec::with_capacity(k);
+    for i in 0..k {
+        let s = c.shape(i)?;
+        let v = c.value(i)?;
+        if numel(s)? != v.len() || s.len() > oshape.len() {
+            return None;
+        }
+        ins.push((s, v));
+    }
+    let rank = oshape.len();
+    let dims: Vec<usize> = oshape.iter().map(|d| d.known().map(|x| x as usize)).collect::<Option<_>>()?;
+    let mut result = Vec::with_capacity(n);
+    let mut idx = vec![0usize; rank];
+    for _ in 0..n {
+        let elems: Vec<&Dim> = ins
+            .iter()
+            .map(|(s, v)| {
+                let off = rank - s.len();
+                let mut flat = 0usize;
+                for (j, d) in s.iter().enumerate() {
+                    let size = d.known().unwrap_or(1) as usize;
+                    let i = if size == 1 { 0 } else { idx[off + j] };
+                    flat = flat * size + i;
+                }
+                &v[flat]
+            })
+            .collect();
+        let e = match (f, elems.as_slice()) {
+            (ops::Fold::Unary(g), [a]) => g(a),
+            (ops::Fold::Binary(g), [a, rest @ ..]) if !rest.is_empty() => {
+                rest.iter().fold((*a).clone(), |acc, b| g(&acc, b))
+            }
+            (ops::Fold::Where, [cond, x, y]) => match cond.known() {
+                Some(0) => (*y).clone(),
+                Some(_) => (*x).clone(),
+                None if x == y => (*x).clone(),
+                None => Dim::Unknown,
+            },
+            _ => return None,
+        };
+        result.push(e);
+        for j in (0..rank).rev() {
+            idx[j] += 1;
+            if idx[j] < dims[j] {
+                break;
+            }
+            idx[j] = 0;
+        }
+    }
+    Some(result)
+}
+
+/// Floating-point contents through the elementwise ops the expanded function bodies use
+/// to compute sizes (Range's `ceil((limit - start) / delta)`).
+fn fold_floats(c: &Ctx, out: &Out) -> Option<Vec<f64>> {
+    type Bin = fn(f64, f64) -> f64;
+    type Un = fn(f64) -> f64;
+    let (bin, un): (Option<Bin>, Option<Un>) = match c.node.op_type.as_str() {
+        "Add" => (Some(|a, b| a + b), None),
+        "Sub" => (Some(|a, b| a - b), None),
+        "Mul" => (Some(|a, b| a * b), None),
+        "Div" => (Some(|a, b| a / b), None),
+        "Max" => (Some(f64::max), None),
+        "Min" => (Some(f64::min), None),
+        "Ceil" => (None, Some(f64::ceil)),
+        "Floor" => (None, Some(f64::floor)),
+        "Relu" => (None, Some(|a: f64| a.max(0.0))),
+        "Neg" => (None, Some(|a: f64| -a)),
+        "Abs" => (None, Some(f64::abs)),
+        _ => return None,
+    };
+    if !c.node.domain.is_empty() || !c.dtype(0).is_some_and(DType::is_float) {
+        return None;
+    }
+    let oshape = out.types.first()?.as_ref()?.shape()?;
+    let n = numel(oshape).filter(|n| *n <= ops::MAX_TRACKED)?;
+    let ins: Vec<&[f64]> = (0..c.inputs.len()).map(|i| c.floats.get(i).copied().flatten()).collect::<Option<_>>()?;
+    // Scalars and same-size inputs only: enough for size arithmetic.
+    if ins.iter().any(|v| v.len() != 1 && v.len() != n) {
+        return None;
+    }
+    let at = |v: &[f64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+    match (bin, un, ins.as_slice()) {
+        (Some(f), _, [a, rest @ ..]) if !rest.is_empty() => {
+            Some((0..n).map(|i| rest.iter().fold(at(a, i), |acc, b| f(acc, at(b, i)))).collect())
+        }
+        (_, Some(f), [a]) => Some((0..n).map(|i| f(at(a, i))).collect()),
+        _ => None,
+    }
 }
 
 fn tensor_out(shape: Option<Shape>) -> Out {

@@ -102,6 +102,7 @@ fn from_proto(mut proto: onnx::ModelProto, path: &Path, dir: Option<&Path>) -> R
         .iter()
         .map(|o| Opset { domain: o.domain.clone().unwrap_or_default(), version: o.version.unwrap_or(0) })
         .collect();
+    let functions = proto.functions.clone();
     let model = Model {
         ir_version: proto.ir_version.unwrap_or(0),
         opsets,
@@ -109,10 +110,12 @@ fn from_proto(mut proto: onnx::ModelProto, path: &Path, dir: Option<&Path>) -> R
         values: Vec::new(),
         nodes: Default::default(),
         dir: dir.map(Path::to_path_buf),
+        functions: Vec::new(),
         proto: Opaque(proto.encode_to_vec()),
     };
     let mut loader = Loader { path, model };
     loader.graph(graph, None, "main".to_string(), 0)?;
+    loader.functions(functions)?;
     Ok(loader.model)
 }
 
@@ -606,4 +609,57 @@ pub fn read_external(dir: &Path, tensor: &str, location: &str, offset: u64, leng
     let mut buf = Vec::new();
     f.take(length).read_to_end(&mut buf).map_err(|e| bad(format!("'{location}': {e}")))?;
     Ok(buf)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Model-local functions (FunctionProto). Each body is loaded as a graph without a parent so
+// that inference can run through it; the functions themselves stay in the model's carry, so
+// saving writes them back exactly as read.
+
+impl Loader<'_> {
+    fn functions(&mut self, functions: Vec<onnx::FunctionProto>) -> Result<()> {
+        for f in functions {
+            let domain = f.domain.clone().unwrap_or_default();
+            let name = f.name.clone().unwrap_or_default();
+            // Attributes of body nodes that take the caller's value, by node position.
+            let refs: Vec<(usize, String, String)> = f
+                .node
+                .iter()
+                .enumerate()
+                .flat_map(|(i, n)| {
+                    n.attribute.iter().filter_map(move |a| {
+                        let r = a.ref_attr_name.as_deref().filter(|r| !r.is_empty())?;
+                        Some((i, a.name.clone().unwrap_or_default(), r.to_string()))
+                    })
+                })
+                .collect();
+            let value_info = |names: &[String]| -> Vec<onnx::ValueInfoProto> {
+                names.iter().map(|n| onnx::ValueInfoProto { name: Some(n.clone()), ..Default::default() }).collect()
+            };
+            let body = onnx::GraphProto {
+                name: Some(name.clone()),
+                node: f.node.clone(),
+                input: value_info(&f.input),
+                output: value_info(&f.output),
+                value_info: f.value_info.clone(),
+                ..Default::default()
+            };
+            let label = if domain.is_empty() { name.clone() } else { format!("{domain}.{name}") };
+            let graph = self.graph(body, None, format!("function {label}"), 1)?;
+            let order = self.model.graph(graph).order.clone();
+            let refs = refs.into_iter().filter_map(|(i, a, r)| Some((*order.get(i)?, a, r))).collect();
+            let mut attributes: Vec<(String, Option<AttrValue>)> =
+                f.attribute.iter().map(|a| (a.clone(), None)).collect();
+            for a in &f.attribute_proto {
+                attributes.push((a.name.clone().unwrap_or_default(), Some(simple_attr(a, attr_kind(a)))));
+            }
+            let opsets = f
+                .opset_import
+                .iter()
+                .map(|o| Opset { domain: o.domain.clone().unwrap_or_default(), version: o.version.unwrap_or(0) })
+                .collect();
+            self.model.functions.push(crate::ir::Function { domain, name, graph, opsets, attributes, refs });
+        }
+        Ok(())
+    }
 }

@@ -28,7 +28,8 @@ fn strip_declared(model: &mut Model) {
 /// The contents of the case's small integer inputs (shapes fed at run time), as a runtime's
 /// session would see them.
 fn fed_values(case: &common::Case, model: &Model) -> Options {
-    let mut options = Options::default();
+    // The backend cases feed real empty tensors: a 0 on their inputs is a size.
+    let mut options = Options { literal_zero_dims: true, ..Options::default() };
     let inputs: Vec<String> = model
         .graph(Model::MAIN)
         .inputs
@@ -39,8 +40,15 @@ fn fed_values(case: &common::Case, model: &Model) -> Options {
     for (k, name) in inputs.iter().enumerate() {
         let pb = case.dir.join(format!("test_data_set_0/input_{k}.pb"));
         if let Ok(t) = onnx_bcast::io::read_tensor(&pb) {
-            if let Some(v) = t.ints(onnx_bcast::ops::MAX_TRACKED) {
+            // Encoded images (uint8) are fed whole; other tensors when small.
+            let limit =
+                if t.dtype == Some(onnx_bcast::dtype::DType::U8) { 1 << 20 } else { onnx_bcast::ops::MAX_TRACKED };
+            if let Some(v) = onnx_bcast::ops::tensor_ints(&t, limit) {
                 options.values.insert(name.clone(), v);
+            } else if let Some(v) = onnx_bcast::ops::tensor_floats(&t, onnx_bcast::ops::MAX_TRACKED) {
+                options.floats.insert(name.clone(), v);
+            } else if let Some(v) = onnx_bcast::ops::tensor_strings(&t, onnx_bcast::ops::MAX_TRACKED) {
+                options.strings.insert(name.clone(), v);
             }
         }
     }
@@ -51,6 +59,15 @@ fn judge(case: &common::Case) -> Verdict {
     let mut model = onnx_bcast::load(&case.dir.join("model.onnx")).unwrap_or_else(|e| panic!("{}: {e}", case.name));
     strip_declared(&mut model);
     let inf = infer(&model, &fed_values(case, &model));
+    if std::env::var("NODE_CASE").is_ok_and(|n| n == case.name) {
+        for (i, v) in model.values.iter().enumerate() {
+            let id = model.graph(v.graph).scope.get(&v.name).copied();
+            if let Some(id) = id.filter(|id| id.index() == i) {
+                eprintln!("{}: {:?} value {:?}", v.name, inf.ty(id), inf.value(id));
+            }
+        }
+        eprintln!("{:#?}", inf.diagnostics);
+    }
     let outs: Vec<_> = model.graph(Model::MAIN).outputs.iter().map(|o| o.value).collect();
     let mut partial = None;
     for ((kind, dtype, shape), v) in case.outputs.iter().zip(outs) {
@@ -103,6 +120,15 @@ fn judge(case: &common::Case) -> Verdict {
     }
 }
 
+/// The cases listed in `tests/data/node/not_static.txt`: outputs sized by input contents.
+fn not_static() -> Vec<String> {
+    let text = std::fs::read_to_string(common::data().join("node/not_static.txt")).expect("not_static.txt");
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| l.split('\t').next().unwrap_or("").to_string())
+        .collect()
+}
+
 #[test]
 fn broadcasting_family_cases_are_exact() {
     let cases: Vec<_> = common::cases("node").into_iter().filter(|c| c.family).collect();
@@ -131,13 +157,24 @@ fn all_node_cases_none_wrong() {
     assert_eq!(cases.len(), 1859);
     let mut exact = 0;
     let mut wrong = Vec::new();
+    let mut partial = Vec::new();
+    let verbose = std::env::var_os("NODE_CASES_VERBOSE").is_some();
     for c in &cases {
         match judge(c) {
             Verdict::Exact => exact += 1,
-            Verdict::Partial(_) => {}
+            Verdict::Partial(why) => {
+                partial.push(c.name.clone());
+                if verbose {
+                    eprintln!("partial {}: {why}", c.name);
+                }
+            }
             Verdict::Wrong(why) => wrong.push(format!("{}: {why}", c.name)),
         }
     }
     eprintln!("exact: {exact} of {}", cases.len());
     assert!(wrong.is_empty(), "{} cases wrong:\n{}", wrong.len(), wrong.join("\n"));
+    let unlisted: Vec<&String> = partial.iter().filter(|n| !not_static().contains(n)).collect();
+    assert!(unlisted.is_empty(), "not exact and not in not_static.txt: {unlisted:?}");
+    // Issue 3's bar (onnx's own inference: 1,852).
+    assert!(exact >= 1853, "only {exact} of {} exact", cases.len());
 }

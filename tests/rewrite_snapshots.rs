@@ -100,9 +100,9 @@ fn annotate_fills_value_info() {
 }
 
 #[test]
-fn expand_unknown_sizes_get_fresh_symbols() {
-    // `mask` has an unknown batch size: the output's is unknown too, so both operands are
-    // expanded to the run-time broadcast and their type names the size with a fresh symbol.
+fn expand_unknown_sizes() {
+    // `mask` has an unknown batch size (inference names it `?1`): no operand holds the output's
+    // batch, so both operands are expanded to the broadcast computed at run time.
     let mut m = model("attention_mask");
     let mask = m.resolve(Model::MAIN, "mask").unwrap();
     let main = m.graph_mut(Model::MAIN);

@@ -175,6 +175,10 @@ fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
             }
         }
     }
+    // A directory that holds no model is a mistake (a wrong path), not a clean bill of health.
+    if found.is_empty() {
+        return Err(Error::NoModels { path: path.to_path_buf() });
+    }
     found.sort();
     out.extend(found);
     Ok(())

@@ -115,6 +115,7 @@ fn constraint_json(c: &Constraint) -> Json {
 
 pub fn infer_json(path: &Path, model: &Model, inf: &Inference) -> String {
     let (values, nodes) = walk(model);
+    let positions = model.positions();
     let mut tensors = Map::new();
     for (k, v) in keys(model, &values).into_iter().zip(&values) {
         tensors.insert(k, type_json(inf.ty(*v)));
@@ -131,7 +132,7 @@ pub fn infer_json(path: &Path, model: &Model, inf: &Inference) -> String {
                 vs.iter().map(|v| v.map(|v| model.name(v).to_string()).unwrap_or_default()).collect()
             };
             json!({
-                "name": model.node_label(*n), "op_type": node.op_type, "domain": node.domain,
+                "name": model.label_with(*n, &positions), "op_type": node.op_type, "domain": node.domain,
                 "graph": model.graph(node.graph).path,
                 "inputs": names(&node.inputs), "outputs": names(&node.outputs),
             })

@@ -8,11 +8,18 @@ use super::{AttrValue, GraphId, Model, ValueId};
 /// Dumps the model; `ty` renders a value's type (e.g. from the shape table), or `None` to omit.
 pub fn dump(model: &Model, ty: &dyn Fn(ValueId) -> Option<String>) -> String {
     let mut out = String::new();
-    graph(model, Model::MAIN, 0, ty, &mut out);
+    graph(model, &model.positions(), Model::MAIN, 0, ty, &mut out);
     out
 }
 
-fn graph(model: &Model, id: GraphId, depth: usize, ty: &dyn Fn(ValueId) -> Option<String>, out: &mut String) {
+fn graph(
+    model: &Model,
+    positions: &std::collections::HashMap<super::NodeId, usize>,
+    id: GraphId,
+    depth: usize,
+    ty: &dyn Fn(ValueId) -> Option<String>,
+    out: &mut String,
+) {
     let pad = "  ".repeat(depth);
     let g = model.graph(id);
     let typed = |v: ValueId| match ty(v) {
@@ -48,10 +55,15 @@ fn graph(model: &Model, id: GraphId, depth: usize, ty: &dyn Fn(ValueId) -> Optio
         let attrs = if attrs.is_empty() { String::new() } else { format!(" {{{}}}", attrs.join(", ")) };
         let op =
             if node.domain.is_empty() { node.op_type.clone() } else { format!("{}.{}", node.domain, node.op_type) };
-        let _ =
-            writeln!(out, "{pad}  {} = {op}({}){attrs} -> {}", model.node_label(*n), ins.join(", "), outs.join(", "));
+        let _ = writeln!(
+            out,
+            "{pad}  {} = {op}({}){attrs} -> {}",
+            model.label_with(*n, positions),
+            ins.join(", "),
+            outs.join(", ")
+        );
         for (_, sub) in node.subgraphs() {
-            graph(model, sub, depth + 2, ty, out);
+            graph(model, positions, sub, depth + 2, ty, out);
         }
     }
     for o in &g.outputs {

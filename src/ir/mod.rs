@@ -307,6 +307,28 @@ pub struct Graph {
     pub(crate) proto: Opaque,
 }
 
+/// A model-local function: an op `domain.name` defined by a body graph.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub domain: String,
+    pub name: String,
+    /// The body: its inputs and outputs are the function's formal inputs and outputs.
+    pub graph: GraphId,
+    /// The opsets the body imports (the model's when empty).
+    pub opsets: Vec<Opset>,
+    /// The attributes the function declares, with their defaults where it gives one.
+    pub attributes: Vec<(String, Option<AttrValue>)>,
+    /// Body node attributes that refer to the caller's: (node, attribute, caller's attribute).
+    pub refs: Vec<(NodeId, String, String)>,
+}
+
+impl Model {
+    /// The model-local function `domain.name`, if the model defines one.
+    pub fn function(&self, domain: &str, name: &str) -> Option<&Function> {
+        self.functions.iter().find(|f| f.domain == domain && f.name == name)
+    }
+}
+
 /// An operator set the model imports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opset {
@@ -326,6 +348,10 @@ pub struct Model {
     pub nodes: StableGraph<Node, ValueId>,
     /// The folder the model was read from: external data resolves inside it.
     pub dir: Option<PathBuf>,
+    /// Model-local functions (`FunctionProto`), each body loaded as a graph of its own (no
+    /// parent, not reachable from the main graph). Read-only: saving writes the functions
+    /// back as they were read.
+    pub functions: Vec<Function>,
     pub(crate) proto: Opaque,
 }
 
@@ -376,12 +402,28 @@ impl Model {
 
     /// The node's label in messages: its name, or `op_type#index` when the name is empty.
     pub fn node_label(&self, id: NodeId) -> String {
+        let index = || self.graph(self.node(id).graph).order.iter().position(|n| *n == id).unwrap_or(0);
+        self.label_at(id, index)
+    }
+
+    /// Each node's index in its graph's file order: with [`Model::label_with`], labels for many
+    /// nodes in linear time.
+    pub fn positions(&self) -> HashMap<NodeId, usize> {
+        self.graphs.iter().flat_map(|g| g.order.iter().enumerate().map(|(i, n)| (*n, i))).collect()
+    }
+
+    /// [`Model::node_label`] with the positions computed once by [`Model::positions`].
+    pub fn label_with(&self, id: NodeId, positions: &HashMap<NodeId, usize>) -> String {
+        self.label_at(id, || positions.get(&id).copied().unwrap_or(0))
+    }
+
+    fn label_at(&self, id: NodeId, index: impl FnOnce() -> usize) -> String {
         let node = self.node(id);
-        if !node.name.is_empty() {
-            return node.name.clone();
+        if node.name.is_empty() {
+            format!("{}#{}", node.op_type, index())
+        } else {
+            node.name.clone()
         }
-        let index = self.graph(node.graph).order.iter().position(|n| *n == id).unwrap_or(0);
-        format!("{}#{index}", node.op_type)
     }
 
     /// Looks `name` up in `graph`'s scope and then its ancestors'.

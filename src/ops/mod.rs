@@ -2,8 +2,12 @@
 //! its shape rule and its element-type rule. Adding an op touches this table only.
 
 mod rules;
+mod table;
 
-pub use rules::MAX_TRACKED;
+pub use rules::{tensor_floats, tensor_ints, tensor_strings, MAX_TRACKED};
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use crate::dtype::DType;
 use crate::ir::{Model, Node};
@@ -65,6 +69,15 @@ pub struct Ctx<'a> {
     /// Each input slot's contents, when it is a small integer tensor whose elements are known
     /// or symbolic (shape tensors).
     pub values: Vec<Option<&'a [Dim]>>,
+    /// Each input slot's contents, when it is a small floating-point tensor whose elements are
+    /// known (Resize scales, Range bounds).
+    pub floats: Vec<Option<&'a [f64]>>,
+    /// Each input slot's contents, when it is a small string tensor.
+    pub strings: Vec<Option<&'a [String]>>,
+    /// The inferred types of the outputs of each subgraph the node holds, by attribute name.
+    pub subgraph_outputs: Vec<(&'a str, Vec<Option<Type>>)>,
+    /// For Loop: the body's condition output is known true whenever its condition input is.
+    pub loop_cond_stays_true: bool,
 }
 
 impl Ctx<'_> {
@@ -82,6 +95,24 @@ impl Ctx<'_> {
     pub fn value(&self, i: usize) -> Option<&[Dim]> {
         self.values.get(i).copied().flatten()
     }
+
+    /// Input `i`'s contents when every element is a known integer.
+    pub fn ints(&self, i: usize) -> Option<Vec<i64>> {
+        self.value(i)?.iter().map(Dim::known).collect()
+    }
+
+    /// Input `i`'s contents as numbers, from integer or floating-point contents.
+    pub fn numbers(&self, i: usize) -> Option<Vec<f64>> {
+        match self.floats.get(i).copied().flatten() {
+            Some(f) => Some(f.to_vec()),
+            None => Some(self.ints(i)?.into_iter().map(|x| x as f64).collect()),
+        }
+    }
+
+    /// True when input slot `i` is present (not omitted).
+    pub fn has(&self, i: usize) -> bool {
+        self.node.inputs.get(i).copied().flatten().is_some()
+    }
 }
 
 /// What a rule concludes: one entry per output slot.
@@ -90,6 +121,10 @@ pub struct Out {
     pub types: Vec<Option<Type>>,
     /// Contents of small integer outputs (shape tensors), when derivable.
     pub values: Vec<Option<Vec<Dim>>>,
+    /// Contents of small floating-point outputs, when derivable.
+    pub floats: Vec<Option<Vec<f64>>>,
+    /// Contents of small string outputs, when derivable.
+    pub strings: Vec<Option<Vec<String>>>,
     /// Side conditions assumed, with the output axis each concerns.
     pub assumptions: Vec<(usize, Assumption)>,
 }
@@ -103,6 +138,20 @@ pub enum RuleError {
     Invalid(String),
 }
 
+/// How the contents of an op's small integer output follow from its inputs' contents
+/// (shape-tensor propagation), element by element with broadcasting.
+#[derive(Clone, Copy, Debug)]
+pub enum Fold {
+    /// Nothing is computed.
+    None,
+    /// A unary function of each element.
+    Unary(fn(&Dim) -> Dim),
+    /// A binary function of each pair of broadcast elements.
+    Binary(fn(&Dim, &Dim) -> Dim),
+    /// `Where(cond, x, y)`.
+    Where,
+}
+
 /// One row of the op table.
 #[derive(Clone, Copy, Debug)]
 pub struct OpDef {
@@ -110,24 +159,40 @@ pub struct OpDef {
     pub domain: &'static str,
     /// The first opset version this row describes; it holds until the next row of the op.
     pub since: i64,
+    /// The fewest and most input slots a node may have (`u32::MAX` for variadic).
+    pub min_inputs: u32,
+    pub max_inputs: u32,
     pub shape: ShapeRule,
     pub ty: TypeRule,
+    pub fold: Fold,
 }
 
 /// The row for `op` in `domain` at opset `version`; `None` when the op is unknown or did not
 /// exist yet at that version.
 pub fn lookup(domain: &str, op: &str, version: i64) -> Option<&'static OpDef> {
     let domain = if domain == "ai.onnx" { "" } else { domain };
-    rules::TABLE.iter().filter(|d| d.op == op && d.domain == domain && d.since <= version).max_by_key(|d| d.since)
+    index().get(&(domain, op))?.iter().filter(|d| d.since <= version).max_by_key(|d| d.since).copied()
+}
+
+/// The table's rows grouped by (domain, op), built once.
+fn index() -> &'static HashMap<(&'static str, &'static str), Vec<&'static OpDef>> {
+    static INDEX: OnceLock<HashMap<(&'static str, &'static str), Vec<&'static OpDef>>> = OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut m: HashMap<(&'static str, &'static str), Vec<&'static OpDef>> = HashMap::new();
+        for d in table::TABLE {
+            m.entry((d.domain, d.op)).or_default().push(d);
+        }
+        m
+    })
 }
 
 /// True when `op` is known in `domain` at any version.
 pub fn exists(domain: &str, op: &str) -> bool {
     let domain = if domain == "ai.onnx" { "" } else { domain };
-    rules::TABLE.iter().any(|d| d.op == op && d.domain == domain)
+    index().contains_key(&(domain, op))
 }
 
 /// Every row, for tests and listings.
 pub fn table() -> &'static [OpDef] {
-    rules::TABLE
+    table::TABLE
 }

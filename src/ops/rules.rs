@@ -1,166 +1,312 @@
-//! The rows of the op table and the custom shape rules they name.
+//! The custom shape rules the op table names, one function per op family, and the element
+//! folds of shape-tensor propagation.
 
-use super::{Ctx, OpDef, Out, RuleError, ShapeRule as S, TypeRule as T};
+use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
-use crate::ir::AttrValue;
-use crate::shape::{uni, Dim, Type};
+use crate::ir::{AttrValue, Tensor, TensorData};
+use crate::shape::{multi, uni, Assumption, Dim, Shape, Type};
 
-const fn row(op: &'static str, since: i64, shape: S, ty: T) -> OpDef {
-    OpDef { op, domain: "", since, shape, ty }
-}
-
-const BOOL: T = T::Fixed(DType::Bool);
-
-/// Every op the pass knows, in the default domain unless a row says otherwise.
-pub static TABLE: &[OpDef] = &[
-    // The broadcasting family. Before opset 7 the binary ones used the `broadcast`/`axis`
-    // attributes; before opset 8 the N-ary ones took equal shapes only.
-    row("Add", 1, S::Legacy, T::SameAs(0)),
-    row("Add", 7, S::Multi, T::SameAs(0)),
-    row("Sub", 1, S::Legacy, T::SameAs(0)),
-    row("Sub", 7, S::Multi, T::SameAs(0)),
-    row("Mul", 1, S::Legacy, T::SameAs(0)),
-    row("Mul", 7, S::Multi, T::SameAs(0)),
-    row("Div", 1, S::Legacy, T::SameAs(0)),
-    row("Div", 7, S::Multi, T::SameAs(0)),
-    row("Pow", 1, S::Legacy, T::SameAs(0)),
-    row("Pow", 7, S::Multi, T::SameAs(0)),
-    row("Mod", 10, S::Multi, T::SameAs(0)),
-    row("BitShift", 11, S::Multi, T::SameAs(0)),
-    row("And", 1, S::Legacy, BOOL),
-    row("And", 7, S::Multi, BOOL),
-    row("Or", 1, S::Legacy, BOOL),
-    row("Or", 7, S::Multi, BOOL),
-    row("Xor", 1, S::Legacy, BOOL),
-    row("Xor", 7, S::Multi, BOOL),
-    row("BitwiseAnd", 18, S::Multi, T::SameAs(0)),
-    row("BitwiseOr", 18, S::Multi, T::SameAs(0)),
-    row("BitwiseXor", 18, S::Multi, T::SameAs(0)),
-    row("Equal", 1, S::Legacy, BOOL),
-    row("Equal", 7, S::Multi, BOOL),
-    row("Greater", 1, S::Legacy, BOOL),
-    row("Greater", 7, S::Multi, BOOL),
-    row("Less", 1, S::Legacy, BOOL),
-    row("Less", 7, S::Multi, BOOL),
-    row("GreaterOrEqual", 12, S::Multi, BOOL),
-    row("LessOrEqual", 12, S::Multi, BOOL),
-    row("Max", 1, S::Equal, T::SameAs(0)),
-    row("Max", 8, S::Multi, T::SameAs(0)),
-    row("Min", 1, S::Equal, T::SameAs(0)),
-    row("Min", 8, S::Multi, T::SameAs(0)),
-    row("Sum", 1, S::Equal, T::SameAs(0)),
-    row("Sum", 8, S::Multi, T::SameAs(0)),
-    row("Mean", 1, S::Equal, T::SameAs(0)),
-    row("Mean", 8, S::Multi, T::SameAs(0)),
-    row("Where", 9, S::Multi, T::SameAs(1)),
-    row("Expand", 8, S::Expand, T::SameAs(0)),
-    row("PRelu", 1, S::Uni { to: 0, from: 1 }, T::SameAs(0)),
-    row("Gemm", 1, S::Custom(gemm), T::SameAs(0)),
-    // Ops that let small models flow.
-    row("Constant", 1, S::Custom(constant), T::Custom),
-    row("Identity", 1, S::Custom(identity), T::SameAs(0)),
-    row("Cast", 1, S::Custom(identity), T::AttrTo),
-    row("CastLike", 15, S::Custom(identity), T::SameAs(1)),
-    row("Shape", 1, S::Custom(shape), T::Fixed(DType::I64)),
-    row("Size", 1, S::Custom(size), T::Fixed(DType::I64)),
-    // Unary elementwise ops.
-    row("Abs", 1, S::SameAs(0), T::SameAs(0)),
-    row("Neg", 1, S::SameAs(0), T::SameAs(0)),
-    row("Exp", 1, S::SameAs(0), T::SameAs(0)),
-    row("Log", 1, S::SameAs(0), T::SameAs(0)),
-    row("Sqrt", 1, S::SameAs(0), T::SameAs(0)),
-    row("Reciprocal", 1, S::SameAs(0), T::SameAs(0)),
-    row("Floor", 1, S::SameAs(0), T::SameAs(0)),
-    row("Ceil", 1, S::SameAs(0), T::SameAs(0)),
-    row("Round", 11, S::SameAs(0), T::SameAs(0)),
-    row("Sign", 9, S::SameAs(0), T::SameAs(0)),
-    row("Relu", 1, S::SameAs(0), T::SameAs(0)),
-    row("LeakyRelu", 1, S::SameAs(0), T::SameAs(0)),
-    row("Elu", 1, S::SameAs(0), T::SameAs(0)),
-    row("Selu", 1, S::SameAs(0), T::SameAs(0)),
-    row("Celu", 12, S::SameAs(0), T::SameAs(0)),
-    row("ThresholdedRelu", 10, S::SameAs(0), T::SameAs(0)),
-    row("Sigmoid", 1, S::SameAs(0), T::SameAs(0)),
-    row("HardSigmoid", 1, S::SameAs(0), T::SameAs(0)),
-    row("HardSwish", 14, S::SameAs(0), T::SameAs(0)),
-    row("Tanh", 1, S::SameAs(0), T::SameAs(0)),
-    row("Softplus", 1, S::SameAs(0), T::SameAs(0)),
-    row("Softsign", 1, S::SameAs(0), T::SameAs(0)),
-    row("Mish", 18, S::SameAs(0), T::SameAs(0)),
-    row("Gelu", 20, S::SameAs(0), T::SameAs(0)),
-    row("Erf", 9, S::SameAs(0), T::SameAs(0)),
-    row("Sin", 7, S::SameAs(0), T::SameAs(0)),
-    row("Cos", 7, S::SameAs(0), T::SameAs(0)),
-    row("Tan", 7, S::SameAs(0), T::SameAs(0)),
-    row("Asin", 7, S::SameAs(0), T::SameAs(0)),
-    row("Acos", 7, S::SameAs(0), T::SameAs(0)),
-    row("Atan", 7, S::SameAs(0), T::SameAs(0)),
-    row("Sinh", 9, S::SameAs(0), T::SameAs(0)),
-    row("Cosh", 9, S::SameAs(0), T::SameAs(0)),
-    row("Asinh", 9, S::SameAs(0), T::SameAs(0)),
-    row("Acosh", 9, S::SameAs(0), T::SameAs(0)),
-    row("Atanh", 9, S::SameAs(0), T::SameAs(0)),
-    row("Not", 1, S::SameAs(0), BOOL),
-    row("BitwiseNot", 18, S::SameAs(0), T::SameAs(0)),
-    row("IsNaN", 9, S::SameAs(0), BOOL),
-    row("IsInf", 10, S::SameAs(0), BOOL),
-    row("Clip", 1, S::SameAs(0), T::SameAs(0)),
-];
-
-/// One output of type `ty`.
-fn one(ty: Type) -> Out {
-    Out { types: vec![Some(ty)], ..Out::default() }
-}
-
-fn identity(c: &Ctx) -> Result<Out, RuleError> {
-    let mut out = one(Type::tensor(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec)));
-    if let Some(ty) = c.inputs.first().copied().flatten() {
-        if !matches!(ty, Type::Tensor { .. }) {
-            out.types[0] = Some(ty.clone());
-        }
-    }
-    // Integer contents pass through Identity and integer-to-integer Cast.
-    let to_int = match c.node.attr_int("to").and_then(|t| i32::try_from(t).ok()) {
-        Some(code) => DType::from_onnx(code).is_some_and(DType::is_int),
-        None => c.node.op_type == "Identity",
-    };
-    out.values = vec![c.value(0).filter(|_| to_int).map(<[Dim]>::to_vec)];
-    Ok(out)
-}
+type R = Result<Out, RuleError>;
 
 /// Elements above this many are not tracked as shape-tensor contents.
 pub const MAX_TRACKED: usize = 1024;
 
-fn constant(c: &Ctx) -> Result<Out, RuleError> {
+/// The element folds of shape-tensor propagation, named by the op table.
+pub mod fold {
+    use crate::shape::Dim;
+
+    fn truth(b: Option<bool>) -> Dim {
+        b.map_or(Dim::Unknown, |b| Dim::Known(b as i64))
+    }
+
+    fn cmp(a: &Dim, b: &Dim) -> Option<std::cmp::Ordering> {
+        match (a, b) {
+            (Dim::Known(x), Dim::Known(y)) => Some(x.cmp(y)),
+            (Dim::Sym(_), _) if a == b => Some(std::cmp::Ordering::Equal),
+            _ => None,
+        }
+    }
+
+    pub fn neg(a: &Dim) -> Dim {
+        Dim::Known(0).sub(a)
+    }
+    pub fn not(a: &Dim) -> Dim {
+        truth(a.known().map(|x| x == 0))
+    }
+    pub fn abs(a: &Dim) -> Dim {
+        match a {
+            Dim::Known(x) => x.checked_abs().map_or(Dim::Unknown, Dim::Known),
+            _ => Dim::Unknown,
+        }
+    }
+    pub fn add(a: &Dim, b: &Dim) -> Dim {
+        a.add(b)
+    }
+    pub fn sub(a: &Dim, b: &Dim) -> Dim {
+        a.sub(b)
+    }
+    pub fn mul(a: &Dim, b: &Dim) -> Dim {
+        a.mul(b)
+    }
+    /// Integer division truncates toward zero in ONNX (C semantics); symbolic sizes are
+    /// non-negative, where that is the floor.
+    pub fn div(a: &Dim, b: &Dim) -> Dim {
+        match (a, b) {
+            (Dim::Known(x), Dim::Known(y)) => x.checked_div(*y).map_or(Dim::Unknown, Dim::Known),
+            (_, Dim::Known(y)) if *y > 0 => a.div_floor(b),
+            _ => Dim::Unknown,
+        }
+    }
+    pub fn modulo(a: &Dim, b: &Dim) -> Dim {
+        a.modulo(b)
+    }
+    pub fn max(a: &Dim, b: &Dim) -> Dim {
+        a.max_dim(b)
+    }
+    pub fn min(a: &Dim, b: &Dim) -> Dim {
+        a.min_dim(b)
+    }
+    pub fn eq(a: &Dim, b: &Dim) -> Dim {
+        truth(cmp(a, b).map(|o| o.is_eq()))
+    }
+    pub fn lt(a: &Dim, b: &Dim) -> Dim {
+        truth(cmp(a, b).map(|o| o.is_lt()))
+    }
+    pub fn gt(a: &Dim, b: &Dim) -> Dim {
+        truth(cmp(a, b).map(|o| o.is_gt()))
+    }
+    pub fn le(a: &Dim, b: &Dim) -> Dim {
+        truth(cmp(a, b).map(|o| o.is_le()))
+    }
+    pub fn ge(a: &Dim, b: &Dim) -> Dim {
+        truth(cmp(a, b).map(|o| o.is_ge()))
+    }
+    pub fn and(a: &Dim, b: &Dim) -> Dim {
+        match (a.known(), b.known()) {
+            (Some(x), Some(y)) => Dim::Known((x != 0 && y != 0) as i64),
+            _ => Dim::Unknown,
+        }
+    }
+    pub fn or(a: &Dim, b: &Dim) -> Dim {
+        match (a.known(), b.known()) {
+            (Some(x), Some(y)) => Dim::Known((x != 0 || y != 0) as i64),
+            _ => Dim::Unknown,
+        }
+    }
+}
+
+/// The elements of an integer or boolean tensor stored inline, when there are at most
+/// `limit`.
+pub fn tensor_ints(t: &Tensor, limit: usize) -> Option<Vec<i64>> {
+    if t.dtype == Some(DType::Bool) {
+        let n = t.len().filter(|n| *n <= limit)?;
+        let v: Vec<i64> = match &t.data {
+            TensorData::Raw(b) => b.iter().map(|x| (*x != 0) as i64).collect(),
+            TensorData::Int32s(v) => v.iter().map(|x| (*x != 0) as i64).collect(),
+            _ => return None,
+        };
+        return (v.len() == n).then_some(v);
+    }
+    t.ints(limit)
+}
+
+/// The elements of a float32 or float64 tensor stored inline, when there are at most `limit`.
+pub fn tensor_floats(t: &Tensor, limit: usize) -> Option<Vec<f64>> {
+    let n = t.len().filter(|n| *n <= limit)?;
+    let v: Vec<f64> = match (&t.data, t.dtype?) {
+        (TensorData::Floats(v), _) => v.iter().map(|x| *x as f64).collect(),
+        (TensorData::Doubles(v), _) => v.clone(),
+        (TensorData::Raw(b), DType::F32) => {
+            b.chunks_exact(4).map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]) as f64).collect()
+        }
+        (TensorData::Raw(b), DType::F16) => {
+            b.chunks_exact(2).map(|c| half::f16::from_le_bytes([c[0], c[1]]).to_f64()).collect()
+        }
+        (TensorData::Raw(b), DType::BF16) => {
+            b.chunks_exact(2).map(|c| half::bf16::from_le_bytes([c[0], c[1]]).to_f64()).collect()
+        }
+        (TensorData::Int32s(v), DType::F16) => v.iter().map(|x| half::f16::from_bits(*x as u16).to_f64()).collect(),
+        (TensorData::Int32s(v), DType::BF16) => v.iter().map(|x| half::bf16::from_bits(*x as u16).to_f64()).collect(),
+        (TensorData::Raw(b), DType::F64) => {
+            b.chunks_exact(8).map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect()
+        }
+        _ => return None,
+    };
+    (v.len() == n).then_some(v)
+}
+
+/// The elements of a string tensor, when there are at most `limit`.
+pub fn tensor_strings(t: &Tensor, limit: usize) -> Option<Vec<String>> {
+    match (&t.data, t.dtype?) {
+        (TensorData::Strings(v), DType::Str) if v.len() <= limit && Some(v.len()) == t.len() => {
+            Some(v.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect())
+        }
+        _ => None,
+    }
+}
+
+fn ty(dtype: Option<DType>, shape: Option<Shape>) -> Option<Type> {
+    Some(Type::tensor(dtype, shape))
+}
+
+fn outs(types: Vec<Option<Type>>) -> R {
+    Ok(Out { types, ..Out::default() })
+}
+
+fn one(t: Type) -> Out {
+    Out { types: vec![Some(t)], ..Out::default() }
+}
+
+fn invalid<T>(msg: String) -> Result<T, RuleError> {
+    Err(RuleError::Invalid(msg))
+}
+
+/// `axis` (negative counts from the end) as an index into `rank` axes.
+fn axis_in(axis: i64, rank: usize, op: &str) -> Result<usize, RuleError> {
+    let r = rank as i64;
+    let a = if axis < 0 { axis + r } else { axis };
+    if (0..r).contains(&a) {
+        Ok(a as usize)
+    } else {
+        invalid(format!("{op}: axis {axis} is outside the {rank} axes of its input"))
+    }
+}
+
+fn known_shape(dims: &[i64]) -> Shape {
+    dims.iter().map(|d| if *d >= 0 { Dim::Known(*d) } else { Dim::Unknown }).collect()
+}
+
+fn unknown_rank(n: usize) -> Shape {
+    vec![Dim::Unknown; n]
+}
+
+/// The integer list given by attribute `attr` or, when the attribute is absent, by the
+/// contents of input `input`. `Err(())` when the input is present but its contents unknown.
+fn ints_from(c: &Ctx, attr: &str, input: usize) -> Result<Option<Vec<i64>>, ()> {
+    if let Some(v) = c.node.attr_ints(attr) {
+        return Ok(Some(v.to_vec()));
+    }
+    if c.has(input) {
+        return c.ints(input).map(Some).ok_or(());
+    }
+    Ok(None)
+}
+
+/// The element type named by an integer attribute, or `default`.
+fn attr_dtype(c: &Ctx, name: &str, default: Option<DType>) -> Option<DType> {
+    match c.node.attr_int(name).and_then(|t| i32::try_from(t).ok()) {
+        Some(code) => DType::from_onnx(code),
+        None => default,
+    }
+}
+
+fn same_type_of(c: &Ctx, i: usize) -> Option<Type> {
+    c.inputs.get(i).copied().flatten().cloned()
+}
+
+pub fn unknown_outputs(_: &Ctx) -> R {
+    Ok(Out::default())
+}
+
+pub fn same_shape_and_type(c: &Ctx) -> R {
+    outs(vec![ty(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn ml_float_same(c: &Ctx) -> R {
+    outs(vec![ty(Some(DType::F32), c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn identity(c: &Ctx) -> R {
+    let mut out = Out { types: vec![same_type_of(c, 0)], ..Out::default() };
+    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
+    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
+    out.strings = vec![c.strings.first().copied().flatten().map(<[String]>::to_vec)];
+    Ok(out)
+}
+
+fn cast_to(c: &Ctx, to: Option<DType>) -> R {
+    let mut out = one(Type::tensor(to, c.shape(0).map(<[Dim]>::to_vec)));
+    let to_int = to.is_some_and(|d| d.is_int() || d == DType::Bool);
+    let from_int = c.dtype(0).is_some_and(|d| d.is_int() || d == DType::Bool);
+    let value = match (from_int, to_int, to) {
+        (true, true, Some(DType::Bool)) => c.value(0).map(|v| v.iter().map(|d| fold::and(d, d)).collect()),
+        (true, true, _) => c.value(0).map(<[Dim]>::to_vec),
+        // Floats that are whole numbers convert exactly (truncation toward zero).
+        (false, true, Some(DType::Bool)) => {
+            c.floats.first().copied().flatten().map(|f| f.iter().map(|x| Dim::Known((*x != 0.0) as i64)).collect())
+        }
+        (false, true, _) => c.floats.first().copied().flatten().map(|f| {
+            f.iter()
+                .map(|x| if x.is_finite() && x.abs() < 9e15 { Dim::Known(x.trunc() as i64) } else { Dim::Unknown })
+                .collect()
+        }),
+        _ => None,
+    };
+    out.values = vec![value];
+    let to_float = to.is_some_and(|d| matches!(d, DType::F32 | DType::F64 | DType::F16 | DType::BF16));
+    out.floats = vec![match (to_float, from_int) {
+        (true, true) => c.ints(0).map(|v| v.into_iter().map(|x| x as f64).collect()),
+        (true, false) => c.floats.first().copied().flatten().map(<[f64]>::to_vec),
+        _ => None,
+    }];
+    Ok(out)
+}
+
+pub fn cast(c: &Ctx) -> R {
+    cast_to(c, attr_dtype(c, "to", None))
+}
+
+pub fn cast_like(c: &Ctx) -> R {
+    cast_to(c, c.dtype(1))
+}
+
+pub fn bit_cast(c: &Ctx) -> R {
+    outs(vec![ty(attr_dtype(c, "to", None), c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn constant(c: &Ctx) -> R {
     let Some(attr) = c.node.attrs.first() else {
-        return Err(RuleError::Invalid("Constant has no value attribute".into()));
+        return invalid("Constant has no value attribute".into());
     };
     let ints = |v: &[i64]| Some(v.iter().map(|x| Dim::Known(*x)).collect::<Vec<_>>());
+    let mut floats = None;
+    let mut strings = None;
     let (dtype, shape, value) = match (&attr.name[..], &attr.value) {
         ("value", AttrValue::Tensor(t)) => {
-            let dims: Option<Vec<Dim>> = t.dims.iter().map(|d| (*d >= 0).then_some(Dim::Known(*d))).collect();
-            let value = t.ints(MAX_TRACKED).and_then(|v| ints(&v));
-            (t.dtype, dims, value)
+            floats = tensor_floats(t, MAX_TRACKED);
+            strings = tensor_strings(t, MAX_TRACKED);
+            (t.dtype, Some(known_shape(&t.dims)), tensor_ints(t, MAX_TRACKED).and_then(|v| ints(&v)))
         }
-        ("value_float", AttrValue::Float(_)) => (Some(DType::F32), Some(vec![]), None),
-        ("value_floats", AttrValue::Floats(v)) => (Some(DType::F32), Some(vec![Dim::Known(v.len() as i64)]), None),
+        ("value_float", AttrValue::Float(f)) => {
+            floats = Some(vec![*f as f64]);
+            (Some(DType::F32), Some(vec![]), None)
+        }
+        ("value_floats", AttrValue::Floats(v)) => {
+            floats = (v.len() <= MAX_TRACKED).then(|| v.iter().map(|x| *x as f64).collect());
+            (Some(DType::F32), Some(vec![Dim::Known(v.len() as i64)]), None)
+        }
         ("value_int", AttrValue::Int(i)) => (Some(DType::I64), Some(vec![]), ints(&[*i])),
         ("value_ints", AttrValue::Ints(v)) => {
             (Some(DType::I64), Some(vec![Dim::Known(v.len() as i64)]), ints(v).filter(|v| v.len() <= MAX_TRACKED))
         }
         ("value_string", AttrValue::String(_)) => (Some(DType::Str), Some(vec![]), None),
-        ("value_strings", AttrValue::Strings(v)) => (Some(DType::Str), Some(vec![Dim::Known(v.len() as i64)]), None),
+        ("value_strings", AttrValue::Strings(v)) => {
+            strings = Some(v.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect());
+            (Some(DType::Str), Some(vec![Dim::Known(v.len() as i64)]), None)
+        }
         ("sparse_value", _) => (None, None, None),
-        (name, _) => return Err(RuleError::Invalid(format!("Constant has an unexpected attribute '{name}'"))),
+        (name, _) => return invalid(format!("Constant has an unexpected attribute '{name}'")),
     };
     let mut out = one(Type::tensor(dtype, shape));
     out.values = vec![value];
+    out.floats = vec![floats];
+    out.strings = vec![strings];
     Ok(out)
 }
 
-fn shape(c: &Ctx) -> Result<Out, RuleError> {
+pub fn shape(c: &Ctx) -> R {
     let Some(s) = c.shape(0) else {
-        return Ok(one(Type::tensor(Some(DType::I64), Some(vec![Dim::Unknown]))));
+        return outs(vec![ty(Some(DType::I64), Some(vec![Dim::Unknown]))]);
     };
     let rank = s.len() as i64;
     let clamp = |v: i64| if v < 0 { (v + rank).max(0) } else { v.min(rank) };
@@ -172,45 +318,2117 @@ fn shape(c: &Ctx) -> Result<Out, RuleError> {
     Ok(out)
 }
 
-fn size(c: &Ctx) -> Result<Out, RuleError> {
+pub fn size(c: &Ctx) -> R {
     let mut out = one(Type::tensor(Some(DType::I64), Some(vec![])));
-    let n = c.shape(0).and_then(|s| s.iter().try_fold(1i64, |acc, d| acc.checked_mul(d.known()?)));
-    out.values = vec![n.map(|n| vec![Dim::Known(n)])];
+    out.values = vec![c.shape(0).map(|s| vec![Dim::product(s)]).filter(|v| v[0] != Dim::Unknown)];
     Ok(out)
+}
+
+/// The contents of a tensor of `shape` whose elements are `values`, indexed by a row-major
+/// multi-index.
+fn numel(shape: &[Dim]) -> Option<usize> {
+    shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(usize::try_from(d.known()?).ok()?))
+}
+
+pub fn gather(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(data), Some(ind)) = (c.shape(0), c.shape(1)) else {
+        return outs(vec![ty(dtype, None)]);
+    };
+    if data.is_empty() {
+        return invalid("Gather needs data of rank 1 or more".into());
+    }
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), "Gather")?;
+    let mut shape: Shape = data[..axis].to_vec();
+    shape.extend(ind.iter().cloned());
+    shape.extend(data[axis + 1..].iter().cloned());
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    // Contents: gathering from a 1-D shape tensor with known indices.
+    if let (Some(v), Some(idx), 1) = (c.value(0), c.ints(1), data.len()) {
+        let n = v.len() as i64;
+        let picked: Option<Vec<Dim>> = idx
+            .iter()
+            .map(|i| {
+                let j = if *i < 0 { i + n } else { *i };
+                (0..n).contains(&j).then(|| v[j as usize].clone())
+            })
+            .collect();
+        match picked {
+            Some(p) => out.values = vec![Some(p)],
+            None => return invalid(format!("Gather: an index of {idx:?} is outside the {n} elements")),
+        }
+    }
+    Ok(out)
+}
+
+/// The (start, end, step) of a slice of an axis of size `dim`, clamped like numpy; `None`
+/// when the size cannot be told.
+fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
+    match dim {
+        Dim::Known(d) => {
+            let d = *d;
+            let clamp = |v: i64, lo: i64, hi: i64| {
+                let v = if v < 0 { v.saturating_add(d) } else { v };
+                v.clamp(lo, hi)
+            };
+            let (s, e) = if step > 0 {
+                (clamp(start, 0, d), clamp(end, 0, d))
+            } else {
+                (clamp(start, 0, d - 1), clamp(end, -1, d - 1))
+            };
+            let len = if step > 0 {
+                if e > s {
+                    (e - s + step - 1) / step
+                } else {
+                    0
+                }
+            } else if s > e {
+                (s - e + (-step) - 1) / (-step)
+            } else {
+                0
+            };
+            Dim::Known(len)
+        }
+        Dim::Sym(_) => {
+            // The whole axis, or a known prefix of it.
+            let forward = step == 1 && start == 0 && end >= i32::MAX as i64;
+            let backward = step == -1 && start >= i32::MAX as i64 - 1 && end <= -(i32::MAX as i64);
+            if forward || backward {
+                dim.clone()
+            } else {
+                Dim::Unknown
+            }
+        }
+        Dim::Unknown => Dim::Unknown,
+    }
+}
+
+pub fn slice(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let rank = data.len();
+    let (starts, ends, axes, steps) = if c.opset < 10 {
+        (
+            c.node.attr_ints("starts").map(<[i64]>::to_vec),
+            c.node.attr_ints("ends").map(<[i64]>::to_vec),
+            c.node.attr_ints("axes").map(<[i64]>::to_vec),
+            None,
+        )
+    } else {
+        (c.ints(1), c.ints(2), if c.has(3) { c.ints(3) } else { None }, if c.has(4) { c.ints(4) } else { None })
+    };
+    let axes_unknown = c.opset >= 10 && c.has(3) && axes.is_none();
+    let steps_unknown = c.opset >= 10 && c.has(4) && steps.is_none();
+    let (Some(starts), Some(ends)) = (starts, ends) else {
+        // Without the bounds only the rank is known; axes not sliced keep their size when
+        // the axes are known.
+        let mut shape = unknown_rank(rank);
+        if let Some(ax) = axes.filter(|_| c.opset >= 10) {
+            let sliced: Vec<usize> = ax.iter().filter_map(|a| axis_in(*a, rank, "Slice").ok()).collect();
+            for (i, d) in data.iter().enumerate() {
+                if !sliced.contains(&i) {
+                    shape[i] = d.clone();
+                }
+            }
+        }
+        return outs(vec![ty(dtype, Some(shape))]);
+    };
+    if axes_unknown || steps_unknown {
+        return outs(vec![ty(dtype, Some(unknown_rank(rank)))]);
+    }
+    if starts.len() != ends.len() {
+        return invalid(format!("Slice: {} starts but {} ends", starts.len(), ends.len()));
+    }
+    let axes: Vec<i64> = axes.unwrap_or_else(|| (0..starts.len() as i64).collect());
+    let steps: Vec<i64> = steps.unwrap_or_else(|| vec![1; starts.len()]);
+    if axes.len() != starts.len() || steps.len() != starts.len() {
+        return invalid("Slice: starts, ends, axes and steps differ in length".into());
+    }
+    let mut shape: Shape = data.to_vec();
+    let mut ranges = vec![None; rank];
+    for k in 0..starts.len() {
+        let a = axis_in(axes[k], rank, "Slice")?;
+        if steps[k] == 0 {
+            return invalid("Slice: a step is 0".into());
+        }
+        shape[a] = slice_len(&data[a], starts[k], ends[k], steps[k]);
+        ranges[a] = Some((starts[k], ends[k], steps[k]));
+    }
+    let mut out = one(Type::tensor(dtype, Some(shape.clone())));
+    // Contents: each output axis picks `len` input indices from `first` by `step`.
+    if let (Some(v), Some(dims)) = (c.value(0), data.iter().map(Dim::known).collect::<Option<Vec<i64>>>()) {
+        let picks: Option<Vec<Vec<usize>>> = dims
+            .iter()
+            .zip(&ranges)
+            .map(|(n, r)| {
+                let n = *n;
+                let (s, e, st) = r.unwrap_or((0, n, 1));
+                let Dim::Known(len) = slice_len(&Dim::Known(n), s, e, st) else { return None };
+                let first = if st > 0 {
+                    (if s < 0 { s + n } else { s }).clamp(0, n)
+                } else {
+                    (if s < 0 { s + n } else { s }).clamp(0, n - 1)
+                };
+                (0..len).map(|i| usize::try_from(first + i * st).ok()).collect()
+            })
+            .collect();
+        out.values = vec![picks.and_then(|p| gather_axes(v, &dims, &p))];
+    }
+    Ok(out)
+}
+
+/// The side condition under which `a` and `b`, which must be equal, are: a symbol meeting a
+/// known size must be that size.
+fn must_equal(a: &Dim, b: &Dim) -> Option<Assumption> {
+    match (a, b) {
+        (Dim::Sym(s), Dim::Known(k)) | (Dim::Known(k), Dim::Sym(s)) => {
+            Some(Assumption::OneOf { sym: s.clone(), sizes: vec![*k] })
+        }
+        _ => None,
+    }
+}
+
+/// Where two inferred dims must be equal: the one that knows more.
+fn unify(a: &Dim, b: &Dim) -> Dim {
+    match (a, b) {
+        (Dim::Known(_), _) => a.clone(),
+        (_, Dim::Known(_)) => b.clone(),
+        (Dim::Sym(_), _) => a.clone(),
+        _ => b.clone(),
+    }
+}
+
+pub fn concat(c: &Ctx) -> R {
+    let dtype = (0..c.inputs.len()).find_map(|i| c.dtype(i));
+    let present: Vec<usize> = (0..c.inputs.len()).filter(|i| c.has(*i)).collect();
+    let shapes: Option<Vec<&[Dim]>> = present.iter().map(|i| c.shape(*i)).collect();
+    let Some(shapes) = shapes else {
+        let rank = present.iter().find_map(|i| c.shape(*i)).map(|s| s.len());
+        return outs(vec![ty(dtype, rank.map(unknown_rank))]);
+    };
+    let Some(first) = shapes.first() else { return invalid("Concat has no inputs".into()) };
+    let rank = first.len();
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), rank, "Concat")?;
+    let mut shape: Shape = first.to_vec();
+    let mut assumptions = Vec::new();
+    for s in &shapes[1..] {
+        if s.len() != rank {
+            return invalid(format!("Concat inputs have ranks {} and {}", rank, s.len()));
+        }
+        for (i, d) in s.iter().enumerate() {
+            if i == axis {
+                shape[i] = shape[i].add(d);
+            } else {
+                if let (Dim::Known(x), Dim::Known(y)) = (&shape[i], d) {
+                    if x != y {
+                        return invalid(format!("Concat inputs differ at axis {i}: {x} and {y}"));
+                    }
+                }
+                assumptions.extend(must_equal(&shape[i], d).map(|a| (i, a)));
+                shape[i] = unify(&shape[i], d);
+            }
+        }
+    }
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    out.assumptions = assumptions;
+    if rank == 1 {
+        let vals: Option<Vec<&[Dim]>> = present.iter().map(|i| c.value(*i)).collect();
+        out.values = vec![vals.map(|v| v.concat()).filter(|v| v.len() <= MAX_TRACKED)];
+    }
+    Ok(out)
+}
+
+pub fn unsqueeze(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let axes = match ints_from(c, "axes", 1) {
+        Ok(Some(a)) => a,
+        Ok(None) => return invalid("Unsqueeze needs axes".into()),
+        Err(()) => {
+            let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
+            let shape = match (c.shape(0), n) {
+                (Some(s), Some(n)) => Some(unknown_rank(s.len() + n as usize)),
+                _ => None,
+            };
+            return outs(vec![ty(dtype, shape)]);
+        }
+    };
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let rank = data.len() + axes.len();
+    let mut placed = Vec::new();
+    for a in &axes {
+        let a = axis_in(*a, rank, "Unsqueeze")?;
+        if placed.contains(&a) {
+            return invalid(format!("Unsqueeze: axis {a} repeats"));
+        }
+        placed.push(a);
+    }
+    let mut rest = data.iter();
+    let shape: Shape = (0..rank)
+        .map(|i| if placed.contains(&i) { Dim::Known(1) } else { rest.next().cloned().unwrap_or(Dim::Unknown) })
+        .collect();
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
+    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
+    Ok(out)
+}
+
+pub fn squeeze(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let axes = match ints_from(c, "axes", 1) {
+        Ok(a) => a,
+        Err(()) => {
+            let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
+            return outs(vec![ty(dtype, n.and_then(|n| data.len().checked_sub(n as usize)).map(unknown_rank))]);
+        }
+    };
+    let drop: Vec<usize> = match axes {
+        Some(a) => {
+            let mut d = Vec::new();
+            for x in a {
+                let i = axis_in(x, data.len(), "Squeeze")?;
+                if let Dim::Known(k) = data[i] {
+                    if k != 1 {
+                        return invalid(format!("Squeeze: axis {i} has size {k}, not 1"));
+                    }
+                }
+                d.push(i);
+            }
+            d
+        }
+        None => {
+            if data.iter().any(|d| d.known().is_none()) {
+                return outs(vec![ty(dtype, None)]);
+            }
+            (0..data.len()).filter(|i| data[*i] == Dim::Known(1)).collect()
+        }
+    };
+    let shape: Shape = data.iter().enumerate().filter(|(i, _)| !drop.contains(i)).map(|(_, d)| d.clone()).collect();
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
+    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
+    Ok(out)
+}
+
+/// The size `-1` stands for in a Reshape: the input's element count over the product of
+/// the other target dims, cancelling equal factors so symbols survive.
+fn infer_minus_one(input: &[Dim], others: &[Dim]) -> Dim {
+    let mut num: Vec<Dim> = input.to_vec();
+    let mut den: Vec<Dim> = Vec::new();
+    for d in others {
+        if let Some(p) = num.iter().position(|n| n == d && !matches!(n, Dim::Unknown)) {
+            num.remove(p);
+        } else {
+            den.push(d.clone());
+        }
+    }
+    let n = Dim::product(&num);
+    let d = Dim::product(&den);
+    match (&n, &d) {
+        (Dim::Known(a), Dim::Known(b)) if *b != 0 && a % b == 0 => Dim::Known(a / b),
+        (_, Dim::Known(1)) => n,
+        (Dim::Sym(_), Dim::Known(b)) if *b > 0 => n.div_floor(&d),
+        _ => Dim::Unknown,
+    }
+}
+
+pub fn reshape(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let target: Option<Vec<Dim>> = if c.opset < 5 {
+        c.node.attr_ints("shape").map(|v| v.iter().map(|x| Dim::Known(*x)).collect())
+    } else {
+        c.value(1).map(<[Dim]>::to_vec)
+    };
+    let Some(target) = target else {
+        let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
+        return outs(vec![ty(dtype, n.map(|n| unknown_rank(n.clamp(0, 1 << 16) as usize)))]);
+    };
+    let allowzero = c.node.attr_int("allowzero").unwrap_or(0) != 0;
+    let data = c.shape(0);
+    let mut shape: Shape = Vec::with_capacity(target.len());
+    let mut minus = None;
+    for (i, d) in target.iter().enumerate() {
+        match d {
+            Dim::Known(0) if !allowzero => match data.and_then(|s| s.get(i)) {
+                Some(x) => shape.push(x.clone()),
+                None if data.is_some() => {
+                    return invalid(format!("Reshape: 0 at axis {i} copies an axis the input lacks"))
+                }
+                None => shape.push(Dim::Unknown),
+            },
+            Dim::Known(-1) => {
+                if minus.replace(i).is_some() {
+                    return invalid("Reshape: more than one -1".into());
+                }
+                shape.push(Dim::Unknown);
+            }
+            Dim::Known(k) if *k < -1 => return invalid(format!("Reshape: negative size {k}")),
+            other => shape.push(other.clone()),
+        }
+    }
+    if let (Some(m), Some(data)) = (minus, data) {
+        let others: Vec<Dim> = shape.iter().enumerate().filter(|(i, _)| *i != m).map(|(_, d)| d.clone()).collect();
+        shape[m] = infer_minus_one(data, &others);
+    }
+    if let (Some(data), None) = (data, minus) {
+        if let (Some(a), Some(b)) = (numel(data), numel(&shape)) {
+            if a != b {
+                return invalid(format!("Reshape: {} elements cannot take shape {}", a, crate::shape::render(&shape)));
+            }
+        }
+    }
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
+    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
+    Ok(out)
+}
+
+pub fn constant_of_shape(c: &Ctx) -> R {
+    let (dtype, fill) = match c.node.attr("value") {
+        Some(AttrValue::Tensor(t)) => (t.dtype, tensor_ints(t, 1).and_then(|v| v.first().copied())),
+        _ => (Some(DType::F32), None),
+    };
+    let shape: Option<Shape> = match c.value(0) {
+        Some(v) => Some(v.to_vec()),
+        None => c.shape(0).and_then(|s| match s {
+            [Dim::Known(n)] => Some(unknown_rank((*n).clamp(0, 1 << 16) as usize)),
+            [] => Some(vec![]),
+            _ => None,
+        }),
+    };
+    if let Some(bad) = shape.iter().flatten().find(|d| matches!(d, Dim::Known(k) if *k < 0)) {
+        return invalid(format!("ConstantOfShape: negative size {bad}"));
+    }
+    let mut out = one(Type::tensor(dtype, shape.clone()));
+    if let (Some(f), Some(n)) = (fill, shape.as_deref().and_then(numel)) {
+        if n <= MAX_TRACKED {
+            out.values = vec![Some(vec![Dim::Known(f); n])];
+        }
+    }
+    Ok(out)
+}
+
+pub fn range(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let mut out = one(Type::tensor(dtype, Some(vec![Dim::Unknown])));
+    if let (Some(s), Some(l), Some(d)) = (c.value(0), c.value(1), c.value(2)) {
+        let (s, l, d) = (s.first(), l.first(), d.first());
+        if let (Some(s), Some(l), Some(Dim::Known(d))) = (s, l, d) {
+            if *d == 0 {
+                return invalid("Range: delta is 0".into());
+            }
+            let n = match (s, l) {
+                (Dim::Known(a), Dim::Known(b)) => {
+                    let span = (*b as i128) - (*a as i128);
+                    let dd = *d as i128;
+                    let q = if (span % dd != 0) && ((span < 0) == (dd < 0)) { span / dd + 1 } else { span / dd };
+                    Dim::Known(q.max(0).min(i64::MAX as i128) as i64)
+                }
+                // With a symbolic limit: only count upward from a known start by a positive step.
+                _ if *d > 0 => l.sub(s).div_ceil(&Dim::Known(*d)),
+                _ => Dim::Unknown,
+            };
+            if let (Dim::Known(k), Dim::Known(a)) = (&n, s) {
+                if (*k as usize) <= MAX_TRACKED {
+                    let v: Option<Vec<Dim>> =
+                        (0..*k).map(|i| i.checked_mul(*d).and_then(|x| x.checked_add(*a)).map(Dim::Known)).collect();
+                    out.values = vec![v];
+                }
+            }
+            out.types[0] = Some(Type::tensor(dtype, Some(vec![n])));
+            return Ok(out);
+        }
+    }
+    if let (Some(s), Some(l), Some(d)) = (c.numbers(0), c.numbers(1), c.numbers(2)) {
+        if let ([s], [l], [d]) = (&s[..], &l[..], &d[..]) {
+            if *d == 0.0 {
+                return invalid("Range: delta is 0".into());
+            }
+            let n = ((l - s) / d).ceil().max(0.0);
+            if n.is_finite() && n < 1e15 {
+                out.types[0] = Some(Type::tensor(dtype, Some(vec![Dim::Known(n as i64)])));
+            }
+        }
+    }
+    Ok(out)
+}
+
+pub fn tile(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let shape = match c.value(1) {
+        Some(r) if r.len() == data.len() => data.iter().zip(r).map(|(d, k)| d.mul(k)).collect(),
+        Some(r) => return invalid(format!("Tile: {} repeats for rank {}", r.len(), data.len())),
+        None => unknown_rank(data.len()),
+    };
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn reduce(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let keep = c.node.attr_int("keepdims").unwrap_or(1) != 0;
+    let noop = c.node.attr_int("noop_with_empty_axes").unwrap_or(0) != 0;
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let axes = match ints_from(c, "axes", 1) {
+        Ok(a) => a.unwrap_or_default(),
+        Err(()) => {
+            let shape = if keep {
+                Some(unknown_rank(data.len()))
+            } else {
+                let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
+                n.and_then(|n| data.len().checked_sub(n as usize)).map(unknown_rank)
+            };
+            return outs(vec![ty(dtype, shape)]);
+        }
+    };
+    if axes.is_empty() && noop {
+        let mut out = one(Type::tensor(dtype, Some(data.to_vec())));
+        out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
+        return Ok(out);
+    }
+    let all = axes.is_empty();
+    let mut picked = Vec::new();
+    for a in axes {
+        picked.push(axis_in(a, data.len(), c.node.op_type.as_str())?);
+    }
+    let mut shape = Vec::new();
+    for (i, d) in data.iter().enumerate() {
+        if all || picked.contains(&i) {
+            if keep {
+                shape.push(Dim::Known(1));
+            }
+        } else {
+            shape.push(d.clone());
+        }
+    }
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    if data.len() == 1 {
+        if let Some(v) = c.value(0) {
+            let r = match c.node.op_type.as_str() {
+                "ReduceProd" => Some(Dim::product(v)),
+                "ReduceSum" => Some(v.iter().fold(Dim::Known(0), |a, b| a.add(b))),
+                "ReduceMax" if !v.is_empty() => Some(v[1..].iter().fold(v[0].clone(), |a, b| a.max_dim(b))),
+                "ReduceMin" if !v.is_empty() => Some(v[1..].iter().fold(v[0].clone(), |a, b| a.min_dim(b))),
+                _ => None,
+            };
+            out.values = vec![r.filter(|d| *d != Dim::Unknown).map(|d| vec![d])];
+        }
+    }
+    Ok(out)
+}
+
+pub fn arg_reduce(c: &Ctx) -> R {
+    let keep = c.node.attr_int("keepdims").unwrap_or(1) != 0;
+    let Some(data) = c.shape(0) else { return outs(vec![ty(Some(DType::I64), None)]) };
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), &c.node.op_type)?;
+    let mut shape = data.to_vec();
+    if keep {
+        shape[axis] = Dim::Known(1);
+    } else {
+        shape.remove(axis);
+    }
+    outs(vec![ty(Some(DType::I64), Some(shape))])
+}
+
+/// The elements of a row-major tensor of `dims` at the cross product of `picks` (one list of
+/// indices per axis).
+fn gather_axes(v: &[Dim], dims: &[i64], picks: &[Vec<usize>]) -> Option<Vec<Dim>> {
+    if numel(&known_shape(dims))? != v.len() {
+        return None;
+    }
+    let total = picks.iter().try_fold(1usize, |a, p| a.checked_mul(p.len()))?;
+    if total > MAX_TRACKED {
+        return None;
+    }
+    let mut strides = vec![1usize; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1] * dims[i + 1] as usize;
+    }
+    let mut out = Vec::with_capacity(total);
+    let mut idx = vec![0usize; picks.len()];
+    for _ in 0..total {
+        let flat: usize = idx.iter().enumerate().map(|(a, i)| picks[a][*i] * strides[a]).sum();
+        out.push(v.get(flat)?.clone());
+        for a in (0..idx.len()).rev() {
+            idx[a] += 1;
+            if idx[a] < picks[a].len() {
+                break;
+            }
+            idx[a] = 0;
+        }
+    }
+    Some(out)
+}
+
+pub fn transpose(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let perm: Vec<i64> = match c.node.attr_ints("perm") {
+        Some(p) => p.to_vec(),
+        None => (0..data.len() as i64).rev().collect(),
+    };
+    if perm.len() != data.len() {
+        return invalid(format!("Transpose: perm has {} entries for rank {}", perm.len(), data.len()));
+    }
+    let mut seen = vec![false; data.len()];
+    let mut shape = Vec::new();
+    for p in perm {
+        let a = axis_in(p, data.len(), "Transpose")?;
+        if std::mem::replace(&mut seen[a], true) {
+            return invalid(format!("Transpose: axis {a} repeats in perm"));
+        }
+        shape.push(data[a].clone());
+    }
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    // Contents: a transpose is a permuted strided walk.
+    if let (Some(v), Some(dims)) = (c.value(0), data.iter().map(Dim::known).collect::<Option<Vec<i64>>>()) {
+        let perm: Vec<usize> = match c.node.attr_ints("perm") {
+            Some(p) => p.iter().filter_map(|x| axis_in(*x, data.len(), "Transpose").ok()).collect(),
+            None => (0..data.len()).rev().collect(),
+        };
+        if numel(data) == Some(v.len()) && v.len() <= MAX_TRACKED && perm.len() == data.len() {
+            let mut strides = vec![1usize; dims.len()];
+            for i in (0..dims.len().saturating_sub(1)).rev() {
+                strides[i] = strides[i + 1] * dims[i + 1] as usize;
+            }
+            let odims: Vec<usize> = perm.iter().map(|a| dims[*a] as usize).collect();
+            let mut idx = vec![0usize; odims.len()];
+            let mut vals = Vec::with_capacity(v.len());
+            for _ in 0..v.len() {
+                let flat: usize = idx.iter().enumerate().map(|(k, i)| i * strides[perm[k]]).sum();
+                vals.push(v[flat].clone());
+                for k in (0..idx.len()).rev() {
+                    idx[k] += 1;
+                    if idx[k] < odims[k] {
+                        break;
+                    }
+                    idx[k] = 0;
+                }
+            }
+            out.values = vec![Some(vals)];
+        }
+    }
+    Ok(out)
+}
+
+pub fn flatten(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(2)))]) };
+    let r = data.len() as i64;
+    let a = c.node.attr_int("axis").unwrap_or(1);
+    let a = if a < 0 { a + r } else { a };
+    if !(0..=r).contains(&a) {
+        return invalid(format!("Flatten: axis {a} is outside 0..={r}"));
+    }
+    let (x, y) = data.split_at(a as usize);
+    let mut out = one(Type::tensor(dtype, Some(vec![Dim::product(x), Dim::product(y)])));
+    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
+    Ok(out)
+}
+
+pub fn split(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let n = c.node.outputs.len();
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None); n]) };
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), "Split")?;
+    let splits = ints_from(c, "split", 1).unwrap_or(None);
+    let unknown_sizes = c.has(1) && splits.is_none() && c.node.attr_ints("split").is_none();
+    let d = &data[axis];
+    let sizes: Vec<Dim> = match splits {
+        Some(s) if !s.is_empty() => {
+            if s.len() != n {
+                return invalid(format!("Split: {} sizes for {n} outputs", s.len()));
+            }
+            if let Dim::Known(k) = d {
+                if s.iter().sum::<i64>() != *k {
+                    return invalid(format!("Split: sizes {s:?} do not add up to {k}"));
+                }
+            }
+            s.iter().map(|x| Dim::Known(*x)).collect()
+        }
+        _ if unknown_sizes => vec![Dim::Unknown; n],
+        _ => {
+            let parts = c.node.attr_int("num_outputs").unwrap_or(n as i64).max(1);
+            match d {
+                Dim::Known(k) if c.node.attr_int("num_outputs").is_some() => {
+                    let chunk = (k + parts - 1) / parts;
+                    (0..n as i64).map(|i| Dim::Known((k - chunk * i).clamp(0, chunk))).collect()
+                }
+                Dim::Known(k) if k % parts == 0 => vec![Dim::Known(k / parts); n],
+                Dim::Known(k) => return invalid(format!("Split: {k} does not split evenly into {parts}")),
+                Dim::Sym(_) if n == 1 => vec![d.clone()],
+                _ => vec![Dim::Unknown; n],
+            }
+        }
+    };
+    // Contents: splitting a 1-D shape tensor into known pieces.
+    let mut values = Vec::new();
+    if let (Some(v), 1) = (c.value(0), data.len()) {
+        let mut at = 0usize;
+        for s in &sizes {
+            let piece = s.known().and_then(|k| v.get(at..at.checked_add(k as usize)?)).map(<[Dim]>::to_vec);
+            at = at.saturating_add(s.known().unwrap_or(0).max(0) as usize);
+            values.push(piece);
+        }
+    }
+    let types = sizes
+        .into_iter()
+        .map(|s| {
+            let mut shape = data.to_vec();
+            shape[axis] = s;
+            ty(dtype, Some(shape))
+        })
+        .collect();
+    Ok(Out { types, values, ..Out::default() })
+}
+
+pub fn pad(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let rank = data.len();
+    let pads: Option<Vec<Dim>> = if c.opset < 11 {
+        c.node.attr_ints("pads").or(c.node.attr_ints("paddings")).map(|p| p.iter().map(|x| Dim::Known(*x)).collect())
+    } else {
+        c.value(1).map(<[Dim]>::to_vec)
+    };
+    let Some(pads) = pads else { return outs(vec![ty(dtype, Some(unknown_rank(rank)))]) };
+    let axes: Vec<usize> = if c.opset >= 18 && c.has(3) {
+        match c.ints(3) {
+            Some(a) => a.into_iter().map(|x| axis_in(x, rank, "Pad")).collect::<Result<_, _>>()?,
+            None => return outs(vec![ty(dtype, Some(unknown_rank(rank)))]),
+        }
+    } else {
+        (0..rank).collect()
+    };
+    if pads.len() != 2 * axes.len() {
+        return invalid(format!("Pad: {} pads for {} axes", pads.len(), axes.len()));
+    }
+    let mut shape = data.to_vec();
+    for (k, a) in axes.iter().enumerate() {
+        shape[*a] = data[*a].add(&pads[k]).add(&pads[k + axes.len()]);
+    }
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn resize(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let rank = data.len();
+    let unknown = || outs(vec![ty(dtype, Some(unknown_rank(rank)))]);
+    let (scales_at, sizes_at) = match (c.node.op_type.as_str(), c.opset) {
+        ("Upsample", v) if v < 9 => (None, None),
+        ("Upsample", _) | ("Resize", 10) => (Some(1), None),
+        _ => (Some(2), Some(3)),
+    };
+    let axes: Vec<usize> = match c.node.attr_ints("axes") {
+        Some(a) => a.iter().map(|x| axis_in(*x, rank, "Resize")).collect::<Result<_, _>>()?,
+        None => (0..rank).collect(),
+    };
+    let mut shape = data.to_vec();
+    if let Some(i) = sizes_at.filter(|i| c.has(*i) && c.shape(*i).is_none_or(|s| s != [Dim::Known(0)])) {
+        let Some(sizes) = c.value(i) else { return unknown() };
+        if sizes.len() != axes.len() {
+            return invalid(format!("Resize: {} sizes for {} axes", sizes.len(), axes.len()));
+        }
+        let policy = c.node.attr_str("keep_aspect_ratio_policy").unwrap_or_else(|| "stretch".into());
+        if policy == "stretch" {
+            for (k, a) in axes.iter().enumerate() {
+                shape[*a] = sizes[k].clone();
+            }
+        } else {
+            let pairs: Option<Vec<(f64, i64)>> = axes
+                .iter()
+                .enumerate()
+                .map(|(k, a)| Some((sizes[k].known()? as f64 / data[*a].known()? as f64, data[*a].known()?)))
+                .collect();
+            let Some(pairs) = pairs else { return unknown() };
+            let pick = pairs.iter().map(|p| p.0);
+            let scale =
+                if policy == "not_larger" { pick.fold(f64::INFINITY, f64::min) } else { pick.fold(0.0, f64::max) };
+            for (k, a) in axes.iter().enumerate() {
+                shape[*a] = Dim::Known((scale * pairs[k].1 as f64 + 0.5).floor() as i64);
+            }
+        }
+        return outs(vec![ty(dtype, Some(shape))]);
+    }
+    let scales: Option<Vec<f64>> = match scales_at {
+        None => c.node.attr("scales").and_then(|a| match a {
+            AttrValue::Floats(f) => Some(f.iter().map(|x| *x as f64).collect()),
+            _ => None,
+        }),
+        Some(i) => c.numbers(i),
+    };
+    let Some(scales) = scales else { return unknown() };
+    if scales.len() != axes.len() {
+        return invalid(format!("Resize: {} scales for {} axes", scales.len(), axes.len()));
+    }
+    for (k, a) in axes.iter().enumerate() {
+        shape[*a] = match &data[*a] {
+            Dim::Known(d) => Dim::Known(((*d as f32) * (scales[k] as f32)).floor() as i64),
+            other if scales[k] == 1.0 => other.clone(),
+            // Whole-number scales and their reciprocals stay exact for any size.
+            other if scales[k] > 1.0 && scales[k].fract() == 0.0 && scales[k] < 1e9 => {
+                other.mul(&Dim::Known(scales[k] as i64))
+            }
+            other if scales[k] > 0.0 && scales[k] < 1.0 && (1.0 / scales[k]).fract() == 0.0 => {
+                other.div_floor(&Dim::Known((1.0 / scales[k]) as i64))
+            }
+            _ => Dim::Unknown,
+        };
+    }
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn topk(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None), ty(Some(DType::I64), None)]) };
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), data.len(), "TopK")?;
+    let k = match c.node.attr_int("k") {
+        Some(k) if c.opset < 10 => Dim::Known(k),
+        _ => c.value(1).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown),
+    };
+    if let (Dim::Known(k), Dim::Known(d)) = (&k, &data[axis]) {
+        if k > d || *k < 0 {
+            return invalid(format!("TopK: k = {k} for an axis of size {d}"));
+        }
+    }
+    let mut shape = data.to_vec();
+    shape[axis] = k;
+    outs(vec![ty(dtype, Some(shape.clone())), ty(Some(DType::I64), Some(shape))])
+}
+
+pub fn matmul(c: &Ctx) -> R {
+    let (bi, dtype) = match c.node.op_type.as_str() {
+        "MatMulInteger" => (1, Some(DType::I32)),
+        "QLinearMatMul" => (3, c.dtype(7)),
+        _ => (1, c.dtype(0)),
+    };
+    let (Some(a), Some(b)) = (c.shape(0), c.shape(bi)) else { return outs(vec![ty(dtype, None)]) };
+    if a.is_empty() || b.is_empty() {
+        return invalid("MatMul needs inputs of rank 1 or more".into());
+    }
+    let a2: Shape = if a.len() == 1 { vec![Dim::Known(1), a[0].clone()] } else { a.to_vec() };
+    let b2: Shape = if b.len() == 1 { vec![b[0].clone(), Dim::Known(1)] } else { b.to_vec() };
+    let (ka, kb) = (&a2[a2.len() - 1], &b2[b2.len() - 2]);
+    if let (Dim::Known(x), Dim::Known(y)) = (ka, kb) {
+        if x != y {
+            return invalid(format!("MatMul's inner dimensions differ: {x} and {y}"));
+        }
+    }
+    let br = multi(&[&a2[..a2.len() - 2], &b2[..b2.len() - 2]]).map_err(RuleError::Broadcast)?;
+    let mut assumptions = br.assumptions;
+    let mut shape = br.shape;
+    assumptions.extend(must_equal(ka, kb).map(|a| (shape.len(), a)));
+    if a.len() > 1 {
+        shape.push(a2[a2.len() - 2].clone());
+    }
+    if b.len() > 1 {
+        shape.push(b2[b2.len() - 1].clone());
+    }
+    Ok(Out { types: vec![ty(dtype, Some(shape))], assumptions, ..Out::default() })
 }
 
 /// Gemm: `Y[M,N] = alpha * A' B' + beta * C`, C stretching unidirectionally to `[M,N]` (with
 /// `broadcast=1` before opset 7, where without it C must be `[M,N]`).
-fn gemm(c: &Ctx) -> Result<Out, RuleError> {
+pub fn gemm(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
     let (Some(a), Some(b)) = (c.shape(0), c.shape(1)) else {
-        return Ok(one(Type::tensor(c.dtype(0), Some(vec![Dim::Unknown, Dim::Unknown]))));
+        return outs(vec![ty(dtype, Some(unknown_rank(2)))]);
     };
     if a.len() != 2 || b.len() != 2 {
-        return Err(RuleError::Invalid(format!("Gemm needs 2-D A and B, got ranks {} and {}", a.len(), b.len())));
+        return invalid(format!("Gemm needs 2-D A and B, got ranks {} and {}", a.len(), b.len()));
     }
     let trans = |n| c.node.attr_int(n).unwrap_or(0) != 0;
     let (m, ka) = if trans("transA") { (&a[1], &a[0]) } else { (&a[0], &a[1]) };
     let (kb, n) = if trans("transB") { (&b[1], &b[0]) } else { (&b[0], &b[1]) };
     if let (Dim::Known(x), Dim::Known(y)) = (ka, kb) {
         if x != y {
-            return Err(RuleError::Invalid(format!("Gemm's inner dimensions differ: {x} and {y}")));
+            return invalid(format!("Gemm's inner dimensions differ: {x} and {y}"));
         }
     }
     let y = vec![m.clone(), n.clone()];
-    let mut out = one(Type::tensor(c.dtype(0), Some(y.clone())));
+    let mut out = one(Type::tensor(dtype, Some(y.clone())));
     if let Some(cs) = c.shape(2) {
         let legacy_strict = c.opset < 7 && c.node.attr_int("broadcast").unwrap_or(0) == 0;
         if legacy_strict {
-            if cs.len() != 2 || crate::shape::multi(&[cs, &y]).map(|b| b.shape != y).unwrap_or(true) {
-                return Err(RuleError::Invalid(format!(
+            if cs.len() != 2 || multi(&[cs, &y]).map(|b| b.shape != y).unwrap_or(true) {
+                return invalid(format!(
                     "without broadcast=1, Gemm's C must be [M, N] = {}, got {}",
                     crate::shape::render(&y),
                     crate::shape::render(cs)
-                )));
+                ));
             }
         } else {
             out.assumptions = uni(&y, cs, 2).map_err(RuleError::Broadcast)?.assumptions;
         }
     }
     Ok(out)
+}
+
+/// The spatial output sizes of a convolution or pooling window over `spatial` input sizes.
+fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool) -> Result<Shape, RuleError> {
+    let n = spatial.len();
+    if kernel.len() != n {
+        return invalid(format!("{}: kernel of rank {} for {} spatial axes", c.node.op_type, kernel.len(), n));
+    }
+    let strides = c.node.attr_ints("strides").map(<[i64]>::to_vec).unwrap_or_else(|| vec![1; n]);
+    let dil = c.node.attr_ints("dilations").map(<[i64]>::to_vec).unwrap_or_else(|| vec![1; n]);
+    let pads = c.node.attr_ints("pads").map(<[i64]>::to_vec).unwrap_or_else(|| vec![0; 2 * n]);
+    if strides.len() != n || dil.len() != n || pads.len() != 2 * n {
+        return invalid(format!("{}: strides, dilations or pads do not match {n} spatial axes", c.node.op_type));
+    }
+    if strides.iter().chain(&dil).any(|x| *x <= 0) {
+        return invalid(format!("{}: strides and dilations must be positive", c.node.op_type));
+    }
+    let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        let ek = (kernel[i] - 1) * dil[i] + 1;
+        let s = Dim::Known(strides[i]);
+        let d = &spatial[i];
+        let o = match auto.as_str() {
+            "SAME_UPPER" | "SAME_LOWER" => d.div_ceil(&s),
+            "VALID" => d.sub(&Dim::Known(ek - 1)).div_ceil(&s),
+            _ => {
+                let span = d.add(&Dim::Known(pads[i] + pads[i + n] - ek));
+                if ceil {
+                    let mut o = span.div_ceil(&s).add(&Dim::Known(1));
+                    // The last window must start inside the input or the left padding.
+                    if let (Dim::Known(ov), Dim::Known(dv)) = (&o, d) {
+                        if (ov - 1) * strides[i] >= dv + pads[i] {
+                            o = Dim::Known(ov - 1);
+                        }
+                    } else {
+                        o = Dim::Unknown;
+                    }
+                    o
+                } else {
+                    span.div_floor(&s).add(&Dim::Known(1))
+                }
+            }
+        };
+        if let Dim::Known(k) = o {
+            if k < 0 {
+                return invalid(format!("{}: the window is larger than the padded input", c.node.op_type));
+            }
+        }
+        out.push(o);
+    }
+    Ok(out)
+}
+
+pub fn conv(c: &Ctx) -> R {
+    let (wi, dtype) = match c.node.op_type.as_str() {
+        "ConvInteger" => (1, Some(DType::I32)),
+        "QLinearConv" => (3, c.dtype(7)),
+        _ => (1, c.dtype(0)),
+    };
+    let (Some(x), Some(w)) = (c.shape(0), c.shape(wi)) else {
+        return outs(vec![ty(dtype, c.shape(0).map(|s| unknown_rank(s.len())))]);
+    };
+    if x.len() < 3 || w.len() != x.len() {
+        return invalid(format!("{}: input rank {} and weight rank {}", c.node.op_type, x.len(), w.len()));
+    }
+    let kernel: Vec<i64> = match c.node.attr_ints("kernel_shape") {
+        Some(k) => k.to_vec(),
+        None => match w[2..].iter().map(Dim::known).collect::<Option<Vec<_>>>() {
+            Some(k) => k,
+            None => {
+                let mut s = unknown_rank(x.len());
+                s[0] = x[0].clone();
+                s[1] = w[0].clone();
+                return outs(vec![ty(dtype, Some(s))]);
+            }
+        },
+    };
+    let mut shape = vec![x[0].clone(), w[0].clone()];
+    shape.extend(window_out(c, &x[2..], &kernel, false)?);
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn conv_transpose(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(x), Some(w)) = (c.shape(0), c.shape(1)) else {
+        return outs(vec![ty(dtype, c.shape(0).map(|s| unknown_rank(s.len())))]);
+    };
+    if x.len() < 3 || w.len() != x.len() {
+        return invalid(format!("ConvTranspose: input rank {} and weight rank {}", x.len(), w.len()));
+    }
+    let n = x.len() - 2;
+    let group = c.node.attr_int("group").unwrap_or(1);
+    let mut shape = vec![x[0].clone(), w[1].mul(&Dim::Known(group))];
+    if let Some(os) = c.node.attr_ints("output_shape") {
+        let os = &os[os.len().saturating_sub(n)..];
+        shape.extend(os.iter().map(|d| Dim::Known(*d)));
+        return outs(vec![ty(dtype, Some(shape))]);
+    }
+    let kernel: Vec<i64> = match c.node.attr_ints("kernel_shape") {
+        Some(k) => k.to_vec(),
+        None => match w[2..].iter().map(Dim::known).collect::<Option<Vec<_>>>() {
+            Some(k) => k,
+            None => {
+                shape.extend(unknown_rank(n));
+                return outs(vec![ty(dtype, Some(shape))]);
+            }
+        },
+    };
+    let get = |name: &str, default: i64, len: usize| {
+        c.node.attr_ints(name).map(<[i64]>::to_vec).unwrap_or_else(|| vec![default; len])
+    };
+    let (strides, dil, pads, opad) =
+        (get("strides", 1, n), get("dilations", 1, n), get("pads", 0, 2 * n), get("output_padding", 0, n));
+    if strides.len() != n || dil.len() != n || pads.len() != 2 * n || opad.len() != n || kernel.len() != n {
+        return invalid("ConvTranspose: attributes do not match the spatial rank".into());
+    }
+    let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
+    for i in 0..n {
+        let d = &x[2 + i];
+        let o = if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
+            d.mul(&Dim::Known(strides[i]))
+        } else {
+            let ek = (kernel[i] - 1) * dil[i] + 1;
+            let pad = if auto == "VALID" { 0 } else { pads[i] + pads[i + n] };
+            d.sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&Dim::Known(opad[i] + ek - pad))
+        };
+        shape.push(o);
+    }
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn pool(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None), ty(Some(DType::I64), None)]) };
+    if x.len() < 3 {
+        return invalid(format!("{}: input rank {} is below 3", c.node.op_type, x.len()));
+    }
+    let Some(kernel) = c.node.attr_ints("kernel_shape") else {
+        return invalid(format!("{} needs kernel_shape", c.node.op_type));
+    };
+    let ceil = c.node.attr_int("ceil_mode").unwrap_or(0) != 0;
+    let mut shape = vec![x[0].clone(), x[1].clone()];
+    shape.extend(window_out(c, &x[2..], kernel, ceil)?);
+    outs(vec![ty(dtype, Some(shape.clone())), ty(Some(DType::I64), Some(shape))])
+}
+
+pub fn global_pool(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    if x.len() < 2 {
+        return invalid(format!("{}: input rank {} is below 2", c.node.op_type, x.len()));
+    }
+    let mut shape = x[..2].to_vec();
+    shape.extend(vec![Dim::Known(1); x.len() - 2]);
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn max_roi_pool(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(x), Some(r), Some(p)) = (c.shape(0), c.shape(1), c.node.attr_ints("pooled_shape")) else {
+        return outs(vec![ty(dtype, None)]);
+    };
+    let mut shape = vec![r.first().cloned().unwrap_or(Dim::Unknown), x.get(1).cloned().unwrap_or(Dim::Unknown)];
+    shape.extend(p.iter().map(|d| Dim::Known(*d)));
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn batch_norm(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let x = c.shape(0).map(<[Dim]>::to_vec);
+    let mut types = vec![ty(dtype, x.clone())];
+    let n = c.node.outputs.len();
+    if c.opset >= 14 {
+        // Running mean and variance take the shapes of inputs 3 and 4.
+        for i in [3, 4].into_iter().take(n.saturating_sub(1)) {
+            types.push(ty(c.dtype(i), c.shape(i).map(<[Dim]>::to_vec)));
+        }
+    } else {
+        let ch = x.as_ref().and_then(|s| s.get(1).cloned()).unwrap_or(Dim::Unknown);
+        for _ in 1..n {
+            types.push(ty(dtype, Some(vec![ch.clone()])));
+        }
+    }
+    outs(types)
+}
+
+pub fn layer_norm(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None), ty(None, None), ty(None, None)]) };
+    let stash = attr_dtype(c, "stash_type", Some(DType::F32));
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), x.len(), "LayerNormalization")?;
+    let mut stat: Shape = x[..axis].to_vec();
+    stat.extend(vec![Dim::Known(1); x.len() - axis]);
+    outs(vec![ty(dtype, Some(x.to_vec())), ty(stash, Some(stat.clone())), ty(stash, Some(stat))])
+}
+
+pub fn einsum(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(eq) = c.node.attr_str("equation") else { return invalid("Einsum needs an equation".into()) };
+    let eq: String = eq.chars().filter(|ch| !ch.is_whitespace()).collect();
+    let (lhs, rhs) = match eq.split_once("->") {
+        Some((l, r)) => (l.to_string(), Some(r.to_string())),
+        None => (eq.clone(), None),
+    };
+    let terms: Vec<&str> = lhs.split(',').collect();
+    let present: Vec<usize> = (0..c.inputs.len()).filter(|i| c.has(*i)).collect();
+    if terms.len() != present.len() {
+        return invalid(format!("Einsum: {} terms for {} inputs", terms.len(), present.len()));
+    }
+    let mut letters: Vec<(char, Dim)> = Vec::new();
+    let mut ell: Vec<Vec<Dim>> = Vec::new();
+    let mut counts: std::collections::BTreeMap<char, usize> = Default::default();
+    for (t, i) in terms.iter().zip(&present) {
+        let Some(s) = c.shape(*i) else { return outs(vec![ty(dtype, None)]) };
+        let has_ell = t.contains("...");
+        let labels: Vec<char> = t.replace("...", "").chars().collect();
+        if labels.len() > s.len() || (!has_ell && labels.len() != s.len()) {
+            return invalid(format!("Einsum: term '{t}' does not fit rank {}", s.len()));
+        }
+        let ne = s.len() - labels.len();
+        let mut k = 0;
+        let mut chars = t.chars().peekable();
+        while let Some(ch) = chars.next() {
+            if ch == '.' {
+                // The ellipsis covers `ne` dims; skip the other two dots.
+                chars.next();
+                chars.next();
+                ell.push(s[k..k + ne].to_vec());
+                k += ne;
+                continue;
+            }
+            *counts.entry(ch).or_default() += 1;
+            let d = s[k].clone();
+            match letters.iter_mut().find(|(l, _)| *l == ch) {
+                Some((_, e)) => {
+                    if let (Dim::Known(a), Dim::Known(b)) = (&*e, &d) {
+                        if a != b && *a != 1 && *b != 1 {
+                            return invalid(format!("Einsum: label '{ch}' has sizes {a} and {b}"));
+                        }
+                        if *a == 1 {
+                            *e = d.clone();
+                        }
+                    } else if matches!(e, Dim::Known(1)) || matches!(e, Dim::Unknown) {
+                        *e = unify(e, &d);
+                    }
+                }
+                None => letters.push((ch, d)),
+            }
+            k += 1;
+        }
+    }
+    let refs: Vec<&[Dim]> = ell.iter().map(Vec::as_slice).collect();
+    let ell_shape = multi(&refs).map_err(RuleError::Broadcast)?.shape;
+    let rhs = rhs.unwrap_or_else(|| {
+        let mut once: Vec<char> = counts.iter().filter(|(_, n)| **n == 1).map(|(ch, _)| *ch).collect();
+        once.sort_unstable();
+        let s: String = once.into_iter().collect();
+        if ell.is_empty() {
+            s
+        } else {
+            format!("...{s}")
+        }
+    });
+    let mut shape = Vec::new();
+    let mut chars = rhs.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if ch == '.' {
+            chars.next();
+            chars.next();
+            shape.extend(ell_shape.iter().cloned());
+            continue;
+        }
+        match letters.iter().find(|(l, _)| *l == ch) {
+            Some((_, d)) => shape.push(d.clone()),
+            None => return invalid(format!("Einsum: output label '{ch}' is in no input")),
+        }
+    }
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn one_hot(c: &Ctx) -> R {
+    let dtype = c.dtype(2);
+    let Some(ind) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let depth = match c.numbers(1).as_deref() {
+        Some([d]) => Dim::Known(d.trunc() as i64),
+        _ => Dim::Unknown,
+    };
+    let rank = ind.len() + 1;
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), rank, "OneHot")?;
+    let mut shape = ind.to_vec();
+    shape.insert(axis, depth);
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn gather_elements(c: &Ctx) -> R {
+    outs(vec![ty(c.dtype(0), c.shape(1).map(<[Dim]>::to_vec))])
+}
+
+pub fn gather_nd(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(data), Some(ind)) = (c.shape(0), c.shape(1)) else { return outs(vec![ty(dtype, None)]) };
+    let b = c.node.attr_int("batch_dims").unwrap_or(0).max(0) as usize;
+    let Some(last) = ind.last() else { return invalid("GatherND needs indices of rank 1 or more".into()) };
+    let Dim::Known(k) = last else { return outs(vec![ty(dtype, None)]) };
+    let k = *k as usize;
+    if b + k > data.len() {
+        return invalid(format!("GatherND: batch_dims {b} + index length {k} exceed the data rank {}", data.len()));
+    }
+    let mut shape = ind[..ind.len() - 1].to_vec();
+    shape.extend(data[b + k..].iter().cloned());
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn space_to_depth(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let b = c.node.attr_int("blocksize").unwrap_or(1);
+    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(4)))]) };
+    if x.len() != 4 || b <= 0 {
+        return invalid("SpaceToDepth needs a 4-D input and a positive blocksize".into());
+    }
+    let bb = Dim::Known(b);
+    let shape = vec![x[0].clone(), x[1].mul(&Dim::Known(b * b)), x[2].div_floor(&bb), x[3].div_floor(&bb)];
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn depth_to_space(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let b = c.node.attr_int("blocksize").unwrap_or(1);
+    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(4)))]) };
+    if x.len() != 4 || b <= 0 {
+        return invalid("DepthToSpace needs a 4-D input and a positive blocksize".into());
+    }
+    let bb = Dim::Known(b);
+    let shape = vec![x[0].clone(), x[1].div_floor(&Dim::Known(b * b)), x[2].mul(&bb), x[3].mul(&bb)];
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn non_zero(c: &Ctx) -> R {
+    let rank = c.shape(0).map(|s| Dim::Known(s.len() as i64)).unwrap_or(Dim::Unknown);
+    let count = match (c.value(0), c.floats.first().copied().flatten()) {
+        (Some(v), _) if v.iter().all(|d| d.known().is_some()) => {
+            Dim::Known(v.iter().filter(|d| **d != Dim::Known(0)).count() as i64)
+        }
+        (_, Some(f)) => Dim::Known(f.iter().filter(|x| **x != 0.0).count() as i64),
+        _ => Dim::Unknown,
+    };
+    outs(vec![ty(Some(DType::I64), Some(vec![rank, count]))])
+}
+
+pub fn unique(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let i64t = Some(DType::I64);
+    let Some(x) = c.shape(0) else {
+        return outs(vec![
+            ty(dtype, None),
+            ty(i64t, Some(unknown_rank(1))),
+            ty(i64t, Some(unknown_rank(1))),
+            ty(i64t, Some(unknown_rank(1))),
+        ]);
+    };
+    let axis = c.node.attr_int("axis").map(|a| axis_in(a, x.len(), "Unique")).transpose()?;
+    // With known contents, the number of distinct elements (or slices) is known.
+    let count = match (c.numbers(0), numel(x)) {
+        (Some(v), Some(n)) if v.len() == n => {
+            let (outer, len, inner) = match axis {
+                Some(a) => {
+                    (numel(&x[..a]).unwrap_or(0), x[a].known().unwrap_or(0) as usize, numel(&x[a + 1..]).unwrap_or(0))
+                }
+                None => (1, n, 1),
+            };
+            let mut seen: Vec<Vec<u64>> = Vec::new();
+            for j in 0..len {
+                let slice: Vec<u64> = (0..outer)
+                    .flat_map(|o| (0..inner).map(move |i| (o * len + j) * inner + i))
+                    .map(|k| if v[k] == 0.0 { 0 } else { v[k].to_bits() })
+                    .collect();
+                if !seen.contains(&slice) {
+                    seen.push(slice);
+                }
+            }
+            Dim::Known(seen.len() as i64)
+        }
+        _ => Dim::Unknown,
+    };
+    let (y, inverse) = match axis {
+        Some(a) => {
+            let mut y = x.to_vec();
+            y[a] = count.clone();
+            (y, x[a].clone())
+        }
+        None => (vec![count.clone()], Dim::product(x)),
+    };
+    outs(vec![
+        ty(dtype, Some(y)),
+        ty(i64t, Some(vec![count.clone()])),
+        ty(i64t, Some(vec![inverse])),
+        ty(i64t, Some(vec![count])),
+    ])
+}
+
+pub fn compress(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let count = match c.value(1) {
+        Some(v) => {
+            let n = match c.node.attr_int("axis") {
+                Some(a) => x[axis_in(a, x.len(), "Compress")?].known(),
+                None => numel(x).map(|n| n as i64),
+            };
+            match n {
+                Some(n) if v.iter().all(|d| d.known().is_some()) => {
+                    Dim::Known(v.iter().take(n.max(0) as usize).filter(|d| **d != Dim::Known(0)).count() as i64)
+                }
+                _ => Dim::Unknown,
+            }
+        }
+        None => Dim::Unknown,
+    };
+    let shape = match c.node.attr_int("axis") {
+        Some(a) => {
+            let a = axis_in(a, x.len(), "Compress")?;
+            let mut s = x.to_vec();
+            s[a] = count;
+            s
+        }
+        None => vec![count],
+    };
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+/// NonMaxSuppression: the number of selected boxes is known when the boxes, scores and
+/// limits are.
+pub fn nms(c: &Ctx) -> R {
+    let count = nms_count(c).map_or(Dim::Unknown, |n| Dim::Known(n as i64));
+    outs(vec![ty(Some(DType::I64), Some(vec![count, Dim::Known(3)]))])
+}
+
+fn nms_count(c: &Ctx) -> Option<usize> {
+    let (bs, ss) = (c.shape(0)?, c.shape(1)?);
+    let (boxes, scores) = (c.numbers(0)?, c.numbers(1)?);
+    let [Dim::Known(nb), Dim::Known(sp), Dim::Known(4)] = bs else { return None };
+    let [Dim::Known(nb2), Dim::Known(nc), Dim::Known(sp2)] = ss else { return None };
+    let (nb, sp, nc) = (*nb as usize, *sp as usize, *nc as usize);
+    if nb != *nb2 as usize || sp != *sp2 as usize || boxes.len() != nb * sp * 4 || scores.len() != nb * nc * sp {
+        return None;
+    }
+    let scalar = |i: usize, default: f64| -> Option<f64> {
+        if c.has(i) {
+            c.numbers(i)?.first().copied()
+        } else {
+            Some(default)
+        }
+    };
+    let max_out = scalar(2, 0.0)? as usize;
+    let iou_thr = scalar(3, 0.0)?;
+    let score_thr = if c.has(4) { Some(scalar(4, 0.0)?) } else { None };
+    let center = c.node.attr_int("center_point_box").unwrap_or(0) != 0;
+    let corners = |b: usize, i: usize| -> [f64; 4] {
+        let v = &boxes[(b * sp + i) * 4..(b * sp + i) * 4 + 4];
+        if center {
+            [v[1] - v[3] / 2.0, v[0] - v[2] / 2.0, v[1] + v[3] / 2.0, v[0] + v[2] / 2.0]
+        } else {
+            [v[0].min(v[2]), v[1].min(v[3]), v[0].max(v[2]), v[1].max(v[3])]
+        }
+    };
+    let iou = |a: [f64; 4], b: [f64; 4]| {
+        let h = (a[2].min(b[2]) - a[0].max(b[0])).max(0.0);
+        let w = (a[3].min(b[3]) - a[1].max(b[1])).max(0.0);
+        let inter = h * w;
+        let area = |x: [f64; 4]| (x[2] - x[0]) * (x[3] - x[1]);
+        let union = area(a) + area(b) - inter;
+        if union <= 0.0 {
+            0.0
+        } else {
+            inter / union
+        }
+    };
+    let mut total = 0;
+    for b in 0..nb {
+        for k in 0..nc {
+            let sc = &scores[(b * nc + k) * sp..(b * nc + k + 1) * sp];
+            let mut order: Vec<usize> = (0..sp).filter(|i| score_thr.is_none_or(|t| sc[*i] > t)).collect();
+            order.sort_by(|x, y| sc[*y].partial_cmp(&sc[*x]).unwrap_or(std::cmp::Ordering::Equal));
+            let mut kept: Vec<usize> = Vec::new();
+            for i in order {
+                if kept.len() >= max_out {
+                    break;
+                }
+                if kept.iter().all(|j| iou(corners(b, i), corners(b, *j)) <= iou_thr) {
+                    kept.push(i);
+                }
+            }
+            total += kept.len();
+        }
+    }
+    Some(total)
+}
+
+pub fn dft(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    if x.len() < 2 {
+        return invalid("DFT needs an input of rank 2 or more".into());
+    }
+    let axis = if c.opset >= 20 {
+        if c.has(2) {
+            match c.ints(2).as_deref() {
+                Some([a]) => *a,
+                _ => return outs(vec![ty(dtype, Some(unknown_rank(x.len())))]),
+            }
+        } else {
+            -2
+        }
+    } else {
+        c.node.attr_int("axis").unwrap_or(1)
+    };
+    // The axis counts over the signal axes, not the trailing complex axis.
+    let a = axis_in(axis, x.len() - 1, "DFT")?;
+    let mut shape = x.to_vec();
+    let len = if c.has(1) {
+        match c.value(1) {
+            Some([d]) => d.clone(),
+            _ => Dim::Unknown,
+        }
+    } else {
+        x[a].clone()
+    };
+    let onesided = c.node.attr_int("onesided").unwrap_or(0) != 0;
+    let inverse = c.node.attr_int("inverse").unwrap_or(0) != 0;
+    let last = x.len() - 1;
+    if onesided && inverse {
+        // The inverse of a one-sided transform is real, of the given length or 2(n-1).
+        shape[a] = if c.has(1) { len } else { x[a].sub(&Dim::Known(1)).mul(&Dim::Known(2)) };
+        shape[last] = Dim::Known(1);
+    } else {
+        shape[a] = if onesided { len.div_floor(&Dim::Known(2)).add(&Dim::Known(1)) } else { len };
+        shape[last] = Dim::Known(2);
+    }
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn stft(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(4)))]) };
+    if x.len() != 3 {
+        return invalid("STFT needs a 3-D signal".into());
+    }
+    let step = c.value(1).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
+    let frame = if c.has(3) {
+        c.value(3).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown)
+    } else {
+        c.shape(2).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown)
+    };
+    let frames = x[1].sub(&frame).div_floor(&step).add(&Dim::Known(1));
+    let onesided = c.node.attr_int("onesided").unwrap_or(1) != 0;
+    let bins = if onesided { frame.div_floor(&Dim::Known(2)).add(&Dim::Known(1)) } else { frame };
+    outs(vec![ty(dtype, Some(vec![x[0].clone(), frames, bins, Dim::Known(2)]))])
+}
+
+pub fn window(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
+    let n = c.value(0).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
+    outs(vec![ty(dtype, Some(vec![n]))])
+}
+
+pub fn mel_weight_matrix(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
+    let bins = c.value(0).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
+    let dft = c.value(1).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
+    outs(vec![ty(dtype, Some(vec![dft.div_floor(&Dim::Known(2)).add(&Dim::Known(1)), bins]))])
+}
+
+pub fn rnn(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let dirs = Dim::Known(if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 });
+    let hidden = c.node.attr_int("hidden_size").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let layout = c.node.attr_int("layout").unwrap_or(0);
+    let Some(x) = c.shape(0).filter(|s| s.len() == 3) else {
+        return outs(vec![
+            ty(dtype, Some(unknown_rank(4))),
+            ty(dtype, Some(unknown_rank(3))),
+            ty(dtype, Some(unknown_rank(3))),
+        ]);
+    };
+    let (seq, batch) = if layout == 0 { (&x[0], &x[1]) } else { (&x[1], &x[0]) };
+    let (y, yh) = if layout == 0 {
+        (
+            vec![seq.clone(), dirs.clone(), batch.clone(), hidden.clone()],
+            vec![dirs.clone(), batch.clone(), hidden.clone()],
+        )
+    } else {
+        (
+            vec![batch.clone(), seq.clone(), dirs.clone(), hidden.clone()],
+            vec![batch.clone(), dirs.clone(), hidden.clone()],
+        )
+    };
+    outs(vec![ty(dtype, Some(y)), ty(dtype, Some(yh.clone())), ty(dtype, Some(yh))])
+}
+
+pub fn roi_align(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let ch = c.shape(0).and_then(|s| s.get(1).cloned()).unwrap_or(Dim::Unknown);
+    let n = c.shape(1).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown);
+    let h = Dim::Known(c.node.attr_int("output_height").unwrap_or(1));
+    let w = Dim::Known(c.node.attr_int("output_width").unwrap_or(1));
+    outs(vec![ty(dtype, Some(vec![n, ch, h, w]))])
+}
+
+pub fn grid_sample(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(x), Some(g)) = (c.shape(0), c.shape(1)) else {
+        return outs(vec![ty(dtype, c.shape(0).map(|s| unknown_rank(s.len())))]);
+    };
+    if x.len() < 3 || g.len() != x.len() {
+        return invalid("GridSample: the grid's rank must equal the input's".into());
+    }
+    let mut shape = vec![x[0].clone(), x[1].clone()];
+    shape.extend(g[1..g.len() - 1].iter().cloned());
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn affine_grid(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(size) = c.value(1) else { return outs(vec![ty(dtype, None)]) };
+    if size.len() < 3 {
+        return invalid("AffineGrid: size needs 4 or 5 entries".into());
+    }
+    let mut shape = vec![size[0].clone()];
+    shape.extend(size[2..].iter().cloned());
+    shape.push(Dim::Known(size.len() as i64 - 2));
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn det(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let shape = c.shape(0).map(|s| s[..s.len().saturating_sub(2)].to_vec());
+    outs(vec![ty(dtype, shape)])
+}
+
+pub fn quantize(c: &Ctx) -> R {
+    let dtype = if c.has(2) { c.dtype(2) } else { attr_dtype(c, "output_dtype", Some(DType::U8)).or(Some(DType::U8)) };
+    outs(vec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn dequantize(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "output_dtype", c.dtype(1)).or(c.dtype(1));
+    outs(vec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn dynamic_quantize(c: &Ctx) -> R {
+    outs(vec![
+        ty(Some(DType::U8), c.shape(0).map(<[Dim]>::to_vec)),
+        ty(Some(DType::F32), Some(vec![])),
+        ty(Some(DType::U8), Some(vec![])),
+    ])
+}
+
+fn loss_shape(c: &Ctx) -> Option<Shape> {
+    match c.node.attr_str("reduction").as_deref().unwrap_or("mean") {
+        "none" => c.shape(1).map(<[Dim]>::to_vec),
+        _ => Some(vec![]),
+    }
+}
+
+pub fn nll_loss(c: &Ctx) -> R {
+    outs(vec![ty(c.dtype(0), loss_shape(c))])
+}
+
+pub fn sce_loss(c: &Ctx) -> R {
+    outs(vec![ty(c.dtype(0), loss_shape(c)), ty(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn dropout(c: &Ctx) -> R {
+    let x = c.shape(0).map(<[Dim]>::to_vec);
+    let mask = if c.opset >= 10 { Some(DType::Bool) } else { c.dtype(0) };
+    outs(vec![ty(c.dtype(0), x.clone()), ty(mask, x)])
+}
+
+pub fn random(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "dtype", Some(DType::F32));
+    outs(vec![ty(dtype, c.node.attr_ints("shape").map(known_shape))])
+}
+
+pub fn random_like(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "dtype", c.dtype(0));
+    outs(vec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn multinomial(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "dtype", Some(DType::I32));
+    let batch = c.shape(0).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown);
+    let n = Dim::Known(c.node.attr_int("sample_size").unwrap_or(1));
+    outs(vec![ty(dtype, Some(vec![batch, n]))])
+}
+
+pub fn max_unpool(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    if c.has(2) {
+        return outs(vec![ty(dtype, c.value(2).map(<[Dim]>::to_vec))]);
+    }
+    let (Some(x), Some(k)) = (c.shape(0), c.node.attr_ints("kernel_shape")) else { return outs(vec![ty(dtype, None)]) };
+    let n = x.len().saturating_sub(2);
+    if k.len() != n {
+        return invalid("MaxUnpool: kernel_shape does not match the spatial rank".into());
+    }
+    let strides = c.node.attr_ints("strides").map(<[i64]>::to_vec).unwrap_or_else(|| vec![1; n]);
+    let pads = c.node.attr_ints("pads").map(<[i64]>::to_vec).unwrap_or_else(|| vec![0; 2 * n]);
+    if strides.len() != n || pads.len() != 2 * n {
+        return invalid("MaxUnpool: strides or pads do not match the spatial rank".into());
+    }
+    let mut shape = x[..2].to_vec();
+    for i in 0..n {
+        shape.push(
+            x[2 + i].sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&Dim::Known(k[i] - pads[i] - pads[i + n])),
+        );
+    }
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn col2im(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(x), Some(img), Some(block)) = (c.shape(0), c.value(1), c.value(2)) else {
+        return outs(vec![ty(dtype, None)]);
+    };
+    if x.len() != 3 {
+        return invalid("Col2Im needs a 3-D input".into());
+    }
+    let mut shape = vec![x[0].clone(), x[1].div_floor(&Dim::product(block))];
+    shape.extend(img.iter().cloned());
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn center_crop_pad(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let Some(v) = c.value(1) else { return outs(vec![ty(dtype, Some(unknown_rank(x.len())))]) };
+    let axes: Vec<usize> = match c.node.attr_ints("axes") {
+        Some(a) => a.iter().map(|x2| axis_in(*x2, x.len(), "CenterCropPad")).collect::<Result<_, _>>()?,
+        None => (0..x.len()).collect(),
+    };
+    if axes.len() != v.len() {
+        return invalid("CenterCropPad: shape and axes differ in length".into());
+    }
+    let mut shape = x.to_vec();
+    for (k, a) in axes.iter().enumerate() {
+        shape[*a] = v[k].clone();
+    }
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn attention(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else {
+        return outs(vec![
+            ty(dtype, c.shape(0).map(|s| unknown_rank(s.len()))),
+            ty(c.dtype(1), Some(unknown_rank(4))),
+            ty(c.dtype(2), Some(unknown_rank(4))),
+            ty(dtype, Some(unknown_rank(4))),
+        ]);
+    };
+    let qh = c.node.attr_int("q_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let kvh = c.node.attr_int("kv_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let (b, q_heads, q_seq) = match q.len() {
+        4 => (q[0].clone(), q[1].clone(), q[2].clone()),
+        3 => (q[0].clone(), qh.clone(), q[1].clone()),
+        r => return invalid(format!("Attention: Q has rank {r}")),
+    };
+    let (kv_heads, kv_seq, head) = match k.len() {
+        4 => (k[1].clone(), k[2].clone(), k[3].clone()),
+        3 => (kvh.clone(), k[1].clone(), k[2].div_floor(&kvh)),
+        r => return invalid(format!("Attention: K has rank {r}")),
+    };
+    let v_head = match v.len() {
+        4 => v[3].clone(),
+        3 => v[2].div_floor(&kvh),
+        r => return invalid(format!("Attention: V has rank {r}")),
+    };
+    let y = if q.len() == 4 {
+        vec![b.clone(), q_heads.clone(), q_seq.clone(), v_head.clone()]
+    } else {
+        vec![b.clone(), q_seq.clone(), q_heads.mul(&v_head)]
+    };
+    let past =
+        if c.has(4) { c.shape(4).and_then(|s| s.get(2).cloned()).unwrap_or(Dim::Unknown) } else { Dim::Known(0) };
+    let total = past.add(&kv_seq);
+    outs(vec![
+        ty(dtype, Some(y)),
+        ty(c.dtype(1), Some(vec![b.clone(), kv_heads.clone(), total.clone(), head])),
+        ty(c.dtype(2), Some(vec![b.clone(), kv_heads, total.clone(), v_head])),
+        ty(dtype, Some(vec![b, q_heads, q_seq, total])),
+    ])
+}
+
+pub fn flex_attention(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(q), Some(v)) = (c.shape(0), c.shape(2)) else { return outs(vec![ty(dtype, Some(unknown_rank(4)))]) };
+    if q.len() != 4 || v.len() != 4 {
+        return invalid("FlexAttention needs rank-4 Q, K and V".into());
+    }
+    outs(vec![ty(dtype, Some(vec![q[0].clone(), q[1].clone(), q[2].clone(), v[3].clone()]))])
+}
+
+pub fn linear_attention(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else {
+        return outs(vec![ty(dtype, Some(unknown_rank(3))), ty(c.dtype(3).or(dtype), Some(unknown_rank(4)))]);
+    };
+    if q.len() != 3 || k.len() != 3 || v.len() != 3 {
+        return invalid("LinearAttention needs 3-D query, key and value".into());
+    }
+    let qh = c.node.attr_int("q_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let kvh = c.node.attr_int("kv_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let dv = v[2].div_floor(&kvh);
+    let dk = k[2].div_floor(&kvh);
+    let state = if c.has(3) { c.dtype(3) } else { dtype };
+    outs(vec![
+        ty(dtype, Some(vec![q[0].clone(), q[1].clone(), qh.mul(&dv)])),
+        ty(state, Some(vec![q[0].clone(), kvh, dk, dv])),
+    ])
+}
+
+pub fn causal_conv(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let x = c.shape(0).map(<[Dim]>::to_vec);
+    let k = c.shape(1).and_then(|w| w.get(2).cloned()).unwrap_or(Dim::Unknown);
+    let state = x.as_ref().filter(|s| s.len() == 3).map(|s| vec![s[0].clone(), s[1].clone(), k.sub(&Dim::Known(1))]);
+    outs(vec![ty(dtype, x), ty(dtype, state)])
+}
+
+pub fn tfidf(c: &Ctx) -> R {
+    let width = c
+        .node
+        .attr_ints("ngram_indexes")
+        .and_then(|v| v.iter().max().map(|m| Dim::Known(m + 1)))
+        .unwrap_or(Dim::Unknown);
+    let shape = c.shape(0).map(|s| match s.len() {
+        1 => vec![width.clone()],
+        _ => vec![s[0].clone(), width.clone()],
+    });
+    outs(vec![ty(Some(DType::F32), shape)])
+}
+
+pub fn string_split(c: &Ctx) -> R {
+    let x = c.shape(0).map(<[Dim]>::to_vec);
+    // With known strings the widest split is known (Python's `str.split`).
+    let width =
+        c.strings.first().copied().flatten().filter(|v| x.as_deref().and_then(numel) == Some(v.len())).map(|v| {
+            let delim = c.node.attr_str("delimiter").unwrap_or_default();
+            let max = c.node.attr_int("maxsplit").filter(|m| *m >= 0);
+            let count = |s: &String| -> usize {
+                if delim.is_empty() {
+                    let words = s.split_whitespace().count();
+                    max.map_or(words, |m| words.min(m as usize + 1))
+                } else {
+                    let pieces = s.split(delim.as_str()).count();
+                    max.map_or(pieces, |m| pieces.min(m as usize + 1))
+                }
+            };
+            Dim::Known(v.iter().map(count).max().unwrap_or(0) as i64)
+        });
+    // An empty input splits into nothing.
+    let width = width.or_else(|| (x.as_deref().and_then(numel) == Some(0)).then_some(Dim::Known(0)));
+    let y = x.clone().map(|mut s| {
+        s.push(width.unwrap_or(Dim::Unknown));
+        s
+    });
+    outs(vec![ty(Some(DType::Str), y), ty(Some(DType::I64), x)])
+}
+
+pub fn string_normalizer(c: &Ctx) -> R {
+    if let (Some(v), Some(x)) = (c.strings.first().copied().flatten(), c.shape(0)) {
+        let stops: Vec<String> = match c.node.attr("stopwords") {
+            Some(AttrValue::Strings(w)) => w.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect(),
+            _ => Vec::new(),
+        };
+        let sensitive = c.node.attr_int("is_case_sensitive").unwrap_or(0) != 0;
+        let kept = |w: &&String| {
+            !w.is_empty()
+                && !stops.iter().any(|s| if sensitive { s == *w } else { s.to_lowercase() == w.to_lowercase() })
+        };
+        let shape = match x {
+            [Dim::Known(n)] if *n as usize == v.len() => {
+                Some(vec![Dim::Known(v.iter().filter(kept).count().max(1) as i64)])
+            }
+            [Dim::Known(1), Dim::Known(n)] if *n as usize == v.len() => {
+                Some(vec![Dim::Known(1), Dim::Known(v.iter().filter(kept).count().max(1) as i64)])
+            }
+            _ => None,
+        };
+        if shape.is_some() {
+            return outs(vec![ty(Some(DType::Str), shape)]);
+        }
+    }
+    let shape = c.shape(0).map(|s| {
+        s.iter().map(|d| if s.len() == 1 || *d != Dim::Known(1) { Dim::Unknown } else { d.clone() }).collect()
+    });
+    outs(vec![ty(Some(DType::Str), shape)])
+}
+
+pub fn string_concat(c: &Ctx) -> R {
+    let shape = match (c.shape(0), c.shape(1)) {
+        (Some(a), Some(b)) => Some(multi(&[a, b]).map_err(RuleError::Broadcast)?.shape),
+        _ => None,
+    };
+    outs(vec![ty(Some(DType::Str), shape)])
+}
+
+pub fn regex_full_match(c: &Ctx) -> R {
+    outs(vec![ty(Some(DType::Bool), c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn optional_has_element(_: &Ctx) -> R {
+    outs(vec![ty(Some(DType::Bool), Some(vec![]))])
+}
+
+pub fn optional_get_element(c: &Ctx) -> R {
+    let t = match c.inputs.first().copied().flatten() {
+        Some(Type::Optional(Some(inner))) => Some((**inner).clone()),
+        Some(t @ Type::Tensor { .. }) => Some(t.clone()),
+        Some(t @ Type::Sequence(_)) => Some(t.clone()),
+        _ => None,
+    };
+    outs(vec![t])
+}
+
+pub fn optional(c: &Ctx) -> R {
+    let inner = same_type_of(c, 0).map(Box::new);
+    outs(vec![Some(Type::Optional(inner))])
+}
+
+/// ImageDecoder: height and width come from the encoded header when the bytes are known
+/// (PNG, BMP, PNM, JPEG, WebP); channels from `pixel_format`.
+pub fn image_decoder(c: &Ctx) -> R {
+    let channels = if c.node.attr_str("pixel_format").as_deref() == Some("Grayscale") { 1 } else { 3 };
+    let hw = c.ints(0).and_then(|v| {
+        let b: Vec<u8> = v.iter().map(|x| *x as u8).collect();
+        image_size(&b).filter(|(h, w)| *h > 0 && *w > 0)
+    });
+    let (h, w) = hw.map_or((Dim::Unknown, Dim::Unknown), |(h, w)| (Dim::Known(h), Dim::Known(w)));
+    outs(vec![ty(Some(DType::U8), Some(vec![h, w, Dim::Known(channels)]))])
+}
+
+/// (height, width) from an encoded image's header.
+fn image_size(b: &[u8]) -> Option<(i64, i64)> {
+    let be16 = |i: usize| Some(u16::from_be_bytes([*b.get(i)?, *b.get(i + 1)?]) as i64);
+    let be32 = |i: usize| Some(u32::from_be_bytes([*b.get(i)?, *b.get(i + 1)?, *b.get(i + 2)?, *b.get(i + 3)?]) as i64);
+    let le16 = |i: usize| Some(u16::from_le_bytes([*b.get(i)?, *b.get(i + 1)?]) as i64);
+    let le32 = |i: usize| Some(i32::from_le_bytes([*b.get(i)?, *b.get(i + 1)?, *b.get(i + 2)?, *b.get(i + 3)?]) as i64);
+    if b.starts_with(b"\x89PNG") {
+        return Some((be32(20)?, be32(16)?));
+    }
+    if b.starts_with(b"BM") {
+        return Some((le32(22)?.abs(), le32(18)?));
+    }
+    if b.len() > 2 && b[0] == b'P' && (b'1'..=b'6').contains(&b[1]) {
+        let text = String::from_utf8_lossy(&b[2..b.len().min(256)]).into_owned();
+        let mut nums = text
+            .lines()
+            .map(|l| l.split('#').next().unwrap_or(""))
+            .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .map(|t| t.parse::<i64>().ok());
+        let (w, h) = (nums.next()??, nums.next()??);
+        return Some((h, w));
+    }
+    if b.starts_with(&[0xFF, 0xD8]) {
+        let mut i = 2;
+        while i + 9 < b.len() {
+            if b[i] != 0xFF {
+                return None;
+            }
+            let m = b[i + 1];
+            if m == 0xFF {
+                i += 1;
+                continue;
+            }
+            if matches!(m, 0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF) {
+                return Some((be16(i + 5)?, be16(i + 7)?));
+            }
+            if matches!(m, 0xD0..=0xD9 | 0x01) {
+                i += 2;
+                continue;
+            }
+            i += 2 + be16(i + 2)? as usize;
+        }
+        return None;
+    }
+    // TIFF: the first IFD's ImageWidth (256) and ImageLength (257) entries.
+    if b.starts_with(b"II*\0") || b.starts_with(b"MM\0*") {
+        let le = b[0] == b'I';
+        let u16_at = |i: usize| -> Option<u64> {
+            let x = [*b.get(i)?, *b.get(i + 1)?];
+            Some(if le { u16::from_le_bytes(x) } else { u16::from_be_bytes(x) } as u64)
+        };
+        let u32_at = |i: usize| -> Option<u64> {
+            let x = [*b.get(i)?, *b.get(i + 1)?, *b.get(i + 2)?, *b.get(i + 3)?];
+            Some(if le { u32::from_le_bytes(x) } else { u32::from_be_bytes(x) } as u64)
+        };
+        let ifd = usize::try_from(u32_at(4)?).ok()?;
+        let (mut w, mut h) = (None, None);
+        for k in 0..u16_at(ifd)? as usize {
+            let e = ifd + 2 + 12 * k;
+            let value = match u16_at(e + 2)? {
+                3 => u16_at(e + 8)?,
+                4 => u32_at(e + 8)?,
+                _ => continue,
+            };
+            match u16_at(e)? {
+                256 => w = Some(value as i64),
+                257 => h = Some(value as i64),
+                _ => {}
+            }
+        }
+        return Some((h?, w?));
+    }
+    // JPEG 2000: the JP2 header box, or a bare codestream's SIZ marker.
+    if b.get(4..8) == Some(b"jP  ") {
+        let i = b.windows(4).position(|x| x == b"ihdr")?;
+        return Some((be32(i + 4)?, be32(i + 8)?));
+    }
+    if b.starts_with(&[0xFF, 0x4F, 0xFF, 0x51]) {
+        return Some((be32(12)? - be32(20)?, be32(8)? - be32(16)?));
+    }
+    if b.starts_with(b"RIFF") && b.get(8..12) == Some(b"WEBP") {
+        return match b.get(12..16)? {
+            b"VP8 " => Some((le16(28)? & 0x3FFF, le16(26)? & 0x3FFF)),
+            b"VP8L" => {
+                let bits = u32::from_le_bytes([*b.get(21)?, *b.get(22)?, *b.get(23)?, *b.get(24)?]);
+                Some((((bits >> 14) & 0x3FFF) as i64 + 1, (bits & 0x3FFF) as i64 + 1))
+            }
+            b"VP8X" => {
+                let w = u32::from_le_bytes([*b.get(24)?, *b.get(25)?, *b.get(26)?, 0]) as i64 + 1;
+                let h = u32::from_le_bytes([*b.get(27)?, *b.get(28)?, *b.get(29)?, 0]) as i64 + 1;
+                Some((h, w))
+            }
+            _ => None,
+        };
+    }
+    None
+}
+
+/// Momentum, Adagrad, Adam: inputs (R, T, X.., G.., state..), outputs one new tensor per
+/// optimized tensor and per state, each shaped like the input it replaces.
+pub fn optimizer(c: &Ctx) -> R {
+    let n = c.node.outputs.len();
+    outs((0..n).map(|i| same_type_of(c, 2 + i)).collect())
+}
+
+pub fn label_encoder(c: &Ctx) -> R {
+    let dtype = ["values_strings", "values_int64s", "values_floats", "values_tensor"]
+        .iter()
+        .find_map(|a| c.node.attr(a).map(|v| (*a, v)))
+        .and_then(|(a, v)| match (a, v) {
+            ("values_strings", _) => Some(DType::Str),
+            ("values_int64s", _) => Some(DType::I64),
+            ("values_floats", _) => Some(DType::F32),
+            (_, AttrValue::Tensor(t)) => t.dtype,
+            _ => None,
+        });
+    outs(vec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn tree_ensemble(c: &Ctx) -> R {
+    let n = c.shape(0).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown);
+    let t = c.node.attr_int("n_targets").map(Dim::Known).unwrap_or(Dim::Unknown);
+    outs(vec![ty(c.dtype(0), Some(vec![n, t]))])
+}
+
+pub fn array_feature_extractor(c: &Ctx) -> R {
+    let shape = match (c.shape(0), c.shape(1)) {
+        (Some(x), Some(y)) if !x.is_empty() => {
+            let mut s = x[..x.len() - 1].to_vec();
+            s.push(Dim::product(y));
+            Some(s)
+        }
+        _ => None,
+    };
+    outs(vec![ty(c.dtype(0), shape)])
+}
+
+/// The batch size of an ai.onnx.ml input: its first dim, or 1 for a 1-D input.
+fn ml_batch(c: &Ctx) -> Dim {
+    match c.shape(0) {
+        Some([n, _]) => n.clone(),
+        Some([_]) => Dim::Known(1),
+        _ => Dim::Unknown,
+    }
+}
+
+/// LinearClassifier, SVMClassifier, TreeEnsembleClassifier: a label per row (int64 or string,
+/// as the class labels are) and a score per row and class.
+pub fn ml_classifier(c: &Ctx) -> R {
+    let n = ml_batch(c);
+    let strings = ["classlabels_strings"].iter().any(|a| c.node.attr(a).is_some());
+    let label = if strings { DType::Str } else { DType::I64 };
+    outs(vec![ty(Some(label), Some(vec![n.clone()])), ty(Some(DType::F32), Some(vec![n, Dim::Unknown]))])
+}
+
+/// LinearRegressor, SVMRegressor, TreeEnsembleRegressor: `[N, targets]` floats.
+pub fn ml_regressor(c: &Ctx) -> R {
+    let targets = c.node.attr_int("targets").or(c.node.attr_int("n_targets")).unwrap_or(1);
+    let targets = if c.node.op_type == "SVMRegressor" { 1 } else { targets };
+    outs(vec![ty(Some(DType::F32), Some(vec![ml_batch(c), Dim::Known(targets)]))])
+}
+
+/// FeatureVectorizer: `[N, sum(inputdimensions)]` floats.
+pub fn feature_vectorizer(c: &Ctx) -> R {
+    let width = c.node.attr_ints("inputdimensions").map(|d| Dim::Known(d.iter().sum())).unwrap_or(Dim::Unknown);
+    outs(vec![ty(Some(DType::F32), Some(vec![ml_batch(c), width]))])
+}
+
+/// OneHotEncoder: the input's shape with a trailing axis of one entry per category.
+pub fn ml_one_hot_encoder(c: &Ctx) -> R {
+    let cats = match (c.node.attr("cats_int64s"), c.node.attr("cats_strings")) {
+        (Some(AttrValue::Ints(v)), _) => Dim::Known(v.len() as i64),
+        (_, Some(AttrValue::Strings(v))) => Dim::Known(v.len() as i64),
+        _ => Dim::Unknown,
+    };
+    let shape = c.shape(0).map(|s| s.iter().cloned().chain(std::iter::once(cats.clone())).collect());
+    outs(vec![ty(Some(DType::F32), shape)])
+}
+
+/// ZipMap: a sequence of maps, one per row (not a tensor).
+pub fn zip_map(_: &Ctx) -> R {
+    outs(vec![Some(Type::Sequence(Some(Box::new(Type::Other))))])
+}
+
+pub fn category_mapper(c: &Ctx) -> R {
+    let to = if c.dtype(0) == Some(DType::Str) { DType::I64 } else { DType::Str };
+    outs(vec![ty(Some(to), c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn sequence_at(c: &Ctx) -> R {
+    match c.inputs.first().copied().flatten() {
+        Some(Type::Sequence(Some(e))) => outs(vec![Some((**e).clone())]),
+        _ => Ok(Out::default()),
+    }
+}
+
+pub fn sequence_construct(c: &Ctx) -> R {
+    let first = same_type_of(c, 0);
+    let all_same = (1..c.inputs.len()).all(|i| same_type_of(c, i) == first);
+    let elem = first.map(|t| if all_same { t } else { Type::tensor(t.dtype(), None) });
+    outs(vec![Some(Type::Sequence(elem.map(Box::new)))])
+}
+
+pub fn sequence_empty(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "dtype", Some(DType::F32));
+    outs(vec![Some(Type::Sequence(Some(Box::new(Type::tensor(dtype, None)))))])
+}
+
+pub fn sequence_same(c: &Ctx) -> R {
+    let t = match c.inputs.first().copied().flatten() {
+        Some(Type::Sequence(Some(e))) => Some(Type::Sequence(Some(Box::new(Type::tensor(e.dtype(), None))))),
+        _ => None,
+    };
+    outs(vec![t])
+}
+
+pub fn sequence_length(_: &Ctx) -> R {
+    outs(vec![ty(Some(DType::I64), Some(vec![]))])
+}
+
+pub fn split_to_sequence(c: &Ctx) -> R {
+    outs(vec![Some(Type::Sequence(Some(Box::new(Type::tensor(c.dtype(0), None)))))])
+}
+
+pub fn concat_from_sequence(c: &Ctx) -> R {
+    let elem = match c.inputs.first().copied().flatten() {
+        Some(Type::Sequence(Some(e))) => e.dtype(),
+        _ => None,
+    };
+    outs(vec![ty(elem, None)])
+}
+
+/// Loop's outputs: the final loop-carried values (typed like the body's outputs, with dims
+/// that may change across iterations unknown) and the scan outputs, stacked along a new
+/// first axis of unknown length.
+pub fn loop_outputs(c: &Ctx) -> R {
+    let Some((_, body)) = c.subgraph_outputs.iter().find(|(n, _)| *n == "body") else { return Ok(Out::default()) };
+    let carried = c.inputs.len().saturating_sub(2);
+    let mut types = Vec::new();
+    for (i, t) in body.iter().skip(1).enumerate() {
+        let t = t.clone();
+        if i < carried {
+            // A carried value keeps the dims its initial value and the body's output agree on.
+            let init = same_type_of(c, 2 + i);
+            types.push(match (init, t) {
+                (
+                    Some(Type::Tensor { dtype: d0, shape: Some(s0) }),
+                    Some(Type::Tensor { dtype: d1, shape: Some(s1) }),
+                ) if s0.len() == s1.len() => {
+                    let shape =
+                        s0.iter().zip(&s1).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect();
+                    ty(d0.or(d1), Some(shape))
+                }
+                (Some(Type::Tensor { dtype: d0, .. }), Some(Type::Tensor { dtype: d1, .. })) => ty(d0.or(d1), None),
+                (init, body) => init.or(body).map(|t| Type::tensor(t.dtype(), None)),
+            });
+        } else {
+            // The trip count is known when the condition is absent or provably stays true
+            // (its body output is known true given a true input).
+            let cond_stays = !c.has(1) || (c.value(1) == Some(&[Dim::Known(1)][..]) && c.loop_cond_stays_true);
+            let trip =
+                c.value(0).and_then(|v| v.first().cloned()).filter(|_| c.has(0) && cond_stays).unwrap_or(Dim::Unknown);
+            types.push(t.map(|t| match t {
+                Type::Tensor { dtype, shape } => {
+                    Type::Tensor { dtype, shape: shape.map(|s| std::iter::once(trip.clone()).chain(s).collect()) }
+                }
+                other => other,
+            }));
+        }
+    }
+    outs(types)
+}
+
+/// Scan's outputs (opset 9+): the final state values, then the scan outputs with the scan
+/// axis (of the first scan input's length) inserted.
+pub fn scan_outputs(c: &Ctx) -> R {
+    let Some((_, body)) = c.subgraph_outputs.iter().find(|(n, _)| *n == "body") else { return Ok(Out::default()) };
+    let Some(m) = c.node.attr_int("num_scan_inputs") else { return invalid("Scan needs num_scan_inputs".into()) };
+    let offset = if c.opset < 9 { 1 } else { 0 };
+    let n_state = c.inputs.len().saturating_sub(offset + m.max(0) as usize);
+    let first_scan = offset + n_state;
+    let in_axis = c.node.attr_ints("scan_input_axes").and_then(|a| a.first().copied()).unwrap_or(0);
+    let seq = c.shape(first_scan).and_then(|s| {
+        let a = axis_in(in_axis, s.len(), "Scan").ok()?;
+        s.get(if c.opset < 9 { 1 } else { a }).cloned()
+    });
+    let seq = seq.unwrap_or(Dim::Unknown);
+    let out_axes = c.node.attr_ints("scan_output_axes");
+    let mut types = Vec::new();
+    for (i, t) in body.iter().enumerate() {
+        if i < n_state {
+            types.push(match (t, same_type_of(c, offset + i)) {
+                (Some(Type::Tensor { dtype, shape: Some(s) }), Some(init)) if c.opset < 9 => {
+                    // Before opset 9 the state keeps its batch axis outside the body.
+                    let batch = init.shape().and_then(|x| x.first().cloned()).unwrap_or(Dim::Unknown);
+                    ty(*dtype, Some(std::iter::once(batch).chain(s.iter().cloned()).collect()))
+                }
+                (Some(t), _) if c.opset >= 9 => Some(t.clone()),
+                (_, init) => init,
+            });
+            continue;
+        }
+        let k = i - n_state;
+        types.push(t.clone().map(|t| match t {
+            Type::Tensor { dtype, shape: Some(mut s) } => {
+                if c.opset < 9 {
+                    let batch = c.shape(first_scan).and_then(|x| x.first().cloned()).unwrap_or(Dim::Unknown);
+                    s.insert(0, seq.clone());
+                    s.insert(0, batch);
+                    return Type::Tensor { dtype, shape: Some(s) };
+                }
+                let r = s.len() + 1;
+                let a = out_axes.and_then(|v| v.get(k).copied()).unwrap_or(0);
+                let a = if a < 0 { a + r as i64 } else { a };
+                if (0..r as i64).contains(&a) {
+                    s.insert(a as usize, seq.clone());
+                    Type::Tensor { dtype, shape: Some(s) }
+                } else {
+                    Type::Tensor { dtype, shape: None }
+                }
+            }
+            other => other,
+        }));
+    }
+    outs(types)
 }

@@ -200,9 +200,14 @@ pub fn legacy<D: BroadcastDim>(a: &[D], b: &[D], axis: Option<i64>) -> Result<Br
     if b.len() > a.len() {
         return Err(BroadcastError::Rank { input: 1, rank: b.len(), target: a.len() });
     }
-    let rank = a.len() as i64;
-    let start = axis.unwrap_or(rank - b.len() as i64);
-    let dims: Vec<i64> = (0..b.len() as i64).map(|i| start.saturating_add(i)).collect();
+    // The run must start inside `a`, even when `b` is a scalar and the run is empty.
+    let last = a.len() as i64 - b.len() as i64;
+    let start = axis.unwrap_or(last);
+    if !(0..=last).contains(&start) {
+        let dims = (0..b.len().max(1) as i64).map(|i| start.saturating_add(i)).collect();
+        return Err(BroadcastError::BadDims { dims, rank: a.len() });
+    }
+    let dims: Vec<i64> = (0..b.len() as i64).map(|i| start + i).collect();
     let placed = in_dim(b, a.len(), &dims)?;
     uni(a, &placed, 1)
 }

@@ -73,6 +73,248 @@ impl Dim {
     }
 }
 
+/// Splits `e+k` or `e-k` (a trailing integer added at the top level) into `(e, ±k)`.
+fn split_offset(text: &str) -> Option<(&str, i64)> {
+    let bytes = text.as_bytes();
+    let mut depth = 0i32;
+    let mut last = None;
+    for (i, b) in bytes.iter().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'+' | b'-' if depth == 0 && i > 0 => last = Some(i),
+            _ => {}
+        }
+    }
+    let i = last?;
+    let k: i64 = text[i + 1..].parse().ok()?;
+    let k = if bytes[i] == b'-' { k.checked_neg()? } else { k };
+    Some((&text[..i], k))
+}
+
+/// `(e)` as `e` when the parentheses enclose the whole text.
+fn strip_parens(text: &str) -> &str {
+    match text.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+        Some(inner) if balanced(inner) => inner,
+        _ => text,
+    }
+}
+
+fn balanced(text: &str) -> bool {
+    let mut depth = 0i32;
+    for ch in text.chars() {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth < 0 {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+/// True when `text` is a bare name (no operator), so it needs no parentheses inside an
+/// expression.
+fn atomic(text: &str) -> bool {
+    !text.contains(['+', '-', '*', '/', '%', '(', ')', ',', ' '])
+        || (text.starts_with(['f', 'c', 'm']) && balanced_call(text))
+}
+
+/// True for `name(...)` whose closing parenthesis is the last character.
+fn balanced_call(text: &str) -> bool {
+    let Some(open) = text.find('(') else { return false };
+    if !text[..open].chars().all(|ch| ch.is_ascii_alphabetic()) || !text.ends_with(')') {
+        return false;
+    }
+    let mut depth = 0i32;
+    for (i, ch) in text.char_indices().skip(open) {
+        match ch {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 && i + 1 != text.len() {
+                    return false;
+                }
+            }
+            _ => {}
+        }
+    }
+    depth == 0
+}
+
+fn operand(d: &Dim) -> String {
+    let text = d.to_string();
+    if atomic(&text) || matches!(d, Dim::Known(n) if *n >= 0) {
+        text
+    } else {
+        format!("({text})")
+    }
+}
+
+/// The operators at parenthesis depth 0 of an expression's text.
+fn top_ops(text: &str) -> Vec<u8> {
+    let mut depth = 0i32;
+    let mut ops = Vec::new();
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'+' | b'-' | b'*' | b'/' | b'%' if depth == 0 && i > 0 => ops.push(b),
+            _ => {}
+        }
+    }
+    ops
+}
+
+/// The operand's text inside a product: parenthesised only when it is a sum or difference.
+fn factor(d: &Dim) -> String {
+    let text = d.to_string();
+    if matches!(d, Dim::Known(n) if *n < 0) || top_ops(&text).iter().any(|b| matches!(b, b'+' | b'-' | b'%')) {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+/// The operand's text on the right of a `-`: parenthesised when it is a sum or difference.
+fn subtrahend(d: &Dim) -> String {
+    let text = d.to_string();
+    if top_ops(&text).iter().any(|b| matches!(b, b'+' | b'-')) {
+        format!("({text})")
+    } else {
+        text
+    }
+}
+
+/// Symbolic arithmetic: known sizes compute (with overflow giving an unknown), symbols
+/// survive as expressions (`batch*seq`, `seq+1`, `floor(h/32)`), and anything that meets an
+/// unknown is unknown. Identities (`x+0`, `x*1`, `x-x`, `x/1`) simplify.
+impl Dim {
+    /// `self + other`.
+    pub fn add(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => a.checked_add(*b).map_or(Dim::Unknown, Dim::Known),
+            (x, Dim::Known(0)) | (Dim::Known(0), x) => x.clone(),
+            // `(e + k) + m` is `e + (k + m)`.
+            (Dim::Sym(s), Dim::Known(m)) | (Dim::Known(m), Dim::Sym(s)) if split_offset(s.as_str()).is_some() => {
+                let (base, k) = split_offset(s.as_str()).unwrap_or_default();
+                match k.checked_add(*m) {
+                    Some(0) => Dim::sym(strip_parens(base)),
+                    Some(t) => Dim::sym(strip_parens(base)).add(&Dim::Known(t)),
+                    None => Dim::Unknown,
+                }
+            }
+            (Dim::Known(k), s) | (s, Dim::Known(k)) if *k < 0 => Dim::sym(&format!("{s}-{}", -(*k as i128))),
+            (Dim::Known(k), s) | (s, Dim::Known(k)) => Dim::sym(&format!("{s}+{k}")),
+            (a, b) => {
+                let (x, y) = if a <= b { (a, b) } else { (b, a) };
+                Dim::sym(&format!("{x}+{y}"))
+            }
+        }
+    }
+
+    /// `self - other`.
+    pub fn sub(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => a.checked_sub(*b).map_or(Dim::Unknown, Dim::Known),
+            (x, Dim::Known(k)) => k.checked_neg().map_or(Dim::Unknown, |n| x.add(&Dim::Known(n))),
+            (a, b) if a == b => Dim::Known(0),
+            (a, b) => Dim::sym(&format!("{a}-{}", subtrahend(b))),
+        }
+    }
+
+    /// `self * other`.
+    pub fn mul(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (Dim::Known(0), _) | (_, Dim::Known(0)) => Dim::Known(0),
+            (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => a.checked_mul(*b).map_or(Dim::Unknown, Dim::Known),
+            (x, Dim::Known(1)) | (Dim::Known(1), x) => x.clone(),
+            (Dim::Known(k), s) | (s, Dim::Known(k)) => Dim::sym(&format!("{}*{}", factor(s), factor(&Dim::Known(*k)))),
+            (a, b) => {
+                let (x, y) = if a <= b { (a, b) } else { (b, a) };
+                Dim::sym(&format!("{}*{}", factor(x), factor(y)))
+            }
+        }
+    }
+
+    /// `floor(self / other)`; unknown for a zero divisor.
+    pub fn div_floor(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (_, Dim::Known(0)) | (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => match (a.checked_div(*b), a.checked_rem(*b)) {
+                (Some(q), Some(r)) if r != 0 && ((r < 0) != (*b < 0)) => Dim::Known(q - 1),
+                (Some(q), Some(_)) => Dim::Known(q),
+                _ => Dim::Unknown,
+            },
+            (x, Dim::Known(1)) => x.clone(),
+            (a, b) if a == b => Dim::Known(1),
+            (a, b) => Dim::sym(&format!("floor({}/{})", operand(a), operand(b))),
+        }
+    }
+
+    /// `ceil(self / other)`; unknown for a zero divisor.
+    pub fn div_ceil(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (_, Dim::Known(0)) | (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => match (a.checked_neg(), b) {
+                (Some(na), b) => match Dim::Known(na).div_floor(&Dim::Known(*b)) {
+                    Dim::Known(q) => q.checked_neg().map_or(Dim::Unknown, Dim::Known),
+                    other => other,
+                },
+                _ => Dim::Unknown,
+            },
+            (x, Dim::Known(1)) => x.clone(),
+            (a, b) if a == b => Dim::Known(1),
+            (a, b) => Dim::sym(&format!("ceil({}/{})", operand(a), operand(b))),
+        }
+    }
+
+    /// `self mod other` with the divisor's sign (Python's `%`, ONNX Mod with `fmod=0`).
+    pub fn modulo(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (_, Dim::Known(0)) | (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => match a.checked_rem(*b) {
+                Some(r) if r != 0 && ((r < 0) != (*b < 0)) => Dim::Known(r + b),
+                Some(r) => Dim::Known(r),
+                None => Dim::Unknown,
+            },
+            (_, Dim::Known(1)) => Dim::Known(0),
+            (a, b) if a == b => Dim::Known(0),
+            (a, b) => Dim::sym(&format!("{}%{}", operand(a), operand(b))),
+        }
+    }
+
+    /// The larger of two sizes, when it can be told.
+    pub fn max_dim(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (Dim::Known(a), Dim::Known(b)) => Dim::Known(*a.max(b)),
+            (a, b) if a == b => a.clone(),
+            _ => Dim::Unknown,
+        }
+    }
+
+    /// The smaller of two sizes, when it can be told.
+    pub fn min_dim(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (Dim::Known(a), Dim::Known(b)) => Dim::Known(*a.min(b)),
+            (a, b) if a == b => a.clone(),
+            _ => Dim::Unknown,
+        }
+    }
+
+    /// The product of `dims` (1 for none).
+    pub fn product<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
+        dims.into_iter().fold(Dim::Known(1), |acc, d| acc.mul(d))
+    }
+}
+
 impl From<i64> for Dim {
     fn from(n: i64) -> Dim {
         Dim::Known(n)
@@ -120,4 +362,43 @@ impl fmt::Display for Assumption {
 pub fn render<D: fmt::Display>(shape: &[D]) -> String {
     let parts: Vec<String> = shape.iter().map(D::to_string).collect();
     format!("[{}]", parts.join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(name: &str) -> Dim {
+        Dim::sym(name)
+    }
+
+    #[test]
+    fn known_arithmetic_is_checked() {
+        assert_eq!(Dim::Known(6).mul(&Dim::Known(7)), Dim::Known(42));
+        assert_eq!(Dim::Known(i64::MAX).add(&Dim::Known(1)), Dim::Unknown);
+        assert_eq!(Dim::Known(7).div_floor(&Dim::Known(2)), Dim::Known(3));
+        assert_eq!(Dim::Known(-7).div_floor(&Dim::Known(2)), Dim::Known(-4));
+        assert_eq!(Dim::Known(7).div_ceil(&Dim::Known(2)), Dim::Known(4));
+        assert_eq!(Dim::Known(-7).modulo(&Dim::Known(3)), Dim::Known(2));
+        assert_eq!(Dim::Known(7).div_floor(&Dim::Known(0)), Dim::Unknown);
+    }
+
+    #[test]
+    fn symbols_survive_arithmetic() {
+        assert_eq!(s("batch").mul(&s("seq")), s("batch*seq"));
+        assert_eq!(s("seq").mul(&s("batch")), s("batch*seq"));
+        assert_eq!(s("seq").add(&Dim::Known(1)), s("seq+1"));
+        assert_eq!(s("h").div_floor(&Dim::Known(32)), s("floor(h/32)"));
+        assert_eq!(s("h").add(&Dim::Known(2)).div_floor(&Dim::Known(2)), s("floor((h+2)/2)"));
+        // Offsets fold and cancel.
+        assert_eq!(s("seq").add(&Dim::Known(1)).sub(&Dim::Known(1)), s("seq"));
+        assert_eq!(s("seq").sub(&Dim::Known(3)).add(&Dim::Known(1)), s("seq-2"));
+        assert_eq!(s("h").div_floor(&Dim::Known(2)).add(&Dim::Known(1)).sub(&Dim::Known(1)), s("floor(h/2)"));
+        // Identities.
+        assert_eq!(s("x").mul(&Dim::Known(1)), s("x"));
+        assert_eq!(s("x").sub(&s("x")), Dim::Known(0));
+        assert_eq!(s("x").mul(&Dim::Known(0)), Dim::Known(0));
+        assert_eq!(s("x").add(&Dim::Unknown), Dim::Unknown);
+        assert_eq!(Dim::product(&[s("a"), Dim::Known(2), s("b")]), s("a*2*b"));
+    }
 }

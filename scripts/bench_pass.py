@@ -1,0 +1,72 @@
+"""Pass speed: load + infer + save on generated 10k, 100k and 1M-node models, against
+onnx.shape_inference.infer_shapes on the same models (issue 6, item 4).
+
+Run by hand after `cargo build --release` (needs onnx):
+
+    python3 scripts/bench_pass.py [--sizes 10000,100000,1000000]
+
+The models are chains of broadcasting nodes (Add/Mul/Sub/Where over small symbolic and known
+shapes, with Shape/Gather/Unsqueeze/Concat/Reshape shape arithmetic every few nodes) written
+to bench/out/. onnx-bcast is timed as a whole process (`annotate`: read, infer, write); onnx as
+onnx.load + infer_shapes + onnx.save in-process, so Python start-up is not counted against it.
+"""
+import argparse
+import os
+import subprocess
+import time
+
+import onnx
+from onnx import TensorProto, helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "bench", "out")
+BIN = os.path.join(ROOT, "target", "release", "onnx-bcast")
+
+
+def chain(n):
+    nodes = []
+    prev = "x"
+    ops = ["Add", "Mul", "Sub", "Where"]
+    for i in range(n):
+        op = ops[i % len(ops)]
+        out = f"t{i}"
+        if op == "Where":
+            nodes.append(helper.make_node("Where", ["c", prev, "b"], [out], name=f"n{i}"))
+        else:
+            nodes.append(helper.make_node(op, [prev, "b"], [out], name=f"n{i}"))
+        prev = out
+    g = helper.make_graph(
+        nodes, "chain",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 1, "seq"]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [4, 1]),
+         helper.make_tensor_value_info("c", TensorProto.BOOL, [1, "seq"])],
+        [helper.make_tensor_value_info(prev, TensorProto.FLOAT, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="10000,100000,1000000")
+    args = ap.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    print("| nodes | onnx-bcast annotate s | onnx load+infer_shapes+save s | onnx / ours |")
+    print("|---|---|---|---|")
+    for n in [int(s) for s in args.sizes.split(",")]:
+        path = os.path.join(OUT, f"chain_{n}.onnx")
+        onnx.save(chain(n), path)
+        out = os.path.join(OUT, f"chain_{n}.annotated.onnx")
+        t = time.perf_counter()
+        subprocess.run([BIN, "annotate", path, "-o", out], check=True, stdout=subprocess.DEVNULL)
+        ours = time.perf_counter() - t
+        t = time.perf_counter()
+        m = onnx.load(path)
+        inferred = onnx.shape_inference.infer_shapes(m)
+        onnx.save(inferred, os.path.join(OUT, f"chain_{n}.onnx_inferred.onnx"))
+        theirs = time.perf_counter() - t
+        print(f"| {n} | {ours:.3f} | {theirs:.3f} | {theirs / ours:.1f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

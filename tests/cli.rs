@@ -1,0 +1,424 @@
+//! The command line as a user meets it: insta snapshots of `infer` and `check` output and of
+//! rendered diagnostics, exit codes for files that are not models, the JSON keys of the
+//! contract (`../shared/CONTRACT.md`), and `--dim`. The built binary runs with the crate
+//! root as its working directory and relative paths, so no snapshot holds an absolute path.
+
+#[path = "common/build.rs"]
+mod build;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use onnx_bcast::infer::{infer, Options};
+use onnx_bcast::Severity;
+use serde_json::Value;
+
+/// What one run of the binary gave.
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+impl Run {
+    /// The whole run as snapshot text.
+    fn render(&self) -> String {
+        format!("exit code: {}\n--- stdout\n{}--- stderr\n{}", self.code, self.stdout, self.stderr)
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.stdout))
+    }
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Runs `onnx-bcast ARGS` in the crate root.
+fn run<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> Run {
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_onnx-bcast")).current_dir(root()).args(args).output().expect("run onnx-bcast");
+    let code = out.status.code().expect("onnx-bcast was killed by a signal");
+    let run = Run {
+        code,
+        stdout: String::from_utf8(out.stdout).expect("stdout is UTF-8"),
+        stderr: String::from_utf8(out.stderr).expect("stderr is UTF-8"),
+    };
+    assert!(!run.stderr.contains("panicked"), "onnx-bcast panicked:\n{}", run.stderr);
+    assert_ne!(code, 101, "onnx-bcast panicked:\n{}", run.stderr);
+    run
+}
+
+/// The sample models, as paths relative to the crate root, sorted.
+fn sample_models() -> Vec<String> {
+    let mut models: Vec<String> = std::fs::read_dir(root().join("models"))
+        .expect("models/")
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "onnx"))
+        .map(|p| format!("models/{}", p.file_name().unwrap().to_string_lossy()))
+        .collect();
+    models.sort();
+    assert!(models.len() >= 5, "{models:?}");
+    models
+}
+
+/// A scratch directory under the target directory, relative to the crate root when it lies
+/// inside it (so paths in output stay short).
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli").join(name);
+    std::fs::create_dir_all(&dir).expect("create the scratch directory");
+    dir
+}
+
+// ---------------------------------------------------------------------------------------------
+// Snapshots.
+
+#[test]
+fn infer_text_on_every_sample_model() {
+    for m in sample_models() {
+        let r = run(&["infer", &m]);
+        let stem = Path::new(&m).file_stem().unwrap().to_string_lossy().to_string();
+        // broken.onnx has an error finding; the others have none.
+        assert_eq!(r.code, if stem == "broken" { 1 } else { 0 }, "{m}: {}", r.stderr);
+        insta::assert_snapshot!(format!("infer_text_{stem}"), r.render());
+    }
+}
+
+#[test]
+fn infer_json_on_the_broken_model() {
+    let r = run(&["infer", "models/broken.onnx", "--format", "json"]);
+    assert_eq!(r.code, 1);
+    insta::assert_snapshot!("infer_json_broken", r.render());
+}
+
+#[test]
+fn check_broken_model_in_every_format() {
+    for format in ["text", "json", "github"] {
+        let r = run(&["check", "models/broken.onnx", "--format", format]);
+        assert_eq!(r.code, 1, "{format}");
+        insta::assert_snapshot!(format!("check_broken_{format}"), r.render());
+    }
+}
+
+#[test]
+fn check_the_models_directory() {
+    // A directory is searched for *.onnx; one broken model makes the exit code 1.
+    let r = run(&["check", "models"]);
+    assert_eq!(r.code, 1);
+    insta::assert_snapshot!("check_models_dir", r.render());
+}
+
+#[test]
+fn github_annotations_follow_the_contract() {
+    let r = run(&["check", "models/broken.onnx", "--format", "github"]);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 1, "{}", r.stdout);
+    let line = lines[0];
+    // `::error file=PATH,title=CODE::NODE (OP): MESSAGE`
+    let rest = line.strip_prefix("::error file=models/broken.onnx,title=broadcast-incompatible::").expect(line);
+    assert!(rest.starts_with("add_bad (Add): "), "{line}");
+}
+
+/// Models built in the test whose rendered diagnostics are snapshots: the legacy acceptance
+/// errors, an N-ary clash, a symbolic clash, a legacy axis outside the shape, a rank clash.
+#[test]
+fn rendered_diagnostics() {
+    let legacy = |name: &str, a: &[i64], b: &[i64], axis: Option<i64>| {
+        build::model(
+            6,
+            vec![build::input("A", a), build::input("B", b)],
+            vec![build::legacy(name, "Add", "A", "B", "Y", axis)],
+            &["Y"],
+        )
+    };
+    let sum = build::model(
+        13,
+        vec![build::input("p", &[2i64, 3]), build::input("q", &[1i64, 3]), build::input("r", &[4i64, 3])],
+        vec![build::node("sum3", "Sum", &["p", "q", "r"], &["y"])],
+        &["y"],
+    );
+    let symbolic = build::model(
+        17,
+        vec![build::input("x", &[D::S("batch"), D::S("seq"), D::N(3)]), build::input("w", &[D::N(4)])],
+        vec![build::node("", "Mul", &["x", "w"], &["y"])],
+        &["y"],
+    );
+    let prelu = build::model(
+        17,
+        vec![build::input("x", &[2i64, 3]), build::input("slope", &[2i64, 3, 1])],
+        vec![build::node("prelu", "PRelu", &["x", "slope"], &["y"])],
+        &["y"],
+    );
+    let cases = [
+        ("legacy_no_axis", legacy("add_no_axis", &[2, 3, 4, 5], &[3, 4], None)),
+        ("legacy_axis1", legacy("add_axis1", &[2, 3, 4, 5], &[5], Some(1))),
+        ("legacy_axis_outside", legacy("add_far", &[2, 3, 4, 5], &[4, 5], Some(3))),
+        ("nary_sum", sum),
+        ("symbolic_mul", symbolic),
+        ("prelu_rank", prelu),
+    ];
+    let mut text = String::new();
+    for (label, m) in cases {
+        let model = build::load(&m);
+        let inf = infer(&model, &Options::default());
+        let errors: Vec<_> = inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).collect();
+        assert_eq!(errors.len(), 1, "{label}: {:#?}", inf.diagnostics);
+        text.push_str(&format!("== {label}\n{}\n\n", errors[0]));
+    }
+    insta::assert_snapshot!("rendered_diagnostics", text);
+}
+
+use build::D;
+
+// ---------------------------------------------------------------------------------------------
+// Files that are not models.
+
+/// Deterministic pseudo-random bytes (xorshift), so that a failure can be replayed.
+fn noise(seed: u64, len: usize) -> Vec<u8> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+/// `check` exits 2 with one line on stderr that names the file and says why.
+fn assert_refused(args: &[&str], path: &str) {
+    let r = run(args);
+    assert_eq!(r.code, 2, "{args:?}: {}", r.render());
+    let lines: Vec<&str> = r.stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{args:?}: one line of reason, got {:?}", r.stderr);
+    assert!(lines[0].starts_with("onnx-bcast: "), "{}", lines[0]);
+    assert!(lines[0].contains(path), "{args:?}: the reason names {path}: {}", lines[0]);
+}
+
+#[test]
+fn check_refuses_files_that_are_not_models() {
+    let dir = scratch("not_models");
+    let rel = |p: &Path| p.strip_prefix(root()).map(Path::to_path_buf).unwrap_or_else(|_| p.to_path_buf());
+    // Random bytes, several seeds and lengths.
+    for (seed, len) in [(1u64, 1usize), (2, 16), (3, 300), (4, 4096), (5, 65536)] {
+        let p = dir.join(format!("noise{seed}.onnx"));
+        std::fs::write(&p, noise(seed, len)).unwrap();
+        let p = rel(&p).display().to_string();
+        assert_refused(&["check", &p], &p);
+        assert_refused(&["check", &p, "--format", "json"], &p);
+    }
+    // An empty file decodes as an empty ModelProto: no graph.
+    let empty = dir.join("empty.onnx");
+    std::fs::write(&empty, b"").unwrap();
+    let empty = rel(&empty).display().to_string();
+    assert_refused(&["check", &empty], &empty);
+    // A text file.
+    assert_refused(&["check", "Cargo.toml"], "Cargo.toml");
+    // A directory with no models in it.
+    let hollow = scratch("hollow");
+    std::fs::write(hollow.join("notes.txt"), b"no models here").unwrap();
+    let hollow = rel(&hollow).display().to_string();
+    assert_refused(&["check", &hollow], &hollow);
+    // A file that does not exist.
+    assert_refused(&["check", "models/no_such_model.onnx"], "models/no_such_model.onnx");
+    assert_refused(&["infer", "models/no_such_model.onnx"], "models/no_such_model.onnx");
+    // A directory given to infer.
+    assert_refused(&["infer", "models"], "models");
+}
+
+#[test]
+fn one_unreadable_model_makes_check_exit_2() {
+    // The readable models are still reported; the exit code says the job was not done.
+    let r = run(&["check", "models/attention_mask.onnx", "models/no_such_model.onnx", "models/broken.onnx"]);
+    assert_eq!(r.code, 2, "{}", r.render());
+    assert!(r.stdout.contains("models/attention_mask.onnx: ok"), "{}", r.stdout);
+    assert!(r.stdout.contains("add_bad (Add)"), "{}", r.stdout);
+}
+
+#[test]
+fn damaged_models_never_panic() {
+    // Every truncation and many single-byte corruptions of each sample model, straight through
+    // the library (decode, infer) and, for a sample of them, through `check`.
+    let dir = scratch("damaged");
+    let mut cli_runs = 0;
+    for m in sample_models() {
+        let bytes = std::fs::read(root().join(&m)).unwrap();
+        let path = Path::new(&m);
+        let mut variants: Vec<Vec<u8>> = (0..bytes.len()).map(|n| bytes[..n].to_vec()).collect();
+        for (k, b) in noise(bytes.len() as u64, 2 * bytes.len()).chunks(2).enumerate() {
+            let mut v = bytes.clone();
+            let at = (usize::from(b[0]) << 8 | usize::from(b[1])) % v.len();
+            v[at] ^= 1 << (k % 8);
+            variants.push(v);
+        }
+        for (k, v) in variants.iter().enumerate() {
+            if let Ok(model) = onnx_bcast::io::decode(v, path, None) {
+                let _ = infer(&model, &Options::default());
+            }
+            if k % 97 == 0 {
+                let p = dir.join(format!("{}_{k}.onnx", path.file_stem().unwrap().to_string_lossy()));
+                std::fs::write(&p, v).unwrap();
+                let r = run(&[Path::new("check"), p.as_path()]);
+                assert!((0..=2).contains(&r.code), "{}: {}", p.display(), r.render());
+                cli_runs += 1;
+            }
+        }
+    }
+    assert!(cli_runs > 10);
+}
+
+#[test]
+fn random_bytes_never_panic_the_library() {
+    for seed in 0..2000u64 {
+        let bytes = noise(seed, (seed as usize * 7) % 600);
+        if let Ok(model) = onnx_bcast::io::decode(&bytes, Path::new("noise.onnx"), None) {
+            let _ = infer(&model, &Options::default());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The JSON contract and --dim.
+
+const INFER_KEYS: [&str; 7] = ["model", "ir_version", "opsets", "tensors", "nodes", "diagnostics", "constraints"];
+
+fn assert_dim(d: &Value, what: &str) {
+    assert!(d.is_i64() || d.is_string() || d.is_null(), "{what}: a dim is an integer, a string or null: {d}");
+}
+
+#[test]
+fn infer_json_has_the_contract_keys() {
+    for m in sample_models() {
+        let r = run(&["infer", &m, "--format", "json"]);
+        let doc = r.json();
+        let obj = doc.as_object().expect("an object");
+        for k in INFER_KEYS {
+            assert!(obj.contains_key(k), "{m}: missing key {k}");
+        }
+        assert_eq!(doc["model"], m.as_str());
+        assert!(doc["ir_version"].is_i64(), "{m}");
+        assert!(doc["opsets"][""].is_i64(), "{m}: {}", doc["opsets"]);
+        let tensors = doc["tensors"].as_object().expect("tensors is an object");
+        assert!(!tensors.is_empty());
+        for (name, t) in tensors {
+            assert!(t["dtype"].is_string() || t["dtype"].is_null(), "{m}: {name}");
+            match &t["shape"] {
+                Value::Null => {}
+                Value::Array(dims) => dims.iter().for_each(|d| assert_dim(d, name)),
+                other => panic!("{m}: {name}: shape {other}"),
+            }
+        }
+        for n in doc["nodes"].as_array().expect("nodes is an array") {
+            for k in ["name", "op_type", "domain", "graph", "inputs", "outputs"] {
+                assert!(n.get(k).is_some(), "{m}: node {n} lacks {k}");
+            }
+            assert!(n["inputs"].is_array() && n["outputs"].is_array());
+        }
+        for d in doc["diagnostics"].as_array().expect("diagnostics is an array") {
+            for k in ["severity", "code", "node", "op_type", "graph", "axis", "message"] {
+                assert!(d.get(k).is_some(), "{m}: diagnostic {d} lacks {k}");
+            }
+        }
+        assert!(doc["constraints"].is_array());
+    }
+    // The README's example in the contract's own words.
+    let doc = run(&["infer", "models/attention_mask.onnx", "--format", "json"]).json();
+    assert_eq!(doc["tensors"]["x"], serde_json::json!({"dtype": "float32", "shape": ["batch", 12, "seq", "seq"]}));
+    assert_eq!(doc["tensors"]["mask"], serde_json::json!({"dtype": "float32", "shape": ["batch", 1, 1, "seq"]}));
+    assert_eq!(doc["opsets"], serde_json::json!({"": 17}));
+    assert_eq!(doc["ir_version"], 8);
+    let add = doc["nodes"].as_array().unwrap().iter().find(|n| n["name"] == "add_mask").expect("add_mask");
+    assert_eq!(
+        add,
+        &serde_json::json!({"name": "add_mask", "op_type": "Add", "domain": "", "graph": "main",
+                            "inputs": ["x", "mask"], "outputs": ["scores"]})
+    );
+    // A subgraph's node names its graph by path.
+    let doc = run(&["infer", "models/subgraph_if.onnx", "--format", "json"]).json();
+    let then_add = doc["nodes"].as_array().unwrap().iter().find(|n| n["name"] == "then_add").expect("then_add");
+    assert_eq!(then_add["graph"], "if0/then_branch");
+    assert_eq!(doc["tensors"]["t"]["shape"], serde_json::json!(["batch", 16]));
+}
+
+#[test]
+fn infer_json_diagnostics_and_constraints() {
+    // The broken model: the diagnostic names the node, the axis and the sizes.
+    let doc = run(&["infer", "models/broken.onnx", "--format", "json"]).json();
+    let d = &doc["diagnostics"][0];
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["code"], "broadcast-incompatible");
+    assert_eq!(d["node"], "add_bad");
+    assert_eq!(d["op_type"], "Add");
+    assert_eq!(d["graph"], "main");
+    assert_eq!(d["axis"], 1);
+    // A symbol against a known size: the side condition is listed with the node.
+    let m = build::model(
+        17,
+        vec![build::input("x", &[D::S("batch"), D::S("seq")]), build::input("bias", &[D::N(512)])],
+        vec![build::node("add_bias", "Add", &["x", "bias"], &["y"])],
+        &["y"],
+    );
+    let dir = scratch("constraints");
+    let p = build::write(&m, &dir, "seq.onnx");
+    let r = run(&[Path::new("infer"), p.as_path(), Path::new("--format"), Path::new("json")]);
+    assert_eq!(r.code, 0, "{}", r.render());
+    let doc = r.json();
+    assert_eq!(doc["tensors"]["y"]["shape"], serde_json::json!(["batch", 512]));
+    let cs = doc["constraints"].as_array().unwrap();
+    assert_eq!(cs.len(), 1, "{cs:?}");
+    assert_eq!(cs[0]["node"], "add_bias");
+    assert_eq!(cs[0]["axis"], 1);
+    let cond = cs[0]["condition"].as_str().unwrap();
+    assert!(cond.contains("seq") && cond.contains("512"), "{cond}");
+    // And in text, under `assumed:`.
+    let r = run(&[Path::new("infer"), p.as_path()]);
+    let assumed = r.stdout.split("assumed:").nth(1).expect("an assumed: section");
+    assert!(assumed.contains("add_bias"), "{}", r.stdout);
+}
+
+#[test]
+fn dim_binds_a_symbol() {
+    let doc = run(&["infer", "models/attention_mask.onnx", "--format", "json", "--dim", "batch=2"]).json();
+    assert_eq!(doc["tensors"]["x"]["shape"], serde_json::json!([2, 12, "seq", "seq"]));
+    assert_eq!(doc["tensors"]["masked"]["shape"], serde_json::json!([2, 12, "seq", "seq"]));
+    let doc =
+        run(&["infer", "models/attention_mask.onnx", "--format", "json", "--dim", "batch=2", "--dim", "seq=7"]).json();
+    assert_eq!(doc["tensors"]["scores"]["shape"], serde_json::json!([2, 12, 7, 7]));
+    assert_eq!(doc["tensors"]["keep"]["shape"], serde_json::json!([1, 1, 7, 7]));
+    // Binding batch in broken.onnx fixes x's rows, and the clash at axis 1 stays.
+    let r = run(&["check", "models/broken.onnx", "--dim", "batch=2", "--format", "json"]);
+    assert_eq!(r.code, 1);
+    let r = run(&["infer", "models/broken.onnx", "--dim", "batch=2", "--format", "json"]);
+    assert_eq!(r.json()["tensors"]["x"]["shape"], serde_json::json!([2, 3]));
+    // Binding a name no model uses changes nothing.
+    let r = run(&["check", "models/attention_mask.onnx", "--dim", "nobody=4"]);
+    assert_eq!(r.code, 0, "{}", r.render());
+}
+
+#[test]
+fn bad_dim_exits_2() {
+    for bad in ["batch", "batch=", "=3", "batch=-1", "batch=x", "batch=1.5", "batch=99999999999999999999"] {
+        for cmd in ["infer", "check"] {
+            let r = run(&[cmd, "models/attention_mask.onnx", "--dim", bad]);
+            assert_eq!(r.code, 2, "{cmd} --dim {bad}: {}", r.render());
+            assert!(r.stdout.is_empty(), "{cmd} --dim {bad}: no results on stdout");
+            assert!(r.stderr.contains("--dim"), "{cmd} --dim {bad}: {}", r.stderr);
+        }
+    }
+}
+
+#[test]
+fn bad_arguments_exit_2() {
+    for args in [
+        &["infer", "models/attention_mask.onnx", "--format", "github"][..],
+        &["infer", "models/attention_mask.onnx", "--format", "yaml"],
+        &["check"],
+        &["frobnicate"],
+    ] {
+        let r = run(args);
+        assert_eq!(r.code, 2, "{args:?}: {}", r.render());
+        assert!(!r.stderr.is_empty(), "{args:?}");
+    }
+}

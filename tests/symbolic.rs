@@ -1,0 +1,347 @@
+//! Symbolic inference on small hand-built models: shape tensors through arithmetic, side
+//! conditions and their contradictions, `--dim` bindings, exporter quirks, arity checks and
+//! subgraph paths in diagnostics.
+
+use std::path::Path;
+
+use onnx_bcast::infer::{infer, Inference, Options};
+use onnx_bcast::onnx::{
+    attribute_proto, tensor_proto, tensor_shape_proto, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto,
+    OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
+};
+use onnx_bcast::shape::Dim;
+use onnx_bcast::Model;
+use prost::Message;
+
+/// A dim written as a number or a symbol name.
+enum D {
+    N(i64),
+    S(&'static str),
+}
+
+fn input(name: &str, elem: tensor_proto::DataType, dims: &[D]) -> ValueInfoProto {
+    use tensor_shape_proto::dimension::Value as DV;
+    let dim = dims
+        .iter()
+        .map(|d| tensor_shape_proto::Dimension {
+            value: Some(match d {
+                D::N(n) => DV::DimValue(*n),
+                D::S(s) => DV::DimParam(s.to_string()),
+            }),
+            ..Default::default()
+        })
+        .collect();
+    ValueInfoProto {
+        name: Some(name.into()),
+        r#type: Some(TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(elem as i32),
+                shape: Some(TensorShapeProto { dim }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    }
+}
+
+fn f32_input(name: &str, dims: &[D]) -> ValueInfoProto {
+    input(name, tensor_proto::DataType::Float, dims)
+}
+
+fn node(op: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
+    NodeProto {
+        op_type: Some(op.into()),
+        name: Some(outputs.first().map(|o| format!("{op}_{o}")).unwrap_or_default()),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: outputs.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    }
+}
+
+fn ints_init(name: &str, v: &[i64]) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims: vec![v.len() as i64],
+        data_type: Some(tensor_proto::DataType::Int64 as i32),
+        int64_data: v.to_vec(),
+        ..Default::default()
+    }
+}
+
+fn f32_init(name: &str, n: usize) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims: vec![n as i64],
+        data_type: Some(tensor_proto::DataType::Float as i32),
+        float_data: vec![0.25; n],
+        ..Default::default()
+    }
+}
+
+fn graph(nodes: Vec<NodeProto>, inputs: Vec<ValueInfoProto>, inits: Vec<TensorProto>, outputs: &[&str]) -> GraphProto {
+    GraphProto {
+        name: Some("g".into()),
+        node: nodes,
+        input: inputs,
+        initializer: inits,
+        output: outputs.iter().map(|o| ValueInfoProto { name: Some(o.to_string()), ..Default::default() }).collect(),
+        ..Default::default()
+    }
+}
+
+fn model(g: GraphProto) -> Model {
+    let m = ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
+        graph: Some(g),
+        ..Default::default()
+    };
+    onnx_bcast::io::decode(&m.encode_to_vec(), Path::new("t.onnx"), None).expect("decodes")
+}
+
+fn shape_of<'a>(m: &Model, inf: &'a Inference, name: &str) -> Option<&'a Vec<Dim>> {
+    inf.shape(m.resolve(Model::MAIN, name).expect("named value"))
+}
+
+fn codes(inf: &Inference) -> Vec<&'static str> {
+    inf.diagnostics.iter().map(|d| d.code).collect()
+}
+
+fn d(n: i64) -> Dim {
+    Dim::Known(n)
+}
+
+#[test]
+fn reshape_through_shape_arithmetic_keeps_symbols() {
+    // x[batch, seq, 64] -> [batch*seq, 64] computed as Shape -> Gather -> Mul -> Concat.
+    let nodes = vec![
+        node("Shape", &["x"], &["s"]),
+        node("Gather", &["s", "i0"], &["b"]),
+        node("Gather", &["s", "i1"], &["t"]),
+        node("Mul", &["b", "t"], &["bt"]),
+        node("Concat", &["bt", "c64"], &["target"]),
+        node("Reshape", &["x", "target"], &["y"]),
+        node("Add", &["t", "one"], &["t1"]),
+        node("ConstantOfShape", &["t1"], &["z"]),
+    ];
+    let mut concat = nodes;
+    concat[4].attribute.push(AttributeProto {
+        name: Some("axis".into()),
+        r#type: Some(attribute_proto::AttributeType::Int as i32),
+        i: Some(0),
+        ..Default::default()
+    });
+    let g = graph(
+        concat,
+        vec![f32_input("x", &[D::S("batch"), D::S("seq"), D::N(64)])],
+        vec![ints_init("i0", &[0]), ints_init("i1", &[1]), ints_init("c64", &[64]), ints_init("one", &[1])],
+        &["y", "z"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("batch*seq"), d(64)]));
+    assert_eq!(shape_of(&m, &inf, "z"), Some(&vec![Dim::sym("seq+1")]));
+    // Bound, the same graph gives numbers.
+    let opts = Options { bindings: [("batch".into(), 2), ("seq".into(), 5)].into(), ..Options::default() };
+    let inf = infer(&m, &opts);
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![d(10), d(64)]));
+    assert_eq!(shape_of(&m, &inf, "z"), Some(&vec![d(6)]));
+}
+
+#[test]
+fn a_symbol_forced_to_two_sizes_is_an_error() {
+    // PRelu's slope stretches to x: the symbol n must equal 3 and also 4.
+    let g = graph(
+        vec![node("PRelu", &["x", "s3"], &["a"]), node("PRelu", &["x", "s4"], &["b"])],
+        vec![f32_input("x", &[D::S("n")])],
+        vec![f32_init("s3", 3), f32_init("s4", 4)],
+        &["a", "b"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert_eq!(codes(&inf), vec!["symbol-contradiction"]);
+    assert!(inf.has_errors());
+    assert_eq!(inf.constraints.len(), 2);
+    // With n bound to 3, the second PRelu is the one that fails, as a broadcast error.
+    let inf = infer(&m, &Options { bindings: [("n".into(), 3)].into(), ..Options::default() });
+    assert_eq!(codes(&inf), vec!["broadcast-incompatible"]);
+    assert_eq!(inf.diagnostics[0].node.as_deref(), Some("PRelu_b"));
+}
+
+#[test]
+fn side_conditions_that_agree_are_no_error() {
+    // n must be 1 or 3, and 1 or 4: n = 1 satisfies both, so no error, two constraints.
+    let g = graph(
+        vec![node("Add", &["x", "s3"], &["a"]), node("Add", &["x", "s4"], &["b"])],
+        vec![f32_input("x", &[D::S("n")])],
+        vec![f32_init("s3", 3), f32_init("s4", 4)],
+        &["a", "b"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(inf.constraints.len(), 2);
+    assert_eq!(shape_of(&m, &inf, "a"), Some(&vec![d(3)]));
+}
+
+#[test]
+fn zero_dim_on_an_input_is_unknown_with_a_warning() {
+    let g = graph(vec![node("Relu", &["x"], &["y"])], vec![f32_input("x", &[D::N(0), D::N(8)])], vec![], &["y"]);
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert_eq!(codes(&inf), vec!["zero-dim-input"]);
+    let y = shape_of(&m, &inf, "y").expect("ranked");
+    assert_eq!(y[1], d(8));
+    assert!(matches!(&y[0], Dim::Sym(s) if s.as_str().starts_with('?')), "{y:?}");
+    // Where inputs really are empty, 0 is a size.
+    let inf = infer(&m, &Options { literal_zero_dims: true, ..Options::default() });
+    assert!(inf.diagnostics.is_empty());
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![d(0), d(8)]));
+}
+
+#[test]
+fn wrong_input_count_is_an_invalid_node() {
+    let g = graph(vec![node("Relu", &["x", "x"], &["y"])], vec![f32_input("x", &[D::N(2)])], vec![], &["y"]);
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert_eq!(codes(&inf), vec!["invalid-node"]);
+    assert!(inf.diagnostics[0].message.contains("takes 1 inputs"), "{}", inf.diagnostics[0].message);
+}
+
+#[test]
+fn diagnostics_in_a_branch_name_the_subgraph_and_if_merges_branches() {
+    let then_g = graph(vec![node("Add", &["x", "s3"], &["t"])], vec![], vec![f32_init("s3", 3)], &["t"]);
+    let else_g = graph(vec![node("Add", &["x", "s4"], &["e"])], vec![], vec![f32_init("s4", 4)], &["e"]);
+    let branch = |name: &str, g: GraphProto| AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Graph as i32),
+        g: Some(g),
+        ..Default::default()
+    };
+    let mut if_node = node("If", &["c"], &["y"]);
+    if_node.name = Some("if0".into());
+    if_node.attribute = vec![branch("then_branch", then_g), branch("else_branch", else_g)];
+    let g = graph(
+        vec![if_node],
+        vec![input("c", tensor_proto::DataType::Bool, &[]), f32_input("x", &[D::N(5)])],
+        vec![],
+        &["y"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    let graphs: Vec<&str> = inf.diagnostics.iter().map(|d| d.graph.as_str()).collect();
+    assert_eq!(codes(&inf), vec!["broadcast-incompatible", "broadcast-incompatible"]);
+    assert!(graphs.iter().all(|g| g.starts_with("if0/")), "{graphs:?}");
+    assert_ne!(graphs[0], graphs[1]);
+}
+
+#[test]
+fn if_with_agreeing_branches_keeps_their_shape() {
+    let then_g = graph(vec![node("Relu", &["x"], &["t"])], vec![], vec![], &["t"]);
+    let else_g = graph(vec![node("Neg", &["x"], &["e"])], vec![], vec![], &["e"]);
+    let branch = |name: &str, g: GraphProto| AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Graph as i32),
+        g: Some(g),
+        ..Default::default()
+    };
+    let mut if_node = node("If", &["c"], &["y"]);
+    if_node.attribute = vec![branch("then_branch", then_g), branch("else_branch", else_g)];
+    let g = graph(
+        vec![if_node],
+        vec![input("c", tensor_proto::DataType::Bool, &[]), f32_input("x", &[D::S("n"), D::N(5)])],
+        vec![],
+        &["y"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("n"), d(5)]));
+}
+
+#[test]
+fn model_local_functions_are_inferred_through_their_bodies() {
+    use onnx_bcast::onnx::FunctionProto;
+    // local.AddT(x, y) = Transpose<perm = @perm>(Add(x, y)), called with perm = [0, 2, 1] and
+    // without it (Transpose's default reverses the axes).
+    let mut transpose = node("Transpose", &["t"], &["z"]);
+    transpose.attribute.push(AttributeProto {
+        name: Some("perm".into()),
+        r#type: Some(attribute_proto::AttributeType::Ints as i32),
+        ref_attr_name: Some("perm".into()),
+        ..Default::default()
+    });
+    let f = FunctionProto {
+        name: Some("AddT".into()),
+        domain: Some("local".into()),
+        input: vec!["x".into(), "y".into()],
+        output: vec!["z".into()],
+        attribute: vec!["perm".into()],
+        node: vec![node("Add", &["x", "y"], &["t"]), transpose],
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
+        ..Default::default()
+    };
+    let mut call = node("AddT", &["a", "b"], &["out"]);
+    call.domain = Some("local".into());
+    call.attribute.push(AttributeProto {
+        name: Some("perm".into()),
+        r#type: Some(attribute_proto::AttributeType::Ints as i32),
+        ints: vec![0, 2, 1],
+        ..Default::default()
+    });
+    let mut plain = node("AddT", &["a", "b"], &["out2"]);
+    plain.domain = Some("local".into());
+    let g = graph(
+        vec![call, plain],
+        vec![f32_input("a", &[D::S("n"), D::N(2), D::N(3)]), f32_input("b", &[D::N(3)])],
+        vec![],
+        &["out", "out2"],
+    );
+    let m = ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![
+            OperatorSetIdProto { domain: Some(String::new()), version: Some(17) },
+            OperatorSetIdProto { domain: Some("local".into()), version: Some(1) },
+        ],
+        graph: Some(g),
+        functions: vec![f],
+        ..Default::default()
+    };
+    let bytes = m.encode_to_vec();
+    let m = onnx_bcast::io::decode(&bytes, Path::new("f.onnx"), None).expect("decodes");
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "out"), Some(&vec![Dim::sym("n"), d(3), d(2)]));
+    assert_eq!(shape_of(&m, &inf, "out2"), Some(&vec![d(3), d(2), Dim::sym("n")]));
+    // The functions are written back as they were read.
+    assert_eq!(onnx_bcast::io::encode(&m), bytes);
+}
+
+#[test]
+fn concat_pins_a_symbol_to_the_size_it_meets() {
+    // Concat along axis 0 needs equal sizes at axis 1: n must be 5, and then also 6.
+    let axis0 = |mut n: NodeProto| {
+        n.attribute.push(AttributeProto {
+            name: Some("axis".into()),
+            r#type: Some(attribute_proto::AttributeType::Int as i32),
+            i: Some(0),
+            ..Default::default()
+        });
+        n
+    };
+    let g = graph(
+        vec![axis0(node("Concat", &["x", "y"], &["a"])), axis0(node("Concat", &["x", "z"], &["b"]))],
+        vec![
+            f32_input("x", &[D::N(2), D::S("n")]),
+            f32_input("y", &[D::N(3), D::N(5)]),
+            f32_input("z", &[D::N(1), D::N(6)]),
+        ],
+        vec![],
+        &["a", "b"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert_eq!(shape_of(&m, &inf, "a"), Some(&vec![d(5), d(5)]));
+    assert_eq!(codes(&inf), vec!["symbol-contradiction"]);
+}
