@@ -10,8 +10,8 @@ pub enum Error {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{}: not a valid ONNX model: {reason}", path.display())]
     Decode { path: PathBuf, reason: String },
-    #[error("{}: {size} bytes is over protobuf's 2 GiB message limit; store large weights as external data", path.display())]
-    TooLarge { path: PathBuf, size: u64 },
+    #[error("{}: {size} bytes is over the limit of {limit} bytes (protobuf's 2 GiB message limit unless ONNX_BCAST_MAX_BYTES lowers it); store large weights as external data", path.display())]
+    TooLarge { path: PathBuf, size: u64, limit: u64 },
     #[error("{}: the model has no graph", path.display())]
     NoGraph { path: PathBuf },
     #[error("{}: no *.onnx files in this directory", path.display())]
@@ -24,6 +24,10 @@ pub enum Error {
     ExternalData { tensor: String, reason: String },
     #[error("{0}")]
     Usage(String),
+    #[error("{}: refusing to write: the model holds data this build cannot write back ({}); pass --allow-lossy to drop it", path.display(), places.join("; "))]
+    Lossy { path: PathBuf, places: Vec<String> },
+    #[error("{}: refusing to overwrite the input model; pass --in-place to replace it", path.display())]
+    WouldOverwrite { path: PathBuf },
     #[error("node {node} ({op}): {reason}")]
     Exec { node: String, op: String, reason: String },
     #[error("{what} needs {bytes} bytes, over the memory budget of {budget} bytes")]

@@ -107,6 +107,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         let msg = format!("the model imports no opset; assuming the default domain at version {DEFAULT_OPSET}");
         cx.out.diagnostics.push(Diagnostic::new(Severity::Warning, "no-opset", "main", msg));
     }
+    cx.out.diagnostics.extend(crate::validate::validate(model));
     cx.graph(Model::MAIN);
     cx.contradictions();
     cx.out

@@ -27,31 +27,117 @@ pub const MAX_MESSAGE: u64 = 2 * 1024 * 1024 * 1024 - 1;
 /// How deep subgraphs may nest (onnxruntime's limit too).
 pub const MAX_DEPTH: usize = 32;
 
-/// Reads and loads the model at `path`.
+/// Resource limits of loading. [`Limits::default`] holds the documented defaults;
+/// [`Limits::from_env`] lets `ONNX_BCAST_MAX_BYTES` and `ONNX_BCAST_MAX_DEPTH` lower or raise
+/// them (the file size never above protobuf's 2 GiB, [`MAX_MESSAGE`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The largest model file read, in bytes.
+    pub max_bytes: u64,
+    /// How deep subgraphs may nest below the main graph.
+    pub max_depth: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { max_bytes: MAX_MESSAGE, max_depth: MAX_DEPTH }
+    }
+}
+
+impl Limits {
+    /// The defaults, changed by `ONNX_BCAST_MAX_BYTES` and `ONNX_BCAST_MAX_DEPTH` when set.
+    pub fn from_env() -> Result<Limits> {
+        let mut limits = Limits::default();
+        let get = |name: &str| -> Result<Option<u64>> {
+            match std::env::var(name) {
+                Ok(v) => v
+                    .trim()
+                    .parse::<u64>()
+                    .map(Some)
+                    .map_err(|_| Error::Usage(format!("{name}='{v}' is not a non-negative integer"))),
+                Err(_) => Ok(None),
+            }
+        };
+        if let Some(b) = get("ONNX_BCAST_MAX_BYTES")? {
+            limits.max_bytes = b.min(MAX_MESSAGE);
+        }
+        if let Some(d) = get("ONNX_BCAST_MAX_DEPTH")? {
+            limits.max_depth = usize::try_from(d).unwrap_or(usize::MAX);
+        }
+        Ok(limits)
+    }
+}
+
+/// Reads and loads the model at `path`, within [`Limits::from_env`].
 pub fn load(path: &Path) -> Result<Model> {
-    let bytes = read_limited(path)?;
+    load_with(path, &Limits::from_env()?)
+}
+
+/// Reads and loads the model at `path` within `limits`.
+pub fn load_with(path: &Path, limits: &Limits) -> Result<Model> {
+    let bytes = read_limited(path, limits.max_bytes)?;
     let dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
-    decode(&bytes, path, dir)
+    decode_with(&bytes, path, dir, limits)
 }
 
 /// Loads a model from its encoded bytes; `path` names it in errors and `dir` is where its
 /// external data lives.
 pub fn decode(bytes: &[u8], path: &Path, dir: Option<&Path>) -> Result<Model> {
-    let proto = onnx::ModelProto::decode(bytes)
-        .map_err(|e| Error::Decode { path: path.to_path_buf(), reason: e.to_string() })?;
-    from_proto(proto, path, dir)
+    decode_with(bytes, path, dir, &Limits::default())
 }
 
-fn read_limited(path: &Path) -> Result<Vec<u8>> {
+/// [`decode`] within `limits`.
+pub fn decode_with(bytes: &[u8], path: &Path, dir: Option<&Path>, limits: &Limits) -> Result<Model> {
+    if bytes.len() as u64 > limits.max_bytes {
+        return Err(Error::TooLarge { path: path.to_path_buf(), size: bytes.len() as u64, limit: limits.max_bytes });
+    }
+    let proto = onnx::ModelProto::decode(bytes)
+        .map_err(|e| Error::Decode { path: path.to_path_buf(), reason: decode_reason(&e) })?;
+    let lossy = unknown_fields(bytes);
+    let mut model = from_proto(proto, path, dir, limits)?;
+    model.lossy = lossy;
+    Ok(model)
+}
+
+/// prost's decode error, short: it names every enclosing message, which for a nesting bomb
+/// is a hundred of them.
+fn decode_reason(e: &prost::DecodeError) -> String {
+    let text = e.to_string();
+    if text.contains("recursion limit reached") {
+        return "messages nest deeper than protobuf's recursion limit of 100 (a subgraph or type nesting bomb?)".into();
+    }
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() <= 300 {
+        return text;
+    }
+    let head: String = chars[..120].iter().collect();
+    let tail: String = chars[chars.len() - 120..].iter().collect();
+    format!("{head} ... {tail}")
+}
+
+fn read_limited(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
+    use std::io::Read;
     let io = |source| Error::Io { path: path.to_path_buf(), source };
     let meta = fs::metadata(path).map_err(io)?;
     if meta.is_dir() {
         return Err(Error::Decode { path: path.to_path_buf(), reason: "is a directory".into() });
     }
-    if meta.len() > MAX_MESSAGE {
-        return Err(Error::TooLarge { path: path.to_path_buf(), size: meta.len() });
+    if !meta.is_file() {
+        // A pipe or device could block or never end.
+        return Err(Error::Decode { path: path.to_path_buf(), reason: "not a regular file".into() });
     }
-    fs::read(path).map_err(io)
+    if meta.len() > max_bytes {
+        return Err(Error::TooLarge { path: path.to_path_buf(), size: meta.len(), limit: max_bytes });
+    }
+    // Read at most one byte past the limit, so a file that grows (or a device that reports no
+    // size) cannot make us read without end.
+    let mut buf = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    let f = fs::File::open(path).map_err(io)?;
+    f.take(max_bytes.saturating_add(1)).read_to_end(&mut buf).map_err(io)?;
+    if buf.len() as u64 > max_bytes {
+        return Err(Error::TooLarge { path: path.to_path_buf(), size: buf.len() as u64, limit: max_bytes });
+    }
+    Ok(buf)
 }
 
 /// Encodes the model.
@@ -60,12 +146,60 @@ pub fn encode(model: &Model) -> Vec<u8> {
 }
 
 /// Writes the model to `path` atomically: a temporary file in the same folder, then a rename,
-/// so a failed write leaves any old file intact.
+/// so a failed write leaves any old file intact. Use [`save_checked`] for models read from
+/// files a user gave: it refuses to lose data or overwrite the input.
 pub fn save(model: &Model, path: &Path) -> Result<()> {
     write_atomic(path, &encode(model))
 }
 
-/// Writes `bytes` to `path` through a temporary file and a rename.
+/// What [`save_checked`] may do.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SaveOptions<'a> {
+    /// Write even when the model holds data this build cannot write back ([`Model::lossy`];
+    /// the CLI's `--allow-lossy`).
+    pub allow_lossy: bool,
+    /// Allow the output to be the input file (the CLI's `--in-place`).
+    pub in_place: bool,
+    /// The file the model was read from.
+    pub input: Option<&'a Path>,
+}
+
+/// Saves a rewritten model like [`save`], but first refuses (an error, exit 2) to write a
+/// model that would lose data (unknown protobuf fields) unless `allow_lossy`, and to replace
+/// the input file (the same path, or another link to the same file) unless `in_place`.
+pub fn save_checked(model: &Model, path: &Path, options: &SaveOptions) -> Result<()> {
+    if !model.lossy.is_empty() && !options.allow_lossy {
+        return Err(Error::Lossy { path: path.to_path_buf(), places: model.lossy.clone() });
+    }
+    if let Some(input) = options.input {
+        if !options.in_place && same_file(input, path) {
+            return Err(Error::WouldOverwrite { path: path.to_path_buf() });
+        }
+    }
+    save(model, path)
+}
+
+/// True when `a` and `b` name the same file: the same path after resolving links, or (on
+/// Unix) the same device and inode.
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (fs::metadata(a), fs::metadata(b)) else {
+        // One of them does not exist (the output is usually new): only equal paths clash.
+        return a == b;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if ma.dev() == mb.dev() && ma.ino() == mb.ino() {
+            return true;
+        }
+    }
+    let _ = (ma, mb);
+    matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
+}
+
+/// Writes `bytes` to `path` through a temporary file and a rename. The temporary file is
+/// created new (never through an existing file or link) next to `path`, and removed when
+/// anything fails, so a failed write leaves any old file at `path` intact.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let io = |source| Error::Io { path: path.to_path_buf(), source };
     let dir = match path.parent() {
@@ -74,13 +208,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     };
     let file_name =
         path.file_name().ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path")))?;
-    let tmp = dir.join(format!(".{}.tmp{}", file_name.to_string_lossy(), std::process::id()));
-    let result = (|| {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)
-    })();
+    let mut created = None;
+    for i in 0..100u32 {
+        let tmp = dir.join(format!(".{}.tmp{}-{i}", file_name.to_string_lossy(), std::process::id()));
+        match fs::OpenOptions::new().write(true).create_new(true).open(&tmp) {
+            Ok(f) => {
+                created = Some((tmp, f));
+                break;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+            Err(e) => return Err(io(e)),
+        }
+    }
+    let (tmp, mut f) = created
+        .ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::AlreadyExists, "no free temporary file name")))?;
+    let written = f.write_all(bytes).and_then(|()| f.sync_all());
+    drop(f);
+    let result = written.and_then(|()| fs::rename(&tmp, path));
     if result.is_err() {
         let _ = fs::remove_file(&tmp);
     }
@@ -92,10 +236,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 
 struct Loader<'a> {
     path: &'a Path,
+    max_depth: usize,
     model: Model,
 }
 
-fn from_proto(mut proto: onnx::ModelProto, path: &Path, dir: Option<&Path>) -> Result<Model> {
+fn from_proto(mut proto: onnx::ModelProto, path: &Path, dir: Option<&Path>, limits: &Limits) -> Result<Model> {
     let graph = proto.graph.take().ok_or_else(|| Error::NoGraph { path: path.to_path_buf() })?;
     let opsets = proto
         .opset_import
@@ -112,8 +257,9 @@ fn from_proto(mut proto: onnx::ModelProto, path: &Path, dir: Option<&Path>) -> R
         dir: dir.map(Path::to_path_buf),
         functions: Vec::new(),
         proto: Opaque(proto.encode_to_vec()),
+        lossy: Vec::new(),
     };
-    let mut loader = Loader { path, model };
+    let mut loader = Loader { path, max_depth: limits.max_depth, model };
     loader.graph(graph, None, "main".to_string(), 0)?;
     loader.functions(functions)?;
     Ok(loader.model)
@@ -127,8 +273,8 @@ impl Loader<'_> {
         path: String,
         depth: usize,
     ) -> Result<GraphId> {
-        if depth > MAX_DEPTH {
-            return Err(Error::TooDeep { path: self.path.to_path_buf(), graph: path, limit: MAX_DEPTH });
+        if depth > self.max_depth {
+            return Err(Error::TooDeep { path: self.path.to_path_buf(), graph: path, limit: self.max_depth });
         }
         let nodes = std::mem::take(&mut g.node);
         let inputs = std::mem::take(&mut g.input);
@@ -549,12 +695,276 @@ fn tensor_to(t: &Tensor) -> onnx::TensorProto {
     p
 }
 
+/// The `dim_value`s a value's declared tensor type holds as written in the file (negative
+/// ones included, which the IR reads as unknown): one entry per axis, `None` for a
+/// `dim_param` or an unset dim. `None` when no tensor shape is declared.
+pub fn declared_dims(info: &ValueInfo) -> Option<Vec<Option<i64>>> {
+    use onnx::tensor_shape_proto::dimension::Value as DV;
+    use onnx::type_proto::Value as V;
+    let p: onnx::ValueInfoProto = carry(&info.proto);
+    let mut ty = p.r#type?;
+    // Look through sequences and optionals to the tensor inside.
+    loop {
+        match ty.value? {
+            V::TensorType(t) => {
+                let shape = t.shape?;
+                return Some(
+                    shape
+                        .dim
+                        .iter()
+                        .map(|d| match d.value {
+                            Some(DV::DimValue(v)) => Some(v),
+                            _ => None,
+                        })
+                        .collect(),
+                );
+            }
+            V::SequenceType(s) => ty = *s.elem_type?,
+            V::OptionalType(o) => ty = *o.elem_type?,
+            _ => return None,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unknown fields. prost drops fields its schema does not know, so a model that holds any
+// cannot be written back whole; the wire format is walked once at load to say where.
+
+/// The messages of `onnx.proto` whose fields the walk knows.
+#[derive(Clone, Copy, Debug)]
+enum Msg {
+    Model,
+    Graph,
+    Node,
+    Attr,
+    Tensor,
+    Segment,
+    Sparse,
+    ValueInfo,
+    Type,
+    TypeTensor,
+    TypeSeq,
+    TypeMap,
+    TypeOpt,
+    TypeOpaque,
+    Shape,
+    Dimension,
+    Entry,
+    Opset,
+    Function,
+    Training,
+    DeviceConf,
+    Annotation,
+    NodeDevConf,
+    Sharding,
+    ShardedDim,
+    SimpleSharded,
+    IntIntList,
+}
+
+/// A known field: a scalar (or packed scalars, strings, bytes), or a message of type `Msg`
+/// named `&str`, repeated or not.
+enum Field {
+    Scalar,
+    Msg(&'static str, Msg, bool),
+}
+
+/// The field numbered `n` of message `m`, as `proto/onnx.proto` (ONNX 1.23.2) declares it.
+fn field(m: Msg, n: u64) -> Option<Field> {
+    use Field::{Msg as M, Scalar as S};
+    use Msg::*;
+    let f = match (m, n) {
+        (Model, 1..=6) => S,
+        (Model, 7) => M("graph", Graph, false),
+        (Model, 8) => M("opset_import", Opset, true),
+        (Model, 14) => M("metadata_props", Entry, true),
+        (Model, 20) => M("training_info", Training, true),
+        (Model, 25) => M("functions", Function, true),
+        (Model, 26) => M("configuration", DeviceConf, true),
+        (Graph, 2 | 10) => S,
+        (Graph, 1) => M("node", Node, true),
+        (Graph, 5) => M("initializer", Tensor, true),
+        (Graph, 15) => M("sparse_initializer", Sparse, true),
+        (Graph, 11) => M("input", ValueInfo, true),
+        (Graph, 12) => M("output", ValueInfo, true),
+        (Graph, 13) => M("value_info", ValueInfo, true),
+        (Graph, 14) => M("quantization_annotation", Annotation, true),
+        (Graph, 16) => M("metadata_props", Entry, true),
+        (Node, 1..=4 | 6..=8) => S,
+        (Node, 5) => M("attribute", Attr, true),
+        (Node, 9) => M("metadata_props", Entry, true),
+        (Node, 10) => M("device_configurations", NodeDevConf, true),
+        (Attr, 1..=4 | 7..=9 | 13 | 20 | 21) => S,
+        (Attr, 5) => M("t", Tensor, false),
+        (Attr, 6) => M("g", Graph, false),
+        (Attr, 10) => M("tensors", Tensor, true),
+        (Attr, 11) => M("graphs", Graph, true),
+        (Attr, 14) => M("tp", Type, false),
+        (Attr, 15) => M("type_protos", Type, true),
+        (Attr, 22) => M("sparse_tensor", Sparse, false),
+        (Attr, 23) => M("sparse_tensors", Sparse, true),
+        (Tensor, 1 | 2 | 4..=12 | 14) => S,
+        (Tensor, 3) => M("segment", Segment, false),
+        (Tensor, 13) => M("external_data", Entry, true),
+        (Tensor, 16) => M("metadata_props", Entry, true),
+        (Segment, 1 | 2) => S,
+        (Sparse, 1) => M("values", Tensor, false),
+        (Sparse, 2) => M("indices", Tensor, false),
+        (Sparse, 3) => S,
+        (ValueInfo, 1 | 3) => S,
+        (ValueInfo, 2) => M("type", Type, false),
+        (ValueInfo, 4) => M("metadata_props", Entry, true),
+        (Type, 6) => S,
+        (Type, 1) => M("tensor_type", TypeTensor, false),
+        (Type, 4) => M("sequence_type", TypeSeq, false),
+        (Type, 5) => M("map_type", TypeMap, false),
+        (Type, 7) => M("opaque_type", TypeOpaque, false),
+        (Type, 8) => M("sparse_tensor_type", TypeTensor, false),
+        (Type, 9) => M("optional_type", TypeOpt, false),
+        (TypeTensor, 1) => S,
+        (TypeTensor, 2) => M("shape", Shape, false),
+        (TypeSeq | TypeOpt, 1) => M("elem_type", Type, false),
+        (TypeMap, 1) => S,
+        (TypeMap, 2) => M("value_type", Type, false),
+        (TypeOpaque, 1 | 2) => S,
+        (Shape, 1) => M("dim", Dimension, true),
+        (Dimension, 1..=3) => S,
+        (Entry | Opset | IntIntList, 1 | 2) => S,
+        (Function, 1 | 4..=6 | 8 | 10 | 13) => S,
+        (Function, 7) => M("node", Node, true),
+        (Function, 9) => M("opset_import", Opset, true),
+        (Function, 11) => M("attribute_proto", Attr, true),
+        (Function, 12) => M("value_info", ValueInfo, true),
+        (Function, 14) => M("metadata_props", Entry, true),
+        (Training, 1) => M("initialization", Graph, false),
+        (Training, 2) => M("algorithm", Graph, false),
+        (Training, 3) => M("initialization_binding", Entry, true),
+        (Training, 4) => M("update_binding", Entry, true),
+        (DeviceConf, 1..=3) => S,
+        (Annotation, 1) => S,
+        (Annotation, 2) => M("quant_parameter_tensor_names", Entry, true),
+        (NodeDevConf, 1 | 3) => S,
+        (NodeDevConf, 2) => M("sharding_spec", Sharding, true),
+        (Sharding, 1 | 2) => S,
+        (Sharding, 3) => M("index_to_device_group_map", IntIntList, true),
+        (Sharding, 4) => M("sharded_dim", ShardedDim, true),
+        (ShardedDim, 1) => S,
+        (ShardedDim, 2) => M("simple_sharding", SimpleSharded, true),
+        (SimpleSharded, 1..=3) => S,
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// How many places [`unknown_fields`] names before it only counts.
+const MAX_LOSSY: usize = 20;
+
+/// Where `bytes` (an encoded `ModelProto`) holds fields the schema does not know.
+fn unknown_fields(bytes: &[u8]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut count = 0usize;
+    walk(bytes, Msg::Model, "model", &mut out, &mut count, 0);
+    if count > MAX_LOSSY {
+        out.push(format!("and {} more", count - MAX_LOSSY));
+    }
+    out
+}
+
+fn varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
+    let mut v = 0u64;
+    for shift in (0..64).step_by(7) {
+        let b = *buf.get(*pos)?;
+        *pos += 1;
+        v |= u64::from(b & 0x7f) << shift;
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
+}
+
+/// Skips one field value of wire type `wire` at `pos` (for a group, up to its end).
+fn skip(buf: &[u8], pos: &mut usize, wire: u64) -> Option<()> {
+    let mut groups = 0usize;
+    let mut wire = wire;
+    loop {
+        match wire {
+            0 => {
+                varint(buf, pos)?;
+            }
+            1 => *pos = pos.checked_add(8).filter(|p| *p <= buf.len())?,
+            2 => {
+                let len = usize::try_from(varint(buf, pos)?).ok()?;
+                *pos = pos.checked_add(len).filter(|p| *p <= buf.len())?;
+            }
+            3 => groups += 1,
+            4 => groups = groups.checked_sub(1)?,
+            5 => *pos = pos.checked_add(4).filter(|p| *p <= buf.len())?,
+            _ => return None,
+        }
+        if groups == 0 {
+            return Some(());
+        }
+        wire = varint(buf, pos)? & 7;
+    }
+}
+
+fn walk(buf: &[u8], msg: Msg, path: &str, out: &mut Vec<String>, count: &mut usize, depth: usize) {
+    fn note(out: &mut Vec<String>, count: &mut usize, what: String) {
+        *count += 1;
+        if out.len() < MAX_LOSSY {
+            out.push(what);
+        }
+    }
+    if depth > 200 {
+        note(out, count, format!("{path}: nested too deep to check"));
+        return;
+    }
+    let mut seen: Vec<(u64, usize)> = Vec::new();
+    let mut pos = 0;
+    while pos < buf.len() {
+        let Some(key) = varint(buf, &mut pos) else {
+            note(out, count, format!("{path}: malformed field"));
+            return;
+        };
+        let (number, wire) = (key >> 3, key & 7);
+        let start = pos;
+        if skip(buf, &mut pos, wire).is_none() {
+            note(out, count, format!("{path}: malformed field {number}"));
+            return;
+        }
+        match field(msg, number) {
+            None => note(out, count, format!("{path}: unknown field {number}")),
+            Some(Field::Msg(name, sub, repeated)) if wire == 2 => {
+                let mut inner = start;
+                if varint(buf, &mut inner).is_none() {
+                    continue;
+                }
+                let Some(body) = buf.get(inner..pos) else { continue };
+                let index = match seen.iter_mut().find(|(n, _)| *n == number) {
+                    Some((_, i)) => {
+                        *i += 1;
+                        *i
+                    }
+                    None => {
+                        seen.push((number, 0));
+                        0
+                    }
+                };
+                let child = if repeated { format!("{path}.{name}[{index}]") } else { format!("{path}.{name}") };
+                walk(body, sub, &child, out, count, depth + 1);
+            }
+            Some(_) => {}
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Tensor files and external data.
 
 /// Reads a serialized `TensorProto` (a backend test case's `input_0.pb`).
 pub fn read_tensor(path: &Path) -> Result<Tensor> {
-    let bytes = read_limited(path)?;
+    let bytes = read_limited(path, MAX_MESSAGE)?;
     let p = onnx::TensorProto::decode(bytes.as_slice())
         .map_err(|e| Error::Decode { path: path.to_path_buf(), reason: format!("not a TensorProto: {e}") })?;
     Ok(tensor_from(p))
@@ -565,18 +975,46 @@ pub fn encode_tensor(t: &Tensor) -> Vec<u8> {
     tensor_to(t).encode_to_vec()
 }
 
+/// Why an external-data `location` is refused, if it is: it must be a plain relative path
+/// (no root, drive, `.` or `..` component) so that it stays inside the model's folder. Checks
+/// the text only; [`read_external`] also refuses links.
+pub fn unsafe_location(location: &str) -> Option<String> {
+    let rel = Path::new(location);
+    if location.is_empty() {
+        return Some("the location is empty".into());
+    }
+    if location.contains('\0') {
+        return Some(format!("location '{}' holds a NUL byte", location.escape_debug()));
+    }
+    if rel.is_absolute() || rel.has_root() {
+        return Some(format!(
+            "location '{location}' is an absolute path; only paths inside the model's folder are read"
+        ));
+    }
+    if rel.components().any(|c| !matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir)) {
+        return Some(format!("location '{location}' leaves the model's folder ('..' or a drive)"));
+    }
+    // A backslash is a separator and `:` names a drive or stream on Windows: judge the
+    // location as Windows would, too, so that a model is refused the same everywhere.
+    if location.split(['/', '\\']).any(|part| part == "..") || location.starts_with('\\') {
+        return Some(format!("location '{location}' leaves the model's folder ('..' or a drive)"));
+    }
+    if location.contains(':') {
+        return Some(format!("location '{location}' holds ':', a drive or stream on Windows"));
+    }
+    None
+}
+
 /// Reads the bytes of an externally stored tensor: only a relative location inside `dir`, no
-/// symlinks or multiply-linked files, and an offset and length inside the file.
+/// symlinks or multiply-linked files, and an offset and length inside the file, checked
+/// before anything is read.
 pub fn read_external(dir: &Path, tensor: &str, location: &str, offset: u64, length: Option<u64>) -> Result<Vec<u8>> {
     use std::io::{Read, Seek, SeekFrom};
     let bad = |reason: String| Error::ExternalData { tensor: tensor.to_string(), reason };
-    let rel = Path::new(location);
-    if location.is_empty()
-        || rel.is_absolute()
-        || rel.components().any(|c| !matches!(c, std::path::Component::Normal(_)))
-    {
-        return Err(bad(format!("location '{location}' is not a plain relative path inside the model's folder")));
+    if let Some(why) = unsafe_location(location) {
+        return Err(bad(why));
     }
+    let rel = Path::new(location);
     let full = dir.join(rel);
     // Every component below the model's folder must be a real directory or file, not a link.
     let mut at = dir.to_path_buf();
@@ -595,19 +1033,44 @@ pub fn read_external(dir: &Path, tensor: &str, location: &str, offset: u64, leng
     {
         use std::os::unix::fs::MetadataExt;
         if meta.nlink() > 1 {
-            return Err(bad(format!("'{location}' has {} hard links", meta.nlink())));
+            return Err(bad(format!(
+                "'{location}' has {} hard links; a linked file may live outside the model's folder",
+                meta.nlink()
+            )));
         }
     }
     let size = meta.len();
-    let length = length.unwrap_or(size.saturating_sub(offset));
-    let end = offset.checked_add(length).filter(|e| *e <= size).ok_or_else(|| {
-        bad(format!("offset {offset} + length {length} is past the end of '{location}' ({size} bytes)"))
-    })?;
-    let _ = end;
+    let length = match length {
+        Some(l) => l,
+        None => size
+            .checked_sub(offset)
+            .ok_or_else(|| bad(format!("offset {offset} is past the end of '{location}' ({size} bytes)")))?,
+    };
+    if offset.checked_add(length).is_none_or(|end| end > size) {
+        return Err(bad(format!("offset {offset} + length {length} is past the end of '{location}' ({size} bytes)")));
+    }
+    let capacity =
+        usize::try_from(length).map_err(|_| bad(format!("length {length} does not fit in memory on this machine")))?;
     let mut f = fs::File::open(&full).map_err(|e| bad(format!("'{location}': {e}")))?;
+    // The file opened must be the one checked above: a link swapped in since is refused.
+    let opened = f.metadata().map_err(|e| bad(format!("'{location}': {e}")))?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if opened.dev() != meta.dev() || opened.ino() != meta.ino() || opened.nlink() > 1 {
+            return Err(bad(format!("'{location}' changed while it was being opened")));
+        }
+    }
+    if opened.len() < size {
+        return Err(bad(format!("'{location}' shrank while it was being opened")));
+    }
     f.seek(SeekFrom::Start(offset)).map_err(|e| bad(format!("'{location}': {e}")))?;
     let mut buf = Vec::new();
+    buf.try_reserve_exact(capacity).map_err(|_| bad(format!("cannot allocate {length} bytes")))?;
     f.take(length).read_to_end(&mut buf).map_err(|e| bad(format!("'{location}': {e}")))?;
+    if buf.len() as u64 != length {
+        return Err(bad(format!("'{location}' ended after {} of {length} bytes", buf.len())));
+    }
     Ok(buf)
 }
 

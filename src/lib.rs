@@ -12,6 +12,7 @@ pub mod onnx;
 pub mod ops;
 pub mod rewrite;
 pub mod shape;
+pub mod validate;
 
 pub use diag::{Diagnostic, Error, Result, Severity};
 pub use io::{load, save};

@@ -63,3 +63,15 @@ fn dim_bindings_specialise_the_model() {
     assert!(m.nodes.node_weights().all(|n| n.op_type != "Shape"));
     assert!(violations(&m, &infer(&m, &Options::default())).is_empty());
 }
+
+#[test]
+fn rewrites_do_not_overwrite_their_input() {
+    let src = out("in_place.onnx");
+    std::fs::copy(models().join("nary_sum.onnx"), &src).unwrap();
+    let before = std::fs::read(&src).unwrap();
+    for cmd in ["annotate", "expand", "implicit"] {
+        let o = bin().arg(cmd).arg(&src).arg("-o").arg(&src).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+    }
+    assert!(std::fs::read(&src).unwrap() == before);
+}

@@ -15,7 +15,7 @@ pub fn run(model: &Path, out: &Path, options: &Options) -> Result<u8> {
     }
     let added = rewrite::annotate(&mut m, &inf);
     rewrite::bind_declared(&mut m, &options.bindings);
-    io::save(&m, out)?;
+    io::save_checked(&m, out, &io::SaveOptions { input: Some(model), ..Default::default() })?;
     eprintln!("onnx-bcast: {}: {added} value_info entries added, written to {}", model.display(), out.display());
     Ok(OK)
 }

@@ -18,7 +18,7 @@ pub fn run(model: &Path, out: &Path, options: &Options) -> Result<u8> {
         eprintln!("{d}");
     }
     rewrite::bind_declared(&mut m, &options.bindings);
-    io::save(&m, out)?;
+    io::save_checked(&m, out, &io::SaveOptions { input: Some(model), ..Default::default() })?;
     eprintln!(
         "onnx-bcast: {}: {} nodes made explicit with {} added nodes and constants, written to {}",
         model.display(),

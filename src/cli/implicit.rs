@@ -14,7 +14,7 @@ pub fn run(model: &Path, out: &Path) -> Result<u8> {
         return Ok(FINDINGS);
     }
     let report = rewrite::implicit(&mut m, &options);
-    io::save(&m, out)?;
+    io::save_checked(&m, out, &io::SaveOptions { input: Some(model), ..Default::default() })?;
     eprintln!(
         "onnx-bcast: {}: {} explicit broadcasts removed ({} nodes and constants that fed them), written to {}",
         model.display(),

@@ -348,6 +348,10 @@ pub struct Model {
     pub nodes: StableGraph<Node, ValueId>,
     /// The folder the model was read from: external data resolves inside it.
     pub dir: Option<PathBuf>,
+    /// Where the file held data this build drops when it writes the model back (protobuf
+    /// fields unknown to its schema), e.g. `graph.node[3]: unknown field 99`. Empty when a
+    /// save is lossless.
+    pub lossy: Vec<String>,
     /// Model-local functions (`FunctionProto`), each body loaded as a graph of its own (no
     /// parent, not reachable from the main graph). Read-only: saving writes the functions
     /// back as they were read.

@@ -1,0 +1,213 @@
+//! Structure checks that need no shapes: tensors whose dims, element counts, byte sizes and
+//! stored data disagree, unsafe external-data references, negative or overflowing declared
+//! dims and names defined twice. Returns findings; reads no file (external weights included)
+//! and never mutates the model.
+
+use crate::diag::{Diagnostic, Severity};
+use crate::dtype::DType;
+use crate::io;
+use crate::ir::{AttrValue, Def, Graph, Model, NodeId, Tensor, TensorData};
+
+/// Every structural finding of `model`, graph by graph in file order.
+pub fn validate(model: &Model) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for graph in &model.graphs {
+        for t in &graph.initializers {
+            tensor(model, graph, None, &format!("initializer '{}'", t.name), t, &mut out);
+        }
+        for n in &graph.order {
+            for a in &model.node(*n).attrs {
+                let ts: &[Tensor] = match &a.value {
+                    AttrValue::Tensor(t) => std::slice::from_ref(t),
+                    AttrValue::Tensors(ts) => ts,
+                    _ => continue,
+                };
+                for (i, t) in ts.iter().enumerate() {
+                    let what = match &a.value {
+                        AttrValue::Tensors(_) => format!("tensor {i} of attribute '{}'", a.name),
+                        _ => format!("tensor of attribute '{}'", a.name),
+                    };
+                    tensor(model, graph, Some(*n), &what, t, &mut out);
+                }
+            }
+        }
+        let declared = graph
+            .inputs
+            .iter()
+            .map(|v| ("graph input", v))
+            .chain(graph.outputs.iter().map(|v| ("graph output", v)))
+            .chain(graph.value_info.iter().map(|v| ("value_info", v)));
+        for (kind, info) in declared {
+            let Some(dims) = io::declared_dims(info) else { continue };
+            let name = model.name(info.value);
+            let what = format!("{kind} '{name}'");
+            if let Some((code, msg)) = declared_problem(&what, &dims) {
+                let mut d = finding(model, graph, None, code, msg);
+                // Exporters (Paddle, older PyTorch) write -1 for a dynamic dim; the IR reads any
+                // negative declared dim as unknown, so this is worth a word, not a failure.
+                if code == "negative-dim" {
+                    d.severity = Severity::Warning;
+                }
+                out.push(d);
+            }
+        }
+    }
+    for v in &model.values {
+        if v.shadows.is_some() && matches!(v.def, Def::Input | Def::Initializer) {
+            let graph = model.graph(v.graph);
+            let kind = if v.def == Def::Input { "graph input" } else { "initializer" };
+            let msg = format!("{kind} '{}' is already defined earlier in this graph", v.name);
+            out.push(finding(model, graph, None, "duplicate-definition", msg));
+        }
+    }
+    out
+}
+
+fn finding(model: &Model, graph: &Graph, node: Option<NodeId>, code: &'static str, message: String) -> Diagnostic {
+    let mut d = Diagnostic::new(Severity::Error, code, &graph.path, message);
+    if let Some(n) = node {
+        d.node = Some(model.node_label(n));
+        d.op_type = Some(model.node(n).op_type.clone());
+    }
+    d
+}
+
+/// The first problem of `dims` (a negative dim, or an element count past `i64::MAX`), as a
+/// code and a message naming `what`.
+fn dims_problem(what: &str, dims: &[i64]) -> Option<(&'static str, String)> {
+    if let Some((axis, d)) = dims.iter().enumerate().find(|(_, d)| **d < 0) {
+        return Some(("negative-dim", format!("{what} has dim {d} at axis {axis}; dims must be 0 or more")));
+    }
+    if elements(dims).is_none() {
+        return Some(("size-overflow", format!("{what} has dims {dims:?}: more than 2^63 elements")));
+    }
+    None
+}
+
+/// [`dims_problem`] for a declared shape, whose symbolic or unset dims (`None`) count as
+/// unknown: a negative dim at its real axis, or known dims whose product alone overflows.
+fn declared_problem(what: &str, dims: &[Option<i64>]) -> Option<(&'static str, String)> {
+    if let Some((axis, d)) = dims.iter().enumerate().find_map(|(i, d)| d.filter(|d| *d < 0).map(|d| (i, d))) {
+        return Some(("negative-dim", format!("{what} has dim {d} at axis {axis}; it is read as unknown")));
+    }
+    let known: Vec<i64> = dims.iter().flatten().copied().collect();
+    dims_problem(what, &known)
+}
+
+/// The element count of non-negative `dims`, or `None` past `i64::MAX`.
+fn elements(dims: &[i64]) -> Option<u64> {
+    dims.iter().try_fold(1i64, |acc, d| acc.checked_mul(*d)).and_then(|n| u64::try_from(n).ok())
+}
+
+/// The bytes `n` elements of `dtype` take in `raw_data`, when the layout is known; `Err` on
+/// overflow.
+fn raw_bytes(dtype: DType, n: u64) -> Option<Result<u64, ()>> {
+    match dtype {
+        // 4-bit types pack two elements to a byte.
+        DType::Other(21..=23) => Some(Ok(n.div_ceil(2))),
+        _ => dtype.size().map(|s| n.checked_mul(s as u64).ok_or(())),
+    }
+}
+
+/// How many entries the typed data field holding `n` elements of `dtype` has, when the spec
+/// says so unambiguously.
+fn typed_len(dtype: DType, data: &TensorData, n: u64) -> Option<u64> {
+    let two = || n.checked_mul(2);
+    match (data, dtype) {
+        (TensorData::Floats(_), DType::F32) => Some(n),
+        (TensorData::Floats(_), DType::C64) => two(),
+        (TensorData::Doubles(_), DType::F64) => Some(n),
+        (TensorData::Doubles(_), DType::C128) => two(),
+        (TensorData::Int64s(_), DType::I64) => Some(n),
+        (TensorData::Uint64s(_), DType::U32 | DType::U64) => Some(n),
+        (TensorData::Strings(_), DType::Str) => Some(n),
+        (
+            TensorData::Int32s(_),
+            DType::I32
+            | DType::I16
+            | DType::I8
+            | DType::U16
+            | DType::U8
+            | DType::Bool
+            | DType::F16
+            | DType::BF16
+            | DType::Other(17..=20),
+        ) => Some(n),
+        (TensorData::Int32s(_), DType::Other(21..=23)) => Some(n.div_ceil(2)),
+        _ => None,
+    }
+}
+
+fn tensor(model: &Model, graph: &Graph, node: Option<NodeId>, what: &str, t: &Tensor, out: &mut Vec<Diagnostic>) {
+    let mut push = |code, msg| out.push(finding(model, graph, node, code, msg));
+    if let Some((code, msg)) = dims_problem(what, &t.dims) {
+        push(code, msg);
+        return;
+    }
+    let Some(n) = elements(&t.dims) else { return };
+    let Some(dtype) = t.dtype else { return };
+    let expected = raw_bytes(dtype, n);
+    if let Some(Err(())) = expected {
+        push("size-overflow", format!("{what} has dims {:?}: its {} bytes overflow", t.dims, dtype.name()));
+        return;
+    }
+    let expected = expected.and_then(Result::ok);
+    match &t.data {
+        TensorData::Raw(bytes) => {
+            if let Some(want) = expected {
+                if bytes.len() as u64 != want {
+                    let msg = format!(
+                        "{what} holds {} bytes of raw_data, but {n} {} elements (dims {:?}) take {want}",
+                        bytes.len(),
+                        dtype.name(),
+                        t.dims
+                    );
+                    push("tensor-data-size", msg);
+                }
+            }
+        }
+        TensorData::External { location, length, .. } => {
+            if let Some(why) = io::unsafe_location(location) {
+                push("external-data-unsafe", format!("{what}: {why}"));
+            }
+            if let (Some(len), Some(want)) = (length, expected) {
+                if *len != want {
+                    let msg = format!(
+                        "{what} references {len} bytes of external data, but {n} {} elements (dims {:?}) take {want}",
+                        dtype.name(),
+                        t.dims
+                    );
+                    push("tensor-data-size", msg);
+                }
+            }
+        }
+        TensorData::Empty => {
+            if n > 0 && dtype != DType::Str {
+                let msg = format!("{what} holds no data, but its dims {:?} promise {n} elements", t.dims);
+                push("tensor-data-size", msg);
+            }
+        }
+        data => {
+            let have = match data {
+                TensorData::Floats(v) => v.len(),
+                TensorData::Int32s(v) => v.len(),
+                TensorData::Int64s(v) => v.len(),
+                TensorData::Doubles(v) => v.len(),
+                TensorData::Uint64s(v) => v.len(),
+                TensorData::Strings(v) => v.len(),
+                _ => return,
+            } as u64;
+            match typed_len(dtype, data, n) {
+                Some(want) if want != have => {
+                    let msg = format!(
+                        "{what} holds {have} stored values, but {n} {} elements (dims {:?}) need {want}",
+                        dtype.name(),
+                        t.dims
+                    );
+                    push("tensor-data-size", msg);
+                }
+                _ => {}
+            }
+        }
+    }
+}
