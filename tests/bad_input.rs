@@ -793,11 +793,10 @@ fn replayed_bad_models_give_their_expected_results() {
 }
 
 /// Found by the `broadcast_graph` fuzz target (`tests/data/bad/fuzz/broadcast_graph-prelu-uni-sym`):
-/// PRelu's slope `[s]` stretching to `x: [t]` records `EqualOrOne([s, t])`, which holds for
+/// PRelu's slope `[s]` stretching to `x: [t]` recorded `EqualOrOne([s, t])`, which holds for
 /// t = 1, s = 2, where the slope cannot stretch (unidirectional broadcasting never changes x).
-/// The side condition belongs in `src/shape` (`BroadcastDim::stretch` for two symbols).
+/// Fixed in `src/shape`: `BroadcastDim::stretch` for two symbols records `Stretches`.
 #[test]
-#[ignore = "known soundness gap in shape::uni for two symbols; owner: src/shape"]
 fn prelu_symbolic_slope_side_condition_is_unidirectional() {
     use onnx_bcast::shape::Assumption;
     let sym = |name: &str| onnx::ValueInfoProto {
@@ -822,6 +821,10 @@ fn prelu_symbolic_slope_side_condition_is_unidirectional() {
     let value = |s: &str| if s == "t_n" { 1 } else { 2 };
     let holds = |a: &Assumption| match a {
         Assumption::OneOf { sym, sizes } => sizes.contains(&value(sym.as_str())),
+        Assumption::Stretches { from, to } => {
+            let f = value(from.as_str());
+            f == 1 || f == value(to.as_str())
+        }
         Assumption::EqualOrOne(syms) => {
             let mut v: Vec<i64> = syms.iter().map(|s| value(s.as_str())).filter(|v| *v != 1).collect();
             v.dedup();

@@ -181,6 +181,10 @@ fn eval(d: &Dim, values: &BTreeMap<String, usize>) -> usize {
 fn holds(a: &Assumption, values: &BTreeMap<String, usize>) -> bool {
     match a {
         Assumption::OneOf { sym, sizes } => sizes.contains(&(eval_sym(sym, values) as i64)),
+        Assumption::Stretches { from, to } => {
+            let f = eval_sym(from, values) as i64;
+            f == 1 || f == eval_sym(to, values) as i64
+        }
         Assumption::EqualOrOne(syms) => {
             let vals: Vec<usize> = syms.iter().map(|s| eval_sym(s, values)).collect();
             equal_or_one(&vals)

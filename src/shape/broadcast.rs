@@ -91,7 +91,7 @@ impl BroadcastDim for Dim {
             (Dim::Known(_), Dim::Known(_)) => None,
             (Dim::Sym(s), Dim::Known(k)) => Some(vec![Assumption::OneOf { sym: s.clone(), sizes: vec![1, *k] }]),
             (Dim::Known(k), Dim::Sym(t)) => Some(vec![Assumption::OneOf { sym: t.clone(), sizes: vec![*k] }]),
-            (Dim::Sym(s), Dim::Sym(t)) => Some(vec![Assumption::EqualOrOne(vec![s.clone(), t.clone()])]),
+            (Dim::Sym(s), Dim::Sym(t)) => Some(vec![Assumption::Stretches { from: s.clone(), to: t.clone() }]),
         }
     }
 }

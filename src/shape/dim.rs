@@ -336,8 +336,10 @@ impl fmt::Display for Dim {
 pub enum Assumption {
     /// The symbol's value is one of these sizes (`seq` is 1 or 512).
     OneOf { sym: Sym, sizes: Vec<i64> },
-    /// The symbols are equal, or all but one of them are 1.
+    /// The symbols that are not 1 are all equal (numpy's rule for one axis).
     EqualOrOne(Vec<Sym>),
+    /// `from` is 1 or equals `to` (unidirectional: `from` stretches to `to`, never the reverse).
+    Stretches { from: Sym, to: Sym },
 }
 
 impl fmt::Display for Assumption {
@@ -354,6 +356,7 @@ impl fmt::Display for Assumption {
                 let names: Vec<&str> = syms.iter().map(Sym::as_str).collect();
                 write!(f, "{} are equal or 1", names.join(", "))
             }
+            Assumption::Stretches { from, to } => write!(f, "{from} is 1 or {to}"),
         }
     }
 }
