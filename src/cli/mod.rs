@@ -1,5 +1,8 @@
 //! Subcommands and their arguments.
 
+mod annotate;
+mod expand;
+mod implicit;
 mod report;
 
 use std::collections::HashMap;
@@ -55,6 +58,28 @@ enum Command {
         #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
         dims: Vec<(String, i64)>,
     },
+    /// Write the model back with value_info for every tensor of every graph.
+    Annotate {
+        model: PathBuf,
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        out: PathBuf,
+        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
+        dims: Vec<(String, i64)>,
+    },
+    /// Write the model back with every implicit broadcast made explicit (Unsqueeze + Expand).
+    Expand {
+        model: PathBuf,
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        out: PathBuf,
+        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
+        dims: Vec<(String, i64)>,
+    },
+    /// Remove Expand/Tile nodes that implicit broadcasting makes redundant (the inverse of expand).
+    Implicit {
+        model: PathBuf,
+        #[arg(short = 'o', long = "output", value_name = "OUT")]
+        out: PathBuf,
+    },
 }
 
 fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
@@ -87,7 +112,22 @@ pub fn run(cli: Cli) -> Result<u8> {
             Ok(if inf.has_errors() { FINDINGS } else { OK })
         }
         Command::Check { models, format, dims } => check(&models, format, &options(dims)),
+        Command::Annotate { model, out, dims } => annotate::run(&model, &out, &options(dims)),
+        Command::Expand { model, out, dims } => expand::run(&model, &out, &options(dims)),
+        Command::Implicit { model, out } => implicit::run(&model, &out),
     }
+}
+
+/// Prints the error findings of a model a rewrite will not touch; true when there are any.
+fn refuse(path: &Path, inf: &infer::Inference) -> bool {
+    if !inf.has_errors() {
+        return false;
+    }
+    for d in inf.diagnostics.iter().filter(|d| d.severity == onnx_bcast::Severity::Error) {
+        eprintln!("{}: {d}", path.display());
+    }
+    eprintln!("onnx-bcast: {}: not rewritten: the model has error findings", path.display());
+    true
 }
 
 fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {
