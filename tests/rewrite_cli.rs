@@ -75,3 +75,16 @@ fn rewrites_do_not_overwrite_their_input() {
     }
     assert!(std::fs::read(&src).unwrap() == before);
 }
+
+#[test]
+fn in_place_replaces_the_input_when_asked() {
+    let src = out("replace.onnx");
+    std::fs::copy(models().join("nary_sum.onnx"), &src).unwrap();
+    let before = std::fs::read(&src).unwrap();
+    let o = bin().arg("expand").arg(&src).arg("--in-place").output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let after = std::fs::read(&src).unwrap();
+    assert!(after != before, "nary_sum broadcasts, so expand must change it");
+    let m = onnx_bcast::load(&src).unwrap();
+    assert!(violations(&m, &infer(&m, &Options::default())).is_empty());
+}

@@ -7,7 +7,7 @@ use onnx_bcast::{io, rewrite, Result};
 
 use super::{refuse, FINDINGS, OK};
 
-pub fn run(model: &Path, out: &Path, options: &Options) -> Result<u8> {
+pub fn run(model: &Path, out: &super::Output, options: &Options) -> Result<u8> {
     let mut m = io::load(model)?;
     let inf = infer::infer(&m, options);
     if refuse(model, &inf) {
@@ -15,7 +15,7 @@ pub fn run(model: &Path, out: &Path, options: &Options) -> Result<u8> {
     }
     let added = rewrite::annotate(&mut m, &inf);
     rewrite::bind_declared(&mut m, &options.bindings);
-    io::save_checked(&m, out, &io::SaveOptions { input: Some(model), ..Default::default() })?;
+    let out = out.save(&m, model)?;
     eprintln!("onnx-bcast: {}: {added} value_info entries added, written to {}", model.display(), out.display());
     Ok(OK)
 }

@@ -7,14 +7,14 @@ use onnx_bcast::{io, rewrite, Result};
 
 use super::{refuse, FINDINGS, OK};
 
-pub fn run(model: &Path, out: &Path) -> Result<u8> {
+pub fn run(model: &Path, out: &super::Output) -> Result<u8> {
     let mut m = io::load(model)?;
     let options = Options::default();
     if refuse(model, &infer::infer(&m, &options)) {
         return Ok(FINDINGS);
     }
     let report = rewrite::implicit(&mut m, &options);
-    io::save_checked(&m, out, &io::SaveOptions { input: Some(model), ..Default::default() })?;
+    let out = out.save(&m, model)?;
     eprintln!(
         "onnx-bcast: {}: {} explicit broadcasts removed ({} nodes and constants that fed them), written to {}",
         model.display(),

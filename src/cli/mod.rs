@@ -61,25 +61,49 @@ enum Command {
     /// Write the model back with value_info for every tensor of every graph.
     Annotate {
         model: PathBuf,
-        #[arg(short = 'o', long = "output", value_name = "OUT")]
-        out: PathBuf,
+        #[command(flatten)]
+        out: Output,
         #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
         dims: Vec<(String, i64)>,
     },
     /// Write the model back with every implicit broadcast made explicit (Unsqueeze + Expand).
     Expand {
         model: PathBuf,
-        #[arg(short = 'o', long = "output", value_name = "OUT")]
-        out: PathBuf,
+        #[command(flatten)]
+        out: Output,
         #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
         dims: Vec<(String, i64)>,
     },
     /// Remove Expand/Tile nodes that implicit broadcasting makes redundant (the inverse of expand).
     Implicit {
         model: PathBuf,
-        #[arg(short = 'o', long = "output", value_name = "OUT")]
-        out: PathBuf,
+        #[command(flatten)]
+        out: Output,
     },
+}
+
+/// Where a rewrite writes its model, and what it may overwrite or lose.
+#[derive(clap::Args, Debug)]
+pub struct Output {
+    /// The file to write (written through a temporary file and a rename).
+    #[arg(short = 'o', long = "output", value_name = "OUT", required_unless_present = "in_place")]
+    out: Option<PathBuf>,
+    /// Replace the input file itself (refused otherwise).
+    #[arg(long)]
+    in_place: bool,
+    /// Write even when the model holds protobuf fields this build cannot write back.
+    #[arg(long)]
+    allow_lossy: bool,
+}
+
+impl Output {
+    /// Saves `model` (read from `input`) as these flags say.
+    pub fn save(&self, model: &onnx_bcast::Model, input: &Path) -> Result<PathBuf> {
+        let target = self.out.clone().unwrap_or_else(|| input.to_path_buf());
+        let options = io::SaveOptions { allow_lossy: self.allow_lossy, in_place: self.in_place, input: Some(input) };
+        io::save_checked(model, &target, &options)?;
+        Ok(target)
+    }
 }
 
 fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
