@@ -14,7 +14,7 @@ use crate::dtype::DType;
 use crate::infer::Inference;
 use crate::ir::{AttrValue, Attribute, Def, GraphId, Model, Node, NodeId, Tensor, TensorData, ValueId, ValueInfo};
 use crate::ops::{self, ShapeRule};
-use crate::shape::{render, Dim, Shape, Type};
+use crate::shape::{render, Dim, Type};
 
 pub use annotate::annotate;
 pub use expand::expand;
@@ -311,28 +311,10 @@ pub fn bind_declared(model: &mut Model, bindings: &HashMap<String, i64>) {
     if bindings.is_empty() {
         return;
     }
-    fn bind(ty: &Type, bindings: &HashMap<String, i64>) -> Type {
-        match ty {
-            Type::Tensor { dtype, shape } => Type::Tensor {
-                dtype: *dtype,
-                shape: shape.as_ref().map(|s| {
-                    s.iter()
-                        .map(|d| match d {
-                            Dim::Sym(sym) => bindings.get(sym.as_str()).map_or_else(|| d.clone(), |v| Dim::Known(*v)),
-                            _ => d.clone(),
-                        })
-                        .collect::<Shape>()
-                }),
-            },
-            Type::Sequence(e) => Type::Sequence(e.as_ref().map(|t| Box::new(bind(t, bindings)))),
-            Type::Optional(e) => Type::Optional(e.as_ref().map(|t| Box::new(bind(t, bindings)))),
-            Type::Other => Type::Other,
-        }
-    }
     for g in &mut model.graphs {
         for vi in g.inputs.iter_mut().chain(g.outputs.iter_mut()).chain(g.value_info.iter_mut()) {
             if let Some(ty) = &vi.ty {
-                let bound = bind(ty, bindings);
+                let bound = ty.bind(bindings);
                 if &bound != ty {
                     vi.ty = Some(bound);
                 }
