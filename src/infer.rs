@@ -132,25 +132,7 @@ struct Infer<'a> {
 
 impl Infer<'_> {
     fn bind(&self, ty: &Type) -> Type {
-        match ty {
-            Type::Tensor { dtype, shape } => Type::Tensor {
-                dtype: *dtype,
-                shape: shape.as_ref().map(|s| {
-                    s.iter()
-                        .map(|d| match d {
-                            Dim::Sym(sym) => match self.options.bindings.get(sym.as_str()) {
-                                Some(v) => Dim::Known(*v),
-                                None => d.clone(),
-                            },
-                            _ => d.clone(),
-                        })
-                        .collect()
-                }),
-            },
-            Type::Sequence(e) => Type::Sequence(e.as_ref().map(|t| Box::new(self.bind(t)))),
-            Type::Optional(e) => Type::Optional(e.as_ref().map(|t| Box::new(self.bind(t)))),
-            Type::Other => Type::Other,
-        }
+        ty.bind(&self.options.bindings)
     }
 
     fn set(&mut self, v: ValueId, ty: Option<Type>, value: Option<Vec<Dim>>) {

@@ -646,7 +646,9 @@ fn attr_to(model: &Model, a: &Attribute) -> onnx::AttributeProto {
             }
         }
     }
-    if attr_kind(&p) != kind {
+    // A loaded attribute keeps its `type` as read (old files omit it); one a rewrite created
+    // (empty carry) states it, as the checker requires from IR version 2.
+    if attr_kind(&p) != kind || a.proto.0.is_empty() {
         p.r#type = Some(kind);
     }
     p

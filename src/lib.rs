@@ -11,6 +11,7 @@ pub mod io;
 pub mod ir;
 pub mod onnx;
 pub mod ops;
+pub mod rewrite;
 pub mod shape;
 pub mod validate;
 

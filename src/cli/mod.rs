@@ -1,6 +1,9 @@
 //! Subcommands and their arguments.
 
+mod annotate;
 mod bench;
+mod expand;
+mod implicit;
 mod report;
 mod run;
 mod test;
@@ -107,6 +110,52 @@ enum Command {
         #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
         max_memory: u64,
     },
+    /// Write the model back with value_info for every tensor of every graph.
+    Annotate {
+        model: PathBuf,
+        #[command(flatten)]
+        out: Output,
+        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
+        dims: Vec<(String, i64)>,
+    },
+    /// Write the model back with every implicit broadcast made explicit (Unsqueeze + Expand).
+    Expand {
+        model: PathBuf,
+        #[command(flatten)]
+        out: Output,
+        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
+        dims: Vec<(String, i64)>,
+    },
+    /// Remove Expand/Tile nodes that implicit broadcasting makes redundant (the inverse of expand).
+    Implicit {
+        model: PathBuf,
+        #[command(flatten)]
+        out: Output,
+    },
+}
+
+/// Where a rewrite writes its model, and what it may overwrite or lose.
+#[derive(clap::Args, Debug)]
+pub struct Output {
+    /// The file to write (written through a temporary file and a rename).
+    #[arg(short = 'o', long = "output", value_name = "OUT", required_unless_present = "in_place")]
+    out: Option<PathBuf>,
+    /// Replace the input file itself (refused otherwise).
+    #[arg(long)]
+    in_place: bool,
+    /// Write even when the model holds protobuf fields this build cannot write back.
+    #[arg(long)]
+    allow_lossy: bool,
+}
+
+impl Output {
+    /// Saves `model` (read from `input`) as these flags say.
+    pub fn save(&self, model: &onnx_bcast::Model, input: &Path) -> Result<PathBuf> {
+        let target = self.out.clone().unwrap_or_else(|| input.to_path_buf());
+        let options = io::SaveOptions { allow_lossy: self.allow_lossy, in_place: self.in_place, input: Some(input) };
+        io::save_checked(model, &target, &options)?;
+        Ok(target)
+    }
 }
 
 fn parse_input(s: &str) -> std::result::Result<(String, PathBuf), String> {
@@ -171,7 +220,22 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Bench { model, dims, threads, repeat, warmup, format, max_memory } => {
             bench::bench(&model, &dims.into_iter().collect(), threads, repeat, warmup, format, max_memory)
         }
+        Command::Annotate { model, out, dims } => annotate::run(&model, &out, &options(dims)),
+        Command::Expand { model, out, dims } => expand::run(&model, &out, &options(dims)),
+        Command::Implicit { model, out } => implicit::run(&model, &out),
     }
+}
+
+/// Prints the error findings of a model a rewrite will not touch; true when there are any.
+fn refuse(path: &Path, inf: &infer::Inference) -> bool {
+    if !inf.has_errors() {
+        return false;
+    }
+    for d in inf.diagnostics.iter().filter(|d| d.severity == onnx_bcast::Severity::Error) {
+        eprintln!("{}: {d}", path.display());
+    }
+    eprintln!("onnx-bcast: {}: not rewritten: the model has error findings", path.display());
+    true
 }
 
 fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {

@@ -547,13 +547,12 @@ fn binary(a: V<f32>, b: V<f32>, dst: &mut [f32], f: impl Fn(f32, f32) -> f32) ->
     Res::Reg(0)
 }
 
+/// Where's element without a branch (random conditions would mispredict): the bits of `x`
+/// where `c`, else those of `y`; the same value as `if c { x } else { y }`, bit for bit.
 #[inline(always)]
 fn pick(c: bool, x: f32, y: f32) -> f32 {
-    if c {
-        x
-    } else {
-        y
-    }
+    let m = (c as u32).wrapping_neg();
+    f32::from_bits((x.to_bits() & m) | (y.to_bits() & !m))
 }
 
 fn where_block(c: V<bool>, x: V<f32>, y: V<f32>, dst: &mut [f32]) -> Res {

@@ -343,7 +343,15 @@ pub fn run(
                 let budget = remaining(&env);
                 leaves.insert(*v, fetch(model, &mut env, *v, dir, budget, &model.node_label(*n))?);
             }
-            let t = fuse::run_group(model, g, &leaves, remaining(&env), dir)?;
+            let t = fuse::run_group(model, g, &leaves, remaining(&env), dir).map_err(|e| match e {
+                // As below: report the whole budget, and what live tensors already hold of it.
+                Error::Budget { what, bytes, .. } => {
+                    let held =
+                        if env.live > 0 { format!(" ({} bytes already in use)", env.live) } else { String::new() };
+                    Error::Budget { what: format!("{what}{held}"), bytes, budget: opts.max_memory }
+                }
+                e => e,
+            })?;
             drop(leaves);
             for m in g.nodes() {
                 for v in model.node(m).inputs.iter().flatten() {

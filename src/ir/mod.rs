@@ -368,6 +368,11 @@ impl Model {
         &self.graphs[id.index()]
     }
 
+    /// The ids of all graphs, the main graph first.
+    pub fn graph_ids(&self) -> impl Iterator<Item = GraphId> {
+        (0..self.graphs.len() as u32).map(GraphId)
+    }
+
     /// The graph `id`, mutably.
     pub fn graph_mut(&mut self, id: GraphId) -> &mut Graph {
         &mut self.graphs[id.index()]
@@ -575,6 +580,51 @@ impl Model {
         }
         let cyclic = order.iter().zip(&indegree).filter(|(_, d)| **d > 0).map(|(n, _)| *n).collect();
         (sorted, cyclic)
+    }
+
+    /// Places `node` (already in the arena) in its graph's order just before `anchor`, or at
+    /// the end when `anchor` is not in that order.
+    pub fn place_before(&mut self, node: NodeId, anchor: NodeId) {
+        let graph = self.node(node).graph;
+        let order = &mut self.graph_mut(graph).order;
+        match order.iter().position(|n| *n == anchor) {
+            Some(at) => order.insert(at, node),
+            None => order.push(node),
+        }
+    }
+
+    /// Makes `tensor` the initializer of `value` (a value of `graph` that nothing defines yet).
+    pub fn attach_initializer(&mut self, value: ValueId, mut tensor: Tensor) {
+        let graph = self.value(value).graph;
+        tensor.name = self.name(value).to_string();
+        let inits = &mut self.graph_mut(graph).initializers;
+        inits.push(tensor);
+        let index = inits.len() - 1;
+        let v = &mut self.values[value.index()];
+        v.def = Def::Initializer;
+        v.initializer = Some(index);
+    }
+
+    /// Removes initializer `index` of `graph`; the value it defined becomes undefined (unless it
+    /// is also a graph input) and the other values' initializer indices follow.
+    pub fn remove_initializer(&mut self, graph: GraphId, index: usize) {
+        let inits = &mut self.graph_mut(graph).initializers;
+        if index >= inits.len() {
+            return;
+        }
+        inits.remove(index);
+        for v in self.values.iter_mut().filter(|v| v.graph == graph) {
+            match v.initializer {
+                Some(i) if i == index => {
+                    v.initializer = None;
+                    if v.def == Def::Initializer {
+                        v.def = Def::Undefined;
+                    }
+                }
+                Some(i) if i > index => v.initializer = Some(i - 1),
+                _ => {}
+            }
+        }
     }
 
     /// A value name not yet used in `graph` or its ancestors, derived from `base`.

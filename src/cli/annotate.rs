@@ -1,0 +1,21 @@
+//! `annotate MODEL -o OUT`: writes the model back with `value_info` for every tensor.
+
+use std::path::Path;
+
+use onnx_bcast::infer::{self, Options};
+use onnx_bcast::{io, rewrite, Result};
+
+use super::{refuse, FINDINGS, OK};
+
+pub fn run(model: &Path, out: &super::Output, options: &Options) -> Result<u8> {
+    let mut m = io::load(model)?;
+    let inf = infer::infer(&m, options);
+    if refuse(model, &inf) {
+        return Ok(FINDINGS);
+    }
+    let added = rewrite::annotate(&mut m, &inf);
+    rewrite::bind_declared(&mut m, &options.bindings);
+    let out = out.save(&m, model)?;
+    eprintln!("onnx-bcast: {}: {added} value_info entries added, written to {}", model.display(), out.display());
+    Ok(OK)
+}

@@ -1,0 +1,26 @@
+//! `implicit MODEL -o OUT`: removes Expand/Tile nodes that implicit broadcasting makes redundant.
+
+use std::path::Path;
+
+use onnx_bcast::infer::{self, Options};
+use onnx_bcast::{io, rewrite, Result};
+
+use super::{refuse, FINDINGS, OK};
+
+pub fn run(model: &Path, out: &super::Output) -> Result<u8> {
+    let mut m = io::load(model)?;
+    let options = Options::default();
+    if refuse(model, &infer::infer(&m, &options)) {
+        return Ok(FINDINGS);
+    }
+    let report = rewrite::implicit(&mut m, &options);
+    let out = out.save(&m, model)?;
+    eprintln!(
+        "onnx-bcast: {}: {} explicit broadcasts removed ({} nodes and constants that fed them), written to {}",
+        model.display(),
+        report.removed,
+        report.dead,
+        out.display()
+    );
+    Ok(OK)
+}

@@ -1,0 +1,124 @@
+//! `annotate`: writes the inferred type of every tensor of every graph (subgraphs included)
+//! into the model, symbols as `dim_param`. Graph inputs and outputs keep what they declare and
+//! gain what inference knows beyond it; `value_info` entries follow inference, which has
+//! already merged what they declared.
+
+use std::collections::HashMap;
+
+use crate::infer::Inference;
+use crate::ir::{Def, GraphId, Model, ValueId, ValueInfo};
+use crate::shape::{Dim, Type};
+
+use super::writable;
+
+/// Annotates `model` with the types in `inf`; returns how many `value_info` entries it added.
+pub fn annotate(model: &mut Model, inf: &Inference) -> usize {
+    let mut added = 0;
+    let graphs: Vec<GraphId> = model.graph_ids().collect();
+    for g in graphs {
+        added += graph(model, g, inf);
+    }
+    added
+}
+
+fn graph(model: &mut Model, g: GraphId, inf: &Inference) -> usize {
+    let fill_all = |infos: &mut Vec<ValueInfo>| {
+        for vi in infos.iter_mut() {
+            if let Some(ty) = fill(vi.ty.as_ref(), inf.ty(vi.value)) {
+                if vi.ty.as_ref() != Some(&ty) {
+                    vi.ty = Some(ty);
+                }
+            }
+        }
+    };
+    let gr = model.graph_mut(g);
+    let mut inputs = std::mem::take(&mut gr.inputs);
+    let mut outputs = std::mem::take(&mut gr.outputs);
+    fill_all(&mut inputs);
+    fill_all(&mut outputs);
+    let gr = model.graph_mut(g);
+    gr.inputs = inputs;
+    gr.outputs = outputs;
+
+    let outputs: Vec<ValueId> = model.graph(g).outputs.iter().map(|o| o.value).collect();
+    let mut known: HashMap<ValueId, usize> =
+        model.graph(g).value_info.iter().enumerate().map(|(i, vi)| (vi.value, i)).collect();
+    let mut added = 0;
+    let produced: Vec<ValueId> = model
+        .graph(g)
+        .order
+        .iter()
+        .flat_map(|n| model.node(*n).outputs.iter().flatten().copied().collect::<Vec<_>>())
+        .filter(|v| model.value(*v).graph == g && matches!(model.value(*v).def, Def::Node(..)))
+        .collect();
+    for v in produced {
+        if outputs.contains(&v) {
+            continue;
+        }
+        let Some(ty) = inf.ty(v).filter(|t| writable(t)).cloned() else { continue };
+        match known.get(&v) {
+            Some(&i) => {
+                let vi = &mut model.graph_mut(g).value_info[i];
+                if vi.ty.as_ref() != Some(&ty) {
+                    vi.ty = Some(ty);
+                }
+            }
+            None => {
+                let infos = &mut model.graph_mut(g).value_info;
+                infos.push(ValueInfo::new(v, Some(ty)));
+                known.insert(v, infos.len() - 1);
+                added += 1;
+            }
+        }
+    }
+    added
+}
+
+/// The declared type with what inference adds: unknown element types, ranks and dims filled
+/// in, declared sizes and symbols kept.
+fn fill(declared: Option<&Type>, inferred: Option<&Type>) -> Option<Type> {
+    let inferred = inferred.filter(|t| writable(t));
+    let Some(declared) = declared else { return inferred.cloned() };
+    let Some(inferred) = inferred else { return Some(declared.clone()) };
+    match (declared, inferred) {
+        (Type::Tensor { dtype: dd, shape: ds }, Type::Tensor { dtype: id, shape: is }) => {
+            let shape = match (ds, is) {
+                (None, s) => s.clone(),
+                (Some(d), Some(i)) if d.len() == i.len() => Some(
+                    d.iter()
+                        .zip(i)
+                        .map(|(a, b)| if matches!(a, Dim::Unknown) { b.clone() } else { a.clone() })
+                        .collect(),
+                ),
+                (d, _) => d.clone(),
+            };
+            Some(Type::Tensor { dtype: dd.or(*id), shape })
+        }
+        (Type::Sequence(None), Type::Sequence(Some(_))) | (Type::Optional(None), Type::Optional(Some(_))) => {
+            Some(inferred.clone())
+        }
+        (Type::Sequence(Some(d)), Type::Sequence(Some(i))) => {
+            Some(Type::Sequence(fill(Some(d), Some(i)).map(Box::new)))
+        }
+        (Type::Optional(Some(d)), Type::Optional(Some(i))) => {
+            Some(Type::Optional(fill(Some(d), Some(i)).map(Box::new)))
+        }
+        _ => Some(declared.clone()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::DType;
+
+    #[test]
+    fn fill_keeps_declared_and_adds_inferred() {
+        let decl = Type::tensor(None, Some(vec![Dim::sym("batch"), Dim::Unknown]));
+        let inf = Type::tensor(Some(DType::F32), Some(vec![Dim::Known(2), Dim::Known(3)]));
+        let got = fill(Some(&decl), Some(&inf)).unwrap();
+        assert_eq!(got, Type::tensor(Some(DType::F32), Some(vec![Dim::sym("batch"), Dim::Known(3)])));
+        assert_eq!(fill(None, Some(&inf)), Some(inf.clone()));
+        assert_eq!(fill(Some(&decl), None), Some(decl.clone()));
+    }
+}

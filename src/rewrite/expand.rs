@@ -1,0 +1,516 @@
+//! `expand`: makes every implicit broadcast explicit. Each input of a broadcasting-family node
+//! whose shape differs from the output's gets an `Unsqueeze` to the output's rank (XLA's
+//! `broadcast_dimensions`) and an `Expand` (before opset 8: `Tile`) to the output's shape.
+//! Static targets are constants; symbolic ones are computed in the graph from the operands'
+//! `Shape`s. Legacy opset<7 `broadcast`/`axis` nodes are planned in `legacy.rs`.
+
+use std::collections::HashMap;
+
+use crate::diag::{Diagnostic, Severity};
+use crate::dtype::DType;
+use crate::infer::{self, Inference, Options};
+use crate::ir::{AttrValue, Attribute, Model, NodeId, ValueId};
+use crate::ops::ShapeRule;
+use crate::shape::{Dim, Shape, Type};
+
+use super::{base_name, family_rule, legacy, opset_of, same, same_shape, At, Patch, Wire};
+
+/// What `expand` did.
+#[derive(Clone, Debug, Default)]
+pub struct Report {
+    /// Nodes whose inputs were made explicit (or whose legacy attributes were dropped).
+    pub rewritten: usize,
+    /// Nodes and constants added.
+    pub added: usize,
+    /// Nodes left as they were, each with a warning saying why.
+    pub diagnostics: Vec<Diagnostic>,
+    /// The family nodes the plan vouches for: made explicit, or explicit already.
+    pub handled: Vec<NodeId>,
+}
+
+/// Infers `model` under `options`, makes its broadcasts explicit and, in debug builds,
+/// checks the invariant on the result.
+pub fn expand(model: &mut Model, options: &Options) -> Report {
+    let inf = infer::infer(model, options);
+    let (patch, mut report) = plan(model, &inf);
+    report.added = patch.added();
+    patch.apply(model);
+    #[cfg(debug_assertions)]
+    {
+        let after = infer::infer(model, options);
+        let bad: Vec<String> = super::violations(model, &after)
+            .into_iter()
+            .filter(|(n, _)| report.handled.contains(n))
+            .map(|(_, m)| m)
+            .collect();
+        debug_assert!(bad.is_empty(), "expand broke its invariant:\n{}", bad.join("\n"));
+    }
+    report
+}
+
+/// The edits that make every broadcast of `model` explicit, given its inference.
+pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
+    let mut patch = Patch::new(model);
+    let mut report = Report::default();
+    for g in model.graph_ids() {
+        for &n in &model.graph(g).order {
+            let node = model.node(n);
+            let result = match family_rule(model, node) {
+                _ if legacy::is_prelu(model, n) => legacy::prelu(&mut patch, model, inf, n),
+                Some(ShapeRule::Legacy) => legacy::binary(&mut patch, model, inf, n),
+                Some(ShapeRule::Multi) => {
+                    let slots: Vec<usize> = (0..node.inputs.len()).filter(|i| node.inputs[*i].is_some()).collect();
+                    Site::new(model, inf, n, None).and_then(|s| s.run(&mut patch, &slots, leading)).map(Some)
+                }
+                Some(ShapeRule::Uni { to, from }) => {
+                    Site::new(model, inf, n, Some(to)).and_then(|s| s.run(&mut patch, &[from], leading)).map(Some)
+                }
+                _ if legacy::is_gemm(model, n) => legacy::gemm(&mut patch, model, inf, n),
+                _ => continue,
+            };
+            match result {
+                Ok(None) => {}
+                Ok(Some(changed)) => {
+                    report.handled.push(n);
+                    report.rewritten += usize::from(changed);
+                }
+                Err(why) => {
+                    let mut d = Diagnostic::new(
+                        Severity::Warning,
+                        "expand-skipped",
+                        &model.graph(g).path,
+                        format!("left implicit: {why}"),
+                    );
+                    d.node = Some(model.node_label(n));
+                    d.op_type = Some(node.op_type.clone());
+                    report.diagnostics.push(d);
+                }
+            }
+        }
+    }
+    (patch, report)
+}
+
+/// The axes `Unsqueeze` inserts to bring a rank-`rank` operand to rank `r` by numpy's rule:
+/// the leading ones.
+pub(super) fn leading(r: usize, rank: usize) -> Option<Vec<i64>> {
+    (rank <= r).then(|| (0..(r - rank) as i64).collect())
+}
+
+/// Where one size of a target shape comes from at run time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Src {
+    Const(i64),
+    /// Axis `axis` of operand `slot`'s own shape.
+    Dim {
+        slot: usize,
+        axis: usize,
+    },
+    /// Axis `axis` of the broadcast of all operands' shapes, computed in the graph.
+    Bcast(usize),
+}
+
+/// How an operand is stretched to the output's shape.
+enum Stretch {
+    /// `Expand` to a shape assembled from these sizes.
+    Expand(Vec<Src>),
+    /// `Tile` by these static repeats.
+    TileStatic(Vec<i64>),
+    /// `Tile` by `target - shape + 1` at run time, the target assembled from these sizes.
+    TileRuntime(Vec<Src>),
+}
+
+/// One operand to rewrite: its slot, the axes to unsqueeze, its shape after that, and the
+/// stretch (if the unsqueezed shape still differs from the output's).
+struct Step {
+    slot: usize,
+    axes: Vec<i64>,
+    placed: Shape,
+    stretch: Option<Stretch>,
+}
+
+/// A family node being made explicit: its output shape and its operands.
+pub(super) struct Site<'a> {
+    model: &'a Model,
+    n: NodeId,
+    at: At,
+    base: String,
+    opset: i64,
+    /// The output's inferred shape.
+    out: Shape,
+    /// The output's shape as declared for inserted tensors: unknown sizes get fresh symbols.
+    decl: Shape,
+    /// Each present input: slot, value, shape, element type.
+    operands: Vec<(usize, ValueId, Shape, Option<DType>)>,
+    /// An operand whose shape is the output's by the op's rule (PRelu's X, legacy A).
+    exact: Option<usize>,
+    shapes: HashMap<Wire, Wire>,
+    bcast: Option<Wire>,
+    full: HashMap<usize, Wire>,
+    ones: Option<Wire>,
+}
+
+impl<'a> Site<'a> {
+    /// Reads the node's shapes from `inf`; fails when a rank or element type is unknown.
+    pub(super) fn new(model: &'a Model, inf: &Inference, n: NodeId, exact: Option<usize>) -> Result<Site<'a>, String> {
+        let node = model.node(n);
+        let out_v = node.outputs.first().copied().flatten().ok_or("the node has no output")?;
+        let out = inf.shape(out_v).ok_or("the output's rank is unknown")?.clone();
+        let base = base_name(model, n);
+        let mut operands = Vec::new();
+        for (slot, v) in node.inputs.iter().enumerate() {
+            let Some(v) = v else { continue };
+            let ty = inf.ty(*v);
+            let shape =
+                ty.and_then(Type::shape).ok_or_else(|| format!("the rank of '{}' is unknown", model.name(*v)))?;
+            operands.push((slot, *v, shape.clone(), ty.and_then(Type::dtype)));
+        }
+        let decl = out
+            .iter()
+            .enumerate()
+            .map(|(k, d)| match d {
+                Dim::Unknown => Dim::sym(&format!("{base}_d{k}")),
+                d => d.clone(),
+            })
+            .collect();
+        Ok(Site {
+            model,
+            n,
+            at: At::node(model, n),
+            base,
+            opset: opset_of(model, node),
+            out,
+            decl,
+            operands,
+            exact,
+            shapes: HashMap::new(),
+            bcast: None,
+            full: HashMap::new(),
+            ones: None,
+        })
+    }
+
+    fn operand(&self, slot: usize) -> Option<&(usize, ValueId, Shape, Option<DType>)> {
+        self.operands.iter().find(|o| o.0 == slot)
+    }
+
+    /// Makes operands `slots` explicit, `axes(r, rank)` naming the axes that bring an operand
+    /// of rank `rank` to the output's rank `r`. Gives whether anything changed.
+    pub(super) fn run(
+        mut self,
+        patch: &mut Patch,
+        slots: &[usize],
+        axes: impl Fn(usize, usize) -> Option<Vec<i64>>,
+    ) -> Result<bool, String> {
+        let r = self.out.len();
+        let mut steps = Vec::new();
+        for &slot in slots {
+            let Some((_, v, shape, dtype)) = self.operand(slot).cloned() else { continue };
+            if same_shape(&shape, &self.out) {
+                continue;
+            }
+            if dtype.is_none() {
+                return Err(format!("the element type of '{}' is unknown", self.model.name(v)));
+            }
+            let ax = axes(r, shape.len()).ok_or_else(|| {
+                format!("'{}' has rank {}, more than the output's {r}", self.model.name(v), shape.len())
+            })?;
+            let placed = crate::shape::in_dim(&shape, r, &complement(r, &ax))
+                .map_err(|_| format!("'{}' cannot be placed in rank {r}", self.model.name(v)))?;
+            let stretch = if same_shape(&placed, &self.out) { None } else { Some(self.stretch(&placed)?) };
+            steps.push(Step { slot, axes: ax, placed, stretch });
+        }
+        if steps.is_empty() {
+            return Ok(false);
+        }
+        if steps.iter().any(|s| !s.axes.is_empty()) && self.opset < 1 {
+            return Err("Unsqueeze needs opset 1".into());
+        }
+        // Unsqueeze every operand first, so the run-time broadcast shape (if any) can use them.
+        for step in &steps {
+            let (_, v, _, dtype) = self.operand(step.slot).cloned().ok_or("operand vanished")?;
+            let wire = if step.axes.is_empty() {
+                Wire::Old(v)
+            } else {
+                self.unsqueeze(patch, Wire::Old(v), &step.axes, step.slot, dtype, &step.placed)
+            };
+            self.full.insert(step.slot, wire);
+        }
+        for step in steps {
+            let (_, _, _, dtype) = self.operand(step.slot).cloned().ok_or("operand vanished")?;
+            let x = self.full[&step.slot];
+            let wire = match &step.stretch {
+                None => x,
+                Some(stretch) => self.emit_stretch(patch, x, stretch, step.slot, dtype),
+            };
+            patch.rewire(self.n, step.slot, wire);
+        }
+        Ok(true)
+    }
+
+    /// Plans how an operand whose shape after unsqueezing is `placed` reaches the output's.
+    fn stretch(&self, placed: &[Dim]) -> Result<Stretch, String> {
+        let r = self.out.len();
+        if self.opset >= 8 {
+            let pieces: Option<Vec<Src>> = (0..r)
+                .map(|k| {
+                    if same(&placed[k], &self.out[k]) {
+                        Some(Src::Const(1))
+                    } else {
+                        self.source(k).or((self.opset >= 9).then_some(Src::Bcast(k)))
+                    }
+                })
+                .collect();
+            return pieces.map(Stretch::Expand).ok_or_else(|| {
+                "a symbolic size needs a run-time broadcast of shapes, which needs opset 9 (Where)".to_string()
+            });
+        }
+        if self.opset < 6 {
+            return Err(format!("Tile with a repeats input needs opset 6, the model imports {}", self.opset));
+        }
+        let fixed: Option<Vec<i64>> = (0..r)
+            .map(|k| match (&placed[k], &self.out[k]) {
+                (a, b) if same(a, b) => Some(1),
+                (Dim::Known(1), Dim::Known(n)) => Some(*n),
+                _ => None,
+            })
+            .collect();
+        if let Some(reps) = fixed {
+            return Ok(Stretch::TileStatic(reps));
+        }
+        let target: Option<Vec<Src>> = (0..r).map(|k| self.source(k)).collect();
+        target.map(Stretch::TileRuntime).ok_or_else(|| "a size of the output is unknown before opset 8".to_string())
+    }
+
+    /// Where output size `k` can be read at run time without computing a broadcast: a known
+    /// size, the exact operand, or an operand holding the same symbol (at the same axis first).
+    fn source(&self, k: usize) -> Option<Src> {
+        let r = self.out.len();
+        match &self.out[k] {
+            Dim::Known(n) => return Some(Src::Const(*n)),
+            _ if self.exact.is_some() => {
+                let slot = self.exact?;
+                let shape = &self.operand(slot)?.2;
+                let axis = (k + shape.len()).checked_sub(r)?;
+                return Some(Src::Dim { slot, axis });
+            }
+            Dim::Sym(_) => {}
+            Dim::Unknown => return None,
+        }
+        let want = &self.out[k];
+        let aligned = self.operands.iter().find_map(|(slot, _, shape, _)| {
+            let axis = (k + shape.len()).checked_sub(r)?;
+            (shape.get(axis) == Some(want)).then_some(Src::Dim { slot: *slot, axis })
+        });
+        aligned.or_else(|| {
+            self.operands.iter().find_map(|(slot, _, shape, _)| {
+                shape.iter().position(|d| d == want).map(|axis| Src::Dim { slot: *slot, axis })
+            })
+        })
+    }
+
+    fn name(&self, what: &str) -> String {
+        format!("{}_{what}", self.base)
+    }
+
+    fn unsqueeze(
+        &mut self,
+        patch: &mut Patch,
+        x: Wire,
+        axes: &[i64],
+        slot: usize,
+        dtype: Option<DType>,
+        placed: &[Dim],
+    ) -> Wire {
+        let ty = Some(Type::tensor(dtype, Some(placed.to_vec())));
+        let base = self.name(&format!("in{slot}_unsqueezed"));
+        if self.opset >= 13 {
+            let a = patch.ints(self.at, &self.name(&format!("in{slot}_axes")), axes);
+            patch.node(self.at, "Unsqueeze", vec![x, a], vec![], &base, ty)
+        } else {
+            let attr = Attribute::new("axes", AttrValue::Ints(axes.to_vec()));
+            patch.node(self.at, "Unsqueeze", vec![x], vec![attr], &base, ty)
+        }
+    }
+
+    fn emit_stretch(
+        &mut self,
+        patch: &mut Patch,
+        x: Wire,
+        stretch: &Stretch,
+        slot: usize,
+        dtype: Option<DType>,
+    ) -> Wire {
+        let ty = Some(Type::tensor(dtype, Some(self.decl.clone())));
+        let out = self.name(&format!("in{slot}_expanded"));
+        match stretch {
+            Stretch::Expand(pieces) => {
+                let t = self.vector(patch, pieces, &format!("in{slot}_target"));
+                patch.node(self.at, "Expand", vec![x, t], vec![], &out, ty)
+            }
+            Stretch::TileStatic(reps) => {
+                let t = patch.ints(self.at, &self.name(&format!("in{slot}_repeats")), reps);
+                patch.node(self.at, "Tile", vec![x, t], vec![], &out, ty)
+            }
+            Stretch::TileRuntime(pieces) => {
+                let r = self.out.len();
+                let target = self.vector(patch, pieces, &format!("in{slot}_target"));
+                let have = self.shape_of(patch, x, &format!("in{slot}_shape"), r);
+                let vec_ty = i64s(r);
+                let diff = patch.node(
+                    self.at,
+                    "Sub",
+                    vec![target, have],
+                    vec![],
+                    &self.name(&format!("in{slot}_diff")),
+                    vec_ty.clone(),
+                );
+                let ones = self.ones(patch);
+                let reps = patch.node(
+                    self.at,
+                    "Add",
+                    vec![diff, ones],
+                    vec![],
+                    &self.name(&format!("in{slot}_repeats")),
+                    vec_ty,
+                );
+                patch.node(self.at, "Tile", vec![x, reps], vec![], &out, ty)
+            }
+        }
+    }
+
+    /// A vector of 1s as long as the output's rank, made once per node.
+    fn ones(&mut self, patch: &mut Patch) -> Wire {
+        if let Some(w) = self.ones {
+            return w;
+        }
+        let w = patch.ints(self.at, &self.name("ones"), &vec![1; self.out.len()]);
+        self.ones = Some(w);
+        w
+    }
+
+    /// `Shape(x)` for a rank-`rank` tensor, computed once per node.
+    fn shape_of(&mut self, patch: &mut Patch, x: Wire, what: &str, rank: usize) -> Wire {
+        if let Some(w) = self.shapes.get(&x) {
+            return *w;
+        }
+        let w = patch.node(self.at, "Shape", vec![x], vec![], &self.name(what), i64s(rank));
+        self.shapes.insert(x, w);
+        w
+    }
+
+    /// The shape all operands broadcast to, computed in the graph: a fold of
+    /// `Where(Equal(acc, 1), s, acc)` over the operands' shapes at the output's rank. Unlike
+    /// an element-wise `Max` it is right when a size is 0.
+    fn bcast(&mut self, patch: &mut Patch) -> Wire {
+        if let Some(w) = self.bcast {
+            return w;
+        }
+        let r = self.out.len();
+        let operands: Vec<(usize, ValueId, usize)> = self.operands.iter().map(|o| (o.0, o.1, o.2.len())).collect();
+        let mut acc: Option<Wire> = None;
+        for (slot, v, rank) in operands {
+            let full = match self.full.get(&slot) {
+                Some(w) => *w,
+                None if rank == r => Wire::Old(v),
+                // Operands of lower rank are always unsqueezed first (their shape differs).
+                None => continue,
+            };
+            let s = self.shape_of(patch, full, &format!("in{slot}_shape"), r);
+            acc = Some(match acc {
+                None => s,
+                Some(a) => {
+                    let ones = self.ones(patch);
+                    let is_one = patch.node(
+                        self.at,
+                        "Equal",
+                        vec![a, ones],
+                        vec![],
+                        &self.name(&format!("in{slot}_is_one")),
+                        Some(Type::tensor(Some(DType::Bool), Some(vec![Dim::Known(r as i64)]))),
+                    );
+                    patch.node(
+                        self.at,
+                        "Where",
+                        vec![is_one, s, a],
+                        vec![],
+                        &self.name(&format!("bcast_shape{slot}")),
+                        i64s(r),
+                    )
+                }
+            });
+        }
+        let w = acc.unwrap_or_else(|| patch.ints(self.at, &self.name("bcast_shape"), &vec![1; r]));
+        self.bcast = Some(w);
+        w
+    }
+
+    /// A 1-D int64 tensor of the sizes `pieces`: constants, `Gather`s from `Shape`s, joined by
+    /// `Concat` when there is more than one run.
+    fn vector(&mut self, patch: &mut Patch, pieces: &[Src], what: &str) -> Wire {
+        // Runs of constants, of axes of one operand, and of axes of the broadcast shape.
+        #[derive(PartialEq)]
+        enum Run {
+            Const(Vec<i64>),
+            Dims(usize, Vec<i64>),
+            Bcast(Vec<i64>),
+        }
+        let mut runs: Vec<Run> = Vec::new();
+        for p in pieces {
+            match (runs.last_mut(), *p) {
+                (Some(Run::Const(v)), Src::Const(c)) => v.push(c),
+                (Some(Run::Dims(s, v)), Src::Dim { slot, axis }) if *s == slot => v.push(axis as i64),
+                (Some(Run::Bcast(v)), Src::Bcast(k)) => v.push(k as i64),
+                (_, Src::Const(c)) => runs.push(Run::Const(vec![c])),
+                (_, Src::Dim { slot, axis }) => runs.push(Run::Dims(slot, vec![axis as i64])),
+                (_, Src::Bcast(k)) => runs.push(Run::Bcast(vec![k as i64])),
+            }
+        }
+        let many = runs.len() > 1;
+        let mut parts = Vec::new();
+        for (i, run) in runs.into_iter().enumerate() {
+            let part = if many { format!("{what}{i}") } else { what.to_string() };
+            let wire = match run {
+                Run::Const(v) => patch.ints(self.at, &self.name(&part), &v),
+                Run::Dims(slot, axes) => {
+                    let Some((_, v, shape, _)) = self.operand(slot).cloned() else { continue };
+                    let s = self.shape_of(patch, Wire::Old(v), &format!("in{slot}_shape"), shape.len());
+                    self.gather(patch, s, shape.len(), &axes, &part)
+                }
+                Run::Bcast(axes) => {
+                    let b = self.bcast(patch);
+                    self.gather(patch, b, self.out.len(), &axes, &part)
+                }
+            };
+            parts.push(wire);
+        }
+        match parts.as_slice() {
+            [one] => *one,
+            _ => {
+                let attr = Attribute::new("axis", AttrValue::Int(0));
+                let ty = i64s(pieces.len());
+                patch.node(self.at, "Concat", parts, vec![attr], &self.name(what), ty)
+            }
+        }
+    }
+
+    /// Elements `axes` of the rank-`len` vector `v` (`v` itself when that is all of it).
+    fn gather(&mut self, patch: &mut Patch, v: Wire, len: usize, axes: &[i64], part: &str) -> Wire {
+        if axes.iter().copied().eq(0..len as i64) {
+            return v;
+        }
+        let idx = patch.ints(self.at, &self.name(&format!("{part}_indices")), axes);
+        let attr = Attribute::new("axis", AttrValue::Int(0));
+        patch.node(self.at, "Gather", vec![v, idx], vec![attr], &self.name(part), i64s(axes.len()))
+    }
+}
+
+/// The type of a 1-D int64 tensor of `len` elements.
+fn i64s(len: usize) -> Option<Type> {
+    Some(Type::tensor(Some(DType::I64), Some(vec![Dim::Known(len as i64)])))
+}
+
+/// The axes of `0..r` not in `axes`: where an operand's own dims land after unsqueezing.
+fn complement(r: usize, axes: &[i64]) -> Vec<i64> {
+    (0..r as i64).filter(|a| !axes.contains(a)).collect()
+}

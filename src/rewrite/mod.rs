@@ -1,0 +1,324 @@
+//! Rewrites that keep a model's meaning: `annotate` (value_info for every tensor), `expand`
+//! (every implicit broadcast made explicit, legacy `broadcast`/`axis` forms included) and
+//! `implicit` (its inverse). Each computes a [`Patch`] from the model and the inference side
+//! table, then applies it in one place (tract's `ModelPatch`).
+
+pub mod annotate;
+pub mod expand;
+pub mod implicit;
+mod legacy;
+
+use std::collections::{HashMap, HashSet};
+
+use crate::dtype::DType;
+use crate::infer::Inference;
+use crate::ir::{AttrValue, Attribute, Def, GraphId, Model, Node, NodeId, Tensor, TensorData, ValueId, ValueInfo};
+use crate::ops::{self, ShapeRule};
+use crate::shape::{render, Dim, Type};
+
+pub use annotate::annotate;
+pub use expand::expand;
+pub use implicit::implicit;
+
+/// A value a patch refers to: one already in the model, or the `i`th one the patch creates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Wire {
+    Old(ValueId),
+    New(usize),
+}
+
+/// Where a patch places new nodes: in `graph`, just before node `before`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct At {
+    pub graph: GraphId,
+    pub before: NodeId,
+}
+
+impl At {
+    /// Just before node `n`, in its graph.
+    pub(crate) fn node(model: &Model, n: NodeId) -> At {
+        At { graph: model.node(n).graph, before: n }
+    }
+}
+
+#[derive(Clone, Debug)]
+struct NewValue {
+    graph: GraphId,
+    name: String,
+    /// The type written to `value_info` (none for initializers).
+    ty: Option<Type>,
+}
+
+#[derive(Clone, Debug)]
+struct NewNode {
+    /// The node it is placed before, in that node's graph.
+    before: NodeId,
+    op: &'static str,
+    inputs: Vec<Wire>,
+    output: usize,
+    attrs: Vec<Attribute>,
+    /// For a constant: its tensor, stored as an initializer (or a `Constant` node before IR
+    /// version 4, where initializers must also be graph inputs).
+    constant: Option<Tensor>,
+}
+
+/// Edits to a model, computed first and applied together by [`Patch::apply`]: new values,
+/// new nodes placed before existing ones, constants, rewired inputs and dropped attributes.
+#[derive(Clone, Debug, Default)]
+pub struct Patch {
+    values: Vec<NewValue>,
+    nodes: Vec<NewNode>,
+    rewires: Vec<(NodeId, usize, Wire)>,
+    drop_attrs: Vec<(NodeId, &'static str)>,
+    names: HashSet<String>,
+}
+
+impl Patch {
+    /// An empty patch for `model`; names it creates avoid every name the model uses.
+    pub fn new(model: &Model) -> Patch {
+        let mut names: HashSet<String> = model.values.iter().map(|v| v.name.clone()).collect();
+        names.extend(model.nodes.node_weights().map(|n| n.name.clone()));
+        for g in &model.graphs {
+            names.extend(g.initializers.iter().map(|t| t.name.clone()));
+        }
+        Patch { names, ..Patch::default() }
+    }
+
+    /// True when the patch changes nothing.
+    pub fn is_empty(&self) -> bool {
+        self.nodes.is_empty() && self.rewires.is_empty() && self.drop_attrs.is_empty()
+    }
+
+    /// The number of nodes and constants it adds.
+    pub fn added(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// A name derived from `base` that neither the model nor this patch uses yet.
+    fn fresh(&mut self, base: &str) -> String {
+        let name = if self.names.contains(base) {
+            (1u64..).map(|i| format!("{base}_{i}")).find(|n| !self.names.contains(n)).unwrap_or_default()
+        } else {
+            base.to_string()
+        };
+        self.names.insert(name.clone());
+        name
+    }
+
+    fn value(&mut self, graph: GraphId, base: &str, ty: Option<Type>) -> usize {
+        let name = self.fresh(base);
+        self.values.push(NewValue { graph, name, ty });
+        self.values.len() - 1
+    }
+
+    /// Adds a one-output node `op` at `at`; its output is named after
+    /// `base` and declared with type `ty`.
+    fn node(
+        &mut self,
+        at: At,
+        op: &'static str,
+        inputs: Vec<Wire>,
+        attrs: Vec<Attribute>,
+        base: &str,
+        ty: Option<Type>,
+    ) -> Wire {
+        let output = self.value(at.graph, base, ty);
+        self.nodes.push(NewNode { before: at.before, op, inputs, output, attrs, constant: None });
+        Wire::New(output)
+    }
+
+    /// Adds a constant tensor, usable by nodes placed at `at`.
+    fn constant(&mut self, at: At, base: &str, tensor: Tensor) -> Wire {
+        let output = self.value(at.graph, base, None);
+        self.nodes.push(NewNode {
+            before: at.before,
+            op: "Constant",
+            inputs: Vec::new(),
+            output,
+            attrs: Vec::new(),
+            constant: Some(tensor),
+        });
+        Wire::New(output)
+    }
+
+    /// A 1-D int64 constant.
+    fn ints(&mut self, at: At, base: &str, values: &[i64]) -> Wire {
+        self.constant(at, base, Tensor::i64s(base, values))
+    }
+
+    /// Sets input `slot` of `node` to `wire`.
+    fn rewire(&mut self, node: NodeId, slot: usize, wire: Wire) {
+        self.rewires.push((node, slot, wire));
+    }
+
+    /// Removes attribute `name` from `node`.
+    fn drop_attr(&mut self, node: NodeId, name: &'static str) {
+        self.drop_attrs.push((node, name));
+    }
+
+    /// Applies the edits to `model`.
+    pub fn apply(mut self, model: &mut Model) {
+        let ids: Vec<ValueId> = self.values.iter().map(|v| model.add_value(v.graph, &v.name, Def::Undefined)).collect();
+        let resolve = |w: Wire| match w {
+            Wire::Old(v) => v,
+            Wire::New(i) => ids[i],
+        };
+        for n in std::mem::take(&mut self.nodes) {
+            let out = ids[n.output];
+            let graph = model.node(n.before).graph;
+            if let Some(tensor) = n.constant {
+                if model.ir_version >= 4 {
+                    model.attach_initializer(out, tensor);
+                    continue;
+                }
+                // Before opset 9, Constant holds floating-point tensors only: integers go
+                // through a double (exact below 2^53) and a Cast.
+                let ints = (tensor.dtype == Some(DType::I64)).then(|| tensor.ints(usize::MAX)).flatten();
+                match ints.filter(|_| model.opset("").unwrap_or(21) < 9) {
+                    Some(v) => {
+                        let name = self.fresh(&format!("{}_f64", model.name(out)));
+                        let raw = model.add_value(graph, &name, Def::Undefined);
+                        let doubles = TensorData::Doubles(v.iter().map(|x| *x as f64).collect());
+                        let t = Tensor::new(&name, DType::F64, tensor.dims.clone(), doubles);
+                        let mut c = Node::new(&name, "Constant", graph);
+                        c.outputs = vec![Some(raw)];
+                        c.attrs = vec![Attribute::new("value", AttrValue::Tensor(t))];
+                        let c = model.add_node(c);
+                        model.place_before(c, n.before);
+                        let mut cast = Node::new(model.name(out), "Cast", graph);
+                        cast.outputs = vec![Some(out)];
+                        cast.attrs = vec![Attribute::new("to", AttrValue::Int(i64::from(DType::I64.onnx())))];
+                        let cast = model.add_node(cast);
+                        model.set_input(cast, 0, Some(raw));
+                        model.place_before(cast, n.before);
+                    }
+                    None => {
+                        let mut node = Node::new(model.name(out), "Constant", graph);
+                        node.outputs = vec![Some(out)];
+                        node.attrs = vec![Attribute::new("value", AttrValue::Tensor(tensor))];
+                        let id = model.add_node(node);
+                        model.place_before(id, n.before);
+                    }
+                }
+                continue;
+            }
+            let mut node = Node::new(model.name(out), n.op, graph);
+            node.outputs = vec![Some(out)];
+            node.attrs = n.attrs;
+            let id = model.add_node(node);
+            for (slot, w) in n.inputs.into_iter().enumerate() {
+                model.set_input(id, slot, Some(resolve(w)));
+            }
+            model.place_before(id, n.before);
+        }
+        for (node, slot, w) in std::mem::take(&mut self.rewires) {
+            model.set_input(node, slot, Some(resolve(w)));
+        }
+        for (node, name) in std::mem::take(&mut self.drop_attrs) {
+            model.node_mut(node).attrs.retain(|a| a.name != name);
+        }
+        for (v, id) in std::mem::take(&mut self.values).into_iter().zip(ids) {
+            if let Some(ty) = v.ty {
+                model.graph_mut(v.graph).value_info.push(ValueInfo::new(id, Some(ty)));
+            }
+        }
+    }
+}
+
+/// True when two dims are provably the same size: equal known sizes or equal symbols.
+pub(crate) fn same(a: &Dim, b: &Dim) -> bool {
+    matches!((a, b), (Dim::Known(x), Dim::Known(y)) if x == y) || matches!((a, b), (Dim::Sym(x), Dim::Sym(y)) if x == y)
+}
+
+/// True when two shapes are provably equal.
+pub(crate) fn same_shape(a: &[Dim], b: &[Dim]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+}
+
+/// A type fit to write to `value_info`: tensors (also inside sequences and optionals) whose
+/// element type is known.
+pub(crate) fn writable(ty: &Type) -> bool {
+    match ty {
+        Type::Tensor { dtype, .. } => dtype.is_some(),
+        Type::Sequence(Some(t)) | Type::Optional(Some(t)) => writable(t),
+        _ => false,
+    }
+}
+
+/// The base for names derived from a node: its name, or `op_type_index` when it has none.
+pub(crate) fn base_name(model: &Model, n: NodeId) -> String {
+    let node = model.node(n);
+    if !node.name.is_empty() {
+        return node.name.clone();
+    }
+    let index = model.graph(node.graph).order.iter().position(|m| *m == n).unwrap_or(0);
+    format!("{}_{index}", node.op_type)
+}
+
+/// The default-domain opset a node is read at.
+pub(crate) fn opset_of(model: &Model, node: &Node) -> i64 {
+    model.opset(&node.domain).unwrap_or(if node.domain.is_empty() { 21 } else { 1 })
+}
+
+/// The broadcasting family of the contract: nodes whose shape rule lets inputs of different
+/// shapes meet (Add ... Where, PRelu; the legacy opset<7 forms too).
+pub(crate) fn family_rule(model: &Model, node: &Node) -> Option<ShapeRule> {
+    if !(node.domain.is_empty() || node.domain == "ai.onnx") {
+        return None;
+    }
+    let def = ops::lookup(&node.domain, &node.op_type, opset_of(model, node))?;
+    def.shape.broadcasts().then_some(def.shape)
+}
+
+/// Every node of the broadcasting family that sees an input shape unlike its output shape
+/// (or whose shapes are not all known), with a message: the invariant `expand` establishes.
+pub fn violations(model: &Model, inf: &Inference) -> Vec<(NodeId, String)> {
+    let mut out = Vec::new();
+    for g in &model.graphs {
+        for &n in &g.order {
+            let node = model.node(n);
+            if family_rule(model, node).is_none() {
+                continue;
+            }
+            let label = format!("{}: {} ({})", g.path, model.node_label(n), node.op_type);
+            let Some(o) = node.outputs.first().copied().flatten().and_then(|v| inf.shape(v)) else {
+                out.push((n, format!("{label}: the output shape is unknown")));
+                continue;
+            };
+            for v in node.inputs.iter().flatten() {
+                match inf.shape(*v) {
+                    Some(s) if same_shape(s, o) => {}
+                    Some(s) => out.push((
+                        n,
+                        format!(
+                            "{label}: input '{}' has shape {}, the output {}",
+                            model.name(*v),
+                            render(s),
+                            render(o)
+                        ),
+                    )),
+                    None => out.push((n, format!("{label}: input '{}' has an unknown shape", model.name(*v)))),
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Replaces the symbols bound by `--dim` in every graph's declared inputs, outputs and
+/// value_info with their values, so the rewritten model states the sizes it was specialised to.
+pub fn bind_declared(model: &mut Model, bindings: &HashMap<String, i64>) {
+    if bindings.is_empty() {
+        return;
+    }
+    for g in &mut model.graphs {
+        for vi in g.inputs.iter_mut().chain(g.outputs.iter_mut()).chain(g.value_info.iter_mut()) {
+            if let Some(ty) = &vi.ty {
+                let bound = ty.bind(bindings);
+                if &bound != ty {
+                    vi.ty = Some(bound);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,185 @@
+//! The rewrites over the ONNX backend cases: after `expand` no broadcasting-family node sees an
+//! input shape unlike its output's (all 213 family cases and the opset-6 legacy cases),
+//! `expand` is idempotent byte for byte, and `implicit(expand(m))` gives back m's nodes.
+
+mod common;
+
+use onnx_bcast::infer::{infer, Options};
+use onnx_bcast::ir::AttrValue;
+use onnx_bcast::rewrite::{self, violations};
+use onnx_bcast::{io, Model};
+
+fn load(case: &common::Case) -> Model {
+    onnx_bcast::load(&case.dir.join("model.onnx")).unwrap_or_else(|e| panic!("{}: {e}", case.name))
+}
+
+/// Family nodes whose inputs differ in shape from their output, before any rewrite.
+fn implicit_broadcasts(model: &Model) -> usize {
+    let inf = infer(model, &Options::default());
+    violations(model, &inf).len()
+}
+
+fn expanded(model: &Model) -> Model {
+    let mut m = model.clone();
+    let report = rewrite::expand(&mut m, &Options::default());
+    assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
+    m
+}
+
+fn family() -> Vec<common::Case> {
+    let cases: Vec<_> = common::cases("node").into_iter().filter(|c| c.family).collect();
+    assert_eq!(cases.len(), 213, "the manifest's broadcasting-family cases");
+    cases
+}
+
+#[test]
+fn expand_leaves_no_implicit_broadcast_in_family_cases() {
+    let mut rewritten = 0;
+    for case in family() {
+        let model = load(&case);
+        let before = implicit_broadcasts(&model);
+        let m = expanded(&model);
+        let inf = infer(&m, &Options::default());
+        assert!(!inf.has_errors(), "{}: {:?}", case.name, inf.diagnostics);
+        let bad = violations(&m, &inf);
+        assert!(bad.is_empty(), "{}: {bad:?}", case.name);
+        if before > 0 {
+            assert!(m.nodes.node_count() > model.nodes.node_count(), "{}: nothing was inserted", case.name);
+            rewritten += 1;
+        }
+    }
+    // onnx's own shape inference finds 35 family cases (Expand aside) whose node sees an input
+    // shape unlike its output's; the others have equal shapes.
+    assert_eq!(rewritten, 35);
+}
+
+#[test]
+fn expand_is_idempotent_byte_for_byte() {
+    let mut models: Vec<(String, Model)> = family().iter().map(|c| (c.name.clone(), load(c))).collect();
+    models.extend(common::cases("legacy").iter().map(|c| (c.name.clone(), load(c))));
+    for name in ["attention_mask", "nary_sum", "legacy_opset6", "subgraph_if"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("models/{name}.onnx"));
+        models.push((name.to_string(), onnx_bcast::load(&path).unwrap()));
+    }
+    for (name, model) in models {
+        let once = io::encode(&expanded(&model));
+        let reloaded = io::decode(&once, name.as_ref(), None).unwrap();
+        let twice = io::encode(&expanded(&reloaded));
+        assert!(once == twice, "{name}: expand changed its own output");
+    }
+}
+
+#[test]
+fn implicit_undoes_expand() {
+    let mut checked = 0;
+    for case in family() {
+        let model = load(&case);
+        let ops = |m: &Model| -> Vec<String> {
+            m.graph(Model::MAIN).order.iter().map(|n| m.node(*n).op_type.clone()).collect()
+        };
+        let original = ops(&model);
+        if original.iter().any(|op| op == "Expand" || op == "Tile") {
+            continue;
+        }
+        // Through bytes, as the command line would do it.
+        let bytes = io::encode(&expanded(&model));
+        let mut m = io::decode(&bytes, case.name.as_ref(), None).unwrap();
+        let report = rewrite::implicit(&mut m, &Options::default());
+        assert_eq!(m.nodes.node_count(), model.nodes.node_count(), "{}: {report:?}", case.name);
+        assert_eq!(ops(&m), original, "{}", case.name);
+        assert!(m.graph(Model::MAIN).value_info.len() <= model.graph(Model::MAIN).value_info.len());
+        // The graph still infers as the original did.
+        let (a, b) = (infer(&model, &Options::default()), infer(&m, &Options::default()));
+        for (o, p) in model.graph(Model::MAIN).outputs.iter().zip(&m.graph(Model::MAIN).outputs) {
+            assert_eq!(a.ty(o.value), b.ty(p.value), "{}", case.name);
+        }
+        checked += 1;
+    }
+    assert!(checked >= 200, "{checked}");
+}
+
+#[test]
+fn implicit_keeps_expands_that_change_the_result() {
+    // test_expand_dim_changed: Expand is the model's only node and feeds the graph output.
+    let case = family().into_iter().find(|c| c.name == "test_expand_dim_changed").unwrap();
+    let mut m = load(&case);
+    let before = m.nodes.node_count();
+    assert_eq!(rewrite::implicit(&mut m, &Options::default()).removed, 0);
+    assert_eq!(m.nodes.node_count(), before);
+}
+
+#[test]
+fn legacy_cases_become_explicit_without_attributes() {
+    let mut seen = 0;
+    for case in common::cases("legacy") {
+        let model = load(&case);
+        let m = expanded(&model);
+        let inf = infer(&m, &Options::default());
+        assert!(!inf.has_errors(), "{}: {:?}", case.name, inf.diagnostics);
+        assert!(violations(&m, &inf).is_empty(), "{}", case.name);
+        for n in m.nodes.node_weights() {
+            assert!(n.attr("broadcast").is_none(), "{}: {} keeps broadcast", case.name, n.name);
+            if n.op_type != "Constant" && n.op_type != "Unsqueeze" {
+                assert!(n.attr("axis").is_none(), "{}", case.name);
+            }
+            // Before opset 9, Constant holds floating-point tensors only.
+            if let Some(AttrValue::Tensor(t)) = n.attr("value") {
+                assert!(t.dtype.is_some_and(|d| d.is_float()), "{}: {:?}", case.name, t.dtype);
+            }
+        }
+        seen += 1;
+    }
+    assert_eq!(seen, 6);
+}
+
+#[test]
+fn annotate_covers_every_tensor_of_every_graph() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models/subgraph_if.onnx");
+    let mut m = onnx_bcast::load(&path).unwrap();
+    let inf = infer(&m, &Options::default());
+    rewrite::annotate(&mut m, &inf);
+    for g in m.graph_ids() {
+        let graph = m.graph(g);
+        let declared: Vec<_> = graph.value_info.iter().chain(&graph.outputs).map(|v| v.value).collect();
+        for n in &graph.order {
+            for v in m.node(*n).outputs.iter().flatten() {
+                assert!(declared.contains(v), "{}: {} has no value_info", graph.path, m.name(*v));
+            }
+        }
+        for o in &graph.outputs {
+            assert!(o.ty.is_some());
+        }
+    }
+    // Annotating twice changes nothing.
+    let once = io::encode(&m);
+    let inf = infer(&m, &Options::default());
+    rewrite::annotate(&mut m, &inf);
+    assert!(io::encode(&m) == once);
+}
+
+#[test]
+fn rewrites_hold_over_every_backend_case() {
+    // Every case, family or not: expand never panics (its debug-build invariant check runs
+    // here), is idempotent, and annotate and implicit run on its output.
+    let (mut total, mut refused) = (0, 0);
+    for case in common::cases("node") {
+        let model = load(&case);
+        total += 1;
+        if infer(&model, &Options::default()).has_errors() {
+            refused += 1;
+            continue;
+        }
+        let mut m = model.clone();
+        rewrite::expand(&mut m, &Options::default());
+        let once = io::encode(&m);
+        let mut again = io::decode(&once, case.name.as_ref(), None).unwrap();
+        rewrite::expand(&mut again, &Options::default());
+        assert!(io::encode(&again) == once, "{}: expand is not idempotent", case.name);
+        let inf = infer(&again, &Options::default());
+        assert!(!inf.has_errors(), "{}: expand introduced errors: {:?}", case.name, inf.diagnostics);
+        rewrite::annotate(&mut again, &inf);
+        rewrite::implicit(&mut again, &Options::default());
+    }
+    assert_eq!(total, 1884);
+    assert!(refused < total / 10, "{refused} of {total} cases have error findings");
+}

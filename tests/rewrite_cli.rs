@@ -1,0 +1,90 @@
+//! The rewrite commands as a user runs them: exit codes, refusal to rewrite a broken model,
+//! `--dim` specialisation, and the written file.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use onnx_bcast::infer::{infer, Options};
+use onnx_bcast::rewrite::violations;
+use onnx_bcast::shape::{Dim, Type};
+use onnx_bcast::Model;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_onnx-bcast"))
+}
+
+fn models() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("models")
+}
+
+fn out(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("onnx-bcast-rewrite-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+#[test]
+fn expand_writes_an_explicit_model() {
+    let dst = out("attention.onnx");
+    let st = bin().args(["expand", models().join("attention_mask.onnx").to_str().unwrap(), "-o"]).arg(&dst).status();
+    assert_eq!(st.unwrap().code(), Some(0));
+    let m = onnx_bcast::load(&dst).unwrap();
+    assert!(violations(&m, &infer(&m, &Options::default())).is_empty());
+}
+
+#[test]
+fn rewrites_refuse_models_with_errors() {
+    for cmd in ["annotate", "expand", "implicit"] {
+        let dst = out(&format!("broken_{cmd}.onnx"));
+        let o = bin().args([cmd, models().join("broken.onnx").to_str().unwrap(), "-o"]).arg(&dst).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{cmd}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("broadcast-incompatible"));
+        assert!(!dst.exists(), "{cmd} wrote a model it refused");
+    }
+    let o = bin().args(["expand", "no/such/model.onnx", "-o"]).arg(out("none.onnx")).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn dim_bindings_specialise_the_model() {
+    let dst = out("attention_bound.onnx");
+    let st = bin()
+        .args(["expand", models().join("attention_mask.onnx").to_str().unwrap(), "--dim", "batch=2", "--dim", "seq=5"])
+        .arg("-o")
+        .arg(&dst)
+        .status();
+    assert_eq!(st.unwrap().code(), Some(0));
+    let m = onnx_bcast::load(&dst).unwrap();
+    // The inputs now state the sizes the targets were computed for; no Shape is needed.
+    for i in &m.graph(Model::MAIN).inputs {
+        let Some(Type::Tensor { shape: Some(s), .. }) = &i.ty else { panic!() };
+        assert!(s.iter().all(|d| matches!(d, Dim::Known(_))), "{s:?}");
+    }
+    assert!(m.nodes.node_weights().all(|n| n.op_type != "Shape"));
+    assert!(violations(&m, &infer(&m, &Options::default())).is_empty());
+}
+
+#[test]
+fn rewrites_do_not_overwrite_their_input() {
+    let src = out("in_place.onnx");
+    std::fs::copy(models().join("nary_sum.onnx"), &src).unwrap();
+    let before = std::fs::read(&src).unwrap();
+    for cmd in ["annotate", "expand", "implicit"] {
+        let o = bin().arg(cmd).arg(&src).arg("-o").arg(&src).output().unwrap();
+        assert_eq!(o.status.code(), Some(2), "{cmd}");
+    }
+    assert!(std::fs::read(&src).unwrap() == before);
+}
+
+#[test]
+fn in_place_replaces_the_input_when_asked() {
+    let src = out("replace.onnx");
+    std::fs::copy(models().join("nary_sum.onnx"), &src).unwrap();
+    let before = std::fs::read(&src).unwrap();
+    let o = bin().arg("expand").arg(&src).arg("--in-place").output().unwrap();
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    let after = std::fs::read(&src).unwrap();
+    assert!(after != before, "nary_sum broadcasts, so expand must change it");
+    let m = onnx_bcast::load(&src).unwrap();
+    assert!(violations(&m, &infer(&m, &Options::default())).is_empty());
+}
