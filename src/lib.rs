@@ -5,6 +5,7 @@
 
 pub mod diag;
 pub mod dtype;
+pub mod exec;
 pub mod infer;
 pub mod io;
 pub mod ir;

@@ -4,6 +4,9 @@ mod annotate;
 mod expand;
 mod implicit;
 mod report;
+mod run;
+mod test;
+mod verify;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -80,6 +83,35 @@ enum Command {
         #[command(flatten)]
         out: Output,
     },
+    /// Execute the model on the built-in CPU executor; writes one .npy per graph output.
+    Run {
+        model: PathBuf,
+        /// A graph input and its file (.npy, or an ONNX TensorProto .pb).
+        #[arg(long = "input", value_name = "NAME=FILE", value_parser = parse_input, num_args = 1.., required = true)]
+        inputs: Vec<(String, PathBuf)>,
+        /// Where to write the outputs (default: the current folder).
+        #[arg(long)]
+        output_dir: Option<PathBuf>,
+        /// The memory budget in bytes (K, M, G suffixes allowed).
+        #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
+        max_memory: u64,
+    },
+    /// Run ONNX backend-format test case folders and compare their outputs.
+    Test {
+        #[arg(required = true)]
+        cases: Vec<PathBuf>,
+        #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
+        max_memory: u64,
+    },
+    /// Run two models on the same generated inputs and compare their outputs exactly.
+    Verify {
+        original: PathBuf,
+        rewritten: PathBuf,
+        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
+        dims: Vec<(String, i64)>,
+        #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
+        max_memory: u64,
+    },
 }
 
 /// Where a rewrite writes its model, and what it may overwrite or lose.
@@ -104,6 +136,28 @@ impl Output {
         io::save_checked(model, &target, &options)?;
         Ok(target)
     }
+}
+
+fn parse_input(s: &str) -> std::result::Result<(String, PathBuf), String> {
+    let (name, file) = s.split_once('=').ok_or_else(|| format!("'{s}' is not NAME=FILE"))?;
+    if file.is_empty() {
+        return Err(format!("'{s}' names no file"));
+    }
+    Ok((name.to_string(), PathBuf::from(file)))
+}
+
+/// A byte count: digits with an optional K, M, G or T suffix (powers of 1024).
+fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
+    let t = s.trim();
+    let (digits, shift) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
+        Some('K') => (&t[..t.len() - 1], 10),
+        Some('M') => (&t[..t.len() - 1], 20),
+        Some('G') => (&t[..t.len() - 1], 30),
+        Some('T') => (&t[..t.len() - 1], 40),
+        _ => (t, 0),
+    };
+    let n: u64 = digits.parse().map_err(|_| format!("'{s}' is not a byte count"))?;
+    n.checked_mul(1u64 << shift).ok_or_else(|| format!("'{s}' is too large"))
 }
 
 fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
@@ -139,6 +193,13 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Annotate { model, out, dims } => annotate::run(&model, &out, &options(dims)),
         Command::Expand { model, out, dims } => expand::run(&model, &out, &options(dims)),
         Command::Implicit { model, out } => implicit::run(&model, &out),
+        Command::Run { model, inputs, output_dir, max_memory } => {
+            run::run(&model, &inputs, output_dir.as_deref(), max_memory)
+        }
+        Command::Test { cases, max_memory } => test::test(&cases, max_memory),
+        Command::Verify { original, rewritten, dims, max_memory } => {
+            verify::verify(&original, &rewritten, &dims.into_iter().collect(), max_memory)
+        }
     }
 }
 

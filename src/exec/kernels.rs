@@ -1,0 +1,847 @@
+//! The broadcasting family's kernels (Add ... PRelu, Where, Expand, the N-ary Sum/Mean/Max/Min,
+//! the legacy opset<7 `broadcast`/`axis` form), the unary math ops and Cast. Output shapes
+//! come from the one rule in `crate::shape`; every loop runs on `broadcast`'s iterator.
+
+use half::{bf16, f16};
+
+use super::broadcast::{fold_into, map1, map2, map3, Budget};
+use super::scalar::{pow, Conv, Int, Num};
+use super::tensor::{Data, Elem, HostTensor};
+use super::{Ctx, Fail};
+use crate::dtype::DType;
+use crate::ops::{self, ShapeRule};
+use crate::shape::{self, BroadcastError};
+
+/// Runs `$body` with `$x`, `$y` bound to the elements of two tensors of the same numeric
+/// type; `$body` gives a `Vec` of that type, wrapped back into `Data`.
+macro_rules! same_num {
+    ($a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        match ($a, $b) {
+            (Data::F16($x), Data::F16($y)) => Data::F16($body),
+            (Data::BF16($x), Data::BF16($y)) => Data::BF16($body),
+            (Data::F32($x), Data::F32($y)) => Data::F32($body),
+            (Data::F64($x), Data::F64($y)) => Data::F64($body),
+            (Data::I8($x), Data::I8($y)) => Data::I8($body),
+            (Data::I16($x), Data::I16($y)) => Data::I16($body),
+            (Data::I32($x), Data::I32($y)) => Data::I32($body),
+            (Data::I64($x), Data::I64($y)) => Data::I64($body),
+            (Data::U8($x), Data::U8($y)) => Data::U8($body),
+            (Data::U16($x), Data::U16($y)) => Data::U16($body),
+            (Data::U32($x), Data::U32($y)) => Data::U32($body),
+            (Data::U64($x), Data::U64($y)) => Data::U64($body),
+            (a, b) => return Err(type_error(a, b, "numeric")),
+        }
+    };
+}
+
+/// As `same_num!`, for the integer types.
+macro_rules! same_int {
+    ($a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        match ($a, $b) {
+            (Data::I8($x), Data::I8($y)) => Data::I8($body),
+            (Data::I16($x), Data::I16($y)) => Data::I16($body),
+            (Data::I32($x), Data::I32($y)) => Data::I32($body),
+            (Data::I64($x), Data::I64($y)) => Data::I64($body),
+            (Data::U8($x), Data::U8($y)) => Data::U8($body),
+            (Data::U16($x), Data::U16($y)) => Data::U16($body),
+            (Data::U32($x), Data::U32($y)) => Data::U32($body),
+            (Data::U64($x), Data::U64($y)) => Data::U64($body),
+            (a, b) => return Err(type_error(a, b, "integer")),
+        }
+    };
+}
+
+/// Runs `$body` (giving a value of one type) with `$x`, `$y` bound to two tensors' elements
+/// of the same type, any type.
+macro_rules! same_any {
+    ($a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        match ($a, $b) {
+            (Data::F16($x), Data::F16($y)) => $body,
+            (Data::BF16($x), Data::BF16($y)) => $body,
+            (Data::F32($x), Data::F32($y)) => $body,
+            (Data::F64($x), Data::F64($y)) => $body,
+            (Data::I8($x), Data::I8($y)) => $body,
+            (Data::I16($x), Data::I16($y)) => $body,
+            (Data::I32($x), Data::I32($y)) => $body,
+            (Data::I64($x), Data::I64($y)) => $body,
+            (Data::U8($x), Data::U8($y)) => $body,
+            (Data::U16($x), Data::U16($y)) => $body,
+            (Data::U32($x), Data::U32($y)) => $body,
+            (Data::U64($x), Data::U64($y)) => $body,
+            (Data::Bool($x), Data::Bool($y)) => $body,
+            (Data::Str($x), Data::Str($y)) => $body,
+            (a, b) => return Err(type_error(a, b, "matching")),
+        }
+    };
+}
+
+/// Runs `$body` (giving a `Vec` of the same type) with `$x` bound to a numeric tensor's
+/// elements; `$other` for the rest.
+macro_rules! with_num {
+    ($a:expr, $x:ident => $body:expr, else $other:expr) => {
+        match $a {
+            Data::F16($x) => Data::F16($body),
+            Data::BF16($x) => Data::BF16($body),
+            Data::F32($x) => Data::F32($body),
+            Data::F64($x) => Data::F64($body),
+            Data::I8($x) => Data::I8($body),
+            Data::I16($x) => Data::I16($body),
+            Data::I32($x) => Data::I32($body),
+            Data::I64($x) => Data::I64($body),
+            Data::U8($x) => Data::U8($body),
+            Data::U16($x) => Data::U16($body),
+            Data::U32($x) => Data::U32($body),
+            Data::U64($x) => Data::U64($body),
+            _ => $other,
+        }
+    };
+}
+
+/// As `with_num!`, but `$body` gives any value (not wrapped).
+macro_rules! with_num_raw {
+    ($a:expr, $x:ident => $body:expr, else $other:expr) => {
+        match $a {
+            Data::F16($x) => $body,
+            Data::BF16($x) => $body,
+            Data::F32($x) => $body,
+            Data::F64($x) => $body,
+            Data::I8($x) => $body,
+            Data::I16($x) => $body,
+            Data::I32($x) => $body,
+            Data::I64($x) => $body,
+            Data::U8($x) => $body,
+            Data::U16($x) => $body,
+            Data::U32($x) => $body,
+            Data::U64($x) => $body,
+            _ => $other,
+        }
+    };
+}
+
+fn type_error(a: &Data, b: &Data, want: &str) -> Fail {
+    if a.dtype() == b.dtype() {
+        Fail::Invalid(format!("element type {} is not supported here (needs {want} types)", a.dtype()))
+    } else {
+        Fail::Invalid(format!("inputs have element types {} and {}; they must be the same", a.dtype(), b.dtype()))
+    }
+}
+
+fn bcast_error(e: BroadcastError<usize>, shapes: &[&HostTensor]) -> Fail {
+    let list: Vec<String> = shapes.iter().map(|t| format!("{:?}", t.shape)).collect();
+    Fail::Invalid(match e {
+        BroadcastError::Clash { axis, sizes } => {
+            format!("input shapes {} do not broadcast: sizes {sizes:?} clash at output axis {axis}", list.join(", "))
+        }
+        other => format!("input shapes {} do not broadcast: {other:?}", list.join(", ")),
+    })
+}
+
+/// The two operands of a binary family op, viewed so that plain multidirectional broadcasting
+/// applies, and the output shape. Before opset 7 the legacy `broadcast`/`axis` form decides:
+/// input 1 is placed at `axis` of input 0 (`shape::legacy`), or the shapes must be equal.
+fn operands2(ctx: &Ctx) -> Result<(HostTensor, HostTensor, Vec<usize>), Fail> {
+    let a = ctx.input(0)?.clone();
+    let b = ctx.input(1)?.clone();
+    let legacy = ops::lookup(&ctx.node.domain, &ctx.node.op_type, ctx.opset)
+        .is_some_and(|d| matches!(d.shape, ShapeRule::Legacy));
+    if !legacy {
+        let out = shape::multi::<usize>(&[&a.shape, &b.shape]).map_err(|e| bcast_error(e, &[&a, &b]))?.shape;
+        return Ok((a, b, out));
+    }
+    if ctx.node.attr_int("broadcast").unwrap_or(0) == 0 {
+        if a.shape != b.shape {
+            return Err(Fail::Invalid(format!(
+                "without broadcast=1 (opset {}) the shapes must be equal: {:?} and {:?}",
+                ctx.opset, a.shape, b.shape
+            )));
+        }
+        let out = a.shape.clone();
+        return Ok((a, b, out));
+    }
+    let axis = ctx.node.attr_int("axis");
+    let out = shape::legacy::<usize>(&a.shape, &b.shape, axis).map_err(|e| bcast_error(e, &[&a, &b]))?.shape;
+    // `legacy` accepted the placement; view b at those axes so the common iterator applies.
+    let start = axis.unwrap_or((a.shape.len() - b.shape.len()) as i64);
+    let dims: Vec<i64> = (0..b.shape.len() as i64).map(|i| start + i).collect();
+    let placed = shape::in_dim::<usize>(&b.shape, a.shape.len(), &dims).map_err(|e| bcast_error(e, &[&a, &b]))?;
+    let b = b.reshaped(placed)?;
+    Ok((a, b, out))
+}
+
+/// The output shape of the N-ary ops: multidirectional from opset 8, equal shapes before.
+fn operands_n(ctx: &Ctx) -> Result<(Vec<HostTensor>, Vec<usize>), Fail> {
+    let xs: Vec<HostTensor> = ctx.inputs.iter().flatten().cloned().collect();
+    if xs.is_empty() {
+        return Err(Fail::Invalid("needs at least one input".into()));
+    }
+    let equal = ops::lookup(&ctx.node.domain, &ctx.node.op_type, ctx.opset)
+        .is_some_and(|d| matches!(d.shape, ShapeRule::Equal));
+    if equal {
+        if let Some(x) = xs.iter().find(|x| x.shape != xs[0].shape) {
+            return Err(Fail::Invalid(format!(
+                "before opset 8 all inputs must have one shape: {:?} and {:?}",
+                xs[0].shape, x.shape
+            )));
+        }
+        let out = xs[0].shape.clone();
+        return Ok((xs, out));
+    }
+    let shapes: Vec<&[usize]> = xs.iter().map(|x| x.shape.as_slice()).collect();
+    let refs: Vec<&HostTensor> = xs.iter().collect();
+    let out = shape::multi::<usize>(&shapes).map_err(|e| bcast_error(e, &refs))?.shape;
+    Ok((xs, out))
+}
+
+fn one(shape: Vec<usize>, data: Data) -> Result<Vec<HostTensor>, Fail> {
+    Ok(vec![HostTensor::new(shape, data)?])
+}
+
+/// The arithmetic ops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Fmod,
+    Max,
+    Min,
+}
+
+fn arith_t<T: Num>(
+    op: Arith,
+    bu: Budget,
+    out: &[usize],
+    x: &[T],
+    xs: &[usize],
+    y: &[T],
+    ys: &[usize],
+) -> Result<Vec<T>, Fail> {
+    match op {
+        Arith::Add => map2(bu, out, x, xs, y, ys, |a, b| a.add(*b)),
+        Arith::Sub => map2(bu, out, x, xs, y, ys, |a, b| a.sub(*b)),
+        Arith::Mul => map2(bu, out, x, xs, y, ys, |a, b| a.mul(*b)),
+        Arith::Div => map2(bu, out, x, xs, y, ys, |a, b| a.div(*b)),
+        Arith::Mod => map2(bu, out, x, xs, y, ys, |a, b| a.modulo(*b)),
+        Arith::Fmod => map2(bu, out, x, xs, y, ys, |a, b| a.fmod(*b)),
+        Arith::Max => map2(bu, out, x, xs, y, ys, |a, b| a.maxn(*b)),
+        Arith::Min => map2(bu, out, x, xs, y, ys, |a, b| a.minn(*b)),
+    }
+}
+
+fn arith(ctx: &Ctx, op: Arith) -> Result<Vec<HostTensor>, Fail> {
+    let (a, b, out) = operands2(ctx)?;
+    let bu = ctx.budget;
+    let data = same_num!(&*a.data, &*b.data, |x, y| arith_t(op, bu, &out, x, &a.shape, y, &b.shape)?);
+    one(out, data)
+}
+
+pub fn add(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    arith(ctx, Arith::Add)
+}
+
+pub fn sub(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    arith(ctx, Arith::Sub)
+}
+
+pub fn mul(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    arith(ctx, Arith::Mul)
+}
+
+pub fn div(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    arith(ctx, Arith::Div)
+}
+
+/// Mod: `fmod=0` is numpy's `mod` (sign of the divisor, integers only); `fmod=1` is C's
+/// `fmod` (sign of the dividend), required for floats.
+pub fn modulo(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    let fmod = ctx.node.attr_int("fmod").unwrap_or(0) == 1;
+    arith(ctx, if fmod { Arith::Fmod } else { Arith::Mod })
+}
+
+fn pow_t<T: Num, U: Num>(
+    bu: Budget,
+    out: &[usize],
+    x: &[T],
+    xs: &[usize],
+    y: &[U],
+    ys: &[usize],
+) -> Result<Vec<T>, Fail> {
+    map2(bu, out, x, xs, y, ys, |a, b| pow(*a, *b))
+}
+
+/// Pow: the base and exponent may have different types (opset 12+); the result has the
+/// base's type.
+pub fn pow_op(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    let (a, b, out) = operands2(ctx)?;
+    let bu = ctx.budget;
+    let unsupported = || Fail::Invalid(format!("Pow of {} by {} is not supported", a.dtype(), b.dtype()));
+    let data = with_num!(&*a.data, x => with_num_raw!(&*b.data, y => pow_t(bu, &out, x, &a.shape, y, &b.shape)?,
+        else return Err(unsupported())), else return Err(unsupported()));
+    one(out, data)
+}
+
+/// The comparisons.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Cmp {
+    Eq,
+    Gt,
+    Ge,
+    Lt,
+    Le,
+}
+
+fn cmp_t<T: PartialOrd + Sync>(
+    op: Cmp,
+    bu: Budget,
+    out: &[usize],
+    x: &[T],
+    xs: &[usize],
+    y: &[T],
+    ys: &[usize],
+) -> Result<Vec<bool>, Fail> {
+    match op {
+        Cmp::Eq => map2(bu, out, x, xs, y, ys, |a, b| a == b),
+        Cmp::Gt => map2(bu, out, x, xs, y, ys, |a, b| a > b),
+        Cmp::Ge => map2(bu, out, x, xs, y, ys, |a, b| a >= b),
+        Cmp::Lt => map2(bu, out, x, xs, y, ys, |a, b| a < b),
+        Cmp::Le => map2(bu, out, x, xs, y, ys, |a, b| a <= b),
+    }
+}
+
+fn compare(ctx: &Ctx, op: Cmp) -> Result<Vec<HostTensor>, Fail> {
+    let (a, b, out) = operands2(ctx)?;
+    let bu = ctx.budget;
+    let v = same_any!(&*a.data, &*b.data, |x, y| cmp_t(op, bu, &out, x, &a.shape, y, &b.shape)?);
+    one(out, Data::Bool(v))
+}
+
+pub fn equal(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    compare(ctx, Cmp::Eq)
+}
+
+pub fn greater(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    compare(ctx, Cmp::Gt)
+}
+
+pub fn greater_or_equal(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    compare(ctx, Cmp::Ge)
+}
+
+pub fn less(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    compare(ctx, Cmp::Lt)
+}
+
+pub fn less_or_equal(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    compare(ctx, Cmp::Le)
+}
+
+fn logical(ctx: &Ctx, f: fn(bool, bool) -> bool) -> Result<Vec<HostTensor>, Fail> {
+    let (a, b, out) = operands2(ctx)?;
+    let (Data::Bool(x), Data::Bool(y)) = (&*a.data, &*b.data) else {
+        return Err(Fail::Invalid(format!("needs bool inputs, not {} and {}", a.dtype(), b.dtype())));
+    };
+    let v = map2(ctx.budget, &out, x, &a.shape, y, &b.shape, |p, q| f(*p, *q))?;
+    one(out, Data::Bool(v))
+}
+
+pub fn and(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    logical(ctx, |p, q| p & q)
+}
+
+pub fn or(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    logical(ctx, |p, q| p | q)
+}
+
+pub fn xor(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    logical(ctx, |p, q| p ^ q)
+}
+
+/// The bitwise ops and shifts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Bit {
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+}
+
+fn bit_t<T: Int>(
+    op: Bit,
+    bu: Budget,
+    out: &[usize],
+    x: &[T],
+    xs: &[usize],
+    y: &[T],
+    ys: &[usize],
+) -> Result<Vec<T>, Fail> {
+    match op {
+        Bit::And => map2(bu, out, x, xs, y, ys, |a, b| a.and(*b)),
+        Bit::Or => map2(bu, out, x, xs, y, ys, |a, b| a.or(*b)),
+        Bit::Xor => map2(bu, out, x, xs, y, ys, |a, b| a.xor(*b)),
+        Bit::Shl => map2(bu, out, x, xs, y, ys, |a, b| a.shl(*b)),
+        Bit::Shr => map2(bu, out, x, xs, y, ys, |a, b| a.shr(*b)),
+    }
+}
+
+fn bitwise(ctx: &Ctx, op: Bit) -> Result<Vec<HostTensor>, Fail> {
+    let (a, b, out) = operands2(ctx)?;
+    let bu = ctx.budget;
+    let data = same_int!(&*a.data, &*b.data, |x, y| bit_t(op, bu, &out, x, &a.shape, y, &b.shape)?);
+    one(out, data)
+}
+
+pub fn bitwise_and(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    bitwise(ctx, Bit::And)
+}
+
+pub fn bitwise_or(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    bitwise(ctx, Bit::Or)
+}
+
+pub fn bitwise_xor(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    bitwise(ctx, Bit::Xor)
+}
+
+/// BitShift: `direction` is `LEFT` or `RIGHT` (required).
+pub fn bit_shift(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    match ctx.node.attr_str("direction").as_deref() {
+        Some("LEFT") => bitwise(ctx, Bit::Shl),
+        Some("RIGHT") => bitwise(ctx, Bit::Shr),
+        other => Err(Fail::Invalid(format!("direction must be LEFT or RIGHT, not {other:?}"))),
+    }
+}
+
+fn nary_t<T: Num>(op: Arith, bu: Budget, out: &[usize], xs: &[(&[T], &[usize])]) -> Result<Vec<T>, Fail> {
+    let f = |a: &T, b: &T| match op {
+        Arith::Add => a.add(*b),
+        Arith::Max => a.maxn(*b),
+        _ => a.minn(*b),
+    };
+    match xs {
+        [] => Err(Fail::Invalid("needs at least one input".into())),
+        [(x, s)] => map1(bu, out, x, s, |a| *a),
+        [(x, xs), (y, ys)] => map2(bu, out, x, xs, y, ys, f),
+        [(x, s), rest @ ..] => {
+            let mut acc = map1(bu, out, x, s, |a| *a)?;
+            for (y, ys) in rest {
+                fold_into(&mut acc, out, y, ys, f)?;
+            }
+            Ok(acc)
+        }
+    }
+}
+
+fn nary(ctx: &Ctx, op: Arith, mean: bool) -> Result<Vec<HostTensor>, Fail> {
+    let (xs, out) = operands_n(ctx)?;
+    let dtype = xs[0].dtype();
+    if let Some(x) = xs.iter().find(|x| x.dtype() != dtype) {
+        return Err(Fail::Invalid(format!("inputs have element types {dtype} and {}", x.dtype())));
+    }
+    let n = xs.len();
+    macro_rules! go {
+        ($t:ty) => {{
+            let parts: Vec<(&[$t], &[usize])> =
+                xs.iter().map(|x| (x.elems::<$t>().unwrap_or(&[]), x.shape.as_slice())).collect();
+            let mut v = nary_t::<$t>(op, ctx.budget, &out, &parts)?;
+            if mean {
+                let k = <$t>::from_u64(n as u64);
+                for e in &mut v {
+                    *e = e.div(k);
+                }
+            }
+            <$t>::wrap(v)
+        }};
+    }
+    let data = match dtype {
+        DType::F16 => go!(f16),
+        DType::BF16 => go!(bf16),
+        DType::F32 => go!(f32),
+        DType::F64 => go!(f64),
+        DType::I8 => go!(i8),
+        DType::I16 => go!(i16),
+        DType::I32 => go!(i32),
+        DType::I64 => go!(i64),
+        DType::U8 => go!(u8),
+        DType::U16 => go!(u16),
+        DType::U32 => go!(u32),
+        DType::U64 => go!(u64),
+        other => return Err(Fail::Invalid(format!("element type {other} is not supported here"))),
+    };
+    one(out, data)
+}
+
+pub fn sum(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    nary(ctx, Arith::Add, false)
+}
+
+pub fn mean(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    nary(ctx, Arith::Add, true)
+}
+
+pub fn max(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    nary(ctx, Arith::Max, false)
+}
+
+pub fn min(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    nary(ctx, Arith::Min, false)
+}
+
+/// Where's element: `a` where the condition holds, else `b`.
+#[inline(always)]
+fn pick<T: Clone>(c: &bool, a: &T, b: &T) -> T {
+    if *c {
+        a.clone()
+    } else {
+        b.clone()
+    }
+}
+
+/// Where(cond, x, y): multidirectional over all three.
+pub fn where_op(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    let c = ctx.input(0)?;
+    let x = ctx.input(1)?;
+    let y = ctx.input(2)?;
+    let Data::Bool(cv) = &*c.data else {
+        return Err(Fail::Invalid(format!("condition must be bool, not {}", c.dtype())));
+    };
+    let out = shape::multi::<usize>(&[&c.shape, &x.shape, &y.shape]).map_err(|e| bcast_error(e, &[c, x, y]))?.shape;
+    let bu = ctx.budget;
+    let data = same_any!(&*x.data, &*y.data, |xv, yv| {
+        let v = map3(bu, &out, (cv, &c.shape), (xv, &x.shape), (yv, &y.shape), pick)?;
+        Elem::wrap(v)
+    });
+    one(out, data)
+}
+
+/// PRelu: the slope stretches unidirectionally to x's shape.
+pub fn prelu(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    let x = ctx.input(0)?;
+    let s = ctx.input(1)?;
+    let out = shape::uni::<usize>(&x.shape, &s.shape, 1).map_err(|e| bcast_error(e, &[x, s]))?.shape;
+    let bu = ctx.budget;
+    let data = same_num!(&*x.data, &*s.data, |a, b| map2(bu, &out, a, &x.shape, b, &s.shape, |v, k| {
+        if *v < Num::zero() {
+            v.mul(*k)
+        } else {
+            *v
+        }
+    })?);
+    one(out, data)
+}
+
+/// Expand: x broadcast against the shape held in input 1 (both ways, `shape::expand`).
+pub fn expand(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    let x = ctx.input(0)?;
+    let target = ctx.ints(1)?;
+    let target: Vec<usize> = target
+        .iter()
+        .map(|d| usize::try_from(*d).ok())
+        .collect::<Option<_>>()
+        .ok_or_else(|| Fail::Invalid(format!("shape {target:?} has a negative size")))?;
+    let out = shape::expand::<usize>(&x.shape, &target).map_err(|e| bcast_error(e, &[x]))?.shape;
+    broadcast_to(ctx.budget, x, out)
+}
+
+/// Copies `x` broadcast to `out` (which it must stretch to).
+pub fn broadcast_to(bu: Budget, x: &HostTensor, out: Vec<usize>) -> Result<Vec<HostTensor>, Fail> {
+    let data = super::tensor::with_any!(&*x.data, v => Elem::wrap(map1(bu, &out, v, &x.shape, Clone::clone)?));
+    one(out, data)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Unary math.
+
+fn float_map<T: Num>(bu: Budget, x: &[T], shape: &[usize], g: fn(f64) -> f64) -> Result<Vec<T>, Fail> {
+    map1(bu, shape, x, shape, |v| T::from_f64(g(v.to_f64())))
+}
+
+fn unary_float(ctx: &Ctx, g: fn(f64) -> f64) -> Result<Vec<HostTensor>, Fail> {
+    let x = ctx.input(0)?;
+    let bu = ctx.budget;
+    let bad = || Fail::Invalid(format!("needs a float input, not {}", x.dtype()));
+    let data = match &*x.data {
+        Data::F16(v) => Data::F16(float_map(bu, v, &x.shape, g)?),
+        Data::BF16(v) => Data::BF16(float_map(bu, v, &x.shape, g)?),
+        Data::F32(v) => Data::F32(float_map(bu, v, &x.shape, g)?),
+        Data::F64(v) => Data::F64(float_map(bu, v, &x.shape, g)?),
+        _ => return Err(bad()),
+    };
+    one(x.shape.clone(), data)
+}
+
+fn unary_num<F>(ctx: &Ctx, f: F) -> Result<Vec<HostTensor>, Fail>
+where
+    F: UnaryNum,
+{
+    let x = ctx.input(0)?;
+    let bu = ctx.budget;
+    let data = with_num!(&*x.data, v => map1(bu, &x.shape, v, &x.shape, |e| f.apply(*e))?,
+        else return Err(Fail::Invalid(format!("needs a numeric input, not {}", x.dtype()))));
+    one(x.shape.clone(), data)
+}
+
+/// A unary op defined for every numeric type.
+trait UnaryNum: Sync {
+    fn apply<T: Num>(&self, v: T) -> T;
+}
+
+struct AbsOp;
+impl UnaryNum for AbsOp {
+    fn apply<T: Num>(&self, v: T) -> T {
+        if v < T::zero() {
+            T::zero().sub(v)
+        } else {
+            v
+        }
+    }
+}
+
+struct NegOp;
+impl UnaryNum for NegOp {
+    fn apply<T: Num>(&self, v: T) -> T {
+        T::zero().sub(v)
+    }
+}
+
+struct SignOp;
+impl UnaryNum for SignOp {
+    fn apply<T: Num>(&self, v: T) -> T {
+        if v > T::zero() {
+            T::from_i64(1)
+        } else if v < T::zero() {
+            T::from_i64(-1)
+        } else {
+            v
+        }
+    }
+}
+
+struct ReluOp;
+impl UnaryNum for ReluOp {
+    fn apply<T: Num>(&self, v: T) -> T {
+        v.maxn(T::zero())
+    }
+}
+
+pub fn abs(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    unary_num(ctx, AbsOp)
+}
+
+pub fn neg(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    unary_num(ctx, NegOp)
+}
+
+pub fn sign(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    unary_num(ctx, SignOp)
+}
+
+pub fn relu(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    unary_num(ctx, ReluOp)
+}
+
+/// The float unary ops, each as a function of f64.
+pub fn float_unary(op: &str) -> Option<fn(f64) -> f64> {
+    Some(match op {
+        "Exp" => f64::exp,
+        "Log" => f64::ln,
+        "Sqrt" => f64::sqrt,
+        "Reciprocal" => |x| 1.0 / x,
+        "Floor" => f64::floor,
+        "Ceil" => f64::ceil,
+        "Round" => f64::round_ties_even,
+        "Sigmoid" => |x| 1.0 / (1.0 + (-x).exp()),
+        "Tanh" => f64::tanh,
+        "Sin" => f64::sin,
+        "Cos" => f64::cos,
+        "Tan" => f64::tan,
+        "Asin" => f64::asin,
+        "Acos" => f64::acos,
+        "Atan" => f64::atan,
+        "Sinh" => f64::sinh,
+        "Cosh" => f64::cosh,
+        "Asinh" => f64::asinh,
+        "Acosh" => f64::acosh,
+        "Atanh" => f64::atanh,
+        "Softplus" => |x| (x.exp()).ln_1p(),
+        "Softsign" => |x| x / (1.0 + x.abs()),
+        _ => return None,
+    })
+}
+
+macro_rules! float_kernels {
+    ($($name:ident = $op:literal),* $(,)?) => {
+        $(
+            #[doc = concat!("The unary `", $op, "`.")]
+            pub fn $name(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+                unary_float(ctx, float_unary($op).unwrap_or(|x| x))
+            }
+        )*
+    };
+}
+
+float_kernels!(
+    exp = "Exp",
+    log = "Log",
+    sqrt = "Sqrt",
+    reciprocal = "Reciprocal",
+    floor = "Floor",
+    ceil = "Ceil",
+    round = "Round",
+    sigmoid = "Sigmoid",
+    tanh = "Tanh",
+    sin = "Sin",
+    cos = "Cos",
+    tan = "Tan",
+    asin = "Asin",
+    acos = "Acos",
+    atan = "Atan",
+    sinh = "Sinh",
+    cosh = "Cosh",
+    asinh = "Asinh",
+    acosh = "Acosh",
+    atanh = "Atanh",
+    softplus = "Softplus",
+    softsign = "Softsign",
+);
+
+/// LeakyRelu with `alpha` (default 0.01).
+pub fn leaky_relu(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    let alpha = ctx.node.attr_float("alpha").unwrap_or(0.01) as f64;
+    let x = ctx.input(0)?;
+    let bu = ctx.budget;
+    fn go<T: Num>(bu: Budget, v: &[T], s: &[usize], alpha: f64) -> Result<Vec<T>, Fail> {
+        map1(bu, s, v, s, |e| {
+            let f = e.to_f64();
+            T::from_f64(if f < 0.0 { f * alpha } else { f })
+        })
+    }
+    let data = match &*x.data {
+        Data::F16(v) => Data::F16(go(bu, v, &x.shape, alpha)?),
+        Data::BF16(v) => Data::BF16(go(bu, v, &x.shape, alpha)?),
+        Data::F32(v) => Data::F32(go(bu, v, &x.shape, alpha)?),
+        Data::F64(v) => Data::F64(go(bu, v, &x.shape, alpha)?),
+        _ => return Err(Fail::Invalid(format!("needs a float input, not {}", x.dtype()))),
+    };
+    one(x.shape.clone(), data)
+}
+
+/// Not: bool only.
+pub fn not(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    let x = ctx.input(0)?;
+    let Data::Bool(v) = &*x.data else {
+        return Err(Fail::Invalid(format!("needs a bool input, not {}", x.dtype())));
+    };
+    one(x.shape.clone(), Data::Bool(map1(ctx.budget, &x.shape, v, &x.shape, |b| !b)?))
+}
+
+/// IsNaN: bool output.
+pub fn is_nan(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    let x = ctx.input(0)?;
+    let bu = ctx.budget;
+    let v = with_num_raw!(&*x.data, v => map1(bu, &x.shape, v, &x.shape, |e| e.is_nan())?,
+        else return Err(Fail::Invalid(format!("needs a numeric input, not {}", x.dtype()))));
+    one(x.shape.clone(), Data::Bool(v))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Cast.
+
+fn cast_from<S: Conv>(bu: Budget, v: &[S], to: DType) -> Result<Data, Fail> {
+    fn conv<S: Conv, T: Conv>(bu: Budget, v: &[S]) -> Result<Vec<T>, Fail> {
+        bu.check::<T>("output", v.len())?;
+        Ok(v.iter().map(|x| T::cast(*x)).collect())
+    }
+    Ok(match to {
+        DType::F16 => Data::F16(conv(bu, v)?),
+        DType::BF16 => Data::BF16(conv(bu, v)?),
+        DType::F32 => Data::F32(conv(bu, v)?),
+        DType::F64 => Data::F64(conv(bu, v)?),
+        DType::I8 => Data::I8(conv(bu, v)?),
+        DType::I16 => Data::I16(conv(bu, v)?),
+        DType::I32 => Data::I32(conv(bu, v)?),
+        DType::I64 => Data::I64(conv(bu, v)?),
+        DType::U8 => Data::U8(conv(bu, v)?),
+        DType::U16 => Data::U16(conv(bu, v)?),
+        DType::U32 => Data::U32(conv(bu, v)?),
+        DType::U64 => Data::U64(conv(bu, v)?),
+        DType::Bool => Data::Bool(conv(bu, v)?),
+        DType::Str => {
+            bu.check::<Vec<u8>>("output", v.len())?;
+            Data::Str(
+                v.iter()
+                    .map(|x| match S::KIND {
+                        super::scalar::Kind::Float => format_float(x.to_f64()),
+                        super::scalar::Kind::Signed => x.to_i64().to_string(),
+                        super::scalar::Kind::Unsigned => x.to_u64().to_string(),
+                        super::scalar::Kind::Bool => (if x.to_u64() != 0 { "True" } else { "False" }).to_string(),
+                    })
+                    .map(String::into_bytes)
+                    .collect(),
+            )
+        }
+        other => return Err(Fail::Invalid(format!("cannot cast to {other}"))),
+    })
+}
+
+fn format_float(f: f64) -> String {
+    if f.is_nan() {
+        "NaN".into()
+    } else if f.is_infinite() {
+        if f > 0.0 { "INF" } else { "-INF" }.into()
+    } else {
+        format!("{f}")
+    }
+}
+
+fn parse_str(s: &[u8]) -> Result<f64, Fail> {
+    let text = String::from_utf8_lossy(s);
+    let t = text.trim();
+    match t.to_ascii_lowercase().as_str() {
+        "nan" | "+nan" | "-nan" => return Ok(f64::NAN),
+        "inf" | "+inf" | "infinity" | "+infinity" => return Ok(f64::INFINITY),
+        "-inf" | "-infinity" => return Ok(f64::NEG_INFINITY),
+        _ => {}
+    }
+    t.parse::<f64>().map_err(|_| Fail::Invalid(format!("cannot cast the string '{t}' to a number")))
+}
+
+/// Converts `x` to element type `to` (Cast, CastLike).
+pub fn cast_to(bu: Budget, x: &HostTensor, to: DType) -> Result<HostTensor, Fail> {
+    if x.dtype() == to {
+        return Ok(x.clone());
+    }
+    let data = match &*x.data {
+        Data::Bool(v) => cast_from(bu, v, to)?,
+        Data::Str(v) => {
+            if to == DType::Str {
+                Data::Str(v.clone())
+            } else {
+                let f: Vec<f64> = v.iter().map(|s| parse_str(s)).collect::<Result<_, _>>()?;
+                cast_from(bu, &f, to)?
+            }
+        }
+        d => with_num_raw!(d, v => cast_from(bu, v, to)?, else unreachable!("bool and string handled above")),
+    };
+    HostTensor::new(x.shape.clone(), data)
+}
+
+/// Cast: the `to` attribute names the ONNX element type.
+pub fn cast(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    let x = ctx.input(0)?;
+    let code = ctx.node.attr_int("to").ok_or_else(|| Fail::Invalid("no 'to' attribute".into()))?;
+    let to = i32::try_from(code)
+        .ok()
+        .and_then(DType::from_onnx)
+        .ok_or_else(|| Fail::Invalid(format!("'to' = {code} is not an element type")))?;
+    Ok(vec![cast_to(ctx.budget, x, to)?])
+}
+
+/// CastLike: to the element type of input 1.
+pub fn cast_like(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
+    let x = ctx.input(0)?;
+    let like = ctx.input(1)?;
+    Ok(vec![cast_to(ctx.budget, x, like.dtype())?])
+}

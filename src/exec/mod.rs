@@ -1,0 +1,427 @@
+//! The CPU executor: runs a model's main graph in topological order on host tensors, one
+//! kernel per op from the table below, within a memory budget. It is the project's oracle (a
+//! rewrite must not change what a model computes) and a runtime for broadcasting graphs,
+//! including the opset<7 legacy broadcasts that onnxruntime no longer runs.
+
+pub mod broadcast;
+pub mod compare;
+pub mod kernels;
+pub mod npy;
+pub mod scalar;
+pub mod shape_ops;
+pub mod tensor;
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::diag::Error;
+use crate::ir::{Def, Model, Node, ValueId};
+
+pub use broadcast::Budget;
+pub use tensor::{Data, Elem, HostTensor};
+
+/// The default memory budget: 4 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
+
+/// How to run.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// No allocation may take the live tensors past this many bytes.
+    pub max_memory: u64,
+}
+
+impl Default for Options {
+    fn default() -> Options {
+        Options { max_memory: DEFAULT_MAX_MEMORY }
+    }
+}
+
+/// Why a kernel failed, before the interpreter names the node.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fail {
+    /// An allocation of `bytes` would pass the `budget`.
+    Budget { what: String, bytes: u128, budget: u64 },
+    /// The inputs or attributes are invalid for the op.
+    Invalid(String),
+}
+
+impl std::fmt::Display for Fail {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Fail::Budget { what, bytes, budget } => {
+                write!(f, "{what} needs {bytes} bytes, over the memory budget of {budget} bytes")
+            }
+            Fail::Invalid(s) => f.write_str(s),
+        }
+    }
+}
+
+impl Fail {
+    /// The error for a failure outside any node (an input file, an initializer), naming `what`.
+    pub fn into_error(self, what: &str) -> Error {
+        match self {
+            Fail::Budget { what: w, bytes, budget } => Error::Budget { what: format!("{what}: {w}"), bytes, budget },
+            Fail::Invalid(reason) => Error::Tensor { tensor: what.to_string(), reason },
+        }
+    }
+
+    fn at_node(self, label: &str, op: &str) -> Error {
+        match self {
+            Fail::Budget { what, bytes, budget } => {
+                Error::Budget { what: format!("the {what} of node {label} ({op})"), bytes, budget }
+            }
+            Fail::Invalid(reason) => Error::Exec { node: label.to_string(), op: op.to_string(), reason },
+        }
+    }
+}
+
+/// What a kernel sees of its node.
+#[derive(Debug)]
+pub struct Ctx<'a> {
+    pub node: &'a Node,
+    /// The version of the node's domain the model imports.
+    pub opset: i64,
+    /// One entry per input slot; `None` for an omitted optional input.
+    pub inputs: Vec<Option<HostTensor>>,
+    /// What one allocation may take.
+    pub budget: Budget,
+    /// The model's folder, for external data in attributes.
+    pub dir: Option<&'a Path>,
+}
+
+impl Ctx<'_> {
+    /// Input `i`, which the op requires.
+    pub fn input(&self, i: usize) -> Result<&HostTensor, Fail> {
+        self.opt(i).ok_or_else(|| Fail::Invalid(format!("input {i} is missing")))
+    }
+
+    /// Input `i`, if given.
+    pub fn opt(&self, i: usize) -> Option<&HostTensor> {
+        self.inputs.get(i).and_then(Option::as_ref)
+    }
+
+    /// Input `i` as integers (a shape, axes, repeats).
+    pub fn ints(&self, i: usize) -> Result<Vec<i64>, Fail> {
+        self.input(i)?.to_i64s().ok_or_else(|| Fail::Invalid(format!("input {i} must be an integer tensor")))
+    }
+}
+
+/// A kernel: the node's outputs from its inputs and attributes.
+pub type Kernel = fn(&Ctx) -> Result<Vec<HostTensor>, Fail>;
+
+use kernels as k;
+use shape_ops as s;
+
+/// The kernel table: one row per op of the default domain.
+static KERNELS: &[(&str, Kernel)] = &[
+    // The broadcasting family.
+    ("Add", k::add),
+    ("Sub", k::sub),
+    ("Mul", k::mul),
+    ("Div", k::div),
+    ("Pow", k::pow_op),
+    ("Mod", k::modulo),
+    ("BitShift", k::bit_shift),
+    ("And", k::and),
+    ("Or", k::or),
+    ("Xor", k::xor),
+    ("BitwiseAnd", k::bitwise_and),
+    ("BitwiseOr", k::bitwise_or),
+    ("BitwiseXor", k::bitwise_xor),
+    ("Equal", k::equal),
+    ("Greater", k::greater),
+    ("GreaterOrEqual", k::greater_or_equal),
+    ("Less", k::less),
+    ("LessOrEqual", k::less_or_equal),
+    ("Max", k::max),
+    ("Min", k::min),
+    ("Sum", k::sum),
+    ("Mean", k::mean),
+    ("Where", k::where_op),
+    ("PRelu", k::prelu),
+    ("Expand", k::expand),
+    // Shapes and plumbing.
+    ("Constant", s::constant),
+    ("ConstantOfShape", s::constant_of_shape),
+    ("Shape", s::shape_op),
+    ("Size", s::size),
+    ("Identity", s::identity),
+    ("Reshape", s::reshape),
+    ("Flatten", s::flatten),
+    ("Squeeze", s::squeeze),
+    ("Unsqueeze", s::unsqueeze),
+    ("Gather", s::gather),
+    ("Slice", s::slice),
+    ("Concat", s::concat),
+    ("Tile", s::tile),
+    ("Range", s::range),
+    ("Cast", k::cast),
+    ("CastLike", k::cast_like),
+    ("Gemm", s::gemm),
+    // Unary math.
+    ("Abs", k::abs),
+    ("Neg", k::neg),
+    ("Sign", k::sign),
+    ("Relu", k::relu),
+    ("LeakyRelu", k::leaky_relu),
+    ("Not", k::not),
+    ("IsNaN", k::is_nan),
+    ("Exp", k::exp),
+    ("Log", k::log),
+    ("Sqrt", k::sqrt),
+    ("Reciprocal", k::reciprocal),
+    ("Floor", k::floor),
+    ("Ceil", k::ceil),
+    ("Round", k::round),
+    ("Sigmoid", k::sigmoid),
+    ("Tanh", k::tanh),
+    ("Sin", k::sin),
+    ("Cos", k::cos),
+    ("Tan", k::tan),
+    ("Asin", k::asin),
+    ("Acos", k::acos),
+    ("Atan", k::atan),
+    ("Sinh", k::sinh),
+    ("Cosh", k::cosh),
+    ("Asinh", k::asinh),
+    ("Acosh", k::acosh),
+    ("Atanh", k::atanh),
+    ("Softplus", k::softplus),
+    ("Softsign", k::softsign),
+];
+
+/// The kernel for `op` in `domain`, if the executor has one.
+pub fn kernel(domain: &str, op: &str) -> Option<Kernel> {
+    if !(domain.is_empty() || domain == "ai.onnx") {
+        return None;
+    }
+    KERNELS.iter().find(|(name, _)| *name == op).map(|(_, k)| *k)
+}
+
+/// The ops the executor runs, in table order.
+pub fn ops() -> impl Iterator<Item = &'static str> {
+    KERNELS.iter().map(|(name, _)| *name)
+}
+
+/// Runs one node on the given inputs (one entry per input slot) at `opset`; its label in
+/// errors is its name, or its op type.
+pub fn run_node(
+    node: &Node,
+    opset: i64,
+    inputs: Vec<Option<HostTensor>>,
+    opts: &Options,
+) -> Result<Vec<HostTensor>, Error> {
+    let label = if node.name.is_empty() { node.op_type.clone() } else { node.name.clone() };
+    let kern = kernel(&node.domain, &node.op_type).ok_or_else(|| unsupported(&label, node))?;
+    let ctx = Ctx { node, opset, inputs, budget: Budget(opts.max_memory), dir: None };
+    kern(&ctx).map_err(|f| f.at_node(&label, &node.op_type))
+}
+
+fn unsupported(label: &str, node: &Node) -> Error {
+    let op = if node.domain.is_empty() { node.op_type.clone() } else { format!("{}::{}", node.domain, node.op_type) };
+    Error::Exec { node: label.to_string(), op, reason: "the executor has no kernel for this op".into() }
+}
+
+/// The live tensors and the bytes they hold (shared data counted once).
+#[derive(Default)]
+struct Env {
+    values: HashMap<ValueId, HostTensor>,
+    buffers: HashMap<usize, (usize, u128)>,
+    live: u128,
+}
+
+impl Env {
+    fn insert(&mut self, v: ValueId, t: HostTensor) {
+        let key = std::sync::Arc::as_ptr(&t.data) as usize;
+        let bytes = t.bytes();
+        let e = self.buffers.entry(key).or_insert((0, bytes));
+        if e.0 == 0 {
+            self.live += bytes;
+        }
+        e.0 += 1;
+        if let Some(old) = self.values.insert(v, t) {
+            self.release(&old);
+        }
+    }
+
+    fn remove(&mut self, v: ValueId) {
+        if let Some(t) = self.values.remove(&v) {
+            self.release(&t);
+        }
+    }
+
+    fn release(&mut self, t: &HostTensor) {
+        let key = std::sync::Arc::as_ptr(&t.data) as usize;
+        if let Some(e) = self.buffers.get_mut(&key) {
+            e.0 -= 1;
+            if e.0 == 0 {
+                self.live -= e.1;
+                self.buffers.remove(&key);
+            }
+        }
+    }
+}
+
+/// Runs the model's main graph on `inputs` (by graph input name) and gives its outputs, in
+/// graph output order, by name. Inputs with an initializer may be left out.
+pub fn run(
+    model: &Model,
+    inputs: Vec<(String, HostTensor)>,
+    opts: &Options,
+) -> Result<Vec<(String, HostTensor)>, Error> {
+    let main = model.graph(Model::MAIN);
+    let dir = model.dir.as_deref();
+    let mut env = Env::default();
+    let limit = opts.max_memory as u128;
+    let remaining = |env: &Env| Budget(limit.saturating_sub(env.live).min(u64::MAX as u128) as u64);
+
+    for (name, t) in inputs {
+        let info = main
+            .inputs
+            .iter()
+            .find(|i| model.name(i.value) == name)
+            .ok_or_else(|| Error::Usage(format!("the model has no input named '{name}'")))?;
+        if let Some(ty) = &info.ty {
+            if let Some(want) = ty.dtype() {
+                if want != t.dtype() {
+                    return Err(Error::Tensor {
+                        tensor: name,
+                        reason: format!("is {}, the model declares {want}", t.dtype()),
+                    });
+                }
+            }
+            if let Some(shape) = ty.shape() {
+                let fits = shape.len() == t.shape.len()
+                    && shape.iter().zip(&t.shape).all(|(d, n)| d.known().is_none_or(|k| k == *n as i64));
+                if !fits {
+                    let dims: Vec<String> = shape.iter().map(|d| d.to_string()).collect();
+                    return Err(Error::Tensor {
+                        tensor: name,
+                        reason: format!("has shape {:?}, the model declares [{}]", t.shape, dims.join(", ")),
+                    });
+                }
+            }
+        }
+        env.insert(info.value, t);
+    }
+    for i in &main.inputs {
+        if !env.values.contains_key(&i.value) && model.value(i.value).initializer.is_none() {
+            return Err(Error::Usage(format!("input '{}' is required and was not given", model.name(i.value))));
+        }
+    }
+
+    let (order, cyclic) = model.topo_order(Model::MAIN);
+    if let Some(n) = cyclic.first() {
+        let node = model.node(*n);
+        return Err(Error::Exec {
+            node: model.node_label(*n),
+            op: node.op_type.clone(),
+            reason: "the node is on a cycle".into(),
+        });
+    }
+    // How many more times each value is read; graph outputs are never released.
+    let mut uses: HashMap<ValueId, usize> = HashMap::new();
+    for n in &order {
+        for v in model.node(*n).inputs.iter().flatten() {
+            *uses.entry(*v).or_default() += 1;
+        }
+    }
+    for o in &main.outputs {
+        *uses.entry(o.value).or_default() += 1;
+    }
+
+    for n in &order {
+        let node = model.node(*n);
+        let label = model.node_label(*n);
+        if !node.subgraphs().is_empty() {
+            return Err(Error::Exec {
+                node: label,
+                op: node.op_type.clone(),
+                reason: "ops with subgraphs (If, Loop, Scan) are not supported by the executor".into(),
+            });
+        }
+        let kern = kernel(&node.domain, &node.op_type).ok_or_else(|| unsupported(&label, node))?;
+        let mut ins = Vec::with_capacity(node.inputs.len());
+        for v in &node.inputs {
+            match v {
+                None => ins.push(None),
+                Some(v) => {
+                    let budget = remaining(&env);
+                    ins.push(Some(fetch(model, &mut env, *v, dir, budget, &label)?))
+                }
+            }
+        }
+        let ctx =
+            Ctx { node, opset: model.opset(&node.domain).unwrap_or(1), inputs: ins, budget: remaining(&env), dir };
+        let outs = kern(&ctx).map_err(|f| match f {
+            // Report the whole budget, and what live tensors already hold of it.
+            Fail::Budget { what, bytes, .. } => {
+                let held = if env.live > 0 { format!(" ({} bytes already in use)", env.live) } else { String::new() };
+                Error::Budget {
+                    what: format!("the {what} of node {label} ({}){held}", node.op_type),
+                    bytes,
+                    budget: opts.max_memory,
+                }
+            }
+            f => f.at_node(&label, &node.op_type),
+        })?;
+        drop(ctx);
+        if node.outputs.iter().enumerate().any(|(slot, v)| v.is_some() && slot >= outs.len()) {
+            return Err(Error::Exec {
+                node: label,
+                op: node.op_type.clone(),
+                reason: format!("gives {} outputs, the node names {}", outs.len(), node.outputs.len()),
+            });
+        }
+        for v in node.inputs.iter().flatten() {
+            if let Some(u) = uses.get_mut(v) {
+                *u -= 1;
+                if *u == 0 {
+                    env.remove(*v);
+                }
+            }
+        }
+        for (slot, t) in node.outputs.iter().zip(outs) {
+            if let Some(v) = slot {
+                if uses.get(v).copied().unwrap_or(0) > 0 {
+                    env.insert(*v, t);
+                }
+            }
+        }
+    }
+
+    let mut out = Vec::with_capacity(main.outputs.len());
+    for o in &main.outputs {
+        let budget = remaining(&env);
+        let t = fetch(model, &mut env, o.value, dir, budget, "graph output")?;
+        out.push((model.name(o.value).to_string(), t));
+    }
+    Ok(out)
+}
+
+/// The tensor of value `v`: computed, given, or converted from its initializer.
+fn fetch(
+    model: &Model,
+    env: &mut Env,
+    v: ValueId,
+    dir: Option<&Path>,
+    budget: Budget,
+    user: &str,
+) -> Result<HostTensor, Error> {
+    if let Some(t) = env.values.get(&v) {
+        return Ok(t.clone());
+    }
+    let value = model.value(v);
+    if let Some(i) = value.initializer {
+        let init = &model.graph(value.graph).initializers[i];
+        let t = tensor::from_ir(init, dir, budget.0).map_err(|f| f.into_error(&value.name))?;
+        env.insert(v, t.clone());
+        return Ok(t);
+    }
+    let why = match value.def {
+        Def::Undefined => "is not defined in the graph",
+        Def::Node(..) => "is not computed (its producer comes later or failed)",
+        _ => "has no value",
+    };
+    Err(Error::Exec { node: user.to_string(), op: String::new(), reason: format!("value '{}' {why}", value.name) })
+}
