@@ -62,6 +62,28 @@ enum Command {
         #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
         dims: Vec<(String, i64)>,
     },
+    /// Write the model back with value_info for every tensor of every graph.
+    Annotate {
+        model: PathBuf,
+        #[command(flatten)]
+        out: Output,
+        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
+        dims: Vec<(String, i64)>,
+    },
+    /// Write the model back with every implicit broadcast made explicit (Unsqueeze + Expand).
+    Expand {
+        model: PathBuf,
+        #[command(flatten)]
+        out: Output,
+        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
+        dims: Vec<(String, i64)>,
+    },
+    /// Remove Expand/Tile nodes that implicit broadcasting makes redundant (the inverse of expand).
+    Implicit {
+        model: PathBuf,
+        #[command(flatten)]
+        out: Output,
+    },
     /// Execute the model on the built-in CPU executor; writes one .npy per graph output.
     Run {
         model: PathBuf,
@@ -109,28 +131,6 @@ enum Command {
         format: Format,
         #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
         max_memory: u64,
-    },
-    /// Write the model back with value_info for every tensor of every graph.
-    Annotate {
-        model: PathBuf,
-        #[command(flatten)]
-        out: Output,
-        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
-        dims: Vec<(String, i64)>,
-    },
-    /// Write the model back with every implicit broadcast made explicit (Unsqueeze + Expand).
-    Expand {
-        model: PathBuf,
-        #[command(flatten)]
-        out: Output,
-        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
-        dims: Vec<(String, i64)>,
-    },
-    /// Remove Expand/Tile nodes that implicit broadcasting makes redundant (the inverse of expand).
-    Implicit {
-        model: PathBuf,
-        #[command(flatten)]
-        out: Output,
     },
 }
 
@@ -210,6 +210,12 @@ pub fn run(cli: Cli) -> Result<u8> {
             Ok(if inf.has_errors() { FINDINGS } else { OK })
         }
         Command::Check { models, format, dims } => check(&models, format, &options(dims)),
+        Command::Annotate { model, out, dims } => annotate::run(&model, &out, &options(dims)),
+        Command::Expand { model, out, dims } => expand::run(&model, &out, &options(dims)),
+        Command::Implicit { model, out } => implicit::run(&model, &out),
+        Command::Bench { model, dims, threads, repeat, warmup, format, max_memory } => {
+            bench::bench(&model, &dims.into_iter().collect(), threads, repeat, warmup, format, max_memory)
+        }
         Command::Run { model, inputs, output_dir, max_memory } => {
             run::run(&model, &inputs, output_dir.as_deref(), max_memory)
         }
@@ -217,12 +223,6 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Verify { original, rewritten, dims, max_memory } => {
             verify::verify(&original, &rewritten, &dims.into_iter().collect(), max_memory)
         }
-        Command::Bench { model, dims, threads, repeat, warmup, format, max_memory } => {
-            bench::bench(&model, &dims.into_iter().collect(), threads, repeat, warmup, format, max_memory)
-        }
-        Command::Annotate { model, out, dims } => annotate::run(&model, &out, &options(dims)),
-        Command::Expand { model, out, dims } => expand::run(&model, &out, &options(dims)),
-        Command::Implicit { model, out } => implicit::run(&model, &out),
     }
 }
 

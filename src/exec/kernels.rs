@@ -161,8 +161,8 @@ fn operands2(ctx: &Ctx) -> Result<(HostTensor, HostTensor, Vec<usize>), Fail> {
     let axis = ctx.node.attr_int("axis");
     let out = shape::legacy::<usize>(&a.shape, &b.shape, axis).map_err(|e| bcast_error(e, &[&a, &b]))?.shape;
     // `legacy` accepted the placement; view b at those axes so the common iterator applies.
-    let start = axis.unwrap_or((a.shape.len() - b.shape.len()) as i64);
-    let dims: Vec<i64> = (0..b.shape.len() as i64).map(|i| start + i).collect();
+    let dims = shape::legacy_dims(a.shape.len(), b.shape.len(), axis)
+        .ok_or_else(|| Fail::Invalid(format!("axis {axis:?} places input 1 outside input 0")))?;
     let placed = shape::in_dim::<usize>(&b.shape, a.shape.len(), &dims).map_err(|e| bcast_error(e, &[&a, &b]))?;
     let b = b.reshaped(placed)?;
     Ok((a, b, out))

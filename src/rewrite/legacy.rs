@@ -24,10 +24,8 @@ pub(super) fn binary(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeI
     let site = Site::new(model, inf, n, Some(0))?;
     // B's dims land at axes start..start+rank(B) of A; the other axes are unsqueezed.
     let run = |r: usize, rank: usize| -> Option<Vec<i64>> {
-        let (r, rank) = (r as i64, rank as i64);
-        let start = axis.unwrap_or(r - rank);
-        let end = start.checked_add(rank)?;
-        (start >= 0 && end <= r).then(|| (0..r).filter(|a| *a < start || *a >= end).collect())
+        let placed = crate::shape::legacy_dims(r, rank, axis)?;
+        Some((0..r as i64).filter(|a| !placed.contains(a)).collect())
     };
     site.run(patch, &[1], run)?;
     patch.drop_attr(n, "broadcast");

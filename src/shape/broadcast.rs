@@ -192,6 +192,15 @@ pub fn in_dim<D: BroadcastDim>(low: &[D], rank: usize, dims: &[i64]) -> Result<V
     Ok(out)
 }
 
+/// The axes of a rank-`a` shape that a rank-`b` operand's dims land on in the legacy form:
+/// `axis..axis+b`, by default the trailing `b` axes; `None` when that run does not lie inside
+/// (the run must start inside `a` even when `b` is a scalar and the run is empty).
+pub fn legacy_dims(a: usize, b: usize, axis: Option<i64>) -> Option<Vec<i64>> {
+    let last = (a as i64).checked_sub(b as i64).filter(|l| *l >= 0)?;
+    let start = axis.unwrap_or(last);
+    (0..=last).contains(&start).then(|| (start..start + b as i64).collect())
+}
+
 /// The legacy (opset < 7) `broadcast=1` form: `b` matches a contiguous run of `a`'s axes
 /// starting at `axis` (by default the trailing axes), which is `broadcast_in_dim` with
 /// dimensions `axis..axis+rank(b)`, and then stretches to `a` unidirectionally. The output is
@@ -200,14 +209,11 @@ pub fn legacy<D: BroadcastDim>(a: &[D], b: &[D], axis: Option<i64>) -> Result<Br
     if b.len() > a.len() {
         return Err(BroadcastError::Rank { input: 1, rank: b.len(), target: a.len() });
     }
-    // The run must start inside `a`, even when `b` is a scalar and the run is empty.
-    let last = a.len() as i64 - b.len() as i64;
-    let start = axis.unwrap_or(last);
-    if !(0..=last).contains(&start) {
+    let Some(dims) = legacy_dims(a.len(), b.len(), axis) else {
+        let start = axis.unwrap_or(0);
         let dims = (0..b.len().max(1) as i64).map(|i| start.saturating_add(i)).collect();
         return Err(BroadcastError::BadDims { dims, rank: a.len() });
-    }
-    let dims: Vec<i64> = (0..b.len() as i64).map(|i| start + i).collect();
+    };
     let placed = in_dim(b, a.len(), &dims)?;
     uni(a, &placed, 1)
 }

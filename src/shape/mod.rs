@@ -4,7 +4,7 @@
 mod broadcast;
 mod dim;
 
-pub use broadcast::{expand, in_dim, legacy, multi, uni, Broadcast, BroadcastDim, BroadcastError};
+pub use broadcast::{expand, in_dim, legacy, legacy_dims, multi, uni, Broadcast, BroadcastDim, BroadcastError};
 pub use dim::{render, Assumption, Dim, Sym};
 
 /// A shape as inference knows it.
