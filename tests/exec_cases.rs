@@ -6,13 +6,15 @@
 
 mod common;
 
+use common::{numbered, read};
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use onnx_bcast::exec::{self, tensor, Data, HostTensor, Options};
+use onnx_bcast::exec::{self, Data, HostTensor, Options};
 use onnx_bcast::ir::Node;
-use onnx_bcast::{io, Error, Model};
+use onnx_bcast::{Error, Model};
 
 /// An element as this test compares it, independent of the executor's own comparison:
 /// floats by value with tolerance, everything else exactly.
@@ -64,26 +66,10 @@ fn mismatch(got: &HostTensor, want: &HostTensor) -> Option<String> {
     None
 }
 
-fn read(path: &Path) -> (String, HostTensor) {
-    let t = io::read_tensor(path).unwrap_or_else(|e| panic!("{e}"));
-    let host = tensor::from_ir(&t, None, u64::MAX).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    (t.name, host)
-}
-
-fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {
-    (0..).map(|i| dir.join(format!("{prefix}{i}.pb"))).take_while(|p| p.exists()).collect()
-}
-
 /// Runs every data set of the case; the first problem, if any.
 fn run_case(dir: &Path) -> Option<String> {
     let model = onnx_bcast::load(&dir.join("model.onnx")).unwrap_or_else(|e| panic!("{e}"));
-    let main = model.graph(Model::MAIN);
-    let free: Vec<String> = main
-        .inputs
-        .iter()
-        .filter(|i| model.value(i.value).initializer.is_none())
-        .map(|i| model.name(i.value).to_string())
-        .collect();
+    let free: Vec<String> = model.free_inputs();
     let set = dir.join("test_data_set_0");
     let inputs: Vec<(String, HostTensor)> = numbered(&set, "input_")
         .iter()

@@ -30,13 +30,7 @@ fn strip_declared(model: &mut Model) {
 fn fed_values(case: &common::Case, model: &Model) -> Options {
     // The backend cases feed real empty tensors: a 0 on their inputs is a size.
     let mut options = Options { literal_zero_dims: true, ..Options::default() };
-    let inputs: Vec<String> = model
-        .graph(Model::MAIN)
-        .inputs
-        .iter()
-        .filter(|i| model.value(i.value).initializer.is_none())
-        .map(|i| model.name(i.value).to_string())
-        .collect();
+    let inputs: Vec<String> = model.free_inputs();
     for (k, name) in inputs.iter().enumerate() {
         let pb = case.dir.join(format!("test_data_set_0/input_{k}.pb"));
         if let Ok(t) = onnx_bcast::io::read_tensor(&pb) {

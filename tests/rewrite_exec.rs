@@ -7,29 +7,15 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use common::{numbered, read};
 
-use onnx_bcast::exec::{self, tensor, Data, HostTensor, Options};
+use std::path::Path;
+
+use onnx_bcast::exec::{self, Data, HostTensor, Options};
 use onnx_bcast::{io, rewrite, Model};
 
-fn read(path: &Path) -> (String, HostTensor) {
-    let t = io::read_tensor(path).unwrap_or_else(|e| panic!("{e}"));
-    let host = tensor::from_ir(&t, None, u64::MAX).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    (t.name, host)
-}
-
-fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {
-    (0..).map(|i| dir.join(format!("{prefix}{i}.pb"))).take_while(|p| p.exists()).collect()
-}
-
 fn inputs(model: &Model, dir: &Path) -> Vec<(String, HostTensor)> {
-    let main = model.graph(Model::MAIN);
-    let free: Vec<String> = main
-        .inputs
-        .iter()
-        .filter(|i| model.value(i.value).initializer.is_none())
-        .map(|i| model.name(i.value).to_string())
-        .collect();
+    let free: Vec<String> = model.free_inputs();
     numbered(&dir.join("test_data_set_0"), "input_")
         .iter()
         .enumerate()

@@ -102,12 +102,7 @@ fn run_case(dir: &Path, opts: &Options) -> Verdict {
 /// Runs one data set; `Some(reason)` when an output differs.
 fn run_set(model: &Model, set: &Path, opts: &Options) -> Result<Option<String>> {
     let main = model.graph(Model::MAIN);
-    let free: Vec<String> = main
-        .inputs
-        .iter()
-        .filter(|i| model.value(i.value).initializer.is_none())
-        .map(|i| model.name(i.value).to_string())
-        .collect();
+    let free: Vec<String> = model.free_inputs();
     let names: Vec<String> = main.inputs.iter().map(|i| model.name(i.value).to_string()).collect();
     let mut feeds = Vec::new();
     for (k, path) in numbered(set, "input_")?.iter().enumerate() {

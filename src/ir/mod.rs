@@ -430,6 +430,17 @@ impl Model {
         }
     }
 
+    /// The names of the main graph's inputs that a caller must feed: those without an
+    /// initializer as their default, in declaration order (how test data numbers them).
+    pub fn free_inputs(&self) -> Vec<String> {
+        let main = self.graph(Model::MAIN);
+        main.inputs
+            .iter()
+            .filter(|i| self.value(i.value).initializer.is_none())
+            .map(|i| self.name(i.value).to_string())
+            .collect()
+    }
+
     /// Looks `name` up in `graph`'s scope and then its ancestors'.
     pub fn resolve(&self, mut graph: GraphId, name: &str) -> Option<ValueId> {
         loop {

@@ -50,3 +50,16 @@ pub fn cases(suite: &str) -> Vec<Case> {
         })
         .collect()
 }
+
+/// Reads a test-data tensor file as the executor's tensor, with its name.
+pub fn read(path: &Path) -> (String, onnx_bcast::exec::HostTensor) {
+    let t = onnx_bcast::io::read_tensor(path).unwrap_or_else(|e| panic!("{e}"));
+    let host =
+        onnx_bcast::exec::tensor::from_ir(&t, None, u64::MAX).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (t.name, host)
+}
+
+/// `dir/PREFIX0.pb`, `dir/PREFIX1.pb`, ... as long as they exist.
+pub fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {
+    (0..).map(|i| dir.join(format!("{prefix}{i}.pb"))).take_while(|p| p.exists()).collect()
+}
