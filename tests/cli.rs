@@ -398,6 +398,23 @@ fn dim_binds_a_symbol() {
 }
 
 #[test]
+fn zero_dims_are_sizes_only_when_asked() {
+    let m =
+        build::model(13, vec![build::input("x", &[0i64, 8])], vec![build::node("r", "Relu", &["x"], &["y"])], &["y"]);
+    let p = build::write(&m, &scratch("zero_dims"), "empty.onnx");
+    let r = run(&[Path::new("infer"), p.as_path(), Path::new("--format"), Path::new("json")]);
+    let y = &r.json()["tensors"]["y"]["shape"];
+    assert_eq!(y[1], 8, "{}", r.stdout);
+    assert!(y[0].is_string(), "by default a 0 on an input is an exporter's 'dynamic': {}", r.stdout);
+    assert!(r.stdout.contains("zero-dim-input"), "{}", r.stdout);
+    let flag =
+        [Path::new("infer"), p.as_path(), Path::new("--format"), Path::new("json"), Path::new("--zero-dims-are-sizes")];
+    let r = run(&flag);
+    assert_eq!(r.json()["tensors"]["y"]["shape"], serde_json::json!([0, 8]));
+    assert!(!r.stdout.contains("zero-dim-input"), "{}", r.stdout);
+}
+
+#[test]
 fn bad_dim_exits_2() {
     for bad in ["batch", "batch=", "=3", "batch=-1", "batch=x", "batch=1.5", "batch=99999999999999999999"] {
         for cmd in ["infer", "check"] {

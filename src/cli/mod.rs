@@ -49,9 +49,8 @@ enum Command {
         model: PathBuf,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        /// Bind a symbolic dimension before inference.
-        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
-        dims: Vec<(String, i64)>,
+        #[command(flatten)]
+        shapes: Shapes,
     },
     /// Report findings only, over any number of models (directories are searched for *.onnx).
     Check {
@@ -59,24 +58,24 @@ enum Command {
         models: Vec<PathBuf>,
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
-        dims: Vec<(String, i64)>,
+        #[command(flatten)]
+        shapes: Shapes,
     },
     /// Write the model back with value_info for every tensor of every graph.
     Annotate {
         model: PathBuf,
         #[command(flatten)]
         out: Output,
-        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
-        dims: Vec<(String, i64)>,
+        #[command(flatten)]
+        shapes: Shapes,
     },
     /// Write the model back with every implicit broadcast made explicit (Unsqueeze + Expand).
     Expand {
         model: PathBuf,
         #[command(flatten)]
         out: Output,
-        #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
-        dims: Vec<(String, i64)>,
+        #[command(flatten)]
+        shapes: Shapes,
     },
     /// Remove Expand/Tile nodes that implicit broadcasting makes redundant (the inverse of expand).
     Implicit {
@@ -134,6 +133,28 @@ enum Command {
     },
 }
 
+/// What inference assumes about the inputs' sizes.
+#[derive(clap::Args, Debug)]
+pub struct Shapes {
+    /// Bind a symbolic dimension before inference.
+    #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
+    dims: Vec<(String, i64)>,
+    /// Take `dim_value: 0` on a graph input as the size 0 (empty tensors), not as an exporter's
+    /// "dynamic".
+    #[arg(long)]
+    zero_dims_are_sizes: bool,
+}
+
+impl Shapes {
+    fn options(self) -> Options {
+        Options {
+            bindings: self.dims.into_iter().collect::<HashMap<_, _>>(),
+            literal_zero_dims: self.zero_dims_are_sizes,
+            ..Options::default()
+        }
+    }
+}
+
 /// Where a rewrite writes its model, and what it may overwrite or lose.
 #[derive(clap::Args, Debug)]
 pub struct Output {
@@ -189,19 +210,15 @@ fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
     Ok((name.to_string(), value))
 }
 
-fn options(dims: Vec<(String, i64)>) -> Options {
-    Options { bindings: dims.into_iter().collect::<HashMap<_, _>>(), ..Options::default() }
-}
-
 /// Runs the command and gives the exit code.
 pub fn run(cli: Cli) -> Result<u8> {
     match cli.command {
-        Command::Infer { model, format, dims } => {
+        Command::Infer { model, format, shapes } => {
             if format == Format::Github {
                 return Err(Error::Usage("infer prints text or json; github is for check".into()));
             }
             let m = io::load(&model)?;
-            let inf = infer::infer(&m, &options(dims));
+            let inf = infer::infer(&m, &shapes.options());
             let text = match format {
                 Format::Json => report::infer_json(&model, &m, &inf),
                 _ => report::infer_text(&model, &m, &inf),
@@ -209,9 +226,9 @@ pub fn run(cli: Cli) -> Result<u8> {
             print!("{text}");
             Ok(if inf.has_errors() { FINDINGS } else { OK })
         }
-        Command::Check { models, format, dims } => check(&models, format, &options(dims)),
-        Command::Annotate { model, out, dims } => annotate::run(&model, &out, &options(dims)),
-        Command::Expand { model, out, dims } => expand::run(&model, &out, &options(dims)),
+        Command::Check { models, format, shapes } => check(&models, format, &shapes.options()),
+        Command::Annotate { model, out, shapes } => annotate::run(&model, &out, &shapes.options()),
+        Command::Expand { model, out, shapes } => expand::run(&model, &out, &shapes.options()),
         Command::Implicit { model, out } => implicit::run(&model, &out),
         Command::Bench { model, dims, threads, repeat, warmup, format, max_memory } => {
             bench::bench(&model, &dims.into_iter().collect(), threads, repeat, warmup, format, max_memory)
