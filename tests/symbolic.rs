@@ -260,6 +260,49 @@ fn if_with_agreeing_branches_keeps_their_shape() {
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("n"), d(5)]));
 }
 
+/// The pattern torch exports for `x.squeeze(-1)` on a dynamic dim: If(size == 1, Squeeze,
+/// Identity). Its rank depends on the size, so it stays unknown with a warning, until the size
+/// is bound.
+#[test]
+fn if_whose_branches_differ_in_rank_warns_until_the_condition_is_known() {
+    let then_g = graph(vec![node("Squeeze", &["x", "axis2"], &["t"])], vec![], vec![ints_init("axis2", &[2])], &["t"]);
+    let else_g = graph(vec![node("Identity", &["x"], &["e"])], vec![], vec![], &["e"]);
+    let branch = |name: &str, g: GraphProto| AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Graph as i32),
+        g: Some(g),
+        ..Default::default()
+    };
+    let mut if_node = node("If", &["c"], &["y"]);
+    if_node.name = Some("squeeze_if_one".into());
+    if_node.attribute = vec![branch("then_branch", then_g), branch("else_branch", else_g)];
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["s"]),
+            node("Gather", &["s", "two"], &["n"]),
+            node("Equal", &["n", "one"], &["c"]),
+            if_node,
+        ],
+        vec![f32_input("x", &[D::S("b"), D::N(4), D::S("n")])],
+        vec![ints_init("two", &[2]), ints_init("one", &[1])],
+        &["y"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert_eq!(codes(&inf), vec!["branch-rank-differs"]);
+    let msg = &inf.diagnostics[0].message;
+    assert!(msg.contains("rank 2 in then_branch and rank 3 in else_branch") && msg.contains("'c'"), "{msg}");
+    assert_eq!(inf.diagnostics[0].node.as_deref(), Some("squeeze_if_one"));
+    assert_eq!(shape_of(&m, &inf, "y"), None);
+    let bound = |n: i64| Options { bindings: [("n".to_string(), n)].into_iter().collect(), ..Options::default() };
+    let inf = infer(&m, &bound(1));
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("b"), d(4)]));
+    let inf = infer(&m, &bound(5));
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("b"), d(4), d(5)]));
+}
+
 #[test]
 fn model_local_functions_are_inferred_through_their_bodies() {
     use onnx_bcast::onnx::FunctionProto;
