@@ -419,6 +419,34 @@ pub fn slice(c: &Ctx) -> R {
     };
     let axes_unknown = c.opset >= 10 && c.has(3) && axes.is_none();
     let steps_unknown = c.opset >= 10 && c.has(4) && steps.is_none();
+    // Ends that are sizes read off a shape (`x[:, :seq]`), with known starts, axes and steps.
+    let symbolic_ends = match (&starts, &ends) {
+        (Some(st), None) if c.opset >= 10 && !axes_unknown && !steps_unknown => {
+            c.value(2).filter(|e| e.len() == st.len() && e.iter().all(is_size)).map(<[Dim]>::to_vec)
+        }
+        _ => None,
+    };
+    if let (Some(starts), Some(ends)) = (&starts, symbolic_ends) {
+        let axes: Vec<i64> = axes.clone().unwrap_or_else(|| (0..starts.len() as i64).collect());
+        let steps: Vec<i64> = steps.clone().unwrap_or_else(|| vec![1; starts.len()]);
+        if axes.len() != starts.len() || steps.len() != starts.len() {
+            return invalid("Slice: starts, ends, axes and steps differ in length".into());
+        }
+        let mut shape: Shape = data.to_vec();
+        for k in 0..starts.len() {
+            let a = axis_in(axes[k], rank, "Slice")?;
+            if steps[k] == 0 {
+                return invalid("Slice: a step is 0".into());
+            }
+            shape[a] = match &ends[k] {
+                Dim::Known(e) => slice_len(&data[a], starts[k], *e, steps[k]),
+                // From 0 by 1 to a size `e`: the end clamps to the axis, so `min(axis, e)`.
+                e if starts[k] == 0 && steps[k] == 1 => data[a].min_size(e),
+                _ => Dim::Unknown,
+            };
+        }
+        return outs(vec![ty(dtype, Some(shape))]);
+    }
     let (Some(starts), Some(ends)) = (starts, ends) else {
         // Without the bounds only the rank is known; axes not sliced keep their size when
         // the axes are known.
@@ -475,6 +503,16 @@ pub fn slice(c: &Ctx) -> R {
         out.values = vec![picks.and_then(|p| gather_axes(v, &dims, &p))];
     }
     Ok(out)
+}
+
+/// True for a dim that is a size: known and not negative, or a bare symbol (a `dim_param`
+/// or an invented `?N`, never an expression that could go negative).
+fn is_size(d: &Dim) -> bool {
+    match d {
+        Dim::Known(k) => *k >= 0,
+        Dim::Sym(s) => !s.as_str().contains(['+', '-', '*', '/', '%', '(', ')', ',', ' ']),
+        Dim::Unknown => false,
+    }
 }
 
 /// The side condition under which `a` and `b`, which must be equal, are: a symbol meeting a
