@@ -23,6 +23,9 @@ pub mod fold {
         match (a, b) {
             (Dim::Known(x), Dim::Known(y)) => Some(x.cmp(y)),
             (Dim::Sym(_), _) if a == b => Some(std::cmp::Ordering::Equal),
+            // A size against a negative constant (torch's `expand(-1)` tests `shape == -1`).
+            (Dim::Sym(_), Dim::Known(k)) if *k < 0 && a.is_nonneg() => Some(std::cmp::Ordering::Greater),
+            (Dim::Known(k), Dim::Sym(_)) if *k < 0 && b.is_nonneg() => Some(std::cmp::Ordering::Less),
             _ => None,
         }
     }
@@ -422,7 +425,7 @@ pub fn slice(c: &Ctx) -> R {
     // Ends that are sizes read off a shape (`x[:, :seq]`), with known starts, axes and steps.
     let symbolic_ends = match (&starts, &ends) {
         (Some(st), None) if c.opset >= 10 && !axes_unknown && !steps_unknown => {
-            c.value(2).filter(|e| e.len() == st.len() && e.iter().all(is_size)).map(<[Dim]>::to_vec)
+            c.value(2).filter(|e| e.len() == st.len() && e.iter().all(Dim::is_nonneg)).map(<[Dim]>::to_vec)
         }
         _ => None,
     };
@@ -503,16 +506,6 @@ pub fn slice(c: &Ctx) -> R {
         out.values = vec![picks.and_then(|p| gather_axes(v, &dims, &p))];
     }
     Ok(out)
-}
-
-/// True for a dim that is a size: known and not negative, or a bare symbol (a `dim_param`
-/// or an invented `?N`, never an expression that could go negative).
-fn is_size(d: &Dim) -> bool {
-    match d {
-        Dim::Known(k) => *k >= 0,
-        Dim::Sym(s) => !s.as_str().contains(['+', '-', '*', '/', '%', '(', ')', ',', ' ']),
-        Dim::Unknown => false,
-    }
 }
 
 /// The side condition under which `a` and `b`, which must be equal, are: a symbol meeting a
@@ -2469,4 +2462,21 @@ pub fn scan_outputs(c: &Ctx) -> R {
         }));
     }
     outs(types)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold;
+    use crate::shape::Dim;
+
+    #[test]
+    fn a_size_is_never_a_negative_constant() {
+        let seq = Dim::sym("seq");
+        assert_eq!(fold::eq(&seq, &Dim::Known(-1)), Dim::Known(0));
+        assert_eq!(fold::eq(&Dim::Known(-1), &Dim::sym("min(64,seq)")), Dim::Known(0));
+        assert_eq!(fold::lt(&Dim::Known(-1), &seq.mul(&Dim::sym("batch"))), Dim::Known(1));
+        // An expression with a subtraction may be negative; a size may be any other size.
+        assert_eq!(fold::eq(&seq.sub(&Dim::Known(2)), &Dim::Known(-1)), Dim::Unknown);
+        assert_eq!(fold::eq(&seq, &Dim::Known(3)), Dim::Unknown);
+    }
 }

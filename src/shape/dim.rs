@@ -70,6 +70,16 @@ impl Dim {
         Dim::Sym(Sym::new(name))
     }
 
+    /// True when the dim cannot be negative: a known size of 0 or more, or an expression with
+    /// no subtraction and no negative constant over symbols, which are sizes.
+    pub fn is_nonneg(&self) -> bool {
+        match self {
+            Dim::Known(k) => *k >= 0,
+            Dim::Sym(s) => !s.as_str().contains('-'),
+            Dim::Unknown => false,
+        }
+    }
+
     /// The size, when known.
     pub fn known(&self) -> Option<i64> {
         match self {
