@@ -94,7 +94,7 @@ def rule(op, since):
     if op == "Where":
         return "S::Multi", "T::SameAs(1)", "F::Where"
     if op == "Expand":
-        return "S::Expand", "T::SameAs(0)", "F::None"
+        return "S::Expand", "T::SameAs(0)", "F::Broadcast0"
     if op == "PRelu":
         return ("S::Uni { to: 0, from: 1 }" if since >= 7 else "S::SameAs(0)"), "T::SameAs(0)", "F::None"
     if op in CUSTOM:

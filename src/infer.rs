@@ -905,7 +905,7 @@ fn fold(f: ops::Fold, c: &Ctx, out: &Out) -> Option<Vec<Dim>> {
     }
     let oshape = out.types.first()?.as_ref()?.shape()?;
     let n = numel(oshape).filter(|n| *n <= ops::MAX_TRACKED)?;
-    let k = c.inputs.len();
+    let k = if matches!(f, ops::Fold::Broadcast0) { 1 } else { c.inputs.len() };
     let mut ins = Vec::with_capacity(k);
     for i in 0..k {
         let s = c.shape(i)?;
@@ -938,6 +938,7 @@ fn fold(f: ops::Fold, c: &Ctx, out: &Out) -> Option<Vec<Dim>> {
             (ops::Fold::Binary(g), [a, rest @ ..]) if !rest.is_empty() => {
                 rest.iter().fold((*a).clone(), |acc, b| g(&acc, b))
             }
+            (ops::Fold::Broadcast0, [a]) => (*a).clone(),
             (ops::Fold::Where, [cond, x, y]) => match cond.known() {
                 Some(0) => (*y).clone(),
                 Some(_) => (*x).clone(),

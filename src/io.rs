@@ -176,7 +176,57 @@ pub fn save_checked(model: &Model, path: &Path, options: &SaveOptions) -> Result
             return Err(Error::WouldOverwrite { path: path.to_path_buf() });
         }
     }
+    copy_external_data(model, path)?;
     save(model, path)
+}
+
+/// Copies the files the model's external tensors live in next to `path` when it is written to
+/// another folder, so the written model never points at data that is not beside it. Each file
+/// is checked as reading it would be (inside the model's folder, no links) and written
+/// through a temporary file and a rename, before the model itself.
+fn copy_external_data(model: &Model, path: &Path) -> Result<()> {
+    let mut tensors: Vec<&crate::ir::Tensor> = model.graphs.iter().flat_map(|g| &g.initializers).collect();
+    for n in model.nodes.node_weights() {
+        for a in &n.attrs {
+            match &a.value {
+                crate::ir::AttrValue::Tensor(t) => tensors.push(t),
+                crate::ir::AttrValue::Tensors(ts) => tensors.extend(ts),
+                _ => {}
+            }
+        }
+    }
+    let mut external: Vec<(&str, &str)> = tensors
+        .into_iter()
+        .filter_map(|t| match &t.data {
+            TensorData::External { location, .. } => Some((t.name.as_str(), location.as_str())),
+            _ => None,
+        })
+        .collect();
+    if external.is_empty() {
+        return Ok(());
+    }
+    let from = model.dir.clone().unwrap_or_else(|| PathBuf::from("."));
+    let to = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    if matches!((fs::canonicalize(&from), fs::canonicalize(&to)), (Ok(a), Ok(b)) if a == b) {
+        return Ok(());
+    }
+    external.sort_by_key(|(_, location)| *location);
+    external.dedup_by_key(|(_, location)| *location);
+    for (tensor, location) in external {
+        // The same checks as a read of the whole file (an empty read at offset 0).
+        read_external(&from, tensor, location, 0, Some(0))?;
+        let target = to.join(location);
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(|source| Error::Io { path: parent.to_path_buf(), source })?;
+        }
+        let mut source =
+            fs::File::open(from.join(location)).map_err(|source| Error::Io { path: from.join(location), source })?;
+        write_atomic_with(&target, |f| std::io::copy(&mut source, f).map(|_| ()))?;
+    }
+    Ok(())
 }
 
 /// True when `a` and `b` name the same file: the same path after resolving links, or (on
@@ -201,6 +251,11 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// created new (never through an existing file or link) next to `path`, and removed when
 /// anything fails, so a failed write leaves any old file at `path` intact.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+    write_atomic_with(path, |f| f.write_all(bytes))
+}
+
+/// [`write_atomic`] with the contents written by `fill`.
+fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut fs::File) -> std::io::Result<()>) -> Result<()> {
     let io = |source| Error::Io { path: path.to_path_buf(), source };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -222,7 +277,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     }
     let (tmp, mut f) = created
         .ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::AlreadyExists, "no free temporary file name")))?;
-    let written = f.write_all(bytes).and_then(|()| f.sync_all());
+    let written = fill(&mut f).and_then(|()| f.sync_all());
     drop(f);
     let result = written.and_then(|()| fs::rename(&tmp, path));
     if result.is_err() {

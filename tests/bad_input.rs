@@ -546,6 +546,34 @@ fn unsafe_external_locations_are_findings() {
     expect_check(&p, 1, &["tensor-data-size", "references 7 bytes of external data, but 6 float32 elements"]);
 }
 
+/// A rewrite written to another folder takes the external data files along (the written
+/// model never points at data that is not beside it); written beside the input, it shares them.
+#[test]
+fn rewrites_elsewhere_take_their_external_data_along() {
+    let root = scratch("ext_copy");
+    let (src, dst) = (root.join("src"), root.join("dst"));
+    std::fs::create_dir_all(src.join("weights")).unwrap();
+    let _ = std::fs::remove_dir_all(&dst);
+    let data: Vec<u8> = (0..24u8).collect();
+    std::fs::write(src.join("weights/w.bin"), &data).unwrap();
+    let p = write(&src, "m.onnx", &with_initializer(external("w", "weights/w.bin", 24, &[2, 3])).encode_to_vec());
+    let out = dst.join("m.annotated.onnx");
+    for cmd in ["annotate", "expand"] {
+        let r = run(&[OsStr::new(cmd), p.as_os_str(), OsStr::new("-o"), out.as_os_str()]);
+        assert_eq!(r.code, 0, "{cmd}: {}", r.stderr);
+        assert_eq!(std::fs::read(dst.join("weights/w.bin")).unwrap(), data, "{cmd}");
+        let m = onnx_bcast::load(&out).unwrap();
+        assert_eq!(io::read_external(&dst, "w", "weights/w.bin", 0, Some(24)).unwrap(), data);
+        assert!(m.dir.is_some());
+    }
+    // Beside the input: no second copy is made.
+    let beside = src.join("m.annotated.onnx");
+    let r = run(&[OsStr::new("annotate"), p.as_os_str(), OsStr::new("-o"), beside.as_os_str()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let files: Vec<_> = std::fs::read_dir(src.join("weights")).unwrap().collect();
+    assert_eq!(files.len(), 1);
+}
+
 #[test]
 fn read_external_refuses_escapes_links_and_bad_ranges() {
     let root = scratch("ext_read");

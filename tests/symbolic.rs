@@ -336,6 +336,22 @@ fn slice_to_a_symbolic_end_is_a_min() {
     assert_eq!(codes(&inf), vec!["broadcast-incompatible"]);
 }
 
+/// Expand carries a small tensor's contents, so a shape built through it (as `expand`'s own
+/// rewrite of `Mul(ConstantOfShape, -1)` does) still gives a Reshape an exact shape.
+#[test]
+fn expand_carries_shape_tensor_contents() {
+    let g = graph(
+        vec![node("Expand", &["four", "two"], &["target"]), node("Reshape", &["x", "target"], &["y"])],
+        vec![f32_input("x", &[D::N(16)])],
+        vec![ints_init("four", &[4]), ints_init("two", &[2])],
+        &["y"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![d(4), d(4)]));
+}
+
 #[test]
 fn model_local_functions_are_inferred_through_their_bodies() {
     use onnx_bcast::onnx::FunctionProto;

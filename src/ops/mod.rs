@@ -150,6 +150,8 @@ pub enum Fold {
     Binary(fn(&Dim, &Dim) -> Dim),
     /// `Where(cond, x, y)`.
     Where,
+    /// Input 0's elements broadcast to the output (Expand); the other inputs only shape it.
+    Broadcast0,
 }
 
 /// One row of the op table.
