@@ -415,38 +415,55 @@ impl Loop<'_> {
     }
 
     /// One chunk: scratch registers and the store fence once per chunk, the program once per
-    /// block of each run.
+    /// block of each run. With streaming stores the root's blocks go through a [`Sink`] that
+    /// owns the whole chunk, so vectors stay aligned across run boundaries; `range` then
+    /// walks a slice of `()` (which costs no memory) only for the runs' offsets.
     #[inline(always)]
     fn chunk_body<const AVX: bool>(&self, plan: &Plan<MAX_LEAVES>, start: usize, out: &mut [f32]) {
-        let mut runner = Runner::<AVX> { lp: self, regs: vec![0f32; self.prog.len().max(1) * BLOCK] };
-        plan.range(start, out, &mut runner);
-        #[cfg(target_arch = "x86_64")]
-        if self.nt {
-            // SAFETY: sfence has no preconditions; it orders this chunk's streaming stores
-            // before the data is read by anyone else.
-            unsafe { std::arch::x86_64::_mm_sfence() };
+        let regs = vec![0f32; self.prog.len().max(1) * BLOCK];
+        if !self.nt {
+            plan.range(start, out, &mut Runner::<AVX> { lp: self, regs });
+            return;
         }
+        let mut slots = vec![(); out.len()];
+        let mut runner = NtRunner::<AVX> { lp: self, regs, sink: Sink::new(out) };
+        plan.range(start, &mut slots, &mut runner);
+        runner.sink.finish();
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: sfence has no preconditions; it orders this chunk's streaming stores before
+        // the data is read by anyone else.
+        unsafe {
+            std::arch::x86_64::_mm_sfence()
+        };
     }
 
     /// Fills `out`, one run of the innermost axis whose operand `k` starts at `offs[k]`, block
-    /// by block. Without streaming stores the root writes straight into `out`; with them it
-    /// goes through its register and out with non-temporal stores.
+    /// by block, the root computing straight into `out`.
     #[inline(always)]
-    fn run<const AVX: bool>(&self, regs: &mut [f32], out: &mut [f32], offs: &[usize; MAX_LEAVES]) {
+    fn run(&self, regs: &mut [f32], out: &mut [f32], offs: &[usize; MAX_LEAVES]) {
         let mut start = 0;
         while start < out.len() {
             let n = BLOCK.min(out.len() - start);
             let dst = &mut out[start..start + n];
-            if self.nt {
-                match self.block(regs, None, offs, start, n) {
-                    Res::S(x) => {
-                        regs[..n].fill(x);
-                        store_nt::<AVX>(dst, &regs[..n]);
-                    }
-                    Res::Reg(r) => store_nt::<AVX>(dst, &regs[r * BLOCK..r * BLOCK + n]),
-                }
-            } else if let Res::S(x) = self.block(regs, Some(&mut *dst), offs, start, n) {
+            if let Res::S(x) = self.block(regs, Some(&mut *dst), offs, start, n) {
                 dst.fill(x);
+            }
+            start += n;
+        }
+    }
+
+    /// As [`Loop::run`] for a run of `len` elements, the root's blocks going to `sink`.
+    #[inline(always)]
+    fn run_nt<const AVX: bool>(&self, regs: &mut [f32], sink: &mut Sink, len: usize, offs: &[usize; MAX_LEAVES]) {
+        let mut start = 0;
+        while start < len {
+            let n = BLOCK.min(len - start);
+            match self.block(regs, None, offs, start, n) {
+                Res::S(x) => {
+                    regs[..n].fill(x);
+                    sink.put::<AVX>(&regs[..n]);
+                }
+                Res::Reg(r) => sink.put::<AVX>(&regs[r * BLOCK..r * BLOCK + n]),
             }
             start += n;
         }
@@ -542,7 +559,81 @@ struct Runner<'a, const AVX: bool> {
 impl<const AVX: bool> Runs<f32, MAX_LEAVES> for Runner<'_, AVX> {
     #[inline(always)]
     fn run(&mut self, out: &mut [f32], offs: [usize; MAX_LEAVES]) {
-        self.lp.run::<AVX>(&mut self.regs, out, &offs);
+        self.lp.run(&mut self.regs, out, &offs);
+    }
+}
+
+/// As [`Runner`], writing through a [`Sink`]; the runs it is handed are slices of `()`.
+struct NtRunner<'a, 'o, const AVX: bool> {
+    lp: &'a Loop<'a>,
+    regs: Vec<f32>,
+    sink: Sink<'o>,
+}
+
+impl<const AVX: bool> Runs<(), MAX_LEAVES> for NtRunner<'_, '_, AVX> {
+    #[inline(always)]
+    fn run(&mut self, out: &mut [()], offs: [usize; MAX_LEAVES]) {
+        self.lp.run_nt::<AVX>(&mut self.regs, &mut self.sink, out.len(), &offs);
+    }
+}
+
+/// Writes a chunk's output front to back with non-temporal stores of whole 32-byte vectors,
+/// however the chunk is cut into runs: a run's last few elements wait in `pend` for the next
+/// run's first ones. Only the elements before the chunk's first 32-byte boundary and those
+/// left at its end get plain stores, so no cache line is written half one way, half the other.
+struct Sink<'o> {
+    out: &'o mut [f32],
+    /// The next element to write.
+    pos: usize,
+    /// The first element on a 32-byte boundary.
+    head: usize,
+    /// The elements `out[pos - np..pos]`, not yet stored.
+    pend: [f32; 8],
+    np: usize,
+}
+
+impl<'o> Sink<'o> {
+    fn new(out: &'o mut [f32]) -> Sink<'o> {
+        let head = out.as_ptr().align_offset(32).min(out.len());
+        Sink { out, pos: 0, head, pend: [0.0; 8], np: 0 }
+    }
+
+    #[inline(always)]
+    fn put<const AVX: bool>(&mut self, mut src: &[f32]) {
+        if self.pos < self.head {
+            let k = (self.head - self.pos).min(src.len());
+            self.out[self.pos..self.pos + k].copy_from_slice(&src[..k]);
+            self.pos += k;
+            src = &src[k..];
+        }
+        if self.np > 0 {
+            let k = (8 - self.np).min(src.len());
+            self.pend[self.np..self.np + k].copy_from_slice(&src[..k]);
+            self.np += k;
+            self.pos += k;
+            src = &src[k..];
+            if self.np < 8 {
+                return;
+            }
+            let (at, pend) = (self.pos - 8, self.pend);
+            stream::<AVX>(&mut self.out[at..at + 8], &pend);
+            self.np = 0;
+        }
+        // Here pos - head is a multiple of 8: whole vectors go straight from the source.
+        let body = src.len() / 8 * 8;
+        stream::<AVX>(&mut self.out[self.pos..self.pos + body], &src[..body]);
+        self.pos += body;
+        let rest = &src[body..];
+        self.pend[..rest.len()].copy_from_slice(rest);
+        self.np = rest.len();
+        self.pos += rest.len();
+    }
+
+    /// Stores what is still pending, with plain stores.
+    fn finish(&mut self) {
+        let at = self.pos - self.np;
+        self.out[at..self.pos].copy_from_slice(&self.pend[..self.np]);
+        self.np = 0;
     }
 }
 
@@ -726,35 +817,33 @@ fn where_block(c: V<bool>, x: V<f32>, y: V<f32>, dst: &mut [f32]) -> Res {
     Res::Reg(0)
 }
 
-/// Writes `src` to `dst` with non-temporal stores on x86_64 (8 wide under AVX, else 4 wide),
-/// plain stores elsewhere and for the unaligned ends.
+/// Copies `src` to `dst` (of the same length, a multiple of 8, starting on a 32-byte
+/// boundary) with non-temporal stores on x86_64: 8 wide under AVX, else 4 wide.
 #[inline(always)]
-fn store_nt<const AVX: bool>(dst: &mut [f32], src: &[f32]) {
-    let n = dst.len().min(src.len());
+fn stream<const AVX: bool>(dst: &mut [f32], src: &[f32]) {
+    let n = dst.len().min(src.len()) / 8 * 8;
     let (dst, src) = (&mut dst[..n], &src[..n]);
     #[cfg(target_arch = "x86_64")]
     {
-        // Streaming stores need 16-byte (32 under AVX) alignment: plain stores up to it.
-        let width = if AVX { 8 } else { 4 };
-        let head = dst.as_ptr().align_offset(width * 4).min(n);
-        dst[..head].copy_from_slice(&src[..head]);
-        let body = (n - head) / width * width;
-        let (d, s) = (dst[head..].as_mut_ptr(), src[head..].as_ptr());
+        if dst.as_ptr().align_offset(32) != 0 {
+            dst.copy_from_slice(src);
+            return;
+        }
+        let (d, s) = (dst.as_mut_ptr(), src.as_ptr());
         if AVX {
-            // SAFETY: only reached through `Loop::chunk_avx2`, so the CPU has AVX; the pointer
-            // requirements are those of `stream_avx`, met as for the SSE loop below.
-            unsafe { stream_avx(d, s, body) };
+            // SAFETY: only reached through `Loop::chunk_avx2`, so the CPU has AVX; s and d
+            // hold n f32s (a multiple of 8) and d is 32-byte aligned (checked above).
+            unsafe { stream_avx(d, s, n) };
         } else {
             let mut i = 0;
-            while i < body {
-                // SAFETY: SSE is part of the x86_64 baseline. i + 4 <= body <= n - head, so the
-                // 4 elements read at s + i and written at d + i are in bounds; d + i is 16-byte
-                // aligned because d is (head was chosen so) and i is a multiple of 4 f32s.
+            while i < n {
+                // SAFETY: SSE is part of the x86_64 baseline. i + 4 <= n, so the 4 elements
+                // read at s + i and written at d + i are in bounds; d + i is 16-byte aligned
+                // because d is (checked above) and i is a multiple of 4 f32s.
                 unsafe { std::arch::x86_64::_mm_stream_ps(d.add(i), std::arch::x86_64::_mm_loadu_ps(s.add(i))) };
                 i += 4;
             }
         }
-        dst[head + body..].copy_from_slice(&src[head + body..]);
     }
     #[cfg(not(target_arch = "x86_64"))]
     dst.copy_from_slice(src);
