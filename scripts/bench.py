@@ -133,6 +133,7 @@ def main():
     ap.add_argument("--patterns", default="1,2,3,4,5,6,7,8,9")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
+    load_start = os.getloadavg()
     probe = subprocess.run(["cargo", "run", "--release", "-q", "--example", "stream"], cwd=ROOT,
                            capture_output=True, text=True, check=True)
     stream = json.loads(probe.stdout)
@@ -151,6 +152,9 @@ def main():
             rows.append({"pattern": pid, "label": label, "threads": threads, "ours_ms": our_ms,
                          "ort_ms": ort_ms, "speedup": ort_ms / our_ms, "ours_gbs": gbs,
                          "ort_gbs": nbytes / (ort_ms / 1e3) / 1e9, "share": gbs / ceiling})
+    load_end = os.getloadavg()
+    print(f"load average (1/5/15 min): {load_start[0]:.2f}/{load_start[1]:.2f}/{load_start[2]:.2f} at the start, "
+          f"{load_end[0]:.2f}/{load_end[1]:.2f}/{load_end[2]:.2f} at the end\n")
     print(f"STREAM probe: {json.dumps(stream)}; ceiling used: {ceiling:.1f} GB/s (best copy at {threads_all} threads)\n")
     print("| # | pattern | threads | onnx-bcast ms | onnxruntime ms | ORT time / ours | GB/s | share of ceiling |")
     print("|---|---|---|---|---|---|---|---|")
@@ -158,7 +162,8 @@ def main():
         print(f"| {r['pattern']} | {r['label']} | {r['threads']} | {r['ours_ms']:.2f} | {r['ort_ms']:.2f} | "
               f"{r['speedup']:.2f} | {r['ours_gbs']:.1f} | {r['share'] * 100:.0f}% |")
     with open(os.path.join(OUT, "results.json"), "w") as f:
-        json.dump({"stream": stream, "ceiling_gbs": ceiling, "rows": rows}, f, indent=1)
+        json.dump({"stream": stream, "ceiling_gbs": ceiling, "load_start": load_start, "load_end": load_end,
+                   "rows": rows}, f, indent=1)
 
 
 if __name__ == "__main__":

@@ -260,18 +260,21 @@ fn expand_then_add_fuses_and_matches() {
 
 #[test]
 fn large_outputs_take_the_streaming_path() {
-    // 2 Mi elements (8 MiB) pass the non-temporal threshold and the parallel split.
+    // 9*1000*517 elements (18.6 MB) pass the non-temporal threshold and the parallel split;
+    // runs of 517 (not a multiple of any vector width) start at every alignment.
+    let x = [9, 1000, 517];
+    assert!(x.iter().product::<usize>() * 4 >= fuse::NT_BYTES);
     let spec = Spec {
         nodes: vec![
             ("Add", vec!["x".into(), "m".into()], "t".into()),
             ("Mul", vec!["t".into(), "s".into()], "y".into()),
         ],
-        inputs: vec![("x".into(), 1, vec![8, 512, 513]), ("m".into(), 1, vec![8, 1, 513]), ("s".into(), 1, vec![])],
+        inputs: vec![("x".into(), 1, x.to_vec()), ("m".into(), 1, vec![9, 1, 517]), ("s".into(), 1, vec![])],
         outputs: vec!["y".into()],
     };
     let mut feeds = HashMap::new();
-    feeds.insert("x".to_string(), floats(&[8, 512, 513], 3));
-    feeds.insert("m".to_string(), floats(&[8, 1, 513], 4));
+    feeds.insert("x".to_string(), floats(&x, 3));
+    feeds.insert("m".to_string(), floats(&[9, 1, 517], 4));
     feeds.insert("s".to_string(), floats(&[], 5));
     let want = unfused(&spec, &feeds);
     for _ in 0..2 {
@@ -284,5 +287,59 @@ fn large_outputs_take_the_streaming_path() {
         for t in got {
             fuse::recycle(t);
         }
+    }
+}
+
+#[test]
+fn streaming_path_matches_for_fills_wheres_and_sums() {
+    // Outputs past the non-temporal threshold whose root is a per-run constant (Expand of a
+    // channel vector: the scalar fill path), a Where with a broadcast condition, and a Sum of
+    // row, column and scalar operands; odd run lengths, so every run starts at a different
+    // alignment and ends in a partial vector.
+    let out = [5, 7, 331, 389];
+    assert!(out.iter().product::<usize>() * 4 >= fuse::NT_BYTES);
+    let mut feeds = HashMap::new();
+    feeds.insert("c".to_string(), floats(&[1, 7, 1, 1], 6));
+    feeds.insert("shape".to_string(), HostTensor::from_vec(vec![4], out.iter().map(|d| *d as i64).collect()).unwrap());
+    feeds.insert("x".to_string(), floats(&out, 7));
+    feeds.insert("cond".to_string(), bools(&[1, 1, 331, 389], 8));
+    feeds.insert("s".to_string(), floats(&[], 9));
+    feeds.insert("row".to_string(), floats(&[389], 10));
+    feeds.insert("col".to_string(), floats(&[5, 7, 331, 1], 11));
+    let specs = [
+        Spec {
+            nodes: vec![("Expand", vec!["c".into(), "shape".into()], "y".into())],
+            inputs: vec![("c".into(), 1, vec![1, 7, 1, 1]), ("shape".into(), 7, vec![4])],
+            outputs: vec!["y".into()],
+        },
+        Spec {
+            nodes: vec![("Where", vec!["cond".into(), "x".into(), "s".into()], "y".into())],
+            inputs: vec![
+                ("cond".into(), 9, vec![1, 1, 331, 389]),
+                ("x".into(), 1, out.to_vec()),
+                ("s".into(), 1, vec![]),
+            ],
+            outputs: vec!["y".into()],
+        },
+        Spec {
+            nodes: vec![("Sum", vec!["col".into(), "row".into(), "s".into(), "x".into()], "y".into())],
+            inputs: vec![
+                ("col".into(), 1, vec![5, 7, 331, 1]),
+                ("row".into(), 1, vec![389]),
+                ("s".into(), 1, vec![]),
+                ("x".into(), 1, out.to_vec()),
+            ],
+            outputs: vec!["y".into()],
+        },
+    ];
+    for spec in &specs {
+        let feeds: HashMap<String, HostTensor> =
+            spec.inputs.iter().map(|(n, _, _)| (n.clone(), feeds[n].clone())).collect();
+        let want = unfused(spec, &feeds);
+        assert_eq!(want[0].shape, out.to_vec());
+        let before = fuse::fused_runs();
+        let (got, _) = fused(spec, &feeds);
+        assert!(fuse::fused_runs() > before, "{} did not run fused", spec.nodes[0].0);
+        assert_eq!(bits(&got[0]), bits(&want[0]), "{}", spec.nodes[0].0);
     }
 }

@@ -118,16 +118,35 @@ impl<const K: usize> Plan<K> {
         debug_assert_eq!(out.len(), self.len);
         let threads = rayon::current_num_threads();
         if self.len < PAR_THRESHOLD || threads < 2 {
-            self.range(0, out, run);
+            self.range(0, out, &mut |o: &mut [O], offs: [usize; K]| run(o, offs));
             return;
         }
         let chunk = (self.len / (threads * 4)).max(PAR_THRESHOLD / 4);
-        out.par_chunks_mut(chunk).enumerate().for_each(|(i, o)| self.range(i * chunk, o, run));
+        out.par_chunks_mut(chunk)
+            .enumerate()
+            .for_each(|(i, o)| self.range(i * chunk, o, &mut |o: &mut [O], offs: [usize; K]| run(o, offs)));
     }
 
-    /// Fills `out`, the output elements from `start` on.
+    /// Like [`Plan::drive`], but hands out whole chunks: `fill(chunk, start)` must fill the
+    /// output elements `start..start + chunk.len()`, typically with [`Plan::range`]. Lets a
+    /// caller set up per-chunk state (scratch registers, a store fence) once per chunk
+    /// instead of once per run.
+    pub fn drive_chunks<O: Send>(&self, out: &mut [O], fill: &(impl Fn(&mut [O], usize) + Sync)) {
+        debug_assert_eq!(out.len(), self.len);
+        let threads = rayon::current_num_threads();
+        if self.len < PAR_THRESHOLD || threads < 2 {
+            fill(out, 0);
+            return;
+        }
+        let chunk = (self.len / (threads * 4)).max(PAR_THRESHOLD / 4);
+        out.par_chunks_mut(chunk).enumerate().for_each(|(i, o)| fill(o, i * chunk));
+    }
+
+    /// Fills `out`, the output elements from `start` on, one run of the innermost axis at a
+    /// time: `run(chunk, offsets)` as in [`Plan::drive`].
     #[allow(clippy::needless_range_loop)]
-    fn range<O>(&self, start: usize, out: &mut [O], run: &impl Fn(&mut [O], [usize; K])) {
+    #[inline(always)]
+    pub fn range<O>(&self, start: usize, out: &mut [O], run: &mut impl Runs<O, K>) {
         let nd = self.dims.len();
         let inner = self.dims[nd - 1];
         let istr = self.strides[nd - 1];
@@ -153,7 +172,7 @@ impl<const K: usize> Plan<K> {
             for k in 0..K {
                 offs[k] += col * istr[k];
             }
-            run(&mut out[pos..pos + n], offs);
+            run.run(&mut out[pos..pos + n], offs);
             pos += n;
             col = 0;
             for a in (0..nd - 1).rev() {
@@ -170,6 +189,21 @@ impl<const K: usize> Plan<K> {
                 idx[a] = 0;
             }
         }
+    }
+}
+
+/// What [`Plan::range`] calls for each run: any `FnMut(run, offsets)`, or a type of the
+/// caller's whose `run` is `#[inline(always)]` (closures do not take on the target features of
+/// the function they are defined in, so a loop compiled for AVX2 must not go through one).
+pub trait Runs<O, const K: usize> {
+    /// Fills one run; operand `k`'s elements start at `offs[k]`.
+    fn run(&mut self, out: &mut [O], offs: [usize; K]);
+}
+
+impl<O, const K: usize, F: FnMut(&mut [O], [usize; K])> Runs<O, K> for F {
+    #[inline(always)]
+    fn run(&mut self, out: &mut [O], offs: [usize; K]) {
+        self(out, offs)
     }
 }
 
@@ -384,7 +418,7 @@ mod tests {
         let b: Vec<u32> = (0..4).map(|x| x * 100).collect();
         let plan = Plan::new(&[2, 3, 4], [&[2, 3, 1][..], &[4]]).unwrap();
         let mut want = vec![0u32; 24];
-        plan.range(0, &mut want, &|o: &mut [u32], [ia, ib]| {
+        plan.range(0, &mut want, &mut |o: &mut [u32], [ia, ib]: [usize; 2]| {
             for (i, o) in o.iter_mut().enumerate() {
                 *o = a[ia] + b[ib + i];
             }
@@ -399,8 +433,8 @@ mod tests {
                     *o = a[ia] + b[ib + i];
                 }
             };
-            plan.range(0, lo, &f);
-            plan.range(split, hi, &f);
+            plan.range(0, lo, &mut { f });
+            plan.range(split, hi, &mut { f });
             assert_eq!(got, naive, "split at {split}");
         }
     }

@@ -140,7 +140,13 @@ pub fn generate(model: &Model, dims: &HashMap<String, i64>, budget: u64) -> Resu
         let data = match dtype {
             DType::F16 => Data::F16((0..n).map(|_| f16::from_f64(fl())).collect()),
             DType::BF16 => Data::BF16((0..n).map(|_| bf16::from_f64(fl())).collect()),
-            DType::F32 => Data::F32((0..n).map(|_| fl() as f32).collect()),
+            DType::F32 => {
+                // Large inputs on huge pages, as numpy gives onnxruntime's inputs.
+                let mut v = Vec::with_capacity(n);
+                super::tensor::advise_huge(&v);
+                v.extend((0..n).map(|_| fl() as f32));
+                Data::F32(v)
+            }
             DType::F64 => Data::F64((0..n).map(|_| fl()).collect()),
             DType::I8 => Data::I8((0..n).map(|_| rng.int(-8, 8) as i8).collect()),
             DType::I16 => Data::I16((0..n).map(|_| rng.int(-8, 8) as i16).collect()),

@@ -7,14 +7,12 @@
 //! Large outputs are written with non-temporal stores, and output buffers handed back with
 //! [`recycle`] are reused by later runs.
 
-use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-use super::broadcast::{Budget, Plan};
+use super::broadcast::{Budget, Plan, Runs};
 use super::scalar::Num;
 use super::tensor::{Data, HostTensor};
 use super::{kernel, unsupported, Ctx};
@@ -29,8 +27,9 @@ pub const MAX_LEAVES: usize = 8;
 pub const MAX_NODES: usize = 16;
 /// Elements per block register.
 const BLOCK: usize = 512;
-/// Outputs of at least this many bytes are written with non-temporal stores.
-const NT_BYTES: usize = 4 << 20;
+/// Outputs of at least this many bytes are written with non-temporal stores; smaller ones
+/// (half the 32 MiB last-level cache of the machines we measure on) stay in cache.
+pub const NT_BYTES: usize = 16 << 20;
 
 /// One fusable op.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -379,66 +378,119 @@ fn fused_f32(
         data_b[*k] = c;
     }
     let mut buf = take(plan.len());
-    let nt = plan.len() * 4 >= NT_BYTES;
-    let inner = plan.inner();
-    let lp = Loop { prog: &prog, f: data_f, b: data_b, inner, nt };
-    plan.drive(&mut buf.spare_capacity_mut()[..plan.len()], &|o, offs| lp.run(o, offs));
-    // SAFETY: `drive` hands every one of the plan's `len` output elements to exactly one `run`
-    // call, and `Loop::run` writes every element of the slice it is given.
-    unsafe { buf.set_len(plan.len()) };
+    let lp = Loop { prog: &prog, f: data_f, b: data_b, inner: plan.inner(), nt: plan.len() * 4 >= NT_BYTES };
+    plan.drive_chunks(&mut buf, &|o, start| lp.chunk(&plan, start, o));
     HostTensor::new(out_shape, Data::F32(buf)).map(Some).map_err(|f| f.at_node(&label, op_name))
 }
 
-thread_local! {
-    static REGS: RefCell<Vec<f32>> = const { RefCell::new(Vec::new()) };
-}
-
-/// The fused program and its operands, for one output run at a time.
+/// The fused program and its operands.
 struct Loop<'a> {
     prog: &'a [Instr],
     f: [&'a [f32]; MAX_LEAVES],
     b: [&'a [bool]; MAX_LEAVES],
     inner: [usize; MAX_LEAVES],
+    /// Write the output with non-temporal stores (it is too large to stay in cache).
     nt: bool,
 }
 
 impl Loop<'_> {
-    /// Fills `out`, one run of the innermost axis whose operand `k` starts at `offs[k]`.
-    fn run(&self, out: &mut [MaybeUninit<f32>], offs: [usize; MAX_LEAVES]) {
-        REGS.with(|r| {
-            let mut regs = r.borrow_mut();
-            let need = self.prog.len().max(1) * BLOCK;
-            if regs.len() < need {
-                regs.resize(need, 0.0);
-            }
-            let mut start = 0;
-            while start < out.len() {
-                let n = BLOCK.min(out.len() - start);
-                let last = self.block(&mut regs, &offs, start, n);
-                let dst = &mut out[start..start + n];
-                match last {
-                    Res::S(x) if self.nt => {
-                        regs[..n].fill(x);
-                        store(dst, &regs[..n], true);
-                    }
-                    Res::S(x) => {
-                        for o in dst.iter_mut() {
-                            *o = MaybeUninit::new(x);
-                        }
-                    }
-                    Res::Reg(r) => store(dst, &regs[r * BLOCK..r * BLOCK + n], self.nt),
-                }
-                start += n;
-            }
-        });
+    /// Fills `out`, the output elements from `start` on, with the widest vector unit the CPU
+    /// has: the same scalar operations in the same order either way, so the same bits.
+    fn chunk(&self, plan: &Plan<MAX_LEAVES>, start: usize, out: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
-        if self.nt {
-            // SAFETY: sfence has no preconditions; it orders the streaming stores above before
-            // the data is read by anyone else.
-            unsafe { std::arch::x86_64::_mm_sfence() };
+        if std::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above), all `chunk_avx2` requires.
+            unsafe { self.chunk_avx2(plan, start, out) };
+            return;
+        }
+        self.chunk_body::<false>(plan, start, out);
+    }
+
+    /// [`Loop::chunk_body`] compiled for AVX2: everything it calls is inlined into it, so the
+    /// element loops are vectorized 8 wide.
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn chunk_avx2(&self, plan: &Plan<MAX_LEAVES>, start: usize, out: &mut [f32]) {
+        self.chunk_body::<true>(plan, start, out);
+    }
+
+    /// One chunk: scratch registers and the store fence once per chunk, the program once per
+    /// block of each run. With streaming stores the root's blocks go through a [`Sink`] that
+    /// owns the whole chunk, so vectors stay aligned across run boundaries; `range` then
+    /// walks a slice of `()` (which costs no memory) only for the runs' offsets.
+    #[inline(always)]
+    fn chunk_body<const AVX: bool>(&self, plan: &Plan<MAX_LEAVES>, start: usize, out: &mut [f32]) {
+        let regs = vec![0f32; self.prog.len().max(1) * BLOCK];
+        if !self.nt {
+            plan.range(start, out, &mut Runner::<AVX> { lp: self, regs });
+            return;
+        }
+        let mut slots = vec![(); out.len()];
+        let mut runner = NtRunner::<AVX> { lp: self, regs, sink: Sink::new(out) };
+        plan.range(start, &mut slots, &mut runner);
+        runner.sink.finish();
+        #[cfg(target_arch = "x86_64")]
+        // SAFETY: sfence has no preconditions; it orders this chunk's streaming stores before
+        // the data is read by anyone else.
+        unsafe {
+            std::arch::x86_64::_mm_sfence()
+        };
+    }
+
+    /// Fills `out`, one run of the innermost axis whose operand `k` starts at `offs[k]`, block
+    /// by block, the root computing straight into `out`.
+    #[inline(always)]
+    fn run(&self, regs: &mut [f32], out: &mut [f32], offs: &[usize; MAX_LEAVES]) {
+        let mut start = 0;
+        while start < out.len() {
+            let n = BLOCK.min(out.len() - start);
+            let dst = &mut out[start..start + n];
+            if let Res::S(x) = self.block(regs, Some(&mut *dst), offs, start, n) {
+                dst.fill(x);
+            }
+            start += n;
         }
     }
 
+    /// As [`Loop::run`] for a run of `len` elements, the root's blocks going to `sink`.
+    #[inline(always)]
+    fn run_nt<const AVX: bool>(&self, regs: &mut [f32], sink: &mut Sink, len: usize, offs: &[usize; MAX_LEAVES]) {
+        let mut start = 0;
+        while start < len {
+            let n = BLOCK.min(len - start);
+            match self.block(regs, None, offs, start, n) {
+                Res::S(x) => {
+                    regs[..n].fill(x);
+                    sink.put::<AVX>(&regs[..n]);
+                }
+                Res::Reg(r) => sink.put::<AVX>(&regs[r * BLOCK..r * BLOCK + n]),
+            }
+            start += n;
+        }
+    }
+
+    /// The value of an instruction's operand on the block.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn src<'a>(
+        &'a self,
+        s: Src,
+        res: &[Res; MAX_NODES],
+        done: &'a [f32],
+        offs: &[usize; MAX_LEAVES],
+        start: usize,
+        n: usize,
+    ) -> V<'a, f32> {
+        match s {
+            Src::Leaf(k) => self.leaf_f(k, offs, start, n),
+            Src::Reg(r) => match res[r] {
+                Res::S(x) => V::S(x),
+                Res::Reg(r) => V::A(&done[r * BLOCK..r * BLOCK + n]),
+            },
+        }
+    }
+
+    #[inline(always)]
     fn leaf_f(&self, k: usize, offs: &[usize; MAX_LEAVES], start: usize, n: usize) -> V<'_, f32> {
         if self.inner[k] == 0 {
             V::S(self.f[k][offs[k]])
@@ -447,6 +499,7 @@ impl Loop<'_> {
         }
     }
 
+    #[inline(always)]
     fn leaf_b(&self, k: usize, offs: &[usize; MAX_LEAVES], start: usize, n: usize) -> V<'_, bool> {
         if self.inner[k] == 0 {
             V::S(self.b[k][offs[k]])
@@ -455,39 +508,132 @@ impl Loop<'_> {
         }
     }
 
-    /// Evaluates the program on elements `start..start + n` of the run; gives where the
-    /// root's block is.
-    fn block(&self, regs: &mut [f32], offs: &[usize; MAX_LEAVES], start: usize, n: usize) -> Res {
+    /// Evaluates the program on elements `start..start + n` of the run. The root computes
+    /// into `root` when given (then a `Res::Reg` result means it is there), else into its
+    /// register; gives where the root's block is.
+    #[inline(always)]
+    fn block(
+        &self,
+        regs: &mut [f32],
+        mut root: Option<&mut [f32]>,
+        offs: &[usize; MAX_LEAVES],
+        start: usize,
+        n: usize,
+    ) -> Res {
         let mut res: [Res; MAX_NODES] = [Res::S(0.0); MAX_NODES];
+        let last = self.prog.len() - 1;
         for (i, ins) in self.prog.iter().enumerate() {
             let (done, rest) = regs.split_at_mut(i * BLOCK);
-            let dst = &mut rest[..n];
-            let get = |s: Src| match s {
-                Src::Leaf(k) => self.leaf_f(k, offs, start, n),
-                Src::Reg(r) => match res[r] {
-                    Res::S(x) => V::S(x),
-                    Res::Reg(r) => V::A(&done[r * BLOCK..r * BLOCK + n]),
-                },
+            let dst: &mut [f32] = match root.as_deref_mut() {
+                Some(o) if i == last => o,
+                _ => &mut rest[..n],
             };
+            let get = Get { lp: self, args: &ins.args, res: &res, done, offs, start, n };
             let r = match ins.op {
-                Op::Add => binary(get(ins.args[0]), get(ins.args[1]), dst, |a, b| a + b),
-                Op::Sub => binary(get(ins.args[0]), get(ins.args[1]), dst, |a, b| a - b),
-                Op::Mul => binary(get(ins.args[0]), get(ins.args[1]), dst, |a, b| a * b),
-                Op::Div => binary(get(ins.args[0]), get(ins.args[1]), dst, |a, b| a / b),
-                Op::Sum => nary(&ins.args, &get, dst, |a, b| a + b),
-                Op::Max => nary(&ins.args, &get, dst, |a: f32, b| a.maxn(b)),
-                Op::Min => nary(&ins.args, &get, dst, |a: f32, b| a.minn(b)),
-                Op::Expand => copy(get(ins.args[0]), dst),
-                Op::Where => {
-                    where_block(self.leaf_b(ins.cond, offs, start, n), get(ins.args[0]), get(ins.args[1]), dst)
-                }
+                Op::Add => binary(get.v(0), get.v(1), dst, Add),
+                Op::Sub => binary(get.v(0), get.v(1), dst, Sub),
+                Op::Mul => binary(get.v(0), get.v(1), dst, Mul),
+                Op::Div => binary(get.v(0), get.v(1), dst, Div),
+                Op::Sum => nary(ins.args.len(), &get, dst, Add),
+                Op::Max => nary(ins.args.len(), &get, dst, Max),
+                Op::Min => nary(ins.args.len(), &get, dst, Min),
+                Op::Expand => copy(get.v(0), dst),
+                Op::Where => where_block(self.leaf_b(ins.cond, offs, start, n), get.v(0), get.v(1), dst),
             };
             res[i] = match r {
                 Res::S(x) => Res::S(x),
                 Res::Reg(_) => Res::Reg(i),
             };
         }
-        res[self.prog.len() - 1]
+        res[last]
+    }
+}
+
+/// Runs the fused program over the runs of one chunk, with its scratch registers. A type
+/// rather than a closure, so that it is inlined into the AVX2 copy of the loop.
+struct Runner<'a, const AVX: bool> {
+    lp: &'a Loop<'a>,
+    regs: Vec<f32>,
+}
+
+impl<const AVX: bool> Runs<f32, MAX_LEAVES> for Runner<'_, AVX> {
+    #[inline(always)]
+    fn run(&mut self, out: &mut [f32], offs: [usize; MAX_LEAVES]) {
+        self.lp.run(&mut self.regs, out, &offs);
+    }
+}
+
+/// As [`Runner`], writing through a [`Sink`]; the runs it is handed are slices of `()`.
+struct NtRunner<'a, 'o, const AVX: bool> {
+    lp: &'a Loop<'a>,
+    regs: Vec<f32>,
+    sink: Sink<'o>,
+}
+
+impl<const AVX: bool> Runs<(), MAX_LEAVES> for NtRunner<'_, '_, AVX> {
+    #[inline(always)]
+    fn run(&mut self, out: &mut [()], offs: [usize; MAX_LEAVES]) {
+        self.lp.run_nt::<AVX>(&mut self.regs, &mut self.sink, out.len(), &offs);
+    }
+}
+
+/// Writes a chunk's output front to back with non-temporal stores of whole 32-byte vectors,
+/// however the chunk is cut into runs: a run's last few elements wait in `pend` for the next
+/// run's first ones. Only the elements before the chunk's first 32-byte boundary and those
+/// left at its end get plain stores, so no cache line is written half one way, half the other.
+struct Sink<'o> {
+    out: &'o mut [f32],
+    /// The next element to write.
+    pos: usize,
+    /// The first element on a 32-byte boundary.
+    head: usize,
+    /// The elements `out[pos - np..pos]`, not yet stored.
+    pend: [f32; 8],
+    np: usize,
+}
+
+impl<'o> Sink<'o> {
+    fn new(out: &'o mut [f32]) -> Sink<'o> {
+        let head = out.as_ptr().align_offset(32).min(out.len());
+        Sink { out, pos: 0, head, pend: [0.0; 8], np: 0 }
+    }
+
+    #[inline(always)]
+    fn put<const AVX: bool>(&mut self, mut src: &[f32]) {
+        if self.pos < self.head {
+            let k = (self.head - self.pos).min(src.len());
+            self.out[self.pos..self.pos + k].copy_from_slice(&src[..k]);
+            self.pos += k;
+            src = &src[k..];
+        }
+        if self.np > 0 {
+            let k = (8 - self.np).min(src.len());
+            self.pend[self.np..self.np + k].copy_from_slice(&src[..k]);
+            self.np += k;
+            self.pos += k;
+            src = &src[k..];
+            if self.np < 8 {
+                return;
+            }
+            let (at, pend) = (self.pos - 8, self.pend);
+            stream::<AVX>(&mut self.out[at..at + 8], &pend);
+            self.np = 0;
+        }
+        // Here pos - head is a multiple of 8: whole vectors go straight from the source.
+        let body = src.len() / 8 * 8;
+        stream::<AVX>(&mut self.out[self.pos..self.pos + body], &src[..body]);
+        self.pos += body;
+        let rest = &src[body..];
+        self.pend[..rest.len()].copy_from_slice(rest);
+        self.np = rest.len();
+        self.pos += rest.len();
+    }
+
+    /// Stores what is still pending, with plain stores.
+    fn finish(&mut self) {
+        let at = self.pos - self.np;
+        self.out[at..self.pos].copy_from_slice(&self.pend[..self.np]);
+        self.np = 0;
     }
 }
 
@@ -509,40 +655,125 @@ fn copy(a: V<f32>, dst: &mut [f32]) -> Res {
     }
 }
 
-/// A left fold over the operands, as the N-ary kernel does: ((x0 op x1) op x2) ...
+/// A binary f32 operation, as a type rather than a closure so that it is inlined into the
+/// AVX2 copy of the loop (a closure would be compiled for the baseline CPU only).
+trait F2: Copy {
+    fn f(self, a: f32, b: f32) -> f32;
+}
+
+#[derive(Clone, Copy)]
+struct Add;
+#[derive(Clone, Copy)]
+struct Sub;
+#[derive(Clone, Copy)]
+struct Mul;
+#[derive(Clone, Copy)]
+struct Div;
+#[derive(Clone, Copy)]
+struct Max;
+#[derive(Clone, Copy)]
+struct Min;
+
+impl F2 for Add {
+    #[inline(always)]
+    fn f(self, a: f32, b: f32) -> f32 {
+        a + b
+    }
+}
+impl F2 for Sub {
+    #[inline(always)]
+    fn f(self, a: f32, b: f32) -> f32 {
+        a - b
+    }
+}
+impl F2 for Mul {
+    #[inline(always)]
+    fn f(self, a: f32, b: f32) -> f32 {
+        a * b
+    }
+}
+impl F2 for Div {
+    #[inline(always)]
+    fn f(self, a: f32, b: f32) -> f32 {
+        a / b
+    }
+}
+impl F2 for Max {
+    #[inline(always)]
+    fn f(self, a: f32, b: f32) -> f32 {
+        a.maxn(b)
+    }
+}
+impl F2 for Min {
+    #[inline(always)]
+    fn f(self, a: f32, b: f32) -> f32 {
+        a.minn(b)
+    }
+}
+
+/// An instruction's operands on one block (a type rather than a closure, as [`F2`]).
+struct Get<'a, 'b> {
+    lp: &'a Loop<'a>,
+    args: &'b [Src],
+    res: &'b [Res; MAX_NODES],
+    done: &'a [f32],
+    offs: &'b [usize; MAX_LEAVES],
+    start: usize,
+    n: usize,
+}
+
+impl<'a> Get<'a, '_> {
+    #[inline(always)]
+    fn v(&self, i: usize) -> V<'a, f32> {
+        self.lp.src(self.args[i], self.res, self.done, self.offs, self.start, self.n)
+    }
+}
+
+/// A left fold over the `n` operands, as the N-ary kernel does: ((x0 op x1) op x2) ...; the
+/// first two are combined directly, so the block is passed over once per extra operand.
 #[inline(always)]
-fn nary<'a>(
-    args: &[Src],
-    get: &impl Fn(Src) -> V<'a, f32>,
-    dst: &mut [f32],
-    f: impl Fn(f32, f32) -> f32 + Copy,
-) -> Res {
-    let mut acc = copy(get(args[0]), dst);
-    for a in &args[1..] {
+fn nary(n: usize, get: &Get, dst: &mut [f32], f: impl F2) -> Res {
+    if n < 2 {
+        return copy(get.v(0), dst);
+    }
+    let mut acc = binary(get.v(0), get.v(1), dst, f);
+    for i in 2..n {
         acc = match acc {
-            Res::S(x) => binary(V::S(x), get(*a), dst, f),
-            Res::Reg(_) => fold(dst, get(*a), f),
+            Res::S(x) => binary(V::S(x), get.v(i), dst, f),
+            Res::Reg(_) => fold(dst, get.v(i), f),
         };
     }
     acc
 }
 
 #[inline(always)]
-fn fold(dst: &mut [f32], b: V<f32>, f: impl Fn(f32, f32) -> f32) -> Res {
+fn fold(dst: &mut [f32], b: V<f32>, f: impl F2) -> Res {
     match b {
-        V::S(y) => dst.iter_mut().for_each(|d| *d = f(*d, y)),
-        V::A(y) => dst.iter_mut().zip(y).for_each(|(d, y)| *d = f(*d, *y)),
+        V::S(y) => dst.iter_mut().for_each(|d| *d = f.f(*d, y)),
+        V::A(y) => dst.iter_mut().zip(y).for_each(|(d, y)| *d = f.f(*d, *y)),
     }
     Res::Reg(0)
 }
 
 #[inline(always)]
-fn binary(a: V<f32>, b: V<f32>, dst: &mut [f32], f: impl Fn(f32, f32) -> f32) -> Res {
+fn binary(a: V<f32>, b: V<f32>, dst: &mut [f32], f: impl F2) -> Res {
     match (a, b) {
-        (V::S(x), V::S(y)) => return Res::S(f(x, y)),
-        (V::A(x), V::A(y)) => dst.iter_mut().zip(x.iter().zip(y)).for_each(|(d, (x, y))| *d = f(*x, *y)),
-        (V::A(x), V::S(y)) => dst.iter_mut().zip(x).for_each(|(d, x)| *d = f(*x, y)),
-        (V::S(x), V::A(y)) => dst.iter_mut().zip(y).for_each(|(d, y)| *d = f(x, *y)),
+        (V::S(x), V::S(y)) => return Res::S(f.f(x, y)),
+        (V::A(x), V::A(y)) => {
+            for ((d, x), y) in dst.iter_mut().zip(x).zip(y) {
+                *d = f.f(*x, *y);
+            }
+        }
+        (V::A(x), V::S(y)) => {
+            for (d, x) in dst.iter_mut().zip(x) {
+                *d = f.f(*x, y);
+            }
+        }
+        (V::S(x), V::A(y)) => {
+            for (d, y) in dst.iter_mut().zip(y) {
+                *d = f.f(x, *y);
+            }
+        }
     }
     Res::Reg(0)
 }
@@ -555,6 +786,7 @@ fn pick(c: bool, x: f32, y: f32) -> f32 {
     f32::from_bits((x.to_bits() & m) | (y.to_bits() & !m))
 }
 
+#[inline(always)]
 fn where_block(c: V<bool>, x: V<f32>, y: V<f32>, dst: &mut [f32]) -> Res {
     let c = match c {
         V::S(c) => return copy(if c { x } else { y }, dst),
@@ -562,46 +794,77 @@ fn where_block(c: V<bool>, x: V<f32>, y: V<f32>, dst: &mut [f32]) -> Res {
     };
     match (x, y) {
         (V::A(x), V::A(y)) => {
-            dst.iter_mut().zip(c.iter().zip(x.iter().zip(y))).for_each(|(d, (c, (x, y)))| *d = pick(*c, *x, *y))
+            for (((d, c), x), y) in dst.iter_mut().zip(c).zip(x).zip(y) {
+                *d = pick(*c, *x, *y);
+            }
         }
-        (V::A(x), V::S(y)) => dst.iter_mut().zip(c.iter().zip(x)).for_each(|(d, (c, x))| *d = pick(*c, *x, y)),
-        (V::S(x), V::A(y)) => dst.iter_mut().zip(c.iter().zip(y)).for_each(|(d, (c, y))| *d = pick(*c, x, *y)),
-        (V::S(x), V::S(y)) => dst.iter_mut().zip(c).for_each(|(d, c)| *d = pick(*c, x, y)),
+        (V::A(x), V::S(y)) => {
+            for ((d, c), x) in dst.iter_mut().zip(c).zip(x) {
+                *d = pick(*c, *x, y);
+            }
+        }
+        (V::S(x), V::A(y)) => {
+            for ((d, c), y) in dst.iter_mut().zip(c).zip(y) {
+                *d = pick(*c, x, *y);
+            }
+        }
+        (V::S(x), V::S(y)) => {
+            for (d, c) in dst.iter_mut().zip(c) {
+                *d = pick(*c, x, y);
+            }
+        }
     }
     Res::Reg(0)
 }
 
-/// Writes `src` to `dst`, with non-temporal stores when `nt` (x86_64), plain stores otherwise.
-fn store(dst: &mut [MaybeUninit<f32>], src: &[f32], nt: bool) {
+/// Copies `src` to `dst` (of the same length, a multiple of 8, starting on a 32-byte
+/// boundary) with non-temporal stores on x86_64: 8 wide under AVX, else 4 wide.
+#[inline(always)]
+fn stream<const AVX: bool>(dst: &mut [f32], src: &[f32]) {
+    let n = dst.len().min(src.len()) / 8 * 8;
+    let (dst, src) = (&mut dst[..n], &src[..n]);
     #[cfg(target_arch = "x86_64")]
-    if nt {
-        use std::arch::x86_64::{_mm_loadu_ps, _mm_stream_ps};
-        let n = dst.len().min(src.len());
-        // Streaming stores need 16-byte alignment: plain stores up to it.
-        let head = dst.as_ptr().align_offset(16).min(n);
-        for (d, s) in dst[..head].iter_mut().zip(&src[..head]) {
-            *d = MaybeUninit::new(*s);
+    {
+        if dst.as_ptr().align_offset(32) != 0 {
+            dst.copy_from_slice(src);
+            return;
         }
-        let body = (n - head) / 4 * 4;
-        let d = dst[head..].as_mut_ptr() as *mut f32;
-        let s = src[head..].as_ptr();
-        let mut i = 0;
-        while i < body {
-            // SAFETY: SSE is part of the x86_64 baseline. i + 4 <= body <= n - head, so the
-            // 4 elements read from s + i and written at d + i are in bounds; d + i is 16-byte
-            // aligned because d is (head was chosen so) and i is a multiple of 4 f32s. Writing
-            // an f32 into a MaybeUninit<f32> slot is always valid.
-            unsafe { _mm_stream_ps(d.add(i), _mm_loadu_ps(s.add(i))) };
-            i += 4;
+        let (d, s) = (dst.as_mut_ptr(), src.as_ptr());
+        if AVX {
+            // SAFETY: only reached through `Loop::chunk_avx2`, so the CPU has AVX; s and d
+            // hold n f32s (a multiple of 8) and d is 32-byte aligned (checked above).
+            unsafe { stream_avx(d, s, n) };
+        } else {
+            let mut i = 0;
+            while i < n {
+                // SAFETY: SSE is part of the x86_64 baseline. i + 4 <= n, so the 4 elements
+                // read at s + i and written at d + i are in bounds; d + i is 16-byte aligned
+                // because d is (checked above) and i is a multiple of 4 f32s.
+                unsafe { std::arch::x86_64::_mm_stream_ps(d.add(i), std::arch::x86_64::_mm_loadu_ps(s.add(i))) };
+                i += 4;
+            }
         }
-        for (d, s) in dst[head + body..n].iter_mut().zip(&src[head + body..n]) {
-            *d = MaybeUninit::new(*s);
-        }
-        return;
     }
-    let _ = nt;
-    for (d, s) in dst.iter_mut().zip(src) {
-        *d = MaybeUninit::new(*s);
+    #[cfg(not(target_arch = "x86_64"))]
+    dst.copy_from_slice(src);
+}
+
+/// Streams `body` (a multiple of 8) f32s from `s` to `d` with 32-byte non-temporal stores.
+///
+/// # Safety
+///
+/// The CPU has AVX; `s` is readable and `d` writable for `body` f32s; `d` is 32-byte aligned.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx")]
+#[inline]
+unsafe fn stream_avx(d: *mut f32, s: *const f32, body: usize) {
+    use std::arch::x86_64::{_mm256_loadu_ps, _mm256_stream_ps};
+    let mut i = 0;
+    while i < body {
+        // SAFETY: i + 8 <= body, so both 8-element accesses are in bounds (the caller's
+        // contract); d + i stays 32-byte aligned since d is and i is a multiple of 8 f32s.
+        unsafe { _mm256_stream_ps(d.add(i), _mm256_loadu_ps(s.add(i))) };
+        i += 8;
     }
 }
 
@@ -609,16 +872,23 @@ fn store(dst: &mut [MaybeUninit<f32>], src: &[f32], nt: bool) {
 static POOL: Mutex<Vec<Vec<f32>>> = Mutex::new(Vec::new());
 const POOL_MAX: usize = 4;
 
-/// An empty vector with room for `n` f32s, from the pool when one is big enough.
+/// A vector of `n` f32s to be overwritten: a recycled buffer when one is big enough (its
+/// stale contents are overwritten by the loop), else a fresh zeroed one, which `calloc` maps
+/// lazily, so no pass over it is spent on zeros; large ones on huge pages.
 fn take(n: usize) -> Vec<f32> {
     if let Ok(mut pool) = POOL.lock() {
         if let Some(i) = pool.iter().position(|v| v.capacity() >= n) {
             let mut v = pool.swap_remove(i);
-            v.clear();
+            v.truncate(n);
+            v.resize(n, 0.0);
             return v;
         }
     }
-    Vec::with_capacity(n)
+    // Zeroed memory from the system is mapped lazily, so the hint comes before any page is
+    // touched.
+    let v = vec![0.0; n];
+    super::tensor::advise_huge(&v);
+    v
 }
 
 /// Hands a tensor's storage back for reuse by later runs (when nothing else shares it and it
