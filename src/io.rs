@@ -153,11 +153,9 @@ pub fn encode(model: &Model) -> Vec<u8> {
         doc_string: p.doc_string.take(),
         ..Default::default()
     };
-    let graph = graph_bytes(model, Model::MAIN);
-    let mut out = Vec::with_capacity(head.encoded_len() + len_field_len(7, graph.len()) + p.encoded_len());
+    let mut out = Vec::new();
     head.encode_raw(&mut out);
-    put_len_field(&mut out, 7, &graph);
-    drop(graph);
+    put_graph_field(model, Model::MAIN, 7, &mut out);
     p.encode_raw(&mut out);
     out
 }
@@ -540,6 +538,10 @@ impl Loader<'_> {
             proto: Opaque(g.encode_to_vec()),
         });
         self.model.graph_mut(id).scope.reserve(inputs.len() + initializers.len() + nodes.len());
+        // Most nodes have one output and one edge in: grow the arenas once.
+        self.model.nodes.reserve_nodes(nodes.len());
+        self.model.nodes.reserve_edges(nodes.len());
+        self.model.values.reserve(inputs.len() + initializers.len() + nodes.len());
 
         // Definitions first: inputs, initializers, then every node's outputs, so that uses
         // resolve whatever order the file lists nodes in.
@@ -871,15 +873,30 @@ fn len_field_len(field: u32, len: usize) -> usize {
         + len
 }
 
-/// The body of graph `id`'s `GraphProto`.
-fn graph_bytes(model: &Model, id: GraphId) -> Vec<u8> {
+/// Writes graph `id` as length-delimited field `field` to `out`: the body is written in
+/// place after room for the longest length prefix, then moved up to its prefix, so a large
+/// graph is never held twice.
+fn put_graph_field(model: &Model, id: GraphId, field: u32, out: &mut Vec<u8>) {
+    put_key(out, field, 2);
+    let at = out.len();
+    out.extend_from_slice(&[0; 10]);
+    graph_body(model, id, out);
+    let len = out.len() - at - 10;
+    let mut prefix = Vec::with_capacity(10);
+    prost::encoding::encode_varint(len as u64, &mut prefix);
+    out[at..at + prefix.len()].copy_from_slice(&prefix);
+    out.copy_within(at + 10.., at + prefix.len());
+    out.truncate(at + prefix.len() + len);
+}
+
+/// Appends the body of graph `id`'s `GraphProto` to `out`.
+fn graph_body(model: &Model, id: GraphId, out: &mut Vec<u8>) {
     let g = model.graph(id);
     let mut p: onnx::GraphProto = carry(&g.proto);
     put_str(&mut p.name, &g.name);
-    let mut out = Vec::new();
     let mut scratch = Vec::new();
     for n in &g.order {
-        node_bytes(model, *n, &mut out, &mut scratch);
+        node_bytes(model, *n, out, &mut scratch);
     }
     // prost writes fields in tag order; these come between `node` (1) and `input` (11).
     let mid = onnx::GraphProto {
@@ -888,20 +905,19 @@ fn graph_bytes(model: &Model, id: GraphId) -> Vec<u8> {
         doc_string: p.doc_string.take(),
         ..Default::default()
     };
-    mid.encode_raw(&mut out);
+    mid.encode_raw(out);
     drop(mid);
     for v in &g.inputs {
-        value_info_bytes(model, v, 11, &mut out);
+        value_info_bytes(model, v, 11, out);
     }
     for v in &g.outputs {
-        value_info_bytes(model, v, 12, &mut out);
+        value_info_bytes(model, v, 12, out);
     }
     for v in &g.value_info {
-        value_info_bytes(model, v, 13, &mut out);
+        value_info_bytes(model, v, 13, out);
     }
     // What the carry holds beyond: quantization annotations, sparse initializers, metadata.
-    p.encode_raw(&mut out);
-    out
+    p.encode_raw(out);
 }
 
 /// Writes node `id` as field 1 of a `GraphProto` to `out`; `scratch` is reused for its body.
@@ -961,7 +977,7 @@ fn attr_bytes(model: &Model, a: &Attribute, out: &mut Vec<u8>) {
                 ..Default::default()
             };
             head.encode_raw(&mut body);
-            put_len_field(&mut body, 6, &graph_bytes(model, *g));
+            put_graph_field(model, *g, 6, &mut body);
         }
         AttrValue::Graphs(gs) => {
             // prost writes fields in tag order: `graphs` (11) follows `tensors` (10).
@@ -979,7 +995,7 @@ fn attr_bytes(model: &Model, a: &Attribute, out: &mut Vec<u8>) {
             };
             head.encode_raw(&mut body);
             for g in gs {
-                put_len_field(&mut body, 11, &graph_bytes(model, *g));
+                put_graph_field(model, *g, 11, &mut body);
             }
         }
         _ => {}
