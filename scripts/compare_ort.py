@@ -7,10 +7,18 @@ onnx's own `infer_shapes`. Run by hand (it needs onnx, onnxruntime and numpy):
         [--value INPUT=NUMBER]... [--bin target/release/onnx-bcast]
 
 Top-level tensors are the outputs of the main graph's nodes. A shape is fully determined when
-it has a rank and every dim is a number or a named symbol (no unknown dim). For the run, symbolic
+it has a rank and every dim is a number or a symbol (no unknown dim); it is named when no dim is
+a symbol the inference invented (onnx's unk__N, our ?N) but only numbers, input symbols and
+expressions over them. For the run, symbolic
 input dims take the --dim values (default 1; an unknown input dim takes 1 too); inputs are random
 floats, or integers equal to --value (default 1). onnx-bcast is then re-run with the same --dim
 bindings and every dim it knows must equal the run's.
+
+Exporters such as torch.onnx write their own value_info for most tensors; with --strip both
+inferences run on a copy without value_info and without declared output shapes (written next
+to a temporary folder, or next to the model as NAME.stripped.onnx when it has external data,
+so that the data still resolves), so that only inference
+speaks.
 """
 
 from __future__ import annotations
@@ -20,6 +28,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import numpy as np
 import onnx
@@ -41,26 +50,30 @@ def main_outputs(model: onnx.ModelProto) -> list[str]:
     return [o for n in model.graph.node for o in n.output if o]
 
 
-def onnx_counts(model: onnx.ModelProto, names: list[str]) -> tuple[int, int]:
+def onnx_counts(model: onnx.ModelProto, names: list[str]) -> tuple[int, int, int]:
     try:
         inferred = shape_inference.infer_shapes(model, data_prop=True)
     except Exception as e:  # noqa: BLE001 - onnx refuses some models; count nothing then.
         print(f"  onnx infer_shapes failed: {e}", file=sys.stderr)
-        return 0, 0
+        return 0, 0, 0
     types = {vi.name: vi.type for vi in list(inferred.graph.value_info) + list(inferred.graph.output)}
-    ranked = full = 0
+    ranked = full = named = 0
     for n in names:
         t = types.get(n)
         if t is None or not t.HasField("tensor_type") or not t.tensor_type.HasField("shape"):
             continue
         ranked += 1
-        if all(d.HasField("dim_value") or d.dim_param for d in t.tensor_type.shape.dim):
+        # onnx passes an input's dim_value -1 on as if it were a size; it is not one.
+        if all((d.HasField("dim_value") and d.dim_value >= 0) or d.dim_param for d in t.tensor_type.shape.dim):
             full += 1
-    return ranked, full
+            # onnx names the dims it invents unk__N, and passes the placeholder "?" on as a name.
+            named += all(not d.dim_param.startswith("unk__") and "?" not in d.dim_param
+                         for d in t.tensor_type.shape.dim)
+    return ranked, full, named
 
 
-def our_counts(doc: dict, names: list[str]) -> tuple[int, int]:
-    ranked = full = 0
+def our_counts(doc: dict, names: list[str]) -> tuple[int, int, int]:
+    ranked = full = named = 0
     for n in names:
         shape = doc["tensors"].get(n, {}).get("shape")
         if shape is None:
@@ -68,7 +81,9 @@ def our_counts(doc: dict, names: list[str]) -> tuple[int, int]:
         ranked += 1
         if all(d is not None for d in shape):
             full += 1
-    return ranked, full
+            # onnx-bcast names the dims it invents ?N (alone or inside an expression).
+            named += all(not (isinstance(d, str) and "?" in d) for d in shape)
+    return ranked, full, named
 
 
 NP = {
@@ -124,19 +139,31 @@ def main() -> int:
     ap.add_argument("--value", action="append", default=[])
     ap.add_argument("--shape", action="append", default=[], help="INPUT=D0,D1,... for inputs with unnamed dims")
     ap.add_argument("--bin", default="target/release/onnx-bcast")
+    ap.add_argument("--strip", action="store_true", help="drop value_info and declared output shapes first")
     a = ap.parse_args()
     dims = {k: int(v) for k, v in (d.split("=", 1) for d in a.dim)}
     values = {k: float(v) for k, v in (d.split("=", 1) for d in a.value)}
     shapes_in = {k: [int(x) for x in v.split(",") if x] for k, v in (d.split("=", 1) for d in a.shape)}
     bad = 0
-    print("model | top-level tensors | ours: ranked / full | onnx: ranked / full | ours with --dim: ranked / full"
-          " | dims checked vs ORT | disagreements")
+    print("model | top-level tensors | ours: ranked / full / named | onnx: ranked / full / named"
+          " | ours with --dim: ranked / full | dims checked vs ORT | disagreements")
     for path in a.models:
         model = onnx.load(path)
         names = main_outputs(model)
-        o_rank, o_full = our_counts(ours(a.bin, path, {}), names)
-        x_rank, x_full = onnx_counts(model, names)
-        bound = ours(a.bin, path, dims)
+        inferred_path, inferred_model = path, model
+        if a.strip:
+            inferred_model = onnx.load(path, load_external_data=False)
+            del inferred_model.graph.value_info[:]
+            for o in inferred_model.graph.output:
+                o.type.tensor_type.ClearField("shape")
+            external = any(t.data_location == TensorProto.EXTERNAL for t in inferred_model.graph.initializer)
+            folder = os.path.dirname(path) if external else tempfile.mkdtemp(prefix="compare_ort")
+            inferred_path = os.path.join(folder, os.path.basename(os.path.splitext(path)[0]) + ".stripped.onnx")
+            onnx.save(inferred_model, inferred_path)
+            inferred_model = onnx.load(inferred_path)
+        o_rank, o_full, o_named = our_counts(ours(a.bin, inferred_path, {}), names)
+        x_rank, x_full, x_named = onnx_counts(inferred_model, names)
+        bound = ours(a.bin, inferred_path, dims)
         try:
             shapes = run_shapes(path, model, dims, values, shapes_in)
         except Exception as e:  # noqa: BLE001 - a model onnxruntime cannot run is reported, not fatal.
@@ -157,8 +184,9 @@ def main() -> int:
                     if g != r:
                         wrong.append(f"{n}: axis {axis}: {g} vs run {r}")
         bad += len(wrong)
-        b_rank, b_full = our_counts(bound, names)
-        print(f"{path} | {len(names)} | {o_rank} / {o_full} | {x_rank} / {x_full} | {b_rank} / {b_full}"
+        b_rank, b_full, _ = our_counts(bound, names)
+        print(f"{path} | {len(names)} | {o_rank} / {o_full} / {o_named} | {x_rank} / {x_full} / {x_named}"
+              f" | {b_rank} / {b_full}"
               f" | {checked} | {len(wrong)}")
         for w in wrong[:20]:
             print(f"  {w}")

@@ -442,8 +442,18 @@ impl Infer<'_> {
                 self.out.diagnostics.push(d);
             }
         }
-        for (_, sub) in node.subgraphs() {
-            self.subgraph(n, sub);
+        // An If whose condition is known runs one branch only: the other is not inferred, so
+        // that nothing in it (a Squeeze of a size that is not 1 there) is reported.
+        let taken = match node.inputs.first().copied().flatten().and_then(|c| self.out.value(c)) {
+            Some([Dim::Known(k)]) if node.op_type == "If" && node.domain.is_empty() => {
+                Some(if *k != 0 { "then_branch" } else { "else_branch" })
+            }
+            _ => None,
+        };
+        for (attr, sub) in node.subgraphs() {
+            if taken.is_none_or(|t| t == attr) {
+                self.subgraph(n, sub);
+            }
         }
 
         let opset = self.opset(node.graph, &node.domain);
@@ -458,7 +468,7 @@ impl Infer<'_> {
         };
         let function = model.function(&node.domain, &node.op_type);
         let result = match node.op_type.as_str() {
-            "If" if node.domain.is_empty() => Ok(self.if_outputs(n)),
+            "If" if node.domain.is_empty() => Ok(self.if_outputs(n, node)),
             _ if function.is_some() => Ok(function.map(|f| self.call(n, f)).unwrap_or_default()),
             _ => match ops::lookup(&node.domain, &node.op_type, opset) {
                 Some(def)
@@ -738,10 +748,11 @@ impl Infer<'_> {
         }
     }
 
-    /// If's outputs: each branch's output, merged dim by dim.
-    fn if_outputs(&self, n: NodeId) -> Out {
+    /// If's outputs: each branch's output, merged dim by dim. Where the branches give an
+    /// output different ranks and the condition is not known, the output has no rank, and a
+    /// warning says so (binding the symbols the condition depends on decides it).
+    fn if_outputs(&mut self, n: NodeId, node: &crate::ir::Node) -> Out {
         let model = self.model;
-        let node = model.node(n);
         let branch = |name: &str| match node.attr(name) {
             Some(crate::ir::AttrValue::Graph(g)) => Some(*g),
             _ => None,
@@ -753,12 +764,30 @@ impl Infer<'_> {
             model.graph(g).outputs.iter().map(|o| self.out.ty(o.value).cloned()).collect()
         };
         // A condition known at inference time picks its branch.
-        if let Some([Dim::Known(k)]) = node.inputs.first().copied().flatten().and_then(|v| self.out.value(v)) {
+        let cond = node.inputs.first().copied().flatten();
+        if let Some([Dim::Known(k)]) = cond.and_then(|v| self.out.value(v)) {
             let g = if *k != 0 { then } else { other };
             let values = model.graph(g).outputs.iter().map(|o| self.out.value(o.value).map(<[Dim]>::to_vec)).collect();
             return Out { types: outs(g), values, ..Out::default() };
         }
-        let types = outs(then).into_iter().zip(outs(other)).map(|(a, b)| merge(a, b)).collect();
+        let (a, b) = (outs(then), outs(other));
+        for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+            let rank = |t: &Option<Type>| match t {
+                Some(Type::Tensor { shape: Some(s), .. }) => Some(s.len()),
+                _ => None,
+            };
+            if let (Some(p), Some(q)) = (rank(x), rank(y)) {
+                if p != q {
+                    let cond = cond.map(|c| model.name(c)).unwrap_or("(absent)");
+                    let msg = format!(
+                        "output {k} has rank {p} in then_branch and rank {q} in else_branch, and the condition '{cond}' is not known here, so its rank is left unknown; binding the symbols it depends on with --dim decides it"
+                    );
+                    let d = self.diag(n, Severity::Warning, "branch-rank-differs", msg);
+                    self.out.diagnostics.push(d);
+                }
+            }
+        }
+        let types = a.into_iter().zip(b).map(|(a, b)| merge(a, b)).collect();
         Out { types, ..Out::default() }
     }
 }

@@ -260,6 +260,82 @@ fn if_with_agreeing_branches_keeps_their_shape() {
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("n"), d(5)]));
 }
 
+/// The pattern torch exports for `x.squeeze(-1)` on a dynamic dim: If(size == 1, Squeeze,
+/// Identity). Its rank depends on the size, so it stays unknown with a warning, until the size
+/// is bound.
+#[test]
+fn if_whose_branches_differ_in_rank_warns_until_the_condition_is_known() {
+    let then_g = graph(vec![node("Squeeze", &["x", "axis2"], &["t"])], vec![], vec![ints_init("axis2", &[2])], &["t"]);
+    let else_g = graph(vec![node("Identity", &["x"], &["e"])], vec![], vec![], &["e"]);
+    let branch = |name: &str, g: GraphProto| AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Graph as i32),
+        g: Some(g),
+        ..Default::default()
+    };
+    let mut if_node = node("If", &["c"], &["y"]);
+    if_node.name = Some("squeeze_if_one".into());
+    if_node.attribute = vec![branch("then_branch", then_g), branch("else_branch", else_g)];
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["s"]),
+            node("Gather", &["s", "two"], &["n"]),
+            node("Equal", &["n", "one"], &["c"]),
+            if_node,
+        ],
+        vec![f32_input("x", &[D::S("b"), D::N(4), D::S("n")])],
+        vec![ints_init("two", &[2]), ints_init("one", &[1])],
+        &["y"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert_eq!(codes(&inf), vec!["branch-rank-differs"]);
+    let msg = &inf.diagnostics[0].message;
+    assert!(msg.contains("rank 2 in then_branch and rank 3 in else_branch") && msg.contains("'c'"), "{msg}");
+    assert_eq!(inf.diagnostics[0].node.as_deref(), Some("squeeze_if_one"));
+    assert_eq!(shape_of(&m, &inf, "y"), None);
+    let bound = |n: i64| Options { bindings: [("n".to_string(), n)].into_iter().collect(), ..Options::default() };
+    let inf = infer(&m, &bound(1));
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("b"), d(4)]));
+    let inf = infer(&m, &bound(5));
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("b"), d(4), d(5)]));
+}
+
+/// torch's `position_ids[:, :seq]` on a [1, 64] buffer: the slice is `min(64,seq)` long, its
+/// broadcast against `seq` is `seq` under the side condition that they are equal or 1 (the
+/// model works for seq <= 64), and slicing an axis of size `seq` to `seq` is `seq`.
+#[test]
+fn slice_to_a_symbolic_end_is_a_min() {
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["s"]),
+            node("Gather", &["s", "one"], &["end"]),
+            node("Slice", &["p", "zero", "end", "one"], &["pos"]),
+            node("Add", &["x", "pos"], &["y"]),
+            node("Slice", &["x", "zero", "end", "one"], &["same"]),
+        ],
+        vec![f32_input("x", &[D::S("batch"), D::S("seq")]), f32_input("p", &[D::N(1), D::N(64)])],
+        vec![ints_init("zero", &[0]), ints_init("one", &[1])],
+        &["y", "same"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "pos"), Some(&vec![d(1), Dim::sym("min(64,seq)")]));
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("batch"), Dim::sym("seq")]));
+    assert_eq!(shape_of(&m, &inf, "same"), Some(&vec![Dim::sym("batch"), Dim::sym("seq")]));
+    assert_eq!(inf.constraints.len(), 1, "{:?}", inf.constraints);
+    // Bound, the same graph is exact either way, and too long a sequence does not broadcast.
+    let bound = |n: i64| Options { bindings: [("seq".to_string(), n)].into_iter().collect(), ..Options::default() };
+    let inf = infer(&m, &bound(7));
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "pos"), Some(&vec![d(1), d(7)]));
+    let inf = infer(&m, &bound(100));
+    assert_eq!(codes(&inf), vec!["broadcast-incompatible"]);
+}
+
 #[test]
 fn model_local_functions_are_inferred_through_their_bodies() {
     use onnx_bcast::onnx::FunctionProto;

@@ -23,6 +23,9 @@ pub mod fold {
         match (a, b) {
             (Dim::Known(x), Dim::Known(y)) => Some(x.cmp(y)),
             (Dim::Sym(_), _) if a == b => Some(std::cmp::Ordering::Equal),
+            // A size against a negative constant (torch's `expand(-1)` tests `shape == -1`).
+            (Dim::Sym(_), Dim::Known(k)) if *k < 0 && a.is_nonneg() => Some(std::cmp::Ordering::Greater),
+            (Dim::Known(k), Dim::Sym(_)) if *k < 0 && b.is_nonneg() => Some(std::cmp::Ordering::Less),
             _ => None,
         }
     }
@@ -419,6 +422,34 @@ pub fn slice(c: &Ctx) -> R {
     };
     let axes_unknown = c.opset >= 10 && c.has(3) && axes.is_none();
     let steps_unknown = c.opset >= 10 && c.has(4) && steps.is_none();
+    // Ends that are sizes read off a shape (`x[:, :seq]`), with known starts, axes and steps.
+    let symbolic_ends = match (&starts, &ends) {
+        (Some(st), None) if c.opset >= 10 && !axes_unknown && !steps_unknown => {
+            c.value(2).filter(|e| e.len() == st.len() && e.iter().all(Dim::is_nonneg)).map(<[Dim]>::to_vec)
+        }
+        _ => None,
+    };
+    if let (Some(starts), Some(ends)) = (&starts, symbolic_ends) {
+        let axes: Vec<i64> = axes.clone().unwrap_or_else(|| (0..starts.len() as i64).collect());
+        let steps: Vec<i64> = steps.clone().unwrap_or_else(|| vec![1; starts.len()]);
+        if axes.len() != starts.len() || steps.len() != starts.len() {
+            return invalid("Slice: starts, ends, axes and steps differ in length".into());
+        }
+        let mut shape: Shape = data.to_vec();
+        for k in 0..starts.len() {
+            let a = axis_in(axes[k], rank, "Slice")?;
+            if steps[k] == 0 {
+                return invalid("Slice: a step is 0".into());
+            }
+            shape[a] = match &ends[k] {
+                Dim::Known(e) => slice_len(&data[a], starts[k], *e, steps[k]),
+                // From 0 by 1 to a size `e`: the end clamps to the axis, so `min(axis, e)`.
+                e if starts[k] == 0 && steps[k] == 1 => data[a].min_size(e),
+                _ => Dim::Unknown,
+            };
+        }
+        return outs(vec![ty(dtype, Some(shape))]);
+    }
     let (Some(starts), Some(ends)) = (starts, ends) else {
         // Without the bounds only the rank is known; axes not sliced keep their size when
         // the axes are known.
@@ -2431,4 +2462,21 @@ pub fn scan_outputs(c: &Ctx) -> R {
         }));
     }
     outs(types)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold;
+    use crate::shape::Dim;
+
+    #[test]
+    fn a_size_is_never_a_negative_constant() {
+        let seq = Dim::sym("seq");
+        assert_eq!(fold::eq(&seq, &Dim::Known(-1)), Dim::Known(0));
+        assert_eq!(fold::eq(&Dim::Known(-1), &Dim::sym("min(64,seq)")), Dim::Known(0));
+        assert_eq!(fold::lt(&Dim::Known(-1), &seq.mul(&Dim::sym("batch"))), Dim::Known(1));
+        // An expression with a subtraction may be negative; a size may be any other size.
+        assert_eq!(fold::eq(&seq.sub(&Dim::Known(2)), &Dim::Known(-1)), Dim::Unknown);
+        assert_eq!(fold::eq(&seq, &Dim::Known(3)), Dim::Unknown);
+    }
 }

@@ -22,18 +22,24 @@ impl Sym {
 
     /// The named symbols this one stands for: itself, or the members of a `max(..)`.
     pub fn atoms(&self) -> Vec<&str> {
-        match self.0.strip_prefix("max(").and_then(|s| s.strip_suffix(')')) {
-            Some(inner) => inner.split(',').collect(),
+        match self.0.strip_prefix("max(").and_then(|s| s.strip_suffix(')')).filter(|s| balanced(s)) {
+            Some(inner) => split_args(inner),
             None => vec![&self.0],
         }
     }
 
     /// The size that all of `syms` broadcast to, given that they are equal or 1: the symbol
-    /// itself when there is one name, else `max(a,b,..)` over the sorted distinct names.
+    /// itself when there is one name, else `max(a,b,..)` over the sorted distinct names. A
+    /// `min(x,k)` beside `x` itself is dropped: it is never larger than `x`.
     pub fn max_of<'a>(syms: impl IntoIterator<Item = &'a Sym>) -> Sym {
         let mut atoms: Vec<&str> = syms.into_iter().flat_map(Sym::atoms).collect();
         atoms.sort_unstable();
         atoms.dedup();
+        let all = atoms.clone();
+        atoms.retain(|a| {
+            let args = a.strip_prefix("min(").and_then(|s| s.strip_suffix(')')).filter(|s| balanced(s));
+            !args.is_some_and(|inner| split_args(inner).iter().any(|x| all.contains(x)))
+        });
         match atoms.as_slice() {
             [one] => Sym::new(one),
             many => Sym::new(&format!("max({})", many.join(","))),
@@ -64,6 +70,16 @@ impl Dim {
         Dim::Sym(Sym::new(name))
     }
 
+    /// True when the dim cannot be negative: a known size of 0 or more, or an expression with
+    /// no subtraction and no negative constant over symbols, which are sizes.
+    pub fn is_nonneg(&self) -> bool {
+        match self {
+            Dim::Known(k) => *k >= 0,
+            Dim::Sym(s) => !s.as_str().contains('-'),
+            Dim::Unknown => false,
+        }
+    }
+
     /// The size, when known.
     pub fn known(&self) -> Option<i64> {
         match self {
@@ -90,6 +106,26 @@ fn split_offset(text: &str) -> Option<(&str, i64)> {
     let k: i64 = text[i + 1..].parse().ok()?;
     let k = if bytes[i] == b'-' { k.checked_neg()? } else { k };
     Some((&text[..i], k))
+}
+
+/// The comma-separated arguments of a call's inside, split at parenthesis depth 0.
+fn split_args(inner: &str) -> Vec<&str> {
+    let mut depth = 0i32;
+    let mut start = 0;
+    let mut out = Vec::new();
+    for (i, b) in inner.bytes().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b',' if depth == 0 => {
+                out.push(&inner[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&inner[start..]);
+    out
 }
 
 /// `(e)` as `e` when the parentheses enclose the whole text.
@@ -309,6 +345,21 @@ impl Dim {
         }
     }
 
+    /// `min(self, other)` for two sizes (never negative), as an expression where it cannot
+    /// be told: a symbol against itself is itself, and a known 0 is 0.
+    pub fn min_size(&self, other: &Dim) -> Dim {
+        match (self, other) {
+            (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
+            (Dim::Known(a), Dim::Known(b)) => Dim::Known(*a.min(b)),
+            (Dim::Known(0), _) | (_, Dim::Known(0)) => Dim::Known(0),
+            (a, b) if a == b => a.clone(),
+            (a, b) => {
+                let (x, y) = if a <= b { (a, b) } else { (b, a) };
+                Dim::sym(&format!("min({x},{y})"))
+            }
+        }
+    }
+
     /// The product of `dims` (1 for none).
     pub fn product<'a>(dims: impl IntoIterator<Item = &'a Dim>) -> Dim {
         dims.into_iter().fold(Dim::Known(1), |acc, d| acc.mul(d))
@@ -384,6 +435,22 @@ mod tests {
         assert_eq!(Dim::Known(7).div_ceil(&Dim::Known(2)), Dim::Known(4));
         assert_eq!(Dim::Known(-7).modulo(&Dim::Known(3)), Dim::Known(2));
         assert_eq!(Dim::Known(7).div_floor(&Dim::Known(0)), Dim::Unknown);
+    }
+
+    #[test]
+    fn min_of_sizes_and_broadcast_beside_it() {
+        assert_eq!(s("seq").min_size(&Dim::Known(64)), s("min(64,seq)"));
+        assert_eq!(s("seq").min_size(&s("seq")), s("seq"));
+        assert_eq!(s("seq").min_size(&Dim::Known(0)), Dim::Known(0));
+        assert_eq!(Dim::Known(3).min_size(&Dim::Known(64)), Dim::Known(3));
+        let Dim::Sym(m) = s("seq").min_size(&Dim::Known(64)) else { panic!("a symbol") };
+        // A min never exceeds its own argument, so it broadcasts to that argument...
+        assert_eq!(Sym::max_of([&m, &Sym::new("seq")]), Sym::new("seq"));
+        // ...but not to another symbol; and the commas inside it do not split a max.
+        let other = Sym::max_of([&m, &Sym::new("batch")]);
+        assert_eq!(other, Sym::new("max(batch,min(64,seq))"));
+        assert_eq!(other.atoms(), vec!["batch", "min(64,seq)"]);
+        assert_eq!(Sym::max_of([&other, &Sym::new("seq")]), Sym::new("max(batch,seq)"));
     }
 
     #[test]
