@@ -2,8 +2,11 @@
 //! that names prost types.
 //!
 //! Loading keeps every field: what the IR interprets is copied out, and the rest of each
-//! message stays encoded in the entity's `Opaque` carry. Saving decodes the carry and writes
-//! back only what the IR holds differently, so `save(load(m))` decodes equal to `m`.
+//! message stays encoded in the entity's `Opaque` carry (empty for a node that holds nothing
+//! else). Saving decodes the carry and writes back only what the IR holds differently, so
+//! `save(load(m))` decodes equal to `m`. For speed the graph is read field by field from the
+//! wire and nodes and value infos are written straight to the output, in prost's field order:
+//! the bytes are those prost would write (tests/wire.rs).
 
 use std::collections::HashMap;
 use std::fs;
