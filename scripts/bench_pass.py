@@ -5,10 +5,10 @@ Run by hand after `cargo build --release` (needs onnx):
 
     python3 scripts/bench_pass.py [--sizes 10000,100000,1000000]
 
-The models are chains of broadcasting nodes (Add/Mul/Sub/Where over small symbolic and known
-shapes, with Shape/Gather/Unsqueeze/Concat/Reshape shape arithmetic every few nodes) written
-to bench/out/. onnx-bcast is timed as a whole process (`annotate`: read, infer, write); onnx as
+The models are chains of broadcasting nodes (Add/Mul/Sub/Where, in turn, over small symbolic
+and known shapes: x [batch,1,seq], b [4,1], c [1,seq]) written to bench/out/. onnx-bcast is timed as a whole process (`annotate`: read, infer, write); onnx as
 onnx.load + infer_shapes + onnx.save in-process, so Python start-up is not counted against it.
+Where the time of one of ours goes: `cargo run --release --example pass_phases -- MODEL`.
 """
 import argparse
 import os
@@ -51,6 +51,7 @@ def main():
     ap.add_argument("--sizes", default="10000,100000,1000000")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
+    print("load average before the run: %.2f %.2f %.2f" % os.getloadavg())
     print("| nodes | onnx-bcast annotate s | onnx load+infer_shapes+save s | onnx / ours |")
     print("|---|---|---|---|")
     for n in [int(s) for s in args.sizes.split(",")]:

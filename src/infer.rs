@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::dtype::DType;
-use crate::ir::{Def, GraphId, Model, NodeId, ValueId};
+use crate::ir::{Def, GraphId, IdMap, Model, NodeId, ValueId};
 use crate::ops::{self, Ctx, Out, RuleError, ShapeRule, TypeRule};
 use crate::shape::{self, render, Assumption, BroadcastError, Dim, Shape, Sym, Type};
 
@@ -121,7 +121,7 @@ struct Infer<'a> {
     /// The side conditions recorded so far, to keep them unique in linear time.
     seen: std::collections::HashSet<Constraint>,
     /// Each node's index in its graph's file order, for labels in linear time.
-    position: HashMap<NodeId, usize>,
+    position: IdMap<NodeId, usize>,
     /// Fresh symbols handed out so far.
     fresh: usize,
     /// Attributes of function-body nodes, as the current call gives them.
@@ -143,7 +143,13 @@ impl Infer<'_> {
     /// The version of `domain` that nodes of graph `g` see: a function body's own imports
     /// first, then the model's.
     fn opset(&self, g: GraphId, domain: &str) -> i64 {
-        let norm = |d: &str| if d == "ai.onnx" { String::new() } else { d.to_string() };
+        fn norm(d: &str) -> &str {
+            if d == "ai.onnx" {
+                ""
+            } else {
+                d
+            }
+        }
         let mut graph = g;
         // A subgraph inside a function body sees the function's imports.
         while let Some(p) = self.model.graph(graph).parent {
@@ -342,7 +348,7 @@ impl Infer<'_> {
                 self.set(input.value, Some(ty), value);
             }
         }
-        let declared: HashMap<ValueId, (&Type, bool)> = graph
+        let declared: IdMap<ValueId, (&Type, bool)> = graph
             .value_info
             .iter()
             .map(|vi| (vi, false))
@@ -418,7 +424,7 @@ impl Infer<'_> {
         }
     }
 
-    fn node(&mut self, n: NodeId, declared: &HashMap<ValueId, (&Type, bool)>) {
+    fn node(&mut self, n: NodeId, declared: &IdMap<ValueId, (&Type, bool)>) {
         let model = self.model;
         let node = model.node(n);
         for v in node.inputs.iter().flatten() {
@@ -536,11 +542,10 @@ impl Infer<'_> {
                 Out::default()
             }
         };
-        let graph = model.graph(node.graph).path.clone();
         for (axis, assumption) in out.assumptions {
             let c = Constraint {
                 assumption,
-                graph: graph.clone(),
+                graph: model.graph(node.graph).path.clone(),
                 node: self.label(n),
                 op_type: node.op_type.clone(),
                 axis,

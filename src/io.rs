@@ -2,8 +2,11 @@
 //! that names prost types.
 //!
 //! Loading keeps every field: what the IR interprets is copied out, and the rest of each
-//! message stays encoded in the entity's `Opaque` carry. Saving decodes the carry and writes
-//! back only what the IR holds differently, so `save(load(m))` decodes equal to `m`.
+//! message stays encoded in the entity's `Opaque` carry (empty for a node that holds nothing
+//! else). Saving decodes the carry and writes back only what the IR holds differently, so
+//! `save(load(m))` decodes equal to `m`. For speed the graph is read field by field from the
+//! wire and nodes and value infos are written straight to the output, in prost's field order:
+//! the bytes are those prost would write (tests/wire.rs).
 
 use std::collections::HashMap;
 use std::fs;
@@ -91,10 +94,8 @@ pub fn decode_with(bytes: &[u8], path: &Path, dir: Option<&Path>, limits: &Limit
     if bytes.len() as u64 > limits.max_bytes {
         return Err(Error::TooLarge { path: path.to_path_buf(), size: bytes.len() as u64, limit: limits.max_bytes });
     }
-    let proto = onnx::ModelProto::decode(bytes)
-        .map_err(|e| Error::Decode { path: path.to_path_buf(), reason: decode_reason(&e) })?;
-    let lossy = unknown_fields(bytes);
-    let mut model = from_proto(proto, path, dir, limits)?;
+    let (lossy, depth) = unknown_fields(bytes);
+    let mut model = load_bytes(bytes, path, dir, limits, depth)?;
     model.lossy = lossy;
     Ok(model)
 }
@@ -140,9 +141,26 @@ fn read_limited(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
     Ok(buf)
 }
 
-/// Encodes the model.
+/// Encodes the model: the bytes prost would write for the `ModelProto` the IR stands for,
+/// written directly (nodes and value infos without a carry never become prost messages).
 pub fn encode(model: &Model) -> Vec<u8> {
-    to_proto(model).encode_to_vec()
+    let mut p = model_head(model);
+    // prost writes fields in tag order: those numbered below `graph` (7), the graph, then the
+    // rest, which `p` keeps.
+    let head = onnx::ModelProto {
+        ir_version: p.ir_version.take(),
+        producer_name: p.producer_name.take(),
+        producer_version: p.producer_version.take(),
+        domain: p.domain.take(),
+        model_version: p.model_version.take(),
+        doc_string: p.doc_string.take(),
+        ..Default::default()
+    };
+    let mut out = Vec::new();
+    head.encode_raw(&mut out);
+    put_graph_field(model, Model::MAIN, 7, &mut out);
+    p.encode_raw(&mut out);
+    out
 }
 
 /// Writes the model to `path` atomically: a temporary file in the same folder, then a rename,
@@ -295,8 +313,166 @@ struct Loader<'a> {
     model: Model,
 }
 
-fn from_proto(mut proto: onnx::ModelProto, path: &Path, dir: Option<&Path>, limits: &Limits) -> Result<Model> {
+/// Why the wire-level loader stopped: something it leaves to prost (malformed bytes, a
+/// message repeated where prost would merge, groups), or a loading error proper.
+enum Fail {
+    Wire,
+    Load(Error),
+}
+
+impl From<Error> for Fail {
+    fn from(e: Error) -> Fail {
+        Fail::Load(e)
+    }
+}
+
+impl From<prost::DecodeError> for Fail {
+    fn from(_: prost::DecodeError) -> Fail {
+        Fail::Wire
+    }
+}
+
+type Fast<T> = std::result::Result<T, Fail>;
+
+/// The deepest message nesting the wire-level loader takes on; deeper models are decoded by
+/// prost as a whole first, so that its recursion limit applies exactly as before.
+const FAST_DEPTH: usize = 64;
+
+/// Loads the model from its bytes: the wire-level loader when nesting allows, else (or when it
+/// meets anything it leaves to prost) prost's decoder on the whole message first. Both give
+/// the same model and the same errors.
+fn load_bytes(bytes: &[u8], path: &Path, dir: Option<&Path>, limits: &Limits, depth: usize) -> Result<Model> {
+    let full = || {
+        onnx::ModelProto::decode(bytes)
+            .map_err(|e| Error::Decode { path: path.to_path_buf(), reason: decode_reason(&e) })
+    };
+    if depth <= FAST_DEPTH {
+        match from_wire(bytes, path, dir, limits) {
+            Ok(model) => return Ok(model),
+            Err(Fail::Load(e)) => {
+                // prost would have refused the file before loading started.
+                full()?;
+                return Err(e);
+            }
+            Err(Fail::Wire) => {}
+        }
+    }
+    let proto = full()?;
+    from_proto(proto, path, dir, limits).map_err(|f| match f {
+        Fail::Load(e) => e,
+        Fail::Wire => {
+            Error::Decode { path: path.to_path_buf(), reason: "a message prost wrote does not re-read".into() }
+        }
+    })
+}
+
+/// One field of an encoded message: its number, wire type, the whole field (key included)
+/// and, for length-delimited fields, the payload.
+struct Field<'a> {
+    number: u32,
+    wire: u8,
+    whole: &'a [u8],
+    payload: &'a [u8],
+}
+
+/// The fields of an encoded message, strictly: malformed keys, lengths past the end, groups
+/// and invalid wire types are [`Fail::Wire`], left to prost to report.
+struct Fields<'a> {
+    buf: &'a [u8],
+}
+
+impl<'a> Iterator for Fields<'a> {
+    type Item = Fast<Field<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.buf.is_empty() {
+            return None;
+        }
+        Some(self.field())
+    }
+}
+
+impl<'a> Fields<'a> {
+    fn field(&mut self) -> Fast<Field<'a>> {
+        let all = self.buf;
+        let mut rest = all;
+        let key = prost::encoding::decode_varint(&mut rest)?;
+        let number = u32::try_from(key >> 3).map_err(|_| Fail::Wire)?;
+        let wire = (key & 7) as u8;
+        if number == 0 || key > u64::from(u32::MAX) {
+            return Err(Fail::Wire);
+        }
+        let payload = match wire {
+            0 => {
+                prost::encoding::decode_varint(&mut rest)?;
+                &[][..]
+            }
+            1 | 5 => {
+                let n = if wire == 1 { 8 } else { 4 };
+                rest = rest.get(n..).ok_or(Fail::Wire)?;
+                &[][..]
+            }
+            2 => {
+                let len = usize::try_from(prost::encoding::decode_varint(&mut rest)?).map_err(|_| Fail::Wire)?;
+                let payload = rest.get(..len).ok_or(Fail::Wire)?;
+                rest = &rest[len..];
+                payload
+            }
+            _ => return Err(Fail::Wire),
+        };
+        let used = all.len() - rest.len();
+        self.buf = rest;
+        Ok(Field { number, wire, whole: &all[..used], payload })
+    }
+}
+
+fn fields(buf: &[u8]) -> Fields<'_> {
+    Fields { buf }
+}
+
+/// The payload of a length-delimited field the loader reads itself.
+fn delimited<'a>(f: &Field<'a>) -> Fast<&'a [u8]> {
+    if f.wire == 2 {
+        Ok(f.payload)
+    } else {
+        Err(Fail::Wire)
+    }
+}
+
+fn text<'a>(f: &Field<'a>) -> Fast<&'a str> {
+    std::str::from_utf8(delimited(f)?).map_err(|_| Fail::Wire)
+}
+
+/// The wire-level loader: the model's own fields and functions through prost, the graph
+/// read field by field.
+fn from_wire(bytes: &[u8], path: &Path, dir: Option<&Path>, limits: &Limits) -> Fast<Model> {
+    let mut graph = None;
+    let mut rest = Vec::new();
+    for f in fields(bytes) {
+        let f = f?;
+        if f.number == 7 {
+            if graph.is_some() {
+                // prost merges a repeated singular message; leave that to it.
+                return Err(Fail::Wire);
+            }
+            graph = Some(delimited(&f)?);
+        } else {
+            rest.extend_from_slice(f.whole);
+        }
+    }
+    let proto = onnx::ModelProto::decode(rest.as_slice())?;
+    let graph = graph.ok_or_else(|| Error::NoGraph { path: path.to_path_buf() })?;
+    load_graph(proto, graph, path, dir, limits)
+}
+
+fn from_proto(mut proto: onnx::ModelProto, path: &Path, dir: Option<&Path>, limits: &Limits) -> Fast<Model> {
     let graph = proto.graph.take().ok_or_else(|| Error::NoGraph { path: path.to_path_buf() })?;
+    load_graph(proto, &graph.encode_to_vec(), path, dir, limits)
+}
+
+/// Loads the model whose own fields are `proto` (graph taken out) and whose main graph is
+/// encoded in `graph`.
+fn load_graph(proto: onnx::ModelProto, graph: &[u8], path: &Path, dir: Option<&Path>, limits: &Limits) -> Fast<Model> {
     let opsets = proto
         .opset_import
         .iter()
@@ -320,44 +496,121 @@ fn from_proto(mut proto: onnx::ModelProto, path: &Path, dir: Option<&Path>, limi
     Ok(loader.model)
 }
 
-impl Loader<'_> {
-    fn graph(
-        &mut self,
-        mut g: onnx::GraphProto,
-        parent: Option<NodeId>,
-        path: String,
-        depth: usize,
-    ) -> Result<GraphId> {
-        if depth > self.max_depth {
-            return Err(Error::TooDeep { path: self.path.to_path_buf(), graph: path, limit: self.max_depth });
+/// A node as read from the wire: names borrowed from the bytes.
+struct WireNode<'a> {
+    name: Option<&'a str>,
+    op_type: Option<&'a str>,
+    domain: Option<&'a str>,
+    /// Where its inputs and outputs start in the graph's name list, and how many of each.
+    names: usize,
+    inputs: usize,
+    outputs: usize,
+    attrs: Vec<&'a [u8]>,
+    /// Holds nothing the IR does not: no carry needed.
+    plain: bool,
+}
+
+/// Reads a `NodeProto`, pushing its input and output names to `names`.
+fn wire_node<'a>(bytes: &'a [u8], names: &mut Vec<&'a str>) -> Fast<WireNode<'a>> {
+    let mut n = WireNode {
+        name: None,
+        op_type: None,
+        domain: None,
+        names: names.len(),
+        inputs: 0,
+        outputs: 0,
+        attrs: Vec::new(),
+        plain: true,
+    };
+    let mut outputs = Vec::new();
+    for f in fields(bytes) {
+        let f = f?;
+        match f.number {
+            1 => {
+                names.push(text(&f)?);
+                n.inputs += 1;
+            }
+            2 => outputs.push(text(&f)?),
+            3 => n.name = Some(text(&f)?),
+            4 => n.op_type = Some(text(&f)?),
+            7 => n.domain = Some(text(&f)?),
+            5 => n.attrs.push(delimited(&f)?),
+            // Known fields the IR does not hold go to the carry (prost checks them there).
+            6 | 8..=10 => n.plain = false,
+            // Unknown fields: prost drops them (the unknown-field walk records them).
+            _ => {}
         }
-        let nodes = std::mem::take(&mut g.node);
-        let inputs = std::mem::take(&mut g.input);
-        let outputs = std::mem::take(&mut g.output);
-        let value_info = std::mem::take(&mut g.value_info);
-        let initializers = std::mem::take(&mut g.initializer);
+    }
+    n.outputs = outputs.len();
+    names.extend(outputs);
+    // An empty string that is present must be written back present: carry it.
+    if [n.name, n.op_type, n.domain].contains(&Some("")) {
+        n.plain = false;
+    }
+    Ok(n)
+}
+
+/// The carry of a node that is not plain: its fields but inputs, outputs and attributes.
+fn node_carry(bytes: &[u8]) -> Fast<Opaque> {
+    let mut rest = Vec::new();
+    for f in fields(bytes) {
+        let f = f?;
+        if !matches!(f.number, 1 | 2 | 5) {
+            rest.extend_from_slice(f.whole);
+        }
+    }
+    Ok(Opaque(onnx::NodeProto::decode(rest.as_slice())?.encode_to_vec()))
+}
+
+impl Loader<'_> {
+    /// Loads the encoded `GraphProto` in `bytes`.
+    fn graph(&mut self, bytes: &[u8], parent: Option<NodeId>, path: String, depth: usize) -> Fast<GraphId> {
+        if depth > self.max_depth {
+            return Err(Error::TooDeep { path: self.path.to_path_buf(), graph: path, limit: self.max_depth }.into());
+        }
+        let (mut nodes, mut inputs, mut outputs, mut value_info, mut initializers) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let mut rest = Vec::new();
+        for f in fields(bytes) {
+            let f = f?;
+            match f.number {
+                1 => nodes.push(delimited(&f)?),
+                5 => initializers.push(delimited(&f)?),
+                11 => inputs.push(delimited(&f)?),
+                12 => outputs.push(delimited(&f)?),
+                13 => value_info.push(delimited(&f)?),
+                _ => rest.extend_from_slice(f.whole),
+            }
+        }
+        let g = onnx::GraphProto::decode(rest.as_slice())?;
         let id = self.model.add_graph(Graph {
             name: g.name.clone().unwrap_or_default(),
             path,
             parent,
-            order: Vec::new(),
-            inputs: Vec::new(),
-            outputs: Vec::new(),
-            value_info: Vec::new(),
-            initializers: Vec::new(),
+            order: Vec::with_capacity(nodes.len()),
+            inputs: Vec::with_capacity(inputs.len()),
+            outputs: Vec::with_capacity(outputs.len()),
+            value_info: Vec::with_capacity(value_info.len()),
+            initializers: Vec::with_capacity(initializers.len()),
             scope: HashMap::new(),
             proto: Opaque(g.encode_to_vec()),
         });
+        self.model.graph_mut(id).scope.reserve(inputs.len() + initializers.len() + nodes.len());
+        // Most nodes have one output and one edge in: grow the arenas once.
+        self.model.nodes.reserve_nodes(nodes.len());
+        self.model.nodes.reserve_edges(nodes.len());
+        self.model.values.reserve(inputs.len() + initializers.len() + nodes.len());
 
         // Definitions first: inputs, initializers, then every node's outputs, so that uses
         // resolve whatever order the file lists nodes in.
         for vi in inputs {
+            let vi = onnx::ValueInfoProto::decode(vi)?;
             let v = self.model.add_value(id, vi.name.as_deref().unwrap_or(""), Def::Input);
             let info = value_info_from(vi, v);
             self.model.graph_mut(id).inputs.push(info);
         }
         for t in initializers {
-            let t = tensor_from(t);
+            let t = tensor_from(onnx::TensorProto::decode(t)?);
             let index = self.model.graph(id).initializers.len();
             let v = match self.model.graph(id).scope.get(&t.name) {
                 Some(v) if self.model.value(*v).def == Def::Input => *v,
@@ -366,51 +619,55 @@ impl Loader<'_> {
             self.model.values[v.index()].initializer.get_or_insert(index);
             self.model.graph_mut(id).initializers.push(t);
         }
+        let mut names = Vec::with_capacity(nodes.len() * 3);
         let mut pending = Vec::with_capacity(nodes.len());
-        for mut n in nodes {
-            let input = std::mem::take(&mut n.input);
-            let output = std::mem::take(&mut n.output);
-            let attrs = std::mem::take(&mut n.attribute);
+        for bytes in nodes {
+            let n = wire_node(bytes, &mut names)?;
             let node = Node {
-                name: n.name.clone().unwrap_or_default(),
-                op_type: n.op_type.clone().unwrap_or_default(),
-                domain: n.domain.clone().unwrap_or_default(),
+                name: n.name.unwrap_or("").to_string(),
+                op_type: n.op_type.unwrap_or("").to_string(),
+                domain: n.domain.unwrap_or("").to_string(),
                 graph: id,
                 inputs: Vec::new(),
                 outputs: Vec::new(),
                 attrs: Vec::new(),
-                proto: Opaque(n.encode_to_vec()),
+                proto: if n.plain { Opaque::default() } else { node_carry(bytes)? },
             };
             let nid = self.model.add_node(node);
             self.model.graph_mut(id).order.push(nid);
-            let outs: Vec<Option<ValueId>> = output
+            let first = n.names + n.inputs;
+            let outs: Vec<Option<ValueId>> = names[first..first + n.outputs]
                 .iter()
                 .enumerate()
                 .map(|(slot, name)| (!name.is_empty()).then(|| self.model.add_value(id, name, Def::Node(nid, slot))))
                 .collect();
             self.model.node_mut(nid).outputs = outs;
-            pending.push((nid, input, attrs));
+            pending.push((nid, n.names, n.inputs, n.attrs));
         }
         // Subgraphs and attributes, then uses.
-        for (nid, input, attrs) in pending {
+        for (nid, first, count, attrs) in pending {
             let mut converted = Vec::with_capacity(attrs.len());
             for a in attrs {
                 converted.push(self.attribute(a, nid, depth)?);
             }
             self.model.node_mut(nid).attrs = converted;
-            let ins: Vec<Option<ValueId>> =
-                input.iter().map(|name| (!name.is_empty()).then(|| self.use_name(id, name))).collect();
+            let ins: Vec<Option<ValueId>> = names[first..first + count]
+                .iter()
+                .map(|name| (!name.is_empty()).then(|| self.use_name(id, name)))
+                .collect();
             for v in ins.iter().flatten() {
                 self.model.link(*v, nid);
             }
             self.model.node_mut(nid).inputs = ins;
         }
         for vi in outputs {
+            let vi = onnx::ValueInfoProto::decode(vi)?;
             let v = self.use_name(id, vi.name.as_deref().unwrap_or(""));
             let info = value_info_from(vi, v);
             self.model.graph_mut(id).outputs.push(info);
         }
         for vi in value_info {
+            let vi = onnx::ValueInfoProto::decode(vi)?;
             let v = self.use_name(id, vi.name.as_deref().unwrap_or(""));
             let info = value_info_from(vi, v);
             self.model.graph_mut(id).value_info.push(info);
@@ -426,13 +683,34 @@ impl Loader<'_> {
         }
     }
 
-    fn attribute(&mut self, mut a: onnx::AttributeProto, node: NodeId, depth: usize) -> Result<Attribute> {
+    /// Loads the encoded `AttributeProto` in `bytes` of node `node`.
+    fn attribute(&mut self, bytes: &[u8], node: NodeId, depth: usize) -> Fast<Attribute> {
+        let (mut g, mut gs) = (Vec::new(), Vec::new());
+        let mut rest = Vec::new();
+        for f in fields(bytes) {
+            let f = f?;
+            match f.number {
+                6 => g.push(delimited(&f)?),
+                11 => gs.push(delimited(&f)?),
+                _ => rest.extend_from_slice(f.whole),
+            }
+        }
+        if g.len() > 1 {
+            // prost merges a repeated singular message; leave that to it.
+            return Err(Fail::Wire);
+        }
+        let mut a = onnx::AttributeProto::decode(rest.as_slice())?;
         let name = a.name.clone().unwrap_or_default();
+        // The kind of an attribute without `type` depends on which fields are set.
+        if a.r#type.is_none_or(|t| t == 0) {
+            a.g = g.first().map(|_| onnx::GraphProto::default());
+            a.graphs = vec![onnx::GraphProto::default(); gs.len()];
+        }
         let kind = attr_kind(&a);
+        a.g = None;
+        a.graphs = Vec::new();
         let t = a.t.take();
-        let g = a.g.take();
         let ts = std::mem::take(&mut a.tensors);
-        let gs = std::mem::take(&mut a.graphs);
         // A subgraph's path names the node holding it; only graph attributes need it (the
         // label is a linear search for unnamed nodes, so not for every attribute).
         let sub_path = |model: &Model| {
@@ -447,7 +725,7 @@ impl Loader<'_> {
             K_TENSORS => AttrValue::Tensors(ts.into_iter().map(tensor_from).collect()),
             K_GRAPH => {
                 let path = sub_path(&self.model);
-                AttrValue::Graph(self.graph(g.unwrap_or_default(), Some(node), path, depth + 1)?)
+                AttrValue::Graph(self.graph(g.first().copied().unwrap_or(&[]), Some(node), path, depth + 1)?)
             }
             K_GRAPHS => {
                 let mut ids = Vec::with_capacity(gs.len());
@@ -613,7 +891,8 @@ fn put_str(slot: &mut Option<String>, v: &str) {
     }
 }
 
-fn to_proto(model: &Model) -> onnx::ModelProto {
+/// The model's own fields as saved, without the graph.
+fn model_head(model: &Model) -> onnx::ModelProto {
     let mut p: onnx::ModelProto = carry(&model.proto);
     if p.ir_version.unwrap_or(0) != model.ir_version {
         p.ir_version = Some(model.ir_version);
@@ -630,36 +909,161 @@ fn to_proto(model: &Model) -> onnx::ModelProto {
             .map(|o| onnx::OperatorSetIdProto { domain: Some(o.domain.clone()), version: Some(o.version) })
             .collect();
     }
-    p.graph = Some(graph_to(model, Model::MAIN));
+    p.graph = None;
     p
 }
 
-fn graph_to(model: &Model, id: GraphId) -> onnx::GraphProto {
+fn put_key(out: &mut Vec<u8>, field: u32, wire: u32) {
+    prost::encoding::encode_varint(u64::from(field << 3 | wire), out);
+}
+
+/// Writes a length-delimited field (string, bytes or message).
+fn put_len_field(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
+    put_key(out, field, 2);
+    prost::encoding::encode_varint(bytes.len() as u64, out);
+    out.extend_from_slice(bytes);
+}
+
+/// The encoded size of a length-delimited field whose payload is `len` bytes.
+fn len_field_len(field: u32, len: usize) -> usize {
+    prost::encoding::encoded_len_varint(u64::from(field << 3 | 2))
+        + prost::encoding::encoded_len_varint(len as u64)
+        + len
+}
+
+/// Writes graph `id` as length-delimited field `field` to `out`: the body is written in
+/// place after room for the longest length prefix, then moved up to its prefix, so a large
+/// graph is never held twice.
+fn put_graph_field(model: &Model, id: GraphId, field: u32, out: &mut Vec<u8>) {
+    put_key(out, field, 2);
+    let at = out.len();
+    out.extend_from_slice(&[0; 10]);
+    graph_body(model, id, out);
+    let len = out.len() - at - 10;
+    let mut prefix = Vec::with_capacity(10);
+    prost::encoding::encode_varint(len as u64, &mut prefix);
+    out[at..at + prefix.len()].copy_from_slice(&prefix);
+    out.copy_within(at + 10.., at + prefix.len());
+    out.truncate(at + prefix.len() + len);
+}
+
+/// Appends the body of graph `id`'s `GraphProto` to `out`.
+fn graph_body(model: &Model, id: GraphId, out: &mut Vec<u8>) {
     let g = model.graph(id);
     let mut p: onnx::GraphProto = carry(&g.proto);
     put_str(&mut p.name, &g.name);
-    p.node = g.order.iter().map(|n| node_to(model, *n)).collect();
-    p.initializer = g.initializers.iter().map(tensor_to).collect();
-    p.input = g.inputs.iter().map(|v| value_info_to(model, v)).collect();
-    p.output = g.outputs.iter().map(|v| value_info_to(model, v)).collect();
-    p.value_info = g.value_info.iter().map(|v| value_info_to(model, v)).collect();
-    p
+    let mut scratch = Vec::new();
+    for n in &g.order {
+        node_bytes(model, *n, out, &mut scratch);
+    }
+    // prost writes fields in tag order; these come between `node` (1) and `input` (11).
+    let mid = onnx::GraphProto {
+        name: p.name.take(),
+        initializer: g.initializers.iter().map(tensor_to).collect(),
+        doc_string: p.doc_string.take(),
+        ..Default::default()
+    };
+    mid.encode_raw(out);
+    drop(mid);
+    for v in &g.inputs {
+        value_info_bytes(model, v, 11, out);
+    }
+    for v in &g.outputs {
+        value_info_bytes(model, v, 12, out);
+    }
+    for v in &g.value_info {
+        value_info_bytes(model, v, 13, out);
+    }
+    // What the carry holds beyond: quantization annotations, sparse initializers, metadata.
+    p.encode_raw(out);
 }
 
-fn node_to(model: &Model, id: NodeId) -> onnx::NodeProto {
+/// Writes node `id` as field 1 of a `GraphProto` to `out`; `scratch` is reused for its body.
+fn node_bytes(model: &Model, id: NodeId, out: &mut Vec<u8>, scratch: &mut Vec<u8>) {
     let n = model.node(id);
-    let mut p: onnx::NodeProto = carry(&n.proto);
-    put_str(&mut p.name, &n.name);
-    put_str(&mut p.op_type, &n.op_type);
-    put_str(&mut p.domain, &n.domain);
-    let name = |v: &Option<ValueId>| v.map(|v| model.name(v).to_string()).unwrap_or_default();
-    p.input = n.inputs.iter().map(name).collect();
-    p.output = n.outputs.iter().map(name).collect();
-    p.attribute = n.attrs.iter().map(|a| attr_to(model, a)).collect();
-    p
+    scratch.clear();
+    let name = |v: &Option<ValueId>| v.map_or("", |v| model.name(v));
+    for v in &n.inputs {
+        put_len_field(scratch, 1, name(v).as_bytes());
+    }
+    for v in &n.outputs {
+        put_len_field(scratch, 2, name(v).as_bytes());
+    }
+    if n.proto.0.is_empty() {
+        // Nothing carried: the fields `put_str` sets on an empty message, in tag order.
+        for (field, text) in [(3, &n.name), (4, &n.op_type)] {
+            if !text.is_empty() {
+                put_len_field(scratch, field, text.as_bytes());
+            }
+        }
+        for a in &n.attrs {
+            attr_bytes(model, a, scratch);
+        }
+        if !n.domain.is_empty() {
+            put_len_field(scratch, 7, n.domain.as_bytes());
+        }
+    } else {
+        let mut p: onnx::NodeProto = carry(&n.proto);
+        put_str(&mut p.name, &n.name);
+        put_str(&mut p.op_type, &n.op_type);
+        put_str(&mut p.domain, &n.domain);
+        // prost writes fields in tag order; these come between `output` (2) and `attribute` (5).
+        let head = onnx::NodeProto { name: p.name.take(), op_type: p.op_type.take(), ..Default::default() };
+        head.encode_raw(scratch);
+        for a in &n.attrs {
+            attr_bytes(model, a, scratch);
+        }
+        // The rest: doc_string, domain, overload, metadata and device configurations.
+        p.encode_raw(scratch);
+    }
+    put_len_field(out, 1, scratch);
 }
 
-fn attr_to(model: &Model, a: &Attribute) -> onnx::AttributeProto {
+/// Writes attribute `a` as field 5 of a `NodeProto` to `out`.
+fn attr_bytes(model: &Model, a: &Attribute, out: &mut Vec<u8>) {
+    let mut p = attr_to(a);
+    let mut body = Vec::new();
+    match &a.value {
+        AttrValue::Graph(g) => {
+            // prost writes fields in tag order: `g` (6) follows `t` (5).
+            let head = onnx::AttributeProto {
+                name: p.name.take(),
+                f: p.f.take(),
+                i: p.i.take(),
+                s: p.s.take(),
+                t: p.t.take(),
+                ..Default::default()
+            };
+            head.encode_raw(&mut body);
+            put_graph_field(model, *g, 6, &mut body);
+        }
+        AttrValue::Graphs(gs) => {
+            // prost writes fields in tag order: `graphs` (11) follows `tensors` (10).
+            let head = onnx::AttributeProto {
+                name: p.name.take(),
+                f: p.f.take(),
+                i: p.i.take(),
+                s: p.s.take(),
+                t: p.t.take(),
+                floats: std::mem::take(&mut p.floats),
+                ints: std::mem::take(&mut p.ints),
+                strings: std::mem::take(&mut p.strings),
+                tensors: std::mem::take(&mut p.tensors),
+                ..Default::default()
+            };
+            head.encode_raw(&mut body);
+            for g in gs {
+                put_graph_field(model, *g, 11, &mut body);
+            }
+        }
+        _ => {}
+    }
+    p.encode_raw(&mut body);
+    put_len_field(out, 5, &body);
+}
+
+/// The attribute as saved, without its subgraphs (`attr_bytes` writes those).
+fn attr_to(a: &Attribute) -> onnx::AttributeProto {
     let mut p: onnx::AttributeProto = carry(&a.proto);
     put_str(&mut p.name, &a.name);
     let kind = match &a.value {
@@ -678,8 +1082,9 @@ fn attr_to(model: &Model, a: &Attribute) -> onnx::AttributeProto {
     match &a.value {
         AttrValue::Tensor(t) => p.t = Some(tensor_to(t)),
         AttrValue::Tensors(ts) => p.tensors = ts.iter().map(tensor_to).collect(),
-        AttrValue::Graph(g) => p.g = Some(graph_to(model, *g)),
-        AttrValue::Graphs(gs) => p.graphs = gs.iter().map(|g| graph_to(model, *g)).collect(),
+        // Placeholders for the kind check below; `attr_bytes` writes the graphs themselves.
+        AttrValue::Graph(_) => p.g = Some(onnx::GraphProto::default()),
+        AttrValue::Graphs(gs) => p.graphs = vec![onnx::GraphProto::default(); gs.len()],
         simple => {
             let same = attr_kind(&p) == kind && matches!((simple_attr(&p, kind), simple), (x, y) if attr_eq(&x, y));
             if !same {
@@ -706,6 +1111,8 @@ fn attr_to(model: &Model, a: &Attribute) -> onnx::AttributeProto {
     if attr_kind(&p) != kind || a.proto.0.is_empty() {
         p.r#type = Some(kind);
     }
+    p.g = None;
+    p.graphs = Vec::new();
     p
 }
 
@@ -721,6 +1128,85 @@ fn attr_eq(a: &AttrValue, b: &AttrValue) -> bool {
         (AttrValue::String(x), AttrValue::String(y)) => x == y,
         (AttrValue::Strings(x), AttrValue::Strings(y)) => x == y,
         _ => false,
+    }
+}
+
+/// Writes value info `v` as field `field` of a `GraphProto` to `out`.
+fn value_info_bytes(model: &Model, v: &ValueInfo, field: u32, out: &mut Vec<u8>) {
+    if !v.proto.0.is_empty() {
+        put_len_field(out, field, &value_info_to(model, v).encode_to_vec());
+        return;
+    }
+    // Nothing carried: the name when it is not empty, the type when there is one.
+    let name = model.name(v.value);
+    let ty = v.ty.as_ref().map(|t| (t, type_len(t)));
+    let len =
+        if name.is_empty() { 0 } else { len_field_len(1, name.len()) } + ty.map_or(0, |(_, l)| len_field_len(2, l));
+    put_key(out, field, 2);
+    prost::encoding::encode_varint(len as u64, out);
+    if !name.is_empty() {
+        put_len_field(out, 1, name.as_bytes());
+    }
+    if let Some((t, l)) = ty {
+        put_key(out, 2, 2);
+        prost::encoding::encode_varint(l as u64, out);
+        put_type(t, out);
+    }
+}
+
+/// The encoded size of [`type_to`]'s `TypeProto` for `t`.
+fn type_len(t: &Type) -> usize {
+    match t {
+        Type::Tensor { dtype, shape } => len_field_len(1, tensor_type_len(*dtype, shape.as_deref())),
+        _ => type_to(t).encoded_len(),
+    }
+}
+
+fn elem_code(dtype: Option<DType>) -> u64 {
+    i64::from(dtype.map(DType::onnx).unwrap_or(0)) as u64
+}
+
+fn tensor_type_len(dtype: Option<DType>, shape: Option<&[Dim]>) -> usize {
+    1 + prost::encoding::encoded_len_varint(elem_code(dtype)) + shape.map_or(0, |s| len_field_len(2, shape_len(s)))
+}
+
+fn shape_len(shape: &[Dim]) -> usize {
+    shape.iter().map(|d| len_field_len(1, dim_len(d))).sum()
+}
+
+fn dim_len(d: &Dim) -> usize {
+    match d {
+        Dim::Known(n) => 1 + prost::encoding::encoded_len_varint(*n as u64),
+        Dim::Sym(s) => len_field_len(2, s.as_str().len()),
+        Dim::Unknown => 0,
+    }
+}
+
+/// Writes the fields of [`type_to`]'s `TypeProto` for `t`.
+fn put_type(t: &Type, out: &mut Vec<u8>) {
+    let Type::Tensor { dtype, shape } = t else {
+        type_to(t).encode_raw(out);
+        return;
+    };
+    put_key(out, 1, 2);
+    prost::encoding::encode_varint(tensor_type_len(*dtype, shape.as_deref()) as u64, out);
+    put_key(out, 1, 0);
+    prost::encoding::encode_varint(elem_code(*dtype), out);
+    if let Some(shape) = shape {
+        put_key(out, 2, 2);
+        prost::encoding::encode_varint(shape_len(shape) as u64, out);
+        for d in shape {
+            put_key(out, 1, 2);
+            prost::encoding::encode_varint(dim_len(d) as u64, out);
+            match d {
+                Dim::Known(n) => {
+                    put_key(out, 1, 0);
+                    prost::encoding::encode_varint(*n as u64, out);
+                }
+                Dim::Sym(s) => put_len_field(out, 2, s.as_str().as_bytes()),
+                Dim::Unknown => {}
+            }
+        }
     }
 }
 
@@ -824,14 +1310,14 @@ enum Msg {
 
 /// A known field: a scalar (or packed scalars, strings, bytes), or a message of type `Msg`
 /// named `&str`, repeated or not.
-enum Field {
+enum Known {
     Scalar,
     Msg(&'static str, Msg, bool),
 }
 
 /// The field numbered `n` of message `m`, as `proto/onnx.proto` (ONNX 1.23.2) declares it.
-fn field(m: Msg, n: u64) -> Option<Field> {
-    use Field::{Msg as M, Scalar as S};
+fn field(m: Msg, n: u64) -> Option<Known> {
+    use Known::{Msg as M, Scalar as S};
     use Msg::*;
     let f = match (m, n) {
         (Model, 1..=6) => S,
@@ -919,15 +1405,16 @@ fn field(m: Msg, n: u64) -> Option<Field> {
 /// How many places [`unknown_fields`] names before it only counts.
 const MAX_LOSSY: usize = 20;
 
-/// Where `bytes` (an encoded `ModelProto`) holds fields the schema does not know.
-fn unknown_fields(bytes: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut count = 0usize;
-    walk(bytes, Msg::Model, "model", &mut out, &mut count, 0);
-    if count > MAX_LOSSY {
-        out.push(format!("and {} more", count - MAX_LOSSY));
+/// Where `bytes` (an encoded `ModelProto`) holds fields the schema does not know, and how deep
+/// its messages nest.
+fn unknown_fields(bytes: &[u8]) -> (Vec<String>, usize) {
+    let mut w = Walk { out: Vec::new(), count: 0, deepest: 0, path: Vec::new() };
+    w.walk(bytes, Msg::Model, 0);
+    if w.count > MAX_LOSSY {
+        let more = w.count - MAX_LOSSY;
+        w.out.push(format!("and {more} more"));
     }
-    out
+    (w.out, w.deepest)
 }
 
 fn varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
@@ -969,52 +1456,80 @@ fn skip(buf: &[u8], pos: &mut usize, wire: u64) -> Option<()> {
     }
 }
 
-fn walk(buf: &[u8], msg: Msg, path: &str, out: &mut Vec<String>, count: &mut usize, depth: usize) {
-    fn note(out: &mut Vec<String>, count: &mut usize, what: String) {
-        *count += 1;
-        if out.len() < MAX_LOSSY {
-            out.push(what);
-        }
-    }
-    if depth > 200 {
-        note(out, count, format!("{path}: nested too deep to check"));
-        return;
-    }
-    let mut seen: Vec<(u64, usize)> = Vec::new();
-    let mut pos = 0;
-    while pos < buf.len() {
-        let Some(key) = varint(buf, &mut pos) else {
-            note(out, count, format!("{path}: malformed field"));
-            return;
-        };
-        let (number, wire) = (key >> 3, key & 7);
-        let start = pos;
-        if skip(buf, &mut pos, wire).is_none() {
-            note(out, count, format!("{path}: malformed field {number}"));
-            return;
-        }
-        match field(msg, number) {
-            None => note(out, count, format!("{path}: unknown field {number}")),
-            Some(Field::Msg(name, sub, repeated)) if wire == 2 => {
-                let mut inner = start;
-                if varint(buf, &mut inner).is_none() {
-                    continue;
+/// The state of the unknown-field walk. The path to the current message is kept as a stack
+/// of (field name, index) and rendered only when something is noted.
+struct Walk {
+    out: Vec<String>,
+    count: usize,
+    deepest: usize,
+    path: Vec<(&'static str, Option<usize>)>,
+}
+
+impl Walk {
+    fn note(&mut self, what: std::fmt::Arguments) {
+        self.count += 1;
+        if self.out.len() < MAX_LOSSY {
+            let mut text = String::from("model");
+            for (name, index) in &self.path {
+                text.push('.');
+                text.push_str(name);
+                if let Some(i) = index {
+                    text.push_str(&format!("[{i}]"));
                 }
-                let Some(body) = buf.get(inner..pos) else { continue };
-                let index = match seen.iter_mut().find(|(n, _)| *n == number) {
-                    Some((_, i)) => {
-                        *i += 1;
-                        *i
-                    }
-                    None => {
-                        seen.push((number, 0));
-                        0
-                    }
-                };
-                let child = if repeated { format!("{path}.{name}[{index}]") } else { format!("{path}.{name}") };
-                walk(body, sub, &child, out, count, depth + 1);
             }
-            Some(_) => {}
+            self.out.push(format!("{text}: {what}"));
+        }
+    }
+
+    fn walk(&mut self, buf: &[u8], msg: Msg, depth: usize) {
+        self.deepest = self.deepest.max(depth);
+        if depth > 200 {
+            self.note(format_args!("nested too deep to check"));
+            return;
+        }
+        // How many of each repeated message field came before, to name the index; a message
+        // has few such fields.
+        let mut seen: Vec<(u64, usize)> = Vec::new();
+        let mut pos = 0;
+        while pos < buf.len() {
+            let Some(key) = varint(buf, &mut pos) else {
+                self.note(format_args!("malformed field"));
+                return;
+            };
+            let (number, wire) = (key >> 3, key & 7);
+            let start = pos;
+            if skip(buf, &mut pos, wire).is_none() {
+                self.note(format_args!("malformed field {number}"));
+                return;
+            }
+            match field(msg, number) {
+                None => self.note(format_args!("unknown field {number}")),
+                Some(Known::Msg(name, sub, repeated)) if wire == 2 => {
+                    let mut inner = start;
+                    if varint(buf, &mut inner).is_none() {
+                        continue;
+                    }
+                    let Some(body) = buf.get(inner..pos) else { continue };
+                    let index = if repeated {
+                        Some(match seen.iter_mut().find(|(n, _)| *n == number) {
+                            Some((_, i)) => {
+                                *i += 1;
+                                *i
+                            }
+                            None => {
+                                seen.push((number, 0));
+                                0
+                            }
+                        })
+                    } else {
+                        None
+                    };
+                    self.path.push((name, index));
+                    self.walk(body, sub, depth + 1);
+                    self.path.pop();
+                }
+                Some(_) => {}
+            }
         }
     }
 }
@@ -1140,7 +1655,7 @@ pub fn read_external(dir: &Path, tensor: &str, location: &str, offset: u64, leng
 // saving writes them back exactly as read.
 
 impl Loader<'_> {
-    fn functions(&mut self, functions: Vec<onnx::FunctionProto>) -> Result<()> {
+    fn functions(&mut self, functions: Vec<onnx::FunctionProto>) -> Fast<()> {
         for f in functions {
             let domain = f.domain.clone().unwrap_or_default();
             let name = f.name.clone().unwrap_or_default();
@@ -1168,7 +1683,7 @@ impl Loader<'_> {
                 ..Default::default()
             };
             let label = if domain.is_empty() { name.clone() } else { format!("{domain}.{name}") };
-            let graph = self.graph(body, None, format!("function {label}"), 1)?;
+            let graph = self.graph(&body.encode_to_vec(), None, format!("function {label}"), 1)?;
             let order = self.model.graph(graph).order.clone();
             let refs = refs.into_iter().filter_map(|(i, a, r)| Some((*order.get(i)?, a, r))).collect();
             let mut attributes: Vec<(String, Option<AttrValue>)> =

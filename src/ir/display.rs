@@ -14,7 +14,7 @@ pub fn dump(model: &Model, ty: &dyn Fn(ValueId) -> Option<String>) -> String {
 
 fn graph(
     model: &Model,
-    positions: &std::collections::HashMap<super::NodeId, usize>,
+    positions: &super::IdMap<super::NodeId, usize>,
     id: GraphId,
     depth: usize,
     ty: &dyn Fn(ValueId) -> Option<String>,

@@ -28,6 +28,38 @@ impl std::fmt::Debug for Opaque {
     }
 }
 
+/// A hasher for the program's own ids (`NodeId`, `ValueId`), which are small dense integers
+/// no input chooses: one multiply instead of SipHash. Not for names read from a file.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdHasher(u64);
+
+impl std::hash::Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u64(u64::from(*b));
+        }
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+/// A map keyed by ids, hashed with [`IdHasher`].
+pub type IdMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
+
 /// A value (tensor, sequence, ...) of some graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ValueId(u32);
@@ -400,7 +432,13 @@ impl Model {
 
     /// The version of `domain` the model imports (`""` and `ai.onnx` are the same domain).
     pub fn opset(&self, domain: &str) -> Option<i64> {
-        let norm = |d: &str| if d == "ai.onnx" { "" } else { d }.to_string();
+        fn norm(d: &str) -> &str {
+            if d == "ai.onnx" {
+                ""
+            } else {
+                d
+            }
+        }
         self.opsets.iter().find(|o| norm(&o.domain) == norm(domain)).map(|o| o.version)
     }
 
@@ -412,12 +450,12 @@ impl Model {
 
     /// Each node's index in its graph's file order: with [`Model::label_with`], labels for many
     /// nodes in linear time.
-    pub fn positions(&self) -> HashMap<NodeId, usize> {
+    pub fn positions(&self) -> IdMap<NodeId, usize> {
         self.graphs.iter().flat_map(|g| g.order.iter().enumerate().map(|(i, n)| (*n, i))).collect()
     }
 
     /// [`Model::node_label`] with the positions computed once by [`Model::positions`].
-    pub fn label_with(&self, id: NodeId, positions: &HashMap<NodeId, usize>) -> String {
+    pub fn label_with(&self, id: NodeId, positions: &IdMap<NodeId, usize>) -> String {
         self.label_at(id, || positions.get(&id).copied().unwrap_or(0))
     }
 
@@ -566,7 +604,7 @@ impl Model {
     /// left on a cycle.
     pub fn topo_order(&self, graph: GraphId) -> (Vec<NodeId>, Vec<NodeId>) {
         let order = &self.graph(graph).order;
-        let pos: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let pos: IdMap<NodeId, usize> = order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
         let mut indegree = vec![0usize; order.len()];
         for (i, n) in order.iter().enumerate() {
             indegree[i] = self
