@@ -151,11 +151,17 @@ fn legacy_broadcast_cases_are_exact() {
     }
 }
 
-#[test]
-fn all_node_cases_none_wrong() {
+/// The 1,859 cases whose outputs are all tensors.
+fn tensor_cases() -> Vec<common::Case> {
     let cases: Vec<_> =
         common::cases("node").into_iter().filter(|c| c.outputs.iter().all(|o| o.0 == "tensor")).collect();
     assert_eq!(cases.len(), 1859);
+    cases
+}
+
+#[test]
+fn all_node_cases_none_wrong() {
+    let cases = tensor_cases();
     let mut exact = 0;
     let mut wrong = Vec::new();
     let mut partial = Vec::new();
@@ -184,8 +190,7 @@ fn all_node_cases_none_wrong() {
 /// propagation); inference here must beat both and never be wrong.
 #[test]
 fn static_stripped_beats_onnx() {
-    let cases: Vec<_> =
-        common::cases("node").into_iter().filter(|c| c.outputs.iter().all(|o| o.0 == "tensor")).collect();
+    let cases = tensor_cases();
     let mut exact = 0;
     let mut wrong = Vec::new();
     for c in &cases {
@@ -209,9 +214,7 @@ fn static_stripped_beats_onnx() {
 /// contradict a (correct) declared type.
 #[test]
 fn static_with_declared_types_beats_onnx() {
-    let cases: Vec<_> =
-        common::cases("node").into_iter().filter(|c| c.outputs.iter().all(|o| o.0 == "tensor")).collect();
-    assert_eq!(cases.len(), 1859);
+    let cases = tensor_cases();
     let mut exact = 0;
     let mut wrong = Vec::new();
     let mut clashes = Vec::new();

@@ -89,6 +89,16 @@ fn graph(nodes: Vec<NodeProto>, inputs: Vec<ValueInfoProto>, inits: Vec<TensorPr
     }
 }
 
+/// An If branch attribute.
+fn branch(name: &str, g: GraphProto) -> AttributeProto {
+    AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Graph as i32),
+        g: Some(g),
+        ..Default::default()
+    }
+}
+
 fn model(g: GraphProto) -> Model {
     let m = ModelProto {
         ir_version: Some(8),
@@ -213,12 +223,6 @@ fn wrong_input_count_is_an_invalid_node() {
 fn diagnostics_in_a_branch_name_the_subgraph_and_if_merges_branches() {
     let then_g = graph(vec![node("Add", &["x", "s3"], &["t"])], vec![], vec![f32_init("s3", 3)], &["t"]);
     let else_g = graph(vec![node("Add", &["x", "s4"], &["e"])], vec![], vec![f32_init("s4", 4)], &["e"]);
-    let branch = |name: &str, g: GraphProto| AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Graph as i32),
-        g: Some(g),
-        ..Default::default()
-    };
     let mut if_node = node("If", &["c"], &["y"]);
     if_node.name = Some("if0".into());
     if_node.attribute = vec![branch("then_branch", then_g), branch("else_branch", else_g)];
@@ -240,12 +244,6 @@ fn diagnostics_in_a_branch_name_the_subgraph_and_if_merges_branches() {
 fn if_with_agreeing_branches_keeps_their_shape() {
     let then_g = graph(vec![node("Relu", &["x"], &["t"])], vec![], vec![], &["t"]);
     let else_g = graph(vec![node("Neg", &["x"], &["e"])], vec![], vec![], &["e"]);
-    let branch = |name: &str, g: GraphProto| AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Graph as i32),
-        g: Some(g),
-        ..Default::default()
-    };
     let mut if_node = node("If", &["c"], &["y"]);
     if_node.attribute = vec![branch("then_branch", then_g), branch("else_branch", else_g)];
     let g = graph(
@@ -267,12 +265,6 @@ fn if_with_agreeing_branches_keeps_their_shape() {
 fn if_whose_branches_differ_in_rank_warns_until_the_condition_is_known() {
     let then_g = graph(vec![node("Squeeze", &["x", "axis2"], &["t"])], vec![], vec![ints_init("axis2", &[2])], &["t"]);
     let else_g = graph(vec![node("Identity", &["x"], &["e"])], vec![], vec![], &["e"]);
-    let branch = |name: &str, g: GraphProto| AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(attribute_proto::AttributeType::Graph as i32),
-        g: Some(g),
-        ..Default::default()
-    };
     let mut if_node = node("If", &["c"], &["y"]);
     if_node.name = Some("squeeze_if_one".into());
     if_node.attribute = vec![branch("then_branch", then_g), branch("else_branch", else_g)];
