@@ -207,6 +207,17 @@ enum V<'a, T> {
     A(&'a [T]),
 }
 
+/// Elements `start..start + n` of a leaf whose run begins at `off`: its one element when the
+/// leaf does not move along the run (inner stride 0), else the slice.
+#[inline(always)]
+fn leaf<T: Copy>(data: &[T], inner: usize, off: usize, start: usize, n: usize) -> V<'_, T> {
+    if inner == 0 {
+        V::S(data[off])
+    } else {
+        V::A(&data[off + start..off + start + n])
+    }
+}
+
 static FUSED_RUNS: AtomicUsize = AtomicUsize::new(0);
 
 /// How many groups have run as fused loops in this process (for tests and diagnostics).
@@ -492,20 +503,12 @@ impl Loop<'_> {
 
     #[inline(always)]
     fn leaf_f(&self, k: usize, offs: &[usize; MAX_LEAVES], start: usize, n: usize) -> V<'_, f32> {
-        if self.inner[k] == 0 {
-            V::S(self.f[k][offs[k]])
-        } else {
-            V::A(&self.f[k][offs[k] + start..offs[k] + start + n])
-        }
+        leaf(self.f[k], self.inner[k], offs[k], start, n)
     }
 
     #[inline(always)]
     fn leaf_b(&self, k: usize, offs: &[usize; MAX_LEAVES], start: usize, n: usize) -> V<'_, bool> {
-        if self.inner[k] == 0 {
-            V::S(self.b[k][offs[k]])
-        } else {
-            V::A(&self.b[k][offs[k] + start..offs[k] + start + n])
-        }
+        leaf(self.b[k], self.inner[k], offs[k], start, n)
     }
 
     /// Evaluates the program on elements `start..start + n` of the run. The root computes
