@@ -422,34 +422,14 @@ pub fn slice(c: &Ctx) -> R {
     };
     let axes_unknown = c.opset >= 10 && c.has(3) && axes.is_none();
     let steps_unknown = c.opset >= 10 && c.has(4) && steps.is_none();
-    // Ends that are sizes read off a shape (`x[:, :seq]`), with known starts, axes and steps.
-    let symbolic_ends = match (&starts, &ends) {
-        (Some(st), None) if c.opset >= 10 && !axes_unknown && !steps_unknown => {
+    // Known ends, or (with known starts) ends that are sizes read off a shape (`x[:, :seq]`).
+    let ends: Option<Vec<Dim>> = match (&starts, ends) {
+        (_, Some(e)) => Some(e.into_iter().map(Dim::Known).collect()),
+        (Some(st), None) if c.opset >= 10 => {
             c.value(2).filter(|e| e.len() == st.len() && e.iter().all(Dim::is_nonneg)).map(<[Dim]>::to_vec)
         }
         _ => None,
     };
-    if let (Some(starts), Some(ends)) = (&starts, symbolic_ends) {
-        let axes: Vec<i64> = axes.clone().unwrap_or_else(|| (0..starts.len() as i64).collect());
-        let steps: Vec<i64> = steps.clone().unwrap_or_else(|| vec![1; starts.len()]);
-        if axes.len() != starts.len() || steps.len() != starts.len() {
-            return invalid("Slice: starts, ends, axes and steps differ in length".into());
-        }
-        let mut shape: Shape = data.to_vec();
-        for k in 0..starts.len() {
-            let a = axis_in(axes[k], rank, "Slice")?;
-            if steps[k] == 0 {
-                return invalid("Slice: a step is 0".into());
-            }
-            shape[a] = match &ends[k] {
-                Dim::Known(e) => slice_len(&data[a], starts[k], *e, steps[k]),
-                // From 0 by 1 to a size `e`: the end clamps to the axis, so `min(axis, e)`.
-                e if starts[k] == 0 && steps[k] == 1 => data[a].min_size(e),
-                _ => Dim::Unknown,
-            };
-        }
-        return outs(vec![ty(dtype, Some(shape))]);
-    }
     let (Some(starts), Some(ends)) = (starts, ends) else {
         // Without the bounds only the rank is known; axes not sliced keep their size when
         // the axes are known.
@@ -482,12 +462,22 @@ pub fn slice(c: &Ctx) -> R {
         if steps[k] == 0 {
             return invalid("Slice: a step is 0".into());
         }
-        shape[a] = slice_len(&data[a], starts[k], ends[k], steps[k]);
-        ranges[a] = Some((starts[k], ends[k], steps[k]));
+        shape[a] = match &ends[k] {
+            Dim::Known(e) => {
+                ranges[a] = Some((starts[k], *e, steps[k]));
+                slice_len(&data[a], starts[k], *e, steps[k])
+            }
+            // From 0 by 1 to a size `e`: the end clamps to the axis, so `min(axis, e)`.
+            e if starts[k] == 0 && steps[k] == 1 => data[a].min_size(e),
+            _ => Dim::Unknown,
+        };
     }
     let mut out = one(Type::tensor(dtype, Some(shape.clone())));
     // Contents: each output axis picks `len` input indices from `first` by `step`.
-    if let (Some(v), Some(dims)) = (c.value(0), data.iter().map(Dim::known).collect::<Option<Vec<i64>>>()) {
+    let ends_known = ends.iter().all(|e| matches!(e, Dim::Known(_)));
+    if let (Some(v), Some(dims), true) =
+        (c.value(0), data.iter().map(Dim::known).collect::<Option<Vec<i64>>>(), ends_known)
+    {
         let picks: Option<Vec<Vec<usize>>> = dims
             .iter()
             .zip(&ranges)
