@@ -204,15 +204,7 @@ pub fn save_checked(model: &Model, path: &Path, options: &SaveOptions) -> Result
 /// through a temporary file and a rename, before the model itself.
 fn copy_external_data(model: &Model, path: &Path) -> Result<()> {
     let mut tensors: Vec<&crate::ir::Tensor> = model.graphs.iter().flat_map(|g| &g.initializers).collect();
-    for n in model.nodes.node_weights() {
-        for a in &n.attrs {
-            match &a.value {
-                crate::ir::AttrValue::Tensor(t) => tensors.push(t),
-                crate::ir::AttrValue::Tensors(ts) => tensors.extend(ts),
-                _ => {}
-            }
-        }
-    }
+    tensors.extend(model.nodes.node_weights().flat_map(|n| &n.attrs).flat_map(|a| a.tensors()));
     let mut external: Vec<(&str, &str)> = tensors
         .into_iter()
         .filter_map(|t| match &t.data {

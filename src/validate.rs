@@ -17,12 +17,7 @@ pub fn validate(model: &Model) -> Vec<Diagnostic> {
         }
         for n in &graph.order {
             for a in &model.node(*n).attrs {
-                let ts: &[Tensor] = match &a.value {
-                    AttrValue::Tensor(t) => std::slice::from_ref(t),
-                    AttrValue::Tensors(ts) => ts,
-                    _ => continue,
-                };
-                for (i, t) in ts.iter().enumerate() {
+                for (i, t) in a.tensors().iter().enumerate() {
                     let what = match &a.value {
                         AttrValue::Tensors(_) => format!("tensor {i} of attribute '{}'", a.name),
                         _ => format!("tensor of attribute '{}'", a.name),

@@ -218,6 +218,15 @@ pub struct Attribute {
 }
 
 impl Attribute {
+    /// The tensors the attribute holds (`t` or `tensors`), none for other kinds.
+    pub fn tensors(&self) -> &[Tensor] {
+        match &self.value {
+            AttrValue::Tensor(t) => std::slice::from_ref(t),
+            AttrValue::Tensors(ts) => ts,
+            _ => &[],
+        }
+    }
+
     /// A new attribute (for rewrites).
     pub fn new(name: &str, value: AttrValue) -> Attribute {
         Attribute { name: name.to_string(), value, proto: Opaque::default() }
