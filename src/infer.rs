@@ -87,12 +87,11 @@ const DEFAULT_OPSET: i64 = 21;
 
 /// Infers every value's type in every graph of `model`.
 pub fn infer(model: &Model, options: &Options) -> Inference {
-    let position = model.positions();
     let mut cx = Infer {
         model,
         options,
         seen: Default::default(),
-        position,
+        position: std::cell::OnceCell::new(),
         fresh: 0,
         overrides: HashMap::new(),
         calls: 0,
@@ -121,7 +120,7 @@ struct Infer<'a> {
     /// The side conditions recorded so far, to keep them unique in linear time.
     seen: std::collections::HashSet<Constraint>,
     /// Each node's index in its graph's file order, for labels in linear time.
-    position: IdMap<NodeId, usize>,
+    position: std::cell::OnceCell<IdMap<NodeId, usize>>,
     /// Fresh symbols handed out so far.
     fresh: usize,
     /// Attributes of function-body nodes, as the current call gives them.
@@ -281,10 +280,10 @@ impl Infer<'_> {
         let model = self.model;
         let graph = model.graph(g);
         for t in &graph.initializers {
-            if let Some(v) = graph.scope.get(&t.name) {
+            if let Some(v) = model.local(g, &t.name) {
                 let dims = t.dims.iter().map(|d| if *d >= 0 { Dim::Known(*d) } else { Dim::Unknown }).collect();
                 let value = ops::tensor_ints(t, ops::MAX_TRACKED).map(|v| v.into_iter().map(Dim::Known).collect());
-                self.set(*v, Some(Type::tensor(t.dtype, Some(dims))), value);
+                self.set(v, Some(Type::tensor(t.dtype, Some(dims))), value);
                 self.out.floats[v.index()] = ops::tensor_floats(t, ops::MAX_TRACKED);
                 self.out.strings[v.index()] = ops::tensor_strings(t, ops::MAX_TRACKED);
             }
@@ -405,7 +404,7 @@ impl Infer<'_> {
 
     /// The node's label in messages: its name, or `op_type#index`.
     fn label(&self, n: NodeId) -> String {
-        self.model.label_with(n, &self.position)
+        self.model.label_with(n, self.position.get_or_init(|| self.model.positions()))
     }
 
     fn render(&self, v: ValueId) -> String {

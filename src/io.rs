@@ -8,7 +8,6 @@
 //! wire and nodes and value infos are written straight to the output, in prost's field order:
 //! the bytes are those prost would write (tests/wire.rs).
 
-use std::collections::HashMap;
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -584,10 +583,10 @@ impl Loader<'_> {
             outputs: Vec::with_capacity(outputs.len()),
             value_info: Vec::with_capacity(value_info.len()),
             initializers: Vec::with_capacity(initializers.len()),
-            scope: HashMap::new(),
+            scope: Default::default(),
             proto: Opaque(g.encode_to_vec()),
         });
-        self.model.graph_mut(id).scope.reserve(inputs.len() + initializers.len() + nodes.len());
+        self.model.reserve_names(id, inputs.len() + initializers.len() + nodes.len());
         // Most nodes have one output and one edge in: grow the arenas once.
         self.model.nodes.reserve_nodes(nodes.len());
         self.model.nodes.reserve_edges(nodes.len());
@@ -604,17 +603,24 @@ impl Loader<'_> {
         for t in initializers {
             let t = tensor_from(onnx::TensorProto::decode(t)?);
             let index = self.model.graph(id).initializers.len();
-            let v = match self.model.graph(id).scope.get(&t.name) {
-                Some(v) if self.model.value(*v).def == Def::Input => *v,
+            let v = match self.model.local(id, &t.name) {
+                Some(v) if self.model.value(v).def == Def::Input => v,
                 _ => self.model.add_value(id, &t.name, Def::Initializer),
             };
             self.model.values[v.index()].initializer.get_or_insert(index);
             self.model.graph_mut(id).initializers.push(t);
         }
         let mut names = Vec::with_capacity(nodes.len() * 3);
+        // Each input name's value when this graph already defined it by the time its node was
+        // read: the same answer the full lookup below gives (the first definition of a name
+        // keeps it), found while the name is still in cache. `None` is looked up later.
+        let mut early: Vec<Option<ValueId>> = Vec::with_capacity(nodes.len() * 3);
         let mut pending = Vec::with_capacity(nodes.len());
         for bytes in nodes {
             let n = wire_node(bytes, &mut names)?;
+            let model = &self.model;
+            early.extend(names[n.names..n.names + n.inputs].iter().map(|name| model.local(id, name)));
+            early.extend(std::iter::repeat_n(None, n.outputs));
             let node = Node {
                 name: n.name.unwrap_or("").to_string(),
                 op_type: n.op_type.unwrap_or("").to_string(),
@@ -645,7 +651,8 @@ impl Loader<'_> {
             self.model.node_mut(nid).attrs = converted;
             let ins: Vec<Option<ValueId>> = names[first..first + count]
                 .iter()
-                .map(|name| (!name.is_empty()).then(|| self.use_name(id, name)))
+                .zip(&early[first..first + count])
+                .map(|(name, found)| (!name.is_empty()).then(|| found.unwrap_or_else(|| self.use_name(id, name))))
                 .collect();
             for v in ins.iter().flatten() {
                 self.model.link(*v, nid);

@@ -57,7 +57,7 @@ fn judge(case: &common::Case) -> Verdict {
     let inf = infer(&model, &fed_values(case, &model));
     if std::env::var("NODE_CASE").is_ok_and(|n| n == case.name) {
         for (i, v) in model.values.iter().enumerate() {
-            let id = model.graph(v.graph).scope.get(&v.name).copied();
+            let id = model.local(v.graph, &v.name);
             if let Some(id) = id.filter(|id| id.index() == i) {
                 eprintln!("{}: {:?} value {:?}", v.name, inf.ty(id), inf.value(id));
             }

@@ -20,9 +20,9 @@ fn walk(model: &Model) -> (Vec<ValueId>, Vec<NodeId>) {
         let gr = model.graph(g);
         values.extend(gr.inputs.iter().map(|i| i.value));
         for t in &gr.initializers {
-            if let Some(v) = gr.scope.get(&t.name) {
-                if !values.contains(v) {
-                    values.push(*v);
+            if let Some(v) = model.local(g, &t.name) {
+                if !values.contains(&v) {
+                    values.push(v);
                 }
             }
         }

@@ -60,6 +60,28 @@ impl std::hash::Hasher for IdHasher {
 /// A map keyed by ids, hashed with [`IdHasher`].
 pub type IdMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<IdHasher>>;
 
+/// The names a graph defines. The table holds only value ids, found by the hash of their name
+/// (the name itself is stored once, in the [`Value`]), so a graph of a million values keeps a
+/// table small enough for the last-level cache. Hashed with foldhash seeded at random, so
+/// that no file can choose names that collide. Look names up with [`Model::local`].
+#[derive(Clone, Default)]
+pub struct Scope {
+    table: hashbrown::HashTable<ValueId>,
+    state: foldhash::fast::RandomState,
+}
+
+impl std::fmt::Debug for Scope {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Scope({} names)", self.table.len())
+    }
+}
+
+impl Scope {
+    fn hash(&self, name: &str) -> u64 {
+        std::hash::BuildHasher::hash_one(&self.state, name)
+    }
+}
+
 /// A value (tensor, sequence, ...) of some graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ValueId(u32);
@@ -344,7 +366,7 @@ pub struct Graph {
     pub value_info: Vec<ValueInfo>,
     pub initializers: Vec<Tensor>,
     /// The names this graph defines.
-    pub scope: HashMap<String, ValueId>,
+    pub scope: Scope,
     pub(crate) proto: Opaque,
 }
 
@@ -375,6 +397,37 @@ impl Model {
 pub struct Opset {
     pub domain: String,
     pub version: i64,
+}
+
+/// Each node's index in one graph's order: a dense table when the graph holds a good share of
+/// the arena's nodes (the main graph), else a map, so a small subgraph costs no more than its
+/// size.
+enum Positions {
+    Dense(Vec<u32>),
+    Sparse(IdMap<NodeIndex<u32>, usize>),
+}
+
+impl Positions {
+    fn new(order: &[NodeId], bound: usize) -> Positions {
+        if order.len().saturating_mul(8) >= bound && u32::try_from(order.len()).is_ok() {
+            let mut dense = vec![u32::MAX; bound];
+            for (i, n) in order.iter().enumerate() {
+                if let Some(slot) = dense.get_mut(n.0.index()) {
+                    *slot = i as u32;
+                }
+            }
+            Positions::Dense(dense)
+        } else {
+            Positions::Sparse(order.iter().enumerate().map(|(i, n)| (n.0, i)).collect())
+        }
+    }
+
+    fn get(&self, n: NodeIndex<u32>) -> Option<usize> {
+        match self {
+            Positions::Dense(d) => d.get(n.index()).filter(|i| **i != u32::MAX).map(|i| *i as usize),
+            Positions::Sparse(m) => m.get(&n).copied(),
+        }
+    }
 }
 
 /// A loaded ONNX model.
@@ -492,8 +545,8 @@ impl Model {
     pub fn resolve(&self, mut graph: GraphId, name: &str) -> Option<ValueId> {
         loop {
             let g = self.graph(graph);
-            if let Some(v) = g.scope.get(name) {
-                return Some(*v);
+            if let Some(v) = self.local(graph, name) {
+                return Some(v);
             }
             graph = self.node(g.parent?).graph;
         }
@@ -510,32 +563,62 @@ impl Model {
         }
     }
 
-    /// Adds a value named `name` to `graph`'s scope.
+    /// The value `name` names in `graph`'s own scope (not its ancestors').
+    pub fn local(&self, graph: GraphId, name: &str) -> Option<ValueId> {
+        let scope = &self.graph(graph).scope;
+        scope.table.find(scope.hash(name), |v| self.values[v.index()].name == name).copied()
+    }
+
+    /// Makes room in `graph`'s scope for `additional` more names.
+    pub fn reserve_names(&mut self, graph: GraphId, additional: usize) {
+        let Model { graphs, values, .. } = self;
+        let scope = &mut graphs[graph.index()].scope;
+        let state = &scope.state;
+        scope.table.reserve(additional, |v| std::hash::BuildHasher::hash_one(state, values[v.index()].name.as_str()));
+    }
+
+    /// Adds a value named `name` to `graph`'s scope. A value's name never changes afterwards:
+    /// the scope finds values by it.
     pub fn add_value(&mut self, graph: GraphId, name: &str, def: Def) -> ValueId {
+        use hashbrown::hash_table::Entry;
         let id = ValueId(self.values.len() as u32);
-        let shadows = self.graph(graph).scope.get(name).copied();
-        self.values.push(Value { name: name.to_string(), graph, def, initializer: None, shadows });
-        if shadows.is_none() {
-            self.graph_mut(graph).scope.insert(name.to_string(), id);
-        }
+        self.values.push(Value { name: name.to_string(), graph, def, initializer: None, shadows: None });
+        let Model { graphs, values, .. } = self;
+        let scope = &mut graphs[graph.index()].scope;
+        let state = &scope.state;
+        let hash = std::hash::BuildHasher::hash_one(state, name);
+        // One probe: the first definition of a name claims it, later ones shadow it.
+        let entry = scope.table.entry(
+            hash,
+            |v| values[v.index()].name == name,
+            |v| std::hash::BuildHasher::hash_one(state, values[v.index()].name.as_str()),
+        );
+        let shadows = match entry {
+            Entry::Occupied(e) => Some(*e.get()),
+            Entry::Vacant(e) => {
+                e.insert(id);
+                None
+            }
+        };
+        self.values[id.index()].shadows = shadows;
         id
     }
 
     /// Adds a graph (for loaders and rewrites); its path is derived from its parent.
     pub fn add_graph(&mut self, mut graph: Graph) -> GraphId {
         let id = GraphId(self.graphs.len() as u32);
-        graph.scope.clear();
+        graph.scope = Scope::default();
         self.graphs.push(graph);
         id
     }
 
     /// Adds `node` (outputs already set) to the node arena without placing it in an order.
     pub fn add_node(&mut self, node: Node) -> NodeId {
-        let outputs: Vec<(usize, ValueId)> =
-            node.outputs.iter().enumerate().filter_map(|(i, v)| v.map(|v| (i, v))).collect();
         let id = NodeId(self.nodes.add_node(node));
-        for (slot, v) in outputs {
-            self.values[v.index()].def = Def::Node(id, slot);
+        for slot in 0..self.nodes[id.0].outputs.len() {
+            if let Some(v) = self.nodes[id.0].outputs[slot] {
+                self.values[v.index()].def = Def::Node(id, slot);
+            }
         }
         id
     }
@@ -613,14 +696,11 @@ impl Model {
     /// left on a cycle.
     pub fn topo_order(&self, graph: GraphId) -> (Vec<NodeId>, Vec<NodeId>) {
         let order = &self.graph(graph).order;
-        let pos: IdMap<NodeId, usize> = order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+        let pos = Positions::new(order, petgraph::visit::NodeIndexable::node_bound(&self.nodes));
         let mut indegree = vec![0usize; order.len()];
         for (i, n) in order.iter().enumerate() {
-            indegree[i] = self
-                .nodes
-                .edges_directed(n.0, Direction::Incoming)
-                .filter(|e| pos.contains_key(&NodeId(e.source())))
-                .count();
+            indegree[i] =
+                self.nodes.edges_directed(n.0, Direction::Incoming).filter(|e| pos.get(e.source()).is_some()).count();
         }
         let mut ready: std::collections::BinaryHeap<std::cmp::Reverse<usize>> =
             (0..order.len()).filter(|i| indegree[*i] == 0).map(std::cmp::Reverse).collect();
@@ -628,7 +708,7 @@ impl Model {
         while let Some(std::cmp::Reverse(i)) = ready.pop() {
             sorted.push(order[i]);
             for e in self.nodes.edges_directed(order[i].0, Direction::Outgoing) {
-                if let Some(&j) = pos.get(&NodeId(e.target())) {
+                if let Some(j) = pos.get(e.target()) {
                     indegree[j] -= 1;
                     if indegree[j] == 0 {
                         ready.push(std::cmp::Reverse(j));

@@ -3,10 +3,8 @@
 //! gain what inference knows beyond it; `value_info` entries follow inference, which has
 //! already merged what they declared.
 
-use std::collections::HashMap;
-
 use crate::infer::Inference;
-use crate::ir::{Def, GraphId, Model, ValueId, ValueInfo};
+use crate::ir::{Def, GraphId, IdMap, Model, ValueId, ValueInfo};
 use crate::shape::{Dim, Type};
 
 use super::writable;
@@ -41,15 +39,16 @@ fn graph(model: &mut Model, g: GraphId, inf: &Inference) -> usize {
     gr.outputs = outputs;
 
     let outputs: Vec<ValueId> = model.graph(g).outputs.iter().map(|o| o.value).collect();
-    let mut known: HashMap<ValueId, usize> =
+    let mut known: IdMap<ValueId, usize> =
         model.graph(g).value_info.iter().enumerate().map(|(i, vi)| (vi.value, i)).collect();
     let mut added = 0;
-    let produced: Vec<ValueId> = model
+    let m: &Model = model;
+    let produced: Vec<ValueId> = m
         .graph(g)
         .order
         .iter()
-        .flat_map(|n| model.node(*n).outputs.iter().flatten().copied().collect::<Vec<_>>())
-        .filter(|v| model.value(*v).graph == g && matches!(model.value(*v).def, Def::Node(..)))
+        .flat_map(|n| m.node(*n).outputs.iter().flatten().copied())
+        .filter(|v| m.value(*v).graph == g && matches!(m.value(*v).def, Def::Node(..)))
         .collect();
     for v in produced {
         if outputs.contains(&v) {
