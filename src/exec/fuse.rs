@@ -27,6 +27,20 @@ pub const MAX_LEAVES: usize = 8;
 pub const MAX_NODES: usize = 16;
 /// Elements per block register.
 const BLOCK: usize = 512;
+/// The span of address bits (4 KiB) a CPU compares first when it decides whether a load
+/// depends on an earlier store.
+const PAGE: usize = 4096;
+
+/// The element of a scratch buffer at `scratch` (with a page of slack) where the registers
+/// start: a quarter page off the output's page offset. Large inputs and outputs all come from
+/// `mmap` at the same page offset, and a load from one stream after a store to a register
+/// whose address agrees in its low 12 bits stalls as if it depended on it (4K aliasing); a
+/// scratch buffer that happened to land there ran the same loop at half speed.
+fn unaliased(scratch: usize, out: usize) -> usize {
+    let want = out.wrapping_add(PAGE / 4) % PAGE;
+    (want.wrapping_sub(scratch) % PAGE) / 4
+}
+
 /// Outputs of at least this many bytes are written with non-temporal stores; smaller ones
 /// (half the 32 MiB last-level cache of the machines we measure on) stay in cache.
 pub const NT_BYTES: usize = 16 << 20;
@@ -431,7 +445,10 @@ impl Loop<'_> {
     /// walks a slice of `()` (which costs no memory) only for the runs' offsets.
     #[inline(always)]
     fn chunk_body<const AVX: bool>(&self, plan: &Plan<MAX_LEAVES>, start: usize, out: &mut [f32]) {
-        let regs = vec![0f32; self.prog.len().max(1) * BLOCK];
+        let len = self.prog.len().max(1) * BLOCK;
+        let mut scratch = vec![0f32; len + PAGE / 4];
+        let at = unaliased(scratch.as_ptr() as usize, out.as_ptr() as usize);
+        let regs = &mut scratch[at..at + len];
         if !self.nt {
             plan.range(start, out, &mut Runner::<AVX> { lp: self, regs });
             return;
@@ -554,29 +571,29 @@ impl Loop<'_> {
 
 /// Runs the fused program over the runs of one chunk, with its scratch registers. A type
 /// rather than a closure, so that it is inlined into the AVX2 copy of the loop.
-struct Runner<'a, const AVX: bool> {
+struct Runner<'a, 'r, const AVX: bool> {
     lp: &'a Loop<'a>,
-    regs: Vec<f32>,
+    regs: &'r mut [f32],
 }
 
-impl<const AVX: bool> Runs<f32, MAX_LEAVES> for Runner<'_, AVX> {
+impl<const AVX: bool> Runs<f32, MAX_LEAVES> for Runner<'_, '_, AVX> {
     #[inline(always)]
     fn run(&mut self, out: &mut [f32], offs: [usize; MAX_LEAVES]) {
-        self.lp.run(&mut self.regs, out, &offs);
+        self.lp.run(self.regs, out, &offs);
     }
 }
 
 /// As [`Runner`], writing through a [`Sink`]; the runs it is handed are slices of `()`.
-struct NtRunner<'a, 'o, const AVX: bool> {
+struct NtRunner<'a, 'r, 'o, const AVX: bool> {
     lp: &'a Loop<'a>,
-    regs: Vec<f32>,
+    regs: &'r mut [f32],
     sink: Sink<'o>,
 }
 
-impl<const AVX: bool> Runs<(), MAX_LEAVES> for NtRunner<'_, '_, AVX> {
+impl<const AVX: bool> Runs<(), MAX_LEAVES> for NtRunner<'_, '_, '_, AVX> {
     #[inline(always)]
     fn run(&mut self, out: &mut [()], offs: [usize; MAX_LEAVES]) {
-        self.lp.run_nt::<AVX>(&mut self.regs, &mut self.sink, out.len(), &offs);
+        self.lp.run_nt::<AVX>(self.regs, &mut self.sink, out.len(), &offs);
     }
 }
 
