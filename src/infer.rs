@@ -95,6 +95,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         fresh: 0,
         overrides: HashMap::new(),
         calls: 0,
+        default_opset: model.opset("").unwrap_or(DEFAULT_OPSET),
         out: Inference {
             types: vec![None; model.values.len()],
             values: vec![None; model.values.len()],
@@ -127,6 +128,8 @@ struct Infer<'a> {
     overrides: HashMap<NodeId, Vec<crate::ir::Attribute>>,
     /// How deep function calls nest right now.
     calls: usize,
+    /// The version of the default domain the model imports (or [`DEFAULT_OPSET`]).
+    default_opset: i64,
 }
 
 impl Infer<'_> {
@@ -148,6 +151,10 @@ impl Infer<'_> {
             } else {
                 d
             }
+        }
+        if self.model.functions.is_empty() && domain.is_empty() {
+            // The common case, once per node: no function bodies, the default domain.
+            return self.default_opset;
         }
         let mut graph = g;
         // A subgraph inside a function body sees the function's imports.

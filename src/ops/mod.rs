@@ -177,10 +177,14 @@ pub fn lookup(domain: &str, op: &str, version: i64) -> Option<&'static OpDef> {
 }
 
 /// The table's rows grouped by (domain, op), built once.
-fn index() -> &'static HashMap<(&'static str, &'static str), Vec<&'static OpDef>> {
-    static INDEX: OnceLock<HashMap<(&'static str, &'static str), Vec<&'static OpDef>>> = OnceLock::new();
+/// Hashed with foldhash: the table is fixed, so names from a file can only look it up, not
+/// fill it with collisions, and this lookup runs once per node.
+type Index = HashMap<(&'static str, &'static str), Vec<&'static OpDef>, foldhash::fast::FixedState>;
+
+fn index() -> &'static Index {
+    static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut m: HashMap<(&'static str, &'static str), Vec<&'static OpDef>> = HashMap::new();
+        let mut m = Index::default();
         for d in table::TABLE {
             m.entry((d.domain, d.op)).or_default().push(d);
         }
