@@ -9,10 +9,6 @@ use std::time::Instant;
 use onnx_bcast::infer::{self, Options};
 use onnx_bcast::{io, rewrite};
 
-// The CLI's allocator, so the phases are the CLI's.
-#[global_allocator]
-static ALLOC: onnx_bcast::alloc::HugePages = onnx_bcast::alloc::HugePages;
-
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let path = Path::new(args.get(1).ok_or("usage: pass_phases MODEL [OUT]")?);

@@ -3,7 +3,6 @@
 //! Load a model into the IR ([`io::load`]), infer every tensor's type and shape with the
 //! broadcasting rules ([`infer::infer`]), rewrite it, run it, save it ([`io::save`]).
 
-pub mod alloc;
 pub mod diag;
 pub mod dtype;
 pub mod exec;

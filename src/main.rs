@@ -7,9 +7,6 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-#[global_allocator]
-static ALLOC: onnx_bcast::alloc::HugePages = onnx_bcast::alloc::HugePages;
-
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match cli::run(args) {

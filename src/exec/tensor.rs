@@ -212,10 +212,26 @@ impl HostTensor {
     }
 }
 
-/// Asks Linux to back a large buffer with transparent huge pages, which spares the TLB misses
-/// of streaming through it 4 KiB at a time; call it before the pages are first touched.
+/// Asks Linux to back a large buffer with transparent huge pages (on machines where they are
+/// given only on request), which spares the TLB misses of streaming through it 4 KiB at a
+/// time; call it before the pages are first touched. Only a hint: failures are ignored, and
+/// elsewhere it does nothing.
 pub fn advise_huge<T>(v: &Vec<T>) {
-    crate::alloc::advise(v.as_ptr().cast(), v.capacity().saturating_mul(std::mem::size_of::<T>()));
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = v.capacity().saturating_mul(std::mem::size_of::<T>());
+        let start = v.as_ptr() as usize;
+        let lo = start.next_multiple_of(HUGE);
+        let hi = start.saturating_add(bytes) / HUGE * HUGE;
+        if hi > lo {
+            // SAFETY: [lo, hi) lies inside the vector's own allocation; MADV_HUGEPAGE changes
+            // neither the contents nor the mapping's permissions, only how it is backed.
+            unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
 }
 
 /// The number of elements of `shape`, or `None` on overflow.
