@@ -613,7 +613,8 @@ impl Loader<'_> {
         let mut names = Vec::with_capacity(nodes.len() * 3);
         // Each input name's value when this graph already defined it by the time its node was
         // read: the same answer the full lookup below gives (the first definition of a name
-        // keeps it), found while the name is still in cache. `None` is looked up later.
+        // keeps it), found while the name is still in cache. `None` is looked up later. One entry
+        // per name, outputs `None`, so it lines up with `names`.
         let mut early: Vec<Option<ValueId>> = Vec::with_capacity(nodes.len() * 3);
         let mut pending = Vec::with_capacity(nodes.len());
         for bytes in nodes {
@@ -1022,40 +1023,32 @@ fn node_bytes(model: &Model, id: NodeId, out: &mut Vec<u8>, scratch: &mut Vec<u8
 fn attr_bytes(model: &Model, a: &Attribute, out: &mut Vec<u8>) {
     let mut p = attr_to(a);
     let mut body = Vec::new();
-    match &a.value {
-        AttrValue::Graph(g) => {
-            // prost writes fields in tag order: `g` (6) follows `t` (5).
-            let head = onnx::AttributeProto {
-                name: p.name.take(),
-                f: p.f.take(),
-                i: p.i.take(),
-                s: p.s.take(),
-                t: p.t.take(),
-                ..Default::default()
-            };
-            head.encode_raw(&mut body);
-            put_graph_field(model, *g, 6, &mut body);
+    // prost writes fields in tag order: subgraphs go after the fields whose tags come first
+    // (`g`, 6, follows `t`; `graphs`, 11, follows `tensors`), the rest after them.
+    let (field, graphs): (u32, &[GraphId]) = match &a.value {
+        AttrValue::Graph(g) => (6, std::slice::from_ref(g)),
+        AttrValue::Graphs(gs) => (11, gs),
+        _ => (0, &[]),
+    };
+    if field != 0 {
+        let mut head = onnx::AttributeProto {
+            name: p.name.take(),
+            f: p.f.take(),
+            i: p.i.take(),
+            s: p.s.take(),
+            t: p.t.take(),
+            ..Default::default()
+        };
+        if field == 11 {
+            head.floats = std::mem::take(&mut p.floats);
+            head.ints = std::mem::take(&mut p.ints);
+            head.strings = std::mem::take(&mut p.strings);
+            head.tensors = std::mem::take(&mut p.tensors);
         }
-        AttrValue::Graphs(gs) => {
-            // prost writes fields in tag order: `graphs` (11) follows `tensors` (10).
-            let head = onnx::AttributeProto {
-                name: p.name.take(),
-                f: p.f.take(),
-                i: p.i.take(),
-                s: p.s.take(),
-                t: p.t.take(),
-                floats: std::mem::take(&mut p.floats),
-                ints: std::mem::take(&mut p.ints),
-                strings: std::mem::take(&mut p.strings),
-                tensors: std::mem::take(&mut p.tensors),
-                ..Default::default()
-            };
-            head.encode_raw(&mut body);
-            for g in gs {
-                put_graph_field(model, *g, 11, &mut body);
-            }
+        head.encode_raw(&mut body);
+        for g in graphs {
+            put_graph_field(model, *g, field, &mut body);
         }
-        _ => {}
     }
     p.encode_raw(&mut body);
     put_len_field(out, 5, &body);
