@@ -76,10 +76,10 @@ impl std::fmt::Debug for Scope {
     }
 }
 
-impl Scope {
-    fn hash(&self, name: &str) -> u64 {
-        std::hash::BuildHasher::hash_one(&self.state, name)
-    }
+/// A name's hash under a scope's seed (a free function, so that it can be called while the
+/// scope's table is borrowed mutably).
+fn name_hash(state: &foldhash::fast::RandomState, name: &str) -> u64 {
+    std::hash::BuildHasher::hash_one(state, name)
 }
 
 /// A value (tensor, sequence, ...) of some graph.
@@ -566,7 +566,7 @@ impl Model {
     /// The value `name` names in `graph`'s own scope (not its ancestors').
     pub fn local(&self, graph: GraphId, name: &str) -> Option<ValueId> {
         let scope = &self.graph(graph).scope;
-        scope.table.find(scope.hash(name), |v| self.values[v.index()].name == name).copied()
+        scope.table.find(name_hash(&scope.state, name), |v| self.values[v.index()].name == name).copied()
     }
 
     /// Makes room in `graph`'s scope for `additional` more names.
@@ -574,7 +574,7 @@ impl Model {
         let Model { graphs, values, .. } = self;
         let scope = &mut graphs[graph.index()].scope;
         let state = &scope.state;
-        scope.table.reserve(additional, |v| std::hash::BuildHasher::hash_one(state, values[v.index()].name.as_str()));
+        scope.table.reserve(additional, |v| name_hash(state, &values[v.index()].name));
     }
 
     /// Adds a value named `name` to `graph`'s scope. A value's name never changes afterwards:
@@ -586,12 +586,11 @@ impl Model {
         let Model { graphs, values, .. } = self;
         let scope = &mut graphs[graph.index()].scope;
         let state = &scope.state;
-        let hash = std::hash::BuildHasher::hash_one(state, name);
         // One probe: the first definition of a name claims it, later ones shadow it.
         let entry = scope.table.entry(
-            hash,
+            name_hash(state, name),
             |v| values[v.index()].name == name,
-            |v| std::hash::BuildHasher::hash_one(state, values[v.index()].name.as_str()),
+            |v| name_hash(state, &values[v.index()].name),
         );
         let shadows = match entry {
             Entry::Occupied(e) => Some(*e.get()),
