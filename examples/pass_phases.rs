@@ -1,13 +1,21 @@
 //! Where the time of `annotate` goes: read, decode (with the unknown-field walk), infer,
 //! annotate, encode and write, timed one by one on the model given.
 //!
-//! `cargo run --release --example pass_phases -- MODEL [OUT]` prints one line per phase.
+//! `cargo run --release --example pass_phases -- MODEL [OUT]` prints one line per phase, with
+//! the process's resident memory after it where `/proc` tells it.
 
 use std::path::Path;
 use std::time::Instant;
 
 use onnx_bcast::infer::{self, Options};
 use onnx_bcast::{io, rewrite};
+
+/// The resident set (`VmRSS`), or nothing where `/proc/self/status` is not there.
+fn resident() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap_or("");
+    line.trim_start_matches("VmRSS:").trim().to_string()
+}
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
@@ -17,7 +25,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut last = start;
     let mut lap = |what: &str| {
         let now = Instant::now();
-        println!("{what:>8} {:8.4} s", (now - last).as_secs_f64());
+        println!("{what:>8} {:8.4} s {:>8}", (now - last).as_secs_f64(), resident());
         last = now;
     };
     let bytes = std::fs::read(path)?;

@@ -50,11 +50,39 @@ pub struct Constraint {
 #[derive(Clone, Debug, Default)]
 pub struct Inference {
     types: Vec<Option<Type>>,
-    values: Vec<Option<Vec<Dim>>>,
-    floats: Vec<Option<Vec<f64>>>,
-    strings: Vec<Option<Vec<String>>>,
+    values: Sparse<Vec<Dim>>,
+    floats: Sparse<Vec<f64>>,
+    strings: Sparse<Vec<String>>,
     pub diagnostics: Vec<Diagnostic>,
     pub constraints: Vec<Constraint>,
+}
+
+/// Facts only some values have (the contents of small tensors): a map keyed by value, so a
+/// model of a million values pays only for those that have them.
+#[derive(Clone, Debug)]
+struct Sparse<T>(IdMap<ValueId, T>);
+
+impl<T> Default for Sparse<T> {
+    fn default() -> Sparse<T> {
+        Sparse(IdMap::default())
+    }
+}
+
+impl<T> Sparse<T> {
+    fn get(&self, v: ValueId) -> Option<&T> {
+        self.0.get(&v)
+    }
+
+    fn set(&mut self, v: ValueId, x: Option<T>) {
+        match x {
+            Some(x) => self.0.insert(v, x),
+            None => self.0.remove(&v),
+        };
+    }
+
+    fn take(&mut self, v: ValueId) -> Option<T> {
+        self.0.remove(&v)
+    }
 }
 
 impl Inference {
@@ -70,7 +98,7 @@ impl Inference {
 
     /// The contents of a small integer tensor, when known or symbolic.
     pub fn value(&self, v: ValueId) -> Option<&[Dim]> {
-        self.values.get(v.index()).and_then(Option::as_deref)
+        self.values.get(v).map(Vec::as_slice)
     }
 
     /// True when some finding is an error.
@@ -98,9 +126,9 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         default_opset: model.opset("").unwrap_or(DEFAULT_OPSET),
         out: Inference {
             types: vec![None; model.values.len()],
-            values: vec![None; model.values.len()],
-            floats: vec![None; model.values.len()],
-            strings: vec![None; model.values.len()],
+            values: Sparse::default(),
+            floats: Sparse::default(),
+            strings: Sparse::default(),
             ..Inference::default()
         },
     };
@@ -139,7 +167,7 @@ impl Infer<'_> {
 
     fn set(&mut self, v: ValueId, ty: Option<Type>, value: Option<Vec<Dim>>) {
         self.out.types[v.index()] = ty;
-        self.out.values[v.index()] = value;
+        self.out.values.set(v, value);
     }
 
     /// The version of `domain` that nodes of graph `g` see: a function body's own imports
@@ -186,10 +214,12 @@ impl Infer<'_> {
         for (i, input) in body.inputs.iter().enumerate() {
             let actual = node.inputs.get(i).copied().flatten();
             let ty = actual.and_then(|v| self.out.ty(v).cloned());
-            let value = actual.and_then(|v| self.out.values[v.index()].clone());
+            let value = actual.and_then(|v| self.out.values.get(v).cloned());
             self.set(input.value, ty, value);
-            self.out.floats[input.value.index()] = actual.and_then(|v| self.out.floats[v.index()].clone());
-            self.out.strings[input.value.index()] = actual.and_then(|v| self.out.strings[v.index()].clone());
+            let floats = actual.and_then(|v| self.out.floats.get(v).cloned());
+            self.out.floats.set(input.value, floats);
+            let strings = actual.and_then(|v| self.out.strings.get(v).cloned());
+            self.out.strings.set(input.value, strings);
         }
         // Body attributes that refer to the caller's: its value, else the function's default,
         // else absent.
@@ -219,9 +249,9 @@ impl Infer<'_> {
         }
         Out {
             types: body.outputs.iter().map(|o| self.out.ty(o.value).cloned()).collect(),
-            values: body.outputs.iter().map(|o| self.out.values[o.value.index()].clone()).collect(),
-            floats: body.outputs.iter().map(|o| self.out.floats[o.value.index()].clone()).collect(),
-            strings: body.outputs.iter().map(|o| self.out.strings[o.value.index()].clone()).collect(),
+            values: body.outputs.iter().map(|o| self.out.values.get(o.value).cloned()).collect(),
+            floats: body.outputs.iter().map(|o| self.out.floats.get(o.value).cloned()).collect(),
+            strings: body.outputs.iter().map(|o| self.out.strings.get(o.value).cloned()).collect(),
             ..Out::default()
         }
     }
@@ -291,8 +321,8 @@ impl Infer<'_> {
                 let dims = t.dims.iter().map(|d| if *d >= 0 { Dim::Known(*d) } else { Dim::Unknown }).collect();
                 let value = ops::tensor_ints(t, ops::MAX_TRACKED).map(|v| v.into_iter().map(Dim::Known).collect());
                 self.set(v, Some(Type::tensor(t.dtype, Some(dims))), value);
-                self.out.floats[v.index()] = ops::tensor_floats(t, ops::MAX_TRACKED);
-                self.out.strings[v.index()] = ops::tensor_strings(t, ops::MAX_TRACKED);
+                self.out.floats.set(v, ops::tensor_floats(t, ops::MAX_TRACKED));
+                self.out.strings.set(v, ops::tensor_strings(t, ops::MAX_TRACKED));
             }
         }
         for input in &graph.inputs {
@@ -336,18 +366,18 @@ impl Infer<'_> {
                 let fed = (g == Model::MAIN).then(|| self.options.values.get(name)).flatten();
                 let value = match fed {
                     Some(v) => Some(v.iter().map(|x| Dim::Known(*x)).collect()),
-                    None => self.out.values[input.value.index()].take(),
+                    None => self.out.values.take(input.value),
                 };
                 if let Some(f) = (g == Model::MAIN).then(|| self.options.floats.get(name)).flatten() {
-                    self.out.floats[input.value.index()] = Some(f.clone());
+                    self.out.floats.set(input.value, Some(f.clone()));
                 }
                 if let Some(f) = (g == Model::MAIN).then(|| self.options.strings.get(name)).flatten() {
-                    self.out.strings[input.value.index()] = Some(f.clone());
+                    self.out.strings.set(input.value, Some(f.clone()));
                 }
                 if is_init && self.out.types[input.value.index()].is_some() {
                     // An initializer's own dims are what a run sees unless the input is fed.
                     if let Some(v) = value {
-                        self.out.values[input.value.index()] = Some(v);
+                        self.out.values.set(input.value, Some(v));
                     }
                     continue;
                 }
@@ -397,7 +427,7 @@ impl Infer<'_> {
         let node = self.model.node(n);
         let mut d = Diagnostic::new(severity, code, &self.model.graph(node.graph).path, message);
         d.node = Some(self.label(n));
-        d.op_type = Some(node.op_type.clone());
+        d.op_type = Some(node.op_type.to_string());
         d.inputs = node
             .inputs
             .iter()
@@ -511,12 +541,12 @@ impl Infer<'_> {
                         floats: node
                             .inputs
                             .iter()
-                            .map(|v| v.and_then(|v| self.out.floats[v.index()].as_deref()))
+                            .map(|v| v.and_then(|v| self.out.floats.get(v).map(Vec::as_slice)))
                             .collect(),
                         strings: node
                             .inputs
                             .iter()
-                            .map(|v| v.and_then(|v| self.out.strings[v.index()].as_deref()))
+                            .map(|v| v.and_then(|v| self.out.strings.get(v).map(Vec::as_slice)))
                             .collect(),
                         subgraph_outputs,
                         loop_cond_stays_true: node.op_type == "Loop"
@@ -553,7 +583,7 @@ impl Infer<'_> {
                 assumption,
                 graph: model.graph(node.graph).path.clone(),
                 node: self.label(n),
-                op_type: node.op_type.clone(),
+                op_type: node.op_type.to_string(),
                 axis,
             };
             if self.seen.insert(c.clone()) {
@@ -568,8 +598,8 @@ impl Infer<'_> {
             let (ty, value, float) = (types.next().flatten(), values.next().flatten(), floats.next().flatten());
             let string = strings.next().flatten();
             let Some(v) = v else { continue };
-            self.out.floats[v.index()] = float;
-            self.out.strings[v.index()] = string;
+            self.out.floats.set(*v, float);
+            self.out.strings.set(*v, string);
             // Contents are kept only when they match the inferred element count.
             let count = ty.as_ref().and_then(Type::shape).and_then(|s| numel(s));
             let value = value.filter(|x| count.is_none_or(|n| n == x.len()));
@@ -677,7 +707,7 @@ impl Infer<'_> {
             for (i, input) in g.inputs.iter().enumerate() {
                 if input.ty.as_ref().is_some_and(|t| t.shape().is_some()) {
                     if i == 1 {
-                        self.out.values[input.value.index()] = Some(vec![Dim::Known(1)]);
+                        self.out.values.set(input.value, Some(vec![Dim::Known(1)]));
                     }
                     continue;
                 }
@@ -818,8 +848,8 @@ fn merge(a: Option<Type>, b: Option<Type>) -> Option<Type> {
 
 /// Applies a row of the op table to a node.
 pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
-    let present: Vec<usize> = (0..c.inputs.len()).filter(|i| c.node.inputs[*i].is_some()).collect();
-    let shapes: Option<Vec<&[Dim]>> = present.iter().map(|i| c.shape(*i)).collect();
+    let present: ops::PerInput<usize> = (0..c.inputs.len()).filter(|i| c.node.inputs[*i].is_some()).collect();
+    let shapes: Option<ops::PerInput<&[Dim]>> = present.iter().map(|i| c.shape(*i)).collect();
     let mut out = match def.shape {
         ShapeRule::Multi => match shapes {
             Some(s) => {

@@ -17,8 +17,8 @@ use prost::Message;
 use crate::diag::{Error, Result};
 use crate::dtype::DType;
 use crate::ir::{
-    AttrValue, Attribute, Def, Graph, GraphId, Model, Node, NodeId, Opaque, Opset, Tensor, TensorData, ValueId,
-    ValueInfo,
+    AttrValue, Attribute, Def, Graph, GraphId, Model, Name, Node, NodeId, Opaque, Opset, Slots, Tensor, TensorData,
+    ValueId, ValueInfo,
 };
 use crate::onnx;
 use crate::shape::{Dim, Sym, Type};
@@ -541,6 +541,32 @@ fn wire_node<'a>(bytes: &'a [u8], names: &mut Vec<&'a str>) -> Fast<WireNode<'a>
     Ok(n)
 }
 
+/// The node outputs a loader read last, by name hash: most inputs name one of them, and
+/// the scope does not hold them until the graph's nodes are all read.
+struct Recent(Box<[Option<ValueId>; Recent::SIZE]>);
+
+impl Default for Recent {
+    fn default() -> Recent {
+        Recent(Box::new([None; Recent::SIZE]))
+    }
+}
+
+impl Recent {
+    const SIZE: usize = 4096;
+
+    fn slot(hash: u64) -> usize {
+        (hash >> 32) as usize % Recent::SIZE
+    }
+
+    fn put(&mut self, hash: u64, v: ValueId) {
+        self.0[Recent::slot(hash)] = Some(v);
+    }
+
+    fn find(&self, model: &Model, hash: u64, name: &str) -> Option<ValueId> {
+        self.0[Recent::slot(hash)].filter(|v| model.value(*v).name == name)
+    }
+}
+
 /// The carry of a node that is not plain: its fields but inputs, outputs and attributes.
 fn node_carry(bytes: &[u8]) -> Fast<Opaque> {
     let mut rest = Vec::new();
@@ -612,37 +638,57 @@ impl Loader<'_> {
         }
         let mut names = Vec::with_capacity(nodes.len() * 3);
         // Each input name's value when this graph already defined it by the time its node was
-        // read: the same answer the full lookup below gives (the first definition of a name
-        // keeps it), found while the name is still in cache. `None` is looked up later. One entry
-        // per name, outputs `None`, so it lines up with `names`.
+        // read, found while the name is still in cache; `None` is looked up later. One entry
+        // per name, outputs `None`, so it lines up with `names`. Node outputs enter the scope
+        // only after the loop (`enter_names`), so here they are found among the recent ones.
+        // Either way the answer is the one the full lookup gives once fixed up for shadowing:
+        // the first definition of a name keeps it.
         let mut early: Vec<Option<ValueId>> = Vec::with_capacity(nodes.len() * 3);
         let mut pending = Vec::with_capacity(nodes.len());
+        let mut defs = Vec::with_capacity(nodes.len());
+        let mut recent = Recent::default();
         for bytes in nodes {
             let n = wire_node(bytes, &mut names)?;
             let model = &self.model;
-            early.extend(names[n.names..n.names + n.inputs].iter().map(|name| model.local(id, name)));
+            early.extend(names[n.names..n.names + n.inputs].iter().map(|name| {
+                let hash = model.scope_hash(id, name);
+                recent.find(model, hash, name).or_else(|| model.local_hashed(id, name, hash))
+            }));
             early.extend(std::iter::repeat_n(None, n.outputs));
             let node = Node {
-                name: n.name.unwrap_or("").to_string(),
-                op_type: n.op_type.unwrap_or("").to_string(),
-                domain: n.domain.unwrap_or("").to_string(),
+                name: Name::new(n.name.unwrap_or("")),
+                op_type: Name::new(n.op_type.unwrap_or("")),
+                domain: Name::new(n.domain.unwrap_or("")),
                 graph: id,
-                inputs: Vec::new(),
-                outputs: Vec::new(),
+                inputs: Slots::new(),
+                outputs: Slots::new(),
                 attrs: Vec::new(),
                 proto: if n.plain { Opaque::default() } else { node_carry(bytes)? },
             };
             let nid = self.model.add_node(node);
             self.model.graph_mut(id).order.push(nid);
             let first = n.names + n.inputs;
-            let outs: Vec<Option<ValueId>> = names[first..first + n.outputs]
-                .iter()
-                .enumerate()
-                .map(|(slot, name)| (!name.is_empty()).then(|| self.model.add_value(id, name, Def::Node(nid, slot))))
-                .collect();
+            let mut outs = Slots::with_capacity(n.outputs);
+            for (slot, name) in names[first..first + n.outputs].iter().enumerate() {
+                outs.push((!name.is_empty()).then(|| {
+                    let hash = self.model.scope_hash(id, name);
+                    let v = self.model.push_value(id, name, Def::Node(nid, slot));
+                    defs.push((hash, v));
+                    recent.put(hash, v);
+                    v
+                }));
+            }
             self.model.node_mut(nid).outputs = outs;
             pending.push((nid, n.names, n.inputs, n.attrs));
         }
+        if self.model.enter_names(id, &defs) {
+            // A use found a later definition of a name among the recent ones: the first
+            // definition keeps the name.
+            for v in early.iter_mut().flatten() {
+                *v = self.model.value(*v).shadows.unwrap_or(*v);
+            }
+        }
+        drop(defs);
         // Subgraphs and attributes, then uses.
         for (nid, first, count, attrs) in pending {
             let mut converted = Vec::with_capacity(attrs.len());
@@ -650,7 +696,7 @@ impl Loader<'_> {
                 converted.push(self.attribute(a, nid, depth)?);
             }
             self.model.node_mut(nid).attrs = converted;
-            let ins: Vec<Option<ValueId>> = names[first..first + count]
+            let ins: Slots = names[first..first + count]
                 .iter()
                 .zip(&early[first..first + count])
                 .map(|(name, found)| (!name.is_empty()).then(|| found.unwrap_or_else(|| self.use_name(id, name))))

@@ -62,7 +62,7 @@ fn finding(model: &Model, graph: &Graph, node: Option<NodeId>, code: &'static st
     let mut d = Diagnostic::new(Severity::Error, code, &graph.path, message);
     if let Some(n) = node {
         d.node = Some(model.node_label(n));
-        d.op_type = Some(model.node(n).op_type.clone());
+        d.op_type = Some(model.node(n).op_type.to_string());
     }
     d
 }

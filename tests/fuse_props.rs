@@ -99,7 +99,7 @@ fn unfused(spec: &Spec, feeds: &HashMap<String, HostTensor>) -> Vec<HostTensor> 
     let mut vals = feeds.clone();
     for (op, ins, out) in &spec.nodes {
         let mut n = Node::new(out, op, Model::MAIN);
-        n.inputs = vec![None; ins.len()];
+        n.inputs = vec![None; ins.len()].into();
         let inputs = ins.iter().map(|i| Some(vals[i].clone())).collect();
         let mut r = exec::run_node(&n, 17, inputs, &Options::default()).unwrap_or_else(|e| panic!("{op}: {e}"));
         vals.insert(out.clone(), r.remove(0));

@@ -75,7 +75,7 @@ fn implicit_undoes_expand() {
     for case in family() {
         let model = load(&case);
         let ops = |m: &Model| -> Vec<String> {
-            m.graph(Model::MAIN).order.iter().map(|n| m.node(*n).op_type.clone()).collect()
+            m.graph(Model::MAIN).order.iter().map(|n| m.node(*n).op_type.to_string()).collect()
         };
         let original = ops(&model);
         if original.iter().any(|op| op == "Expand" || op == "Tile") {

@@ -273,12 +273,12 @@ fn node_by_node(
         for v in &node.inputs {
             let v = v.ok_or_else(|| Error::Exec {
                 node: label.clone(),
-                op: node.op_type.clone(),
+                op: node.op_type.to_string(),
                 reason: "an input is missing".into(),
             })?;
             let t = vals.get(&v).or_else(|| leaves.get(&v)).cloned().ok_or_else(|| Error::Exec {
                 node: label.clone(),
-                op: node.op_type.clone(),
+                op: node.op_type.to_string(),
                 reason: format!("value '{}' is not computed", model.name(v)),
             })?;
             ins.push(Some(t));
@@ -286,7 +286,7 @@ fn node_by_node(
         let ctx = Ctx { node, opset: model.opset(&node.domain).unwrap_or(1), inputs: ins, budget, dir };
         let mut outs = kern(&ctx).map_err(|f| f.at_node(&label, &node.op_type))?;
         if outs.is_empty() {
-            return Err(Error::Exec { node: label, op: node.op_type.clone(), reason: "gave no output".into() });
+            return Err(Error::Exec { node: label, op: node.op_type.to_string(), reason: "gave no output".into() });
         }
         let t = outs.swap_remove(0);
         if let Some(v) = node.outputs[0] {

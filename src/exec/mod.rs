@@ -212,14 +212,15 @@ pub fn run_node(
     inputs: Vec<Option<HostTensor>>,
     opts: &Options,
 ) -> Result<Vec<HostTensor>, Error> {
-    let label = if node.name.is_empty() { node.op_type.clone() } else { node.name.clone() };
+    let label = if node.name.is_empty() { node.op_type.to_string() } else { node.name.to_string() };
     let kern = kernel(&node.domain, &node.op_type).ok_or_else(|| unsupported(&label, node))?;
     let ctx = Ctx { node, opset, inputs, budget: Budget(opts.max_memory), dir: None };
     kern(&ctx).map_err(|f| f.at_node(&label, &node.op_type))
 }
 
 fn unsupported(label: &str, node: &Node) -> Error {
-    let op = if node.domain.is_empty() { node.op_type.clone() } else { format!("{}::{}", node.domain, node.op_type) };
+    let op =
+        if node.domain.is_empty() { node.op_type.to_string() } else { format!("{}::{}", node.domain, node.op_type) };
     Error::Exec { node: label.to_string(), op, reason: "the executor has no kernel for this op".into() }
 }
 
@@ -316,7 +317,7 @@ pub fn run(
         let node = model.node(*n);
         return Err(Error::Exec {
             node: model.node_label(*n),
-            op: node.op_type.clone(),
+            op: node.op_type.to_string(),
             reason: "the node is on a cycle".into(),
         });
     }
@@ -375,7 +376,7 @@ pub fn run(
         if !node.subgraphs().is_empty() {
             return Err(Error::Exec {
                 node: label,
-                op: node.op_type.clone(),
+                op: node.op_type.to_string(),
                 reason: "ops with subgraphs (If, Loop, Scan) are not supported by the executor".into(),
             });
         }
@@ -408,7 +409,7 @@ pub fn run(
         if node.outputs.iter().enumerate().any(|(slot, v)| v.is_some() && slot >= outs.len()) {
             return Err(Error::Exec {
                 node: label,
-                op: node.op_type.clone(),
+                op: node.op_type.to_string(),
                 reason: format!("gives {} outputs, the node names {}", outs.len(), node.outputs.len()),
             });
         }

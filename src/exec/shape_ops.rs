@@ -507,7 +507,7 @@ mod tests {
         attrs: Vec<(&str, AttrValue)>,
     ) -> Result<HostTensor, String> {
         let mut n = Node::new("n", op, Model::MAIN);
-        n.inputs = vec![None; inputs.len()];
+        n.inputs = smallvec::smallvec![None; inputs.len()];
         n.attrs = attrs.into_iter().map(|(k, v)| Attribute::new(k, v)).collect();
         run_node(&n, opset, inputs.into_iter().map(Some).collect(), &Options::default())
             .map(|mut v| v.remove(0))

@@ -54,7 +54,7 @@ fn graph(
         }
         let attrs = if attrs.is_empty() { String::new() } else { format!(" {{{}}}", attrs.join(", ")) };
         let op =
-            if node.domain.is_empty() { node.op_type.clone() } else { format!("{}.{}", node.domain, node.op_type) };
+            if node.domain.is_empty() { node.op_type.to_string() } else { format!("{}.{}", node.domain, node.op_type) };
         let _ = writeln!(
             out,
             "{pad}  {} = {op}({}){attrs} -> {}",

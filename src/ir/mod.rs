@@ -76,15 +76,48 @@ impl std::fmt::Debug for Scope {
     }
 }
 
+impl Scope {
+    /// Enters value `id` (whose name hashes to `hash`) unless the name is already taken:
+    /// then returns the value that took it. One probe.
+    fn enter(&mut self, values: &[Value], hash: u64, id: ValueId) -> Option<ValueId> {
+        use hashbrown::hash_table::Entry;
+        let name = &values[id.index()].name;
+        let state = &self.state;
+        let entry =
+            self.table.entry(hash, |v| values[v.index()].name == *name, |v| name_hash(state, &values[v.index()].name));
+        match entry {
+            Entry::Occupied(e) => Some(*e.get()),
+            Entry::Vacant(e) => {
+                e.insert(id);
+                None
+            }
+        }
+    }
+}
+
 /// A name's hash under a scope's seed (a free function, so that it can be called while the
 /// scope's table is borrowed mutably).
 fn name_hash(state: &foldhash::fast::RandomState, name: &str) -> u64 {
     std::hash::BuildHasher::hash_one(state, name)
 }
 
-/// A value (tensor, sequence, ...) of some graph.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ValueId(u32);
+/// A name held in the IR (node, op type, domain, value): up to 24 bytes inline, so the
+/// typical name costs no allocation and is read from the struct that holds it.
+pub type Name = compact_str::CompactString;
+
+/// A node's input or output slots: up to four inline, no allocation for the usual node.
+pub type Slots = smallvec::SmallVec<[Option<ValueId>; 4]>;
+
+/// A value (tensor, sequence, ...) of some graph. Stored as index + 1, so that
+/// `Option<ValueId>` takes four bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ValueId(std::num::NonZeroU32);
+
+impl std::fmt::Debug for ValueId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ValueId({})", self.index())
+    }
+}
 
 /// A node of some graph.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -97,7 +130,13 @@ pub struct GraphId(u32);
 impl ValueId {
     /// The index of the value in [`Model::values`].
     pub fn index(self) -> usize {
-        self.0 as usize
+        (self.0.get() - 1) as usize
+    }
+
+    /// The id of the value at `index` in [`Model::values`] (saturating: the arena never holds
+    /// `u32::MAX` values, as a file that large is refused first).
+    fn at(index: usize) -> ValueId {
+        ValueId(std::num::NonZeroU32::MIN.saturating_add(u32::try_from(index).unwrap_or(u32::MAX)))
     }
 }
 
@@ -124,7 +163,7 @@ pub enum Def {
 /// A value: a name in one graph's scope.
 #[derive(Clone, Debug)]
 pub struct Value {
-    pub name: String,
+    pub name: Name,
     pub graph: GraphId,
     pub def: Def,
     /// The index into the graph's `initializers`, when one holds this value's data.
@@ -258,14 +297,14 @@ impl Attribute {
 /// An ONNX node.
 #[derive(Clone, Debug)]
 pub struct Node {
-    pub name: String,
-    pub op_type: String,
-    pub domain: String,
+    pub name: Name,
+    pub op_type: Name,
+    pub domain: Name,
     pub graph: GraphId,
     /// One entry per input slot; `None` for an omitted optional input (`""`).
-    pub inputs: Vec<Option<ValueId>>,
+    pub inputs: Slots,
     /// One entry per output slot; `None` for an omitted optional output.
-    pub outputs: Vec<Option<ValueId>>,
+    pub outputs: Slots,
     pub attrs: Vec<Attribute>,
     pub(crate) proto: Opaque,
 }
@@ -274,12 +313,12 @@ impl Node {
     /// A new node (for rewrites).
     pub fn new(name: &str, op_type: &str, graph: GraphId) -> Node {
         Node {
-            name: name.to_string(),
-            op_type: op_type.to_string(),
-            domain: String::new(),
+            name: Name::new(name),
+            op_type: Name::new(op_type),
+            domain: Name::default(),
             graph,
-            inputs: Vec::new(),
-            outputs: Vec::new(),
+            inputs: Slots::new(),
+            outputs: Slots::new(),
             attrs: Vec::new(),
             proto: Opaque::default(),
         }
@@ -526,7 +565,7 @@ impl Model {
         if node.name.is_empty() {
             format!("{}#{}", node.op_type, index())
         } else {
-            node.name.clone()
+            node.name.to_string()
         }
     }
 
@@ -580,27 +619,83 @@ impl Model {
     /// Adds a value named `name` to `graph`'s scope. A value's name never changes afterwards:
     /// the scope finds values by it.
     pub fn add_value(&mut self, graph: GraphId, name: &str, def: Def) -> ValueId {
-        use hashbrown::hash_table::Entry;
-        let id = ValueId(self.values.len() as u32);
-        self.values.push(Value { name: name.to_string(), graph, def, initializer: None, shadows: None });
+        let id = self.push_value(graph, name, def);
+        let hash = self.scope_hash(graph, name);
+        let Model { graphs, values, .. } = self;
+        let shadows = graphs[graph.index()].scope.enter(values, hash, id);
+        self.values[id.index()].shadows = shadows;
+        id
+    }
+
+    /// The hash `graph`'s scope files `name` under, for [`Model::local_hashed`] and
+    /// [`Model::enter_names`].
+    pub(crate) fn scope_hash(&self, graph: GraphId, name: &str) -> u64 {
+        name_hash(&self.graph(graph).scope.state, name)
+    }
+
+    /// [`Model::local`] with the name's [`Model::scope_hash`] already known.
+    pub(crate) fn local_hashed(&self, graph: GraphId, name: &str, hash: u64) -> Option<ValueId> {
+        self.graph(graph).scope.table.find(hash, |v| self.values[v.index()].name == name).copied()
+    }
+
+    /// Adds a value to `graph` without entering its name in the scope: `local` and `resolve`
+    /// do not find it until [`Model::enter_names`] does.
+    pub(crate) fn push_value(&mut self, graph: GraphId, name: &str, def: Def) -> ValueId {
+        let id = ValueId::at(self.values.len());
+        self.values.push(Value { name: Name::new(name), graph, def, initializer: None, shadows: None });
+        id
+    }
+
+    /// Enters values added by [`Model::push_value`] in `graph`'s scope, given in the order
+    /// they were added, each with its name's [`Model::scope_hash`]. The result is that of
+    /// entering them one by one (the first definition of a name claims it, later ones shadow
+    /// it), but a large batch is entered grouped by where each name lands in the table, so
+    /// that a million names cost a sweep through the table rather than a cache miss each.
+    /// Returns true when some value of the batch shadows another.
+    pub(crate) fn enter_names(&mut self, graph: GraphId, batch: &[(u64, ValueId)]) -> bool {
+        /// Below this many names the table stays in cache: enter them in order.
+        const GROUPED_MIN: usize = 1 << 15;
+        /// Groups by the top bits of the bucket index.
+        const GROUP_BITS: u32 = 12;
         let Model { graphs, values, .. } = self;
         let scope = &mut graphs[graph.index()].scope;
         let state = &scope.state;
-        // One probe: the first definition of a name claims it, later ones shadow it.
-        let entry = scope.table.entry(
-            name_hash(state, name),
-            |v| values[v.index()].name == name,
-            |v| name_hash(state, &values[v.index()].name),
-        );
-        let shadows = match entry {
-            Entry::Occupied(e) => Some(*e.get()),
-            Entry::Vacant(e) => {
-                e.insert(id);
-                None
+        scope.table.reserve(batch.len(), |v| name_hash(state, &values[v.index()].name));
+        let grouped;
+        let batch = if batch.len() < GROUPED_MIN {
+            batch
+        } else {
+            // hashbrown's first probe for a hash is its low bits under the bucket mask;
+            // the bucket count is the capacity's 8/7, a power of two. A wrong guess here
+            // costs speed only.
+            let buckets = (scope.table.capacity() / 7 * 8).next_power_of_two();
+            let shift = buckets.trailing_zeros().saturating_sub(GROUP_BITS);
+            let group = |hash: u64| (hash as usize & (buckets - 1)) >> shift;
+            // A counting sort: stable, so each name's definitions keep their order.
+            let mut starts = vec![0usize; (1 << GROUP_BITS) + 1];
+            for (hash, _) in batch {
+                starts[group(*hash) + 1] += 1;
             }
+            for i in 1..starts.len() {
+                starts[i] += starts[i - 1];
+            }
+            let mut out = vec![(0, ValueId::at(0)); batch.len()];
+            for &(hash, id) in batch {
+                let slot = &mut starts[group(hash)];
+                out[*slot] = (hash, id);
+                *slot += 1;
+            }
+            grouped = out;
+            &grouped[..]
         };
-        self.values[id.index()].shadows = shadows;
-        id
+        let mut shadowed = false;
+        for &(hash, id) in batch {
+            if let Some(first) = scope.enter(values, hash, id) {
+                values[id.index()].shadows = Some(first);
+                shadowed = true;
+            }
+        }
+        shadowed
     }
 
     /// Adds a graph (for loaders and rewrites); its path is derived from its parent.

@@ -57,6 +57,9 @@ pub enum TypeRule {
 /// A shape rule written as a function.
 pub type CustomRule = fn(&Ctx) -> Result<Out, RuleError>;
 
+/// One entry per input slot of a node: inline for up to four, the usual case.
+pub type PerInput<T> = smallvec::SmallVec<[T; 4]>;
+
 /// What a rule sees of a node.
 #[derive(Debug)]
 pub struct Ctx<'a> {
@@ -65,15 +68,15 @@ pub struct Ctx<'a> {
     /// The version of the node's domain the model imports.
     pub opset: i64,
     /// Each input slot's type, when known (`None` also for omitted optional inputs).
-    pub inputs: Vec<Option<&'a Type>>,
+    pub inputs: PerInput<Option<&'a Type>>,
     /// Each input slot's contents, when it is a small integer tensor whose elements are known
     /// or symbolic (shape tensors).
-    pub values: Vec<Option<&'a [Dim]>>,
+    pub values: PerInput<Option<&'a [Dim]>>,
     /// Each input slot's contents, when it is a small floating-point tensor whose elements are
     /// known (Resize scales, Range bounds).
-    pub floats: Vec<Option<&'a [f64]>>,
+    pub floats: PerInput<Option<&'a [f64]>>,
     /// Each input slot's contents, when it is a small string tensor.
-    pub strings: Vec<Option<&'a [String]>>,
+    pub strings: PerInput<Option<&'a [String]>>,
     /// The inferred types of the outputs of each subgraph the node holds, by attribute name.
     pub subgraph_outputs: Vec<(&'a str, Vec<Option<Type>>)>,
     /// For Loop: the body's condition output is known true whenever its condition input is.

@@ -82,7 +82,7 @@ pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
                         format!("left implicit: {why}"),
                     );
                     d.node = Some(model.node_label(n));
-                    d.op_type = Some(node.op_type.clone());
+                    d.op_type = Some(node.op_type.to_string());
                     report.diagnostics.push(d);
                 }
             }

@@ -74,7 +74,7 @@ fn plan(model: &Model, inf: &Inference) -> Plan {
                 if un.graph != g || !un.inputs.contains(&Some(*y)) {
                     break;
                 }
-                let mut ins = current.get(&u).cloned().unwrap_or_else(|| un.inputs.clone());
+                let mut ins = current.get(&u).cloned().unwrap_or_else(|| un.inputs.to_vec());
                 for i in ins.iter_mut() {
                     if *i == Some(*y) {
                         *i = Some(*x);

@@ -76,8 +76,8 @@ pub struct Patch {
 impl Patch {
     /// An empty patch for `model`; names it creates avoid every name the model uses.
     pub fn new(model: &Model) -> Patch {
-        let mut names: HashSet<String> = model.values.iter().map(|v| v.name.clone()).collect();
-        names.extend(model.nodes.node_weights().map(|n| n.name.clone()));
+        let mut names: HashSet<String> = model.values.iter().map(|v| v.name.to_string()).collect();
+        names.extend(model.nodes.node_weights().map(|n| n.name.to_string()));
         for g in &model.graphs {
             names.extend(g.initializers.iter().map(|t| t.name.clone()));
         }
@@ -181,12 +181,12 @@ impl Patch {
                         let doubles = TensorData::Doubles(v.iter().map(|x| *x as f64).collect());
                         let t = Tensor::new(&name, DType::F64, tensor.dims.clone(), doubles);
                         let mut c = Node::new(&name, "Constant", graph);
-                        c.outputs = vec![Some(raw)];
+                        c.outputs = smallvec::smallvec![Some(raw)];
                         c.attrs = vec![Attribute::new("value", AttrValue::Tensor(t))];
                         let c = model.add_node(c);
                         model.place_before(c, n.before);
                         let mut cast = Node::new(model.name(out), "Cast", graph);
-                        cast.outputs = vec![Some(out)];
+                        cast.outputs = smallvec::smallvec![Some(out)];
                         cast.attrs = vec![Attribute::new("to", AttrValue::Int(i64::from(DType::I64.onnx())))];
                         let cast = model.add_node(cast);
                         model.set_input(cast, 0, Some(raw));
@@ -194,7 +194,7 @@ impl Patch {
                     }
                     None => {
                         let mut node = Node::new(model.name(out), "Constant", graph);
-                        node.outputs = vec![Some(out)];
+                        node.outputs = smallvec::smallvec![Some(out)];
                         node.attrs = vec![Attribute::new("value", AttrValue::Tensor(tensor))];
                         let id = model.add_node(node);
                         model.place_before(id, n.before);
@@ -203,7 +203,7 @@ impl Patch {
                 continue;
             }
             let mut node = Node::new(model.name(out), n.op, graph);
-            node.outputs = vec![Some(out)];
+            node.outputs = smallvec::smallvec![Some(out)];
             node.attrs = n.attrs;
             let id = model.add_node(node);
             for (slot, w) in n.inputs.into_iter().enumerate() {
@@ -249,7 +249,7 @@ pub(crate) fn writable(ty: &Type) -> bool {
 pub(crate) fn base_name(model: &Model, n: NodeId) -> String {
     let node = model.node(n);
     if !node.name.is_empty() {
-        return node.name.clone();
+        return node.name.to_string();
     }
     let index = model.graph(node.graph).order.iter().position(|m| *m == n).unwrap_or(0);
     format!("{}_{index}", node.op_type)

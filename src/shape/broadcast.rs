@@ -49,7 +49,7 @@ impl BroadcastDim for Dim {
 
     fn axis(dims: &[&Dim]) -> Option<(Dim, Vec<Assumption>)> {
         let mut known: Option<i64> = None;
-        let mut syms: Vec<&Sym> = Vec::new();
+        let mut syms: smallvec::SmallVec<[&Sym; 4]> = smallvec::SmallVec::new();
         let mut unknown = false;
         for d in dims {
             match d {
@@ -66,8 +66,8 @@ impl BroadcastDim for Dim {
         syms.dedup();
         if let Some(k) = known {
             // A known size other than 1 wins; each symbol must be 1 or that size.
-            let sizes = if k == 1 { vec![1] } else { vec![1, k] };
-            let assume = syms.into_iter().map(|s| Assumption::OneOf { sym: s.clone(), sizes: sizes.clone() }).collect();
+            let sizes = |k| if k == 1 { vec![1] } else { vec![1, k] };
+            let assume = syms.into_iter().map(|s| Assumption::OneOf { sym: s.clone(), sizes: sizes(k) }).collect();
             return Some((Dim::Known(k), assume));
         }
         if unknown {
@@ -124,7 +124,7 @@ pub fn multi<D: BroadcastDim>(shapes: &[&[D]]) -> Result<Broadcast<D>, Broadcast
     let rank = shapes.iter().map(|s| s.len()).max().unwrap_or(0);
     let mut shape = Vec::with_capacity(rank);
     let mut assumptions = Vec::new();
-    let mut column: Vec<&D> = Vec::with_capacity(shapes.len());
+    let mut column: smallvec::SmallVec<[&D; 4]> = smallvec::SmallVec::with_capacity(shapes.len());
     for axis in 0..rank {
         column.clear();
         column.extend(shapes.iter().filter_map(|s| aligned(s, rank, axis)));

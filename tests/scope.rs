@@ -1,0 +1,106 @@
+//! Name resolution in the loader: the first definition of a name keeps it, whether the graph is
+//! small (names entered one by one) or large (node outputs entered in one batch, grouped by
+//! where they land in the table, and uses found among the recent outputs first).
+
+use std::path::Path;
+
+use onnx_bcast::ir::{Def, ValueId};
+use onnx_bcast::onnx::{GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto};
+use onnx_bcast::Model;
+use prost::Message;
+
+fn node(inputs: &[&str], output: &str) -> NodeProto {
+    NodeProto {
+        op_type: Some("Add".into()),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: vec![output.to_string()],
+        ..Default::default()
+    }
+}
+
+/// A chain of `n` Adds `t{i} = t{i-1} + x`, with these twists (`h` is `n / 2`):
+/// node 5 uses `t7` before node 7 defines it; node `h` defines `x` again (the graph input
+/// keeps it); node `h + 1` defines `t10` again and node `h + 2` uses `t10` right after; the
+/// last node uses `t10` and `x`.
+fn chain(n: usize) -> Model {
+    let h = n / 2;
+    let mut nodes = Vec::with_capacity(n);
+    for i in 0..n {
+        let prev = if i == 0 { "x".to_string() } else { format!("t{}", i - 1) };
+        let out = format!("t{i}");
+        nodes.push(match i {
+            5 => node(&[&prev, "t7"], &out),
+            _ if i == h => node(&[&prev, "x"], "x"),
+            _ if i == h + 1 => node(&[&format!("t{}", i - 2), "x"], "t10"),
+            _ if i == h + 2 => node(&["t10", "x"], &out),
+            _ if i == n - 1 => node(&["t10", "x"], &out),
+            _ => node(&[&prev, "x"], &out),
+        });
+    }
+    let g = GraphProto {
+        name: Some("chain".into()),
+        node: nodes,
+        input: vec![ValueInfoProto { name: Some("x".into()), ..Default::default() }],
+        output: vec![ValueInfoProto { name: Some(format!("t{}", n - 1)), ..Default::default() }],
+        ..Default::default()
+    };
+    let m = ModelProto {
+        ir_version: Some(8),
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
+        graph: Some(g),
+        ..Default::default()
+    };
+    onnx_bcast::io::decode(&m.encode_to_vec(), Path::new("chain.onnx"), None).expect("decodes")
+}
+
+/// The output of the `i`-th node in file order.
+fn output(m: &Model, i: usize) -> ValueId {
+    m.node(m.graph(Model::MAIN).order[i]).outputs[0].expect("has an output")
+}
+
+fn input(m: &Model, i: usize, slot: usize) -> ValueId {
+    m.node(m.graph(Model::MAIN).order[i]).inputs[slot].expect("has the input")
+}
+
+fn check(n: usize) {
+    let m = chain(n);
+    let h = n / 2;
+    let x = m.local(Model::MAIN, "x").expect("x is defined");
+    assert_eq!(m.value(x).def, Def::Input, "{n} nodes: the graph input keeps x");
+    let t10 = output(&m, 10);
+    assert_eq!(m.local(Model::MAIN, "t10"), Some(t10), "{n} nodes: node 10 keeps t10");
+
+    // Later definitions shadow the first, and nothing else does.
+    assert_eq!(m.value(output(&m, h)).shadows, Some(x), "{n} nodes");
+    assert_eq!(m.value(output(&m, h + 1)).shadows, Some(t10), "{n} nodes");
+    let shadowing = m.values.iter().filter(|v| v.shadows.is_some()).count();
+    assert_eq!(shadowing, 2, "{n} nodes: only the two redefinitions shadow");
+
+    // Uses resolve to the first definition, wherever they are.
+    assert_eq!(input(&m, 5, 1), output(&m, 7), "{n} nodes: a use before its definition");
+    assert_eq!(input(&m, h + 2, 0), t10, "{n} nodes: a use right after a redefinition");
+    assert_eq!(input(&m, n - 1, 0), t10, "{n} nodes: a use far after it");
+    assert_eq!(input(&m, h + 1, 1), x, "{n} nodes");
+    assert_eq!(input(&m, n - 1, 1), x, "{n} nodes: x after node {h} redefined it");
+    assert_eq!(input(&m, h + 3, 0), output(&m, h + 2), "{n} nodes: a plain chain link");
+    for i in (1..n).filter(|i| ![5, h, h + 1, h + 2, h + 3, n - 1].contains(i)) {
+        assert_eq!(input(&m, i, 0), output(&m, i - 1), "{n} nodes: node {i}'s first input");
+        assert_eq!(input(&m, i, 1), x, "{n} nodes: node {i}'s second input");
+    }
+    // Every name is found again by lookup.
+    for i in (0..n).filter(|i| ![h, h + 1].contains(i)) {
+        let name = format!("t{i}");
+        assert_eq!(m.local(Model::MAIN, &name), Some(output(&m, i)), "{n} nodes: {name}");
+    }
+}
+
+#[test]
+fn small_graphs_keep_the_first_definition() {
+    check(100);
+}
+
+/// Above the loader's batch threshold (2^15 names), with a table large enough to group.
+#[test]
+fn large_graphs_keep_the_first_definition() {
+    check(70_000);
+}
