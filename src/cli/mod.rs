@@ -210,8 +210,39 @@ fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
     Ok((name.to_string(), value))
 }
 
+/// Has glibc keep freed memory for reuse rather than hand it back to the OS. A pass (load,
+/// infer, rewrite, save) allocates and frees a model's worth of memory phase after phase, and
+/// by default every block above glibc's mmap threshold is unmapped on free, so the next phase
+/// faults fresh zeroed pages in again: a tenth of an `annotate` at a million nodes, measured
+/// in `scripts/bench_pass.py` runs. The process ends with the pass, so nothing is held long.
+/// Not for `run`, `bench` and `test`, whose kernel buffers were tuned with the default policy.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn keep_freed_memory() {
+    // SAFETY: mallopt only changes glibc's allocation policy; it is called before this process
+    // starts any thread, and returns 0 (ignored: the default policy is still correct) when a
+    // value is refused.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_MAX, 0);
+        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
+        libc::mallopt(libc::M_TOP_PAD, 64 << 20);
+    }
+}
+
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn keep_freed_memory() {}
+
 /// Runs the command and gives the exit code.
 pub fn run(cli: Cli) -> Result<u8> {
+    if matches!(
+        cli.command,
+        Command::Infer { .. }
+            | Command::Check { .. }
+            | Command::Annotate { .. }
+            | Command::Expand { .. }
+            | Command::Implicit { .. }
+    ) {
+        keep_freed_memory();
+    }
     match cli.command {
         Command::Infer { model, format, shapes } => {
             if format == Format::Github {
