@@ -9,6 +9,10 @@ with `onnx-bcast bench` and with onnxruntime (IOBinding: inputs and the output p
 neither side pays for copies), at 1 thread and at all threads, and reports ms, GB/s (inputs
 read once plus output written) and the share of the machine's copy bandwidth measured in the
 same run by `examples/stream.rs`. Prints a markdown table and writes bench/out/results.json.
+
+Warm-up: at least `--warmup` runs and `--warmup-ms` of them, counted on onnxruntime, and the
+same number of warm-up runs for onnx-bcast. A run of 0.1 ms is otherwise timed before the
+machine is in its steady state (thread pools awake, buffers faulted in).
 """
 import argparse
 import json
@@ -95,7 +99,7 @@ def inputs_of(path, rng):
     return feeds, out.name, out_shape
 
 
-def ort_time(path, threads, repeat, warmup, rng):
+def ort_time(path, threads, repeat, warmup, warmup_ms, rng):
     so = ort.SessionOptions()
     so.intra_op_num_threads = threads
     so.inter_op_num_threads = 1
@@ -107,15 +111,17 @@ def ort_time(path, threads, repeat, warmup, rng):
         binding.bind_ortvalue_input(k, ort.OrtValue.ortvalue_from_numpy(v))
     out = ort.OrtValue.ortvalue_from_shape_and_type(out_shape, np.float32)
     binding.bind_ortvalue_output(out_name, out)
-    for _ in range(warmup):
+    runs, start = 0, time.perf_counter()
+    while runs < warmup or (time.perf_counter() - start) * 1e3 < warmup_ms:
         sess.run_with_iobinding(binding)
+        runs += 1
     times = []
     for _ in range(repeat):
         t = time.perf_counter()
         sess.run_with_iobinding(binding)
         times.append((time.perf_counter() - t) * 1e3)
     nbytes = sum(v.nbytes for v in feeds.values()) + int(np.prod(out_shape)) * 4
-    return statistics.median(times), nbytes
+    return statistics.median(times), nbytes, runs
 
 
 def ours_time(path, threads, repeat, warmup):
@@ -130,6 +136,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--warmup", type=int, default=3)
+    ap.add_argument("--warmup-ms", type=float, default=100.0)
     ap.add_argument("--patterns", default="1,2,3,4,5,6,7,8,9")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
@@ -146,8 +153,8 @@ def main():
         if pid not in wanted:
             continue
         for threads in sorted({1, threads_all}):
-            ort_ms, nbytes = ort_time(path, threads, args.repeat, args.warmup, rng)
-            our_ms = ours_time(path, threads, args.repeat, args.warmup)
+            ort_ms, nbytes, warmup = ort_time(path, threads, args.repeat, args.warmup, args.warmup_ms, rng)
+            our_ms = ours_time(path, threads, args.repeat, warmup)
             gbs = nbytes / (our_ms / 1e3) / 1e9
             rows.append({"pattern": pid, "label": label, "threads": threads, "ours_ms": our_ms,
                          "ort_ms": ort_ms, "speedup": ort_ms / our_ms, "ours_gbs": gbs,
