@@ -91,6 +91,11 @@ impl Inference {
         self.types.get(v.index()).and_then(Option::as_ref)
     }
 
+    /// Moves the value's inferred type out (for a caller done with it).
+    pub(crate) fn take_ty(&mut self, v: ValueId) -> Option<Type> {
+        self.types.get_mut(v.index()).and_then(Option::take)
+    }
+
     /// The value's inferred shape, when its rank is known.
     pub fn shape(&self, v: ValueId) -> Option<&Shape> {
         self.ty(v).and_then(Type::shape)
@@ -804,7 +809,7 @@ impl Infer<'_> {
         if let Some([Dim::Known(k)]) = cond.and_then(|v| self.out.value(v)) {
             let g = if *k != 0 { then } else { other };
             let values = model.graph(g).outputs.iter().map(|o| self.out.value(o.value).map(<[Dim]>::to_vec)).collect();
-            return Out { types: outs(g), values, ..Out::default() };
+            return Out { types: outs(g).into(), values, ..Out::default() };
         }
         let (a, b) = (outs(then), outs(other));
         for (k, (x, y)) in a.iter().zip(&b).enumerate() {
@@ -855,7 +860,7 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
             Some(s) => {
                 let b = shape::multi(&s).map_err(|e| renumber(e, &present))?;
                 Out {
-                    types: vec![Some(Type::tensor(None, Some(b.shape)))],
+                    types: smallvec::smallvec![Some(Type::tensor(None, Some(b.shape)))],
                     assumptions: b.assumptions,
                     ..Out::default()
                 }
@@ -870,7 +875,7 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
             (Some(t), Some(f)) => {
                 let b = shape::uni(t, f, from).map_err(RuleError::Broadcast)?;
                 Out {
-                    types: vec![Some(Type::tensor(None, Some(b.shape)))],
+                    types: smallvec::smallvec![Some(Type::tensor(None, Some(b.shape)))],
                     assumptions: b.assumptions,
                     ..Out::default()
                 }
@@ -881,7 +886,7 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
             (Some(a), Some(b)) if c.node.attr_int("broadcast").unwrap_or(0) != 0 => {
                 let br = shape::legacy(a, b, c.node.attr_int("axis")).map_err(RuleError::Broadcast)?;
                 Out {
-                    types: vec![Some(Type::tensor(None, Some(br.shape)))],
+                    types: smallvec::smallvec![Some(Type::tensor(None, Some(br.shape)))],
                     assumptions: br.assumptions,
                     ..Out::default()
                 }
@@ -902,7 +907,7 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
                 (Some(x), Some(t)) => {
                     let b = shape::expand(x, &t).map_err(RuleError::Broadcast)?;
                     Out {
-                        types: vec![Some(Type::tensor(None, Some(b.shape)))],
+                        types: smallvec::smallvec![Some(Type::tensor(None, Some(b.shape)))],
                         assumptions: b.assumptions,
                         ..Out::default()
                     }
@@ -1040,7 +1045,7 @@ fn fold_floats(c: &Ctx, out: &Out) -> Option<Vec<f64>> {
 }
 
 fn tensor_out(shape: Option<Shape>) -> Out {
-    Out { types: vec![Some(Type::tensor(None, shape))], ..Out::default() }
+    Out { types: smallvec::smallvec![Some(Type::tensor(None, shape))], ..Out::default() }
 }
 
 /// Maps input indices of a broadcast error from the present inputs back to node slots.

@@ -513,7 +513,7 @@ fn wire_node<'a>(bytes: &'a [u8], names: &mut Vec<&'a str>) -> Fast<WireNode<'a>
         attrs: Vec::new(),
         plain: true,
     };
-    let mut outputs = Vec::new();
+    let mut outputs: smallvec::SmallVec<[&str; 4]> = smallvec::SmallVec::new();
     for f in fields(bytes) {
         let f = f?;
         match f.number {

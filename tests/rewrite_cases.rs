@@ -157,6 +157,28 @@ fn annotate_covers_every_tensor_of_every_graph() {
     assert!(io::encode(&m) == once);
 }
 
+/// Moving types out of the inference writes the same model as copying them, subgraphs (where
+/// a value of one graph is used in another) included.
+#[test]
+fn annotate_taking_writes_what_annotate_writes() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "onnx") {
+            continue;
+        }
+        let Ok(model) = onnx_bcast::load(&path) else { continue };
+        let inf = infer(&model, &Options::default());
+        let (mut copied, mut taken, mut drained) = (model.clone(), model, inf.clone());
+        rewrite::annotate(&mut copied, &inf);
+        rewrite::annotate_taking(&mut taken, &mut drained);
+        assert!(io::encode(&copied) == io::encode(&taken), "{}", path.display());
+        seen += 1;
+    }
+    assert!(seen >= 5, "only {seen} models");
+}
+
 #[test]
 fn rewrites_hold_over_every_backend_case() {
     // Every case, family or not: expand never panics (its debug-build invariant check runs

@@ -9,11 +9,11 @@ use super::{refuse, FINDINGS, OK};
 
 pub fn run(model: &Path, out: &super::Output, options: &Options) -> Result<u8> {
     let mut m = io::load(model)?;
-    let inf = infer::infer(&m, options);
+    let mut inf = infer::infer(&m, options);
     if refuse(model, &inf) {
         return Ok(FINDINGS);
     }
-    let added = rewrite::annotate(&mut m, &inf);
+    let added = rewrite::annotate_taking(&mut m, &mut inf);
     rewrite::bind_declared(&mut m, &options.bindings);
     let out = out.save(&m, model)?;
     eprintln!("onnx-bcast: {}: {added} value_info entries added, written to {}", model.display(), out.display());

@@ -60,6 +60,9 @@ pub type CustomRule = fn(&Ctx) -> Result<Out, RuleError>;
 /// One entry per input slot of a node: inline for up to four, the usual case.
 pub type PerInput<T> = smallvec::SmallVec<[T; 4]>;
 
+/// One entry per output slot of a node: inline for one, the usual case.
+pub type PerOutput<T> = smallvec::SmallVec<[T; 1]>;
+
 /// What a rule sees of a node.
 #[derive(Debug)]
 pub struct Ctx<'a> {
@@ -121,7 +124,7 @@ impl Ctx<'_> {
 /// What a rule concludes: one entry per output slot.
 #[derive(Clone, Debug, Default)]
 pub struct Out {
-    pub types: Vec<Option<Type>>,
+    pub types: PerOutput<Option<Type>>,
     /// Contents of small integer outputs (shape tensors), when derivable.
     pub values: Vec<Option<Vec<Dim>>>,
     /// Contents of small floating-point outputs, when derivable.

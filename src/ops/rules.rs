@@ -153,11 +153,11 @@ fn ty(dtype: Option<DType>, shape: Option<Shape>) -> Option<Type> {
 }
 
 fn outs(types: Vec<Option<Type>>) -> R {
-    Ok(Out { types, ..Out::default() })
+    Ok(Out { types: types.into(), ..Out::default() })
 }
 
 fn one(t: Type) -> Out {
-    Out { types: vec![Some(t)], ..Out::default() }
+    Out { types: smallvec::smallvec![Some(t)], ..Out::default() }
 }
 
 fn invalid<T>(msg: String) -> Result<T, RuleError> {
@@ -220,7 +220,7 @@ pub fn ml_float_same(c: &Ctx) -> R {
 }
 
 pub fn identity(c: &Ctx) -> R {
-    let mut out = Out { types: vec![same_type_of(c, 0)], ..Out::default() };
+    let mut out = Out { types: smallvec::smallvec![same_type_of(c, 0)], ..Out::default() };
     out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
     out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
     out.strings = vec![c.strings.first().copied().flatten().map(<[String]>::to_vec)];
@@ -1146,7 +1146,7 @@ pub fn matmul(c: &Ctx) -> R {
     if b.len() > 1 {
         shape.push(b2[b2.len() - 1].clone());
     }
-    Ok(Out { types: vec![ty(dtype, Some(shape))], assumptions, ..Out::default() })
+    Ok(Out { types: smallvec::smallvec![ty(dtype, Some(shape))], assumptions, ..Out::default() })
 }
 
 /// Gemm: `Y[M,N] = alpha * A' B' + beta * C`, C stretching unidirectionally to `[M,N]` (with

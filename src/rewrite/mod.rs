@@ -16,7 +16,7 @@ use crate::ir::{AttrValue, Attribute, Def, GraphId, Model, Node, NodeId, Tensor,
 use crate::ops::{self, ShapeRule};
 use crate::shape::{render, Dim, Type};
 
-pub use annotate::annotate;
+pub use annotate::{annotate, annotate_taking};
 pub use expand::expand;
 pub use implicit::implicit;
 
