@@ -143,6 +143,13 @@ fn read_limited(path: &Path, max_bytes: u64) -> Result<Vec<u8>> {
 /// Encodes the model: the bytes prost would write for the `ModelProto` the IR stands for,
 /// written directly (nodes and value infos without a carry never become prost messages).
 pub fn encode(model: &Model) -> Vec<u8> {
+    encode_parts(model).concat()
+}
+
+/// The encoded model in three parts, to be written one after the other: the model's fields
+/// before its graph with the graph's key and length, the graph, and the fields after it. A
+/// large graph is never moved to make room for its length prefix.
+fn encode_parts(model: &Model) -> [Vec<u8>; 3] {
     let mut p = model_head(model);
     // prost writes fields in tag order: those numbered below `graph` (7), the graph, then the
     // rest, which `p` keeps.
@@ -155,18 +162,48 @@ pub fn encode(model: &Model) -> Vec<u8> {
         doc_string: p.doc_string.take(),
         ..Default::default()
     };
-    let mut out = Vec::new();
-    head.encode_raw(&mut out);
-    put_graph_field(model, Model::MAIN, 7, &mut out);
-    p.encode_raw(&mut out);
-    out
+    let mut body = Vec::new();
+    // Only a hint: when the reservation fails the buffer grows as it is written.
+    let _ = body.try_reserve(size_hint(model, Model::MAIN));
+    graph_body(model, Model::MAIN, &mut body);
+    let mut first = Vec::new();
+    head.encode_raw(&mut first);
+    put_key(&mut first, 7, 2);
+    prost::encoding::encode_varint(body.len() as u64, &mut first);
+    let mut last = Vec::new();
+    p.encode_raw(&mut last);
+    [first, body, last]
+}
+
+/// About how many bytes graph `id` encodes to, as a capacity: growing a buffer of hundreds
+/// of megabytes copies it, while reserving more than is written costs address space only.
+/// Every term is proportional to memory the model already holds.
+fn size_hint(model: &Model, id: GraphId) -> usize {
+    let g = model.graph(id);
+    let data: usize = g
+        .initializers
+        .iter()
+        .map(|t| match &t.data {
+            TensorData::Raw(b) => b.len(),
+            TensorData::Floats(v) => v.len() * 4,
+            TensorData::Int32s(v) => v.len() * 5,
+            TensorData::Int64s(v) => v.len() * 10,
+            TensorData::Doubles(v) => v.len() * 8,
+            TensorData::Uint64s(v) => v.len() * 10,
+            TensorData::Strings(v) => v.iter().map(|s| s.len() + 2).sum(),
+            TensorData::External { .. } | TensorData::Empty => 0,
+        })
+        .fold(0, usize::saturating_add);
+    let entries = g.inputs.len() + g.outputs.len() + g.value_info.len();
+    g.order.len().saturating_mul(128).saturating_add(entries.saturating_mul(96)).saturating_add(data)
 }
 
 /// Writes the model to `path` atomically: a temporary file in the same folder, then a rename,
 /// so a failed write leaves any old file intact. Use [`save_checked`] for models read from
 /// files a user gave: it refuses to lose data or overwrite the input.
 pub fn save(model: &Model, path: &Path) -> Result<()> {
-    write_atomic(path, &encode(model))
+    let parts = encode_parts(model);
+    write_atomic_with(path, |f| parts.iter().try_for_each(|p| f.write_all(p)))
 }
 
 /// What [`save_checked`] may do.
