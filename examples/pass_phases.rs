@@ -1,5 +1,6 @@
 //! Where the time of `annotate` goes: read, decode (with the unknown-field walk), infer,
-//! annotate, encode and write, timed one by one on the model given.
+//! annotate, encode and write, timed one by one on the model given (with glibc's default
+//! allocation policy, where the CLI keeps freed memory for reuse).
 //!
 //! `cargo run --release --example pass_phases -- MODEL [OUT]` prints one line per phase, with
 //! the process's resident memory after it where `/proc` tells it.
@@ -32,9 +33,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     lap("read");
     let mut m = io::decode(&bytes, path, path.parent())?;
     lap("decode");
-    let inf = infer::infer(&m, &Options::default());
+    let mut inf = infer::infer(&m, &Options::default());
     lap("infer");
-    rewrite::annotate(&mut m, &inf);
+    rewrite::annotate_taking(&mut m, &mut inf);
     lap("annotate");
     let encoded = io::encode(&m);
     lap("encode");
