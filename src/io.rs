@@ -168,8 +168,7 @@ fn encode_parts(model: &Model) -> [Vec<u8>; 3] {
     graph_body(model, Model::MAIN, &mut body);
     let mut first = Vec::new();
     head.encode_raw(&mut first);
-    put_key(&mut first, 7, 2);
-    prost::encoding::encode_varint(body.len() as u64, &mut first);
+    put_len_prefix(&mut first, 7, body.len());
     let mut last = Vec::new();
     p.encode_raw(&mut last);
     [first, body, last]
@@ -1000,10 +999,15 @@ fn put_key(out: &mut Vec<u8>, field: u32, wire: u32) {
     prost::encoding::encode_varint(u64::from(field << 3 | wire), out);
 }
 
+/// Writes the key and length of a length-delimited field whose `len` payload bytes follow.
+fn put_len_prefix(out: &mut Vec<u8>, field: u32, len: usize) {
+    put_key(out, field, 2);
+    prost::encoding::encode_varint(len as u64, out);
+}
+
 /// Writes a length-delimited field (string, bytes or message).
 fn put_len_field(out: &mut Vec<u8>, field: u32, bytes: &[u8]) {
-    put_key(out, field, 2);
-    prost::encoding::encode_varint(bytes.len() as u64, out);
+    put_len_prefix(out, field, bytes.len());
     out.extend_from_slice(bytes);
 }
 

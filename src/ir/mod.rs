@@ -604,8 +604,7 @@ impl Model {
 
     /// The value `name` names in `graph`'s own scope (not its ancestors').
     pub fn local(&self, graph: GraphId, name: &str) -> Option<ValueId> {
-        let scope = &self.graph(graph).scope;
-        scope.table.find(name_hash(&scope.state, name), |v| self.values[v.index()].name == name).copied()
+        self.local_hashed(graph, name, self.scope_hash(graph, name))
     }
 
     /// Makes room in `graph`'s scope for `additional` more names.

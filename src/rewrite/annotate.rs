@@ -21,7 +21,7 @@ pub fn annotate_taking(model: &mut Model, inf: &mut Inference) -> usize {
 }
 
 /// Where annotate gets types: a graph input's or output's to merge with what it declares,
-/// and a node output's to write.
+/// and a node output's to write (each asked for once).
 trait Types {
     fn ty(&self, v: ValueId) -> Option<&Type>;
     fn output(&mut self, v: ValueId) -> Option<Type>;
@@ -35,7 +35,7 @@ impl Types for Copying<'_> {
     }
 
     fn output(&mut self, v: ValueId) -> Option<Type> {
-        self.0.ty(v).filter(|t| writable(t)).cloned()
+        self.0.ty(v).cloned()
     }
 }
 
@@ -47,7 +47,7 @@ impl Types for Taking<'_> {
     }
 
     fn output(&mut self, v: ValueId) -> Option<Type> {
-        self.0.take_ty(v).filter(writable)
+        self.0.take_ty(v)
     }
 }
 
@@ -96,7 +96,7 @@ fn graph(model: &mut Model, g: GraphId, inf: &mut impl Types) -> usize {
             continue;
         }
         // Each node output is met once, in the one graph that defines it.
-        let Some(ty) = inf.output(v) else { continue };
+        let Some(ty) = inf.output(v).filter(writable) else { continue };
         match known.get(&v) {
             Some(&i) => {
                 let vi = &mut model.graph_mut(g).value_info[i];
