@@ -2,21 +2,11 @@
 //! small (names entered one by one) or large (node outputs entered in one batch, grouped by
 //! where they land in the table, and uses found among the recent outputs first).
 
-use std::path::Path;
+#[path = "common/build.rs"]
+mod build;
 
 use onnx_bcast::ir::{Def, ValueId};
-use onnx_bcast::onnx::{GraphProto, ModelProto, NodeProto, OperatorSetIdProto, ValueInfoProto};
 use onnx_bcast::Model;
-use prost::Message;
-
-fn node(inputs: &[&str], output: &str) -> NodeProto {
-    NodeProto {
-        op_type: Some("Add".into()),
-        input: inputs.iter().map(|s| s.to_string()).collect(),
-        output: vec![output.to_string()],
-        ..Default::default()
-    }
-}
 
 /// A chain of `n` Adds `t{i} = t{i-1} + x`, with these twists (`h` is `n / 2`):
 /// node 5 uses `t7` before node 7 defines it; node `h` defines `x` again (the graph input
@@ -28,29 +18,16 @@ fn chain(n: usize) -> Model {
     for i in 0..n {
         let prev = if i == 0 { "x".to_string() } else { format!("t{}", i - 1) };
         let out = format!("t{i}");
-        nodes.push(match i {
-            5 => node(&[&prev, "t7"], &out),
-            _ if i == h => node(&[&prev, "x"], "x"),
-            _ if i == h + 1 => node(&[&format!("t{}", i - 2), "x"], "t10"),
-            _ if i == h + 2 => node(&["t10", "x"], &out),
-            _ if i == n - 1 => node(&["t10", "x"], &out),
-            _ => node(&[&prev, "x"], &out),
-        });
+        let (inputs, output): ([&str; 2], &str) = match i {
+            5 => ([&prev, "t7"], &out),
+            _ if i == h => ([&prev, "x"], "x"),
+            _ if i == h + 1 => ([&format!("t{}", i - 2), "x"], "t10"),
+            _ if i == h + 2 || i == n - 1 => (["t10", "x"], &out),
+            _ => ([&prev, "x"], &out),
+        };
+        nodes.push(build::node(&out, "Add", &inputs, &[output]));
     }
-    let g = GraphProto {
-        name: Some("chain".into()),
-        node: nodes,
-        input: vec![ValueInfoProto { name: Some("x".into()), ..Default::default() }],
-        output: vec![ValueInfoProto { name: Some(format!("t{}", n - 1)), ..Default::default() }],
-        ..Default::default()
-    };
-    let m = ModelProto {
-        ir_version: Some(8),
-        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
-        graph: Some(g),
-        ..Default::default()
-    };
-    onnx_bcast::io::decode(&m.encode_to_vec(), Path::new("chain.onnx"), None).expect("decodes")
+    build::load(&build::model(17, vec![build::input("x", &[4])], nodes, &[&format!("t{}", n - 1)]))
 }
 
 /// The output of the `i`-th node in file order.
