@@ -343,3 +343,59 @@ fn streaming_path_matches_for_fills_wheres_and_sums() {
         assert_eq!(bits(&got[0]), bits(&want[0]), "{}", spec.nodes[0].0);
     }
 }
+
+#[test]
+fn arithmetic_chains_match_on_long_runs() {
+    // A chain of Add/Sub/Mul/Div with the running value on either side and a scalar first
+    // operand runs tile by tile in vector registers. Runs shorter than, equal to, and not a
+    // multiple of the tile, in cache and past the non-temporal threshold (where every run
+    // starts at another alignment); leaves that are constant along a run and ones that move.
+    // NaN payloads from the inputs go through both operand orders.
+    for (outer, rows, run) in [(3, 5, 31), (3, 5, 32), (2, 3, 45), (2, 2, 64), (3, 4, 100), (8, 1000, 517)] {
+        let out = [outer, rows, run];
+        let leaves: [(&str, Vec<usize>); 7] = [
+            ("s", vec![]),
+            ("x", out.to_vec()),
+            ("m", vec![outer, 1, run]),
+            ("b", vec![rows, 1]),
+            ("c", vec![run]),
+            ("n", vec![outer, rows, 1]),
+            ("d", vec![1, rows, run]),
+        ];
+        let spec = Spec {
+            nodes: vec![
+                ("Sub", vec!["s".into(), "x".into()], "t0".into()),
+                ("Div", vec!["m".into(), "t0".into()], "t1".into()),
+                ("Mul", vec!["t1".into(), "b".into()], "t2".into()),
+                ("Sub", vec!["c".into(), "t2".into()], "t3".into()),
+                ("Add", vec!["n".into(), "t3".into()], "t4".into()),
+                ("Mul", vec!["d".into(), "t4".into()], "t5".into()),
+                ("Div", vec!["t5".into(), "m".into()], "t6".into()),
+                ("Add", vec!["t6".into(), "c".into()], "y".into()),
+            ],
+            inputs: leaves.iter().map(|(n, sh)| (n.to_string(), 1, sh.clone())).collect(),
+            outputs: vec!["y".into()],
+        };
+        let mut feeds = HashMap::new();
+        for (i, (n, sh)) in leaves.iter().enumerate() {
+            let mut t = floats(sh, 20 + i as u64);
+            // Quiet NaNs with distinct payloads in two operands that meet in the Add and the Mul.
+            if let (Data::F32(v), "n" | "d") = (std::sync::Arc::make_mut(&mut t.data), *n) {
+                for (j, e) in v.iter_mut().enumerate().filter(|(j, _)| j % 7 == 3) {
+                    *e = f32::from_bits(0x7fc0_0000 | (i as u32) << 8 | (j as u32 & 0xff));
+                }
+            }
+            feeds.insert(n.to_string(), t);
+        }
+        let want = unfused(&spec, &feeds);
+        assert_eq!(want[0].shape, out.to_vec());
+        let before = fuse::fused_runs();
+        let (got, groups) = fused(&spec, &feeds);
+        assert!(fuse::fused_runs() > before);
+        assert_eq!(groups, 1);
+        let (g, w) = (bits(&got[0]), bits(&want[0]));
+        assert_eq!(g.0, w.0);
+        let first = g.1.iter().zip(&w.1).position(|(a, b)| a != b);
+        assert_eq!(first, None, "runs of {run}: first differing element");
+    }
+}

@@ -1,7 +1,9 @@
 //! Loop fusion for f32 broadcast chains (XLA's loop fusion): a connected set of broadcasting
 //! elementwise nodes (Add, Sub, Mul, Div, Max, Min, Sum, Where, Expand) whose intermediates have
 //! no other consumer and are not graph outputs runs as one loop over the final output, block by
-//! block in L1-sized registers, so no intermediate is ever materialized. The plan is made once
+//! block in L1-sized registers, so no intermediate is ever materialized; a group that
+//! is a single chain of Add, Sub, Mul and Div (each on the one before and a leaf) runs tile by
+//! tile in vector registers instead, stored only as output. The plan is made once
 //! per model run ([`plan`]); a group whose leaves turn out not to be f32 (or whose shapes do
 //! not broadcast) runs node by node through the ordinary kernels, which also give the errors.
 //! Large outputs are written with non-temporal stores, and output buffers handed back with
@@ -27,6 +29,8 @@ pub const MAX_LEAVES: usize = 8;
 pub const MAX_NODES: usize = 16;
 /// Elements per block register.
 const BLOCK: usize = 512;
+/// Elements per tile of a chain (four AVX vectors).
+const TILE: usize = 32;
 /// The span of address bits (4 KiB) a CPU compares first when it decides whether a load
 /// depends on an earlier store.
 const PAGE: usize = 4096;
@@ -403,7 +407,15 @@ fn fused_f32(
         data_b[*k] = c;
     }
     let mut buf = take(plan.len());
-    let lp = Loop { prog: &prog, f: data_f, b: data_b, inner: plan.inner(), nt: plan.len() * 4 >= NT_BYTES };
+    let chain = Chain::of(&prog);
+    let lp = Loop {
+        prog: &prog,
+        chain: chain.as_ref(),
+        f: data_f,
+        b: data_b,
+        inner: plan.inner(),
+        nt: plan.len() * 4 >= NT_BYTES,
+    };
     plan.drive_chunks(&mut buf, &|o, start| lp.chunk(&plan, start, o));
     HostTensor::new(out_shape, Data::F32(buf)).map(Some).map_err(|f| f.at_node(&label, op_name))
 }
@@ -411,6 +423,8 @@ fn fused_f32(
 /// The fused program and its operands.
 struct Loop<'a> {
     prog: &'a [Instr],
+    /// The same program as one chain, when it is one.
+    chain: Option<&'a Chain>,
     f: [&'a [f32]; MAX_LEAVES],
     b: [&'a [bool]; MAX_LEAVES],
     inner: [usize; MAX_LEAVES],
@@ -468,7 +482,30 @@ impl Loop<'_> {
     /// Fills `out`, one run of the innermost axis whose operand `k` starts at `offs[k]`, block
     /// by block, the root computing straight into `out`.
     #[inline(always)]
-    fn run(&self, regs: &mut [f32], out: &mut [f32], offs: &[usize; MAX_LEAVES]) {
+    fn run<const AVX: bool>(&self, regs: &mut [f32], out: &mut [f32], offs: &[usize; MAX_LEAVES]) {
+        #[cfg(target_arch = "x86_64")]
+        if let (true, Some(c)) = (AVX, self.chain) {
+            let steps = self.steps(c, offs, out.len());
+            let head = self.leaf_f(c.head, offs, 0, out.len());
+            let len = out.len();
+            if len < TILE {
+                self.short(c, offs, regs, len);
+                out.copy_from_slice(&regs[..len]);
+                return;
+            }
+            // The last tile overlaps the one before it when TILE does not divide the run.
+            let mut i = 0;
+            while i < len {
+                let at = i.min(len - TILE);
+                // SAFETY: AVX is true only inside `chunk_avx2`, whose CPU has AVX2; the tile
+                // stored is out[at..at + TILE], in bounds.
+                unsafe {
+                    avx::store(out[at..at + TILE].as_mut_ptr(), &avx::tile(head, &steps[..c.steps.len()], at), false)
+                };
+                i = at + TILE;
+            }
+            return;
+        }
         let mut start = 0;
         while start < out.len() {
             let n = BLOCK.min(out.len() - start);
@@ -483,6 +520,35 @@ impl Loop<'_> {
     /// As [`Loop::run`] for a run of `len` elements, the root's blocks going to `sink`.
     #[inline(always)]
     fn run_nt<const AVX: bool>(&self, regs: &mut [f32], sink: &mut Sink, len: usize, offs: &[usize; MAX_LEAVES]) {
+        #[cfg(target_arch = "x86_64")]
+        if let (true, Some(c)) = (AVX, self.chain) {
+            let steps = self.steps(c, offs, len);
+            let head = self.leaf_f(c.head, offs, 0, len);
+            if len < TILE {
+                self.short(c, offs, regs, len);
+                sink.put::<AVX>(&regs[..len]);
+                return;
+            }
+            // SAFETY (each `avx::tile`): AVX is true only inside `chunk_avx2`, whose CPU has
+            // AVX2; the tiles start at most at len - TILE.
+            let as_f32 = |t: avx::Tile| -> [f32; TILE] { unsafe { std::mem::transmute(t) } };
+            // The first few elements bring the sink to a vector boundary, so that the tiles
+            // after them stream straight from registers; the last tile overlaps the one before.
+            let mut i = sink.lead().min(len);
+            if i > 0 {
+                sink.put::<AVX>(&as_f32(unsafe { avx::tile(head, &steps[..c.steps.len()], 0) })[..i]);
+            }
+            while i + TILE <= len {
+                sink.put_tile(&unsafe { avx::tile(head, &steps[..c.steps.len()], i) });
+                i += TILE;
+            }
+            if i < len {
+                sink.put::<AVX>(
+                    &as_f32(unsafe { avx::tile(head, &steps[..c.steps.len()], len - TILE) })[TILE - (len - i)..],
+                );
+            }
+            return;
+        }
         let mut start = 0;
         while start < len {
             let n = BLOCK.min(len - start);
@@ -516,6 +582,42 @@ impl Loop<'_> {
                 Res::Reg(r) => V::A(&done[r * BLOCK..r * BLOCK + n]),
             },
         }
+    }
+
+    /// A chain's run at `offs` when it is shorter than a tile, element by element into `regs`.
+    #[inline(always)]
+    fn short(&self, c: &Chain, offs: &[usize; MAX_LEAVES], regs: &mut [f32], len: usize) {
+        for (k, r) in regs[..len].iter_mut().enumerate() {
+            let at = |leaf: usize| match self.leaf_f(leaf, offs, k, 1) {
+                V::S(x) => x,
+                V::A(a) => a[0],
+            };
+            let mut acc = at(c.head);
+            for s in &c.steps {
+                let y = at(s.leaf);
+                acc = match s.f {
+                    Arith::Add => acc + y,
+                    Arith::Sub => acc - y,
+                    Arith::Mul => acc * y,
+                    Arith::Div => acc / y,
+                    Arith::AddTo => y + acc,
+                    Arith::SubFrom => y - acc,
+                    Arith::MulTo => y * acc,
+                    Arith::DivInto => y / acc,
+                };
+            }
+            *r = acc;
+        }
+    }
+
+    /// A chain's steps with their operands on the run of `len` elements at `offs`.
+    #[inline(always)]
+    fn steps(&self, c: &Chain, offs: &[usize; MAX_LEAVES], len: usize) -> [(Arith, V<'_, f32>); MAX_NODES] {
+        let mut steps = [(Arith::Add, V::S(0.0)); MAX_NODES];
+        for (d, s) in steps.iter_mut().zip(&c.steps) {
+            *d = (s.f, self.leaf_f(s.leaf, offs, 0, len));
+        }
+        steps
     }
 
     #[inline(always)]
@@ -579,7 +681,7 @@ struct Runner<'a, 'r, const AVX: bool> {
 impl<const AVX: bool> Runs<f32, MAX_LEAVES> for Runner<'_, '_, AVX> {
     #[inline(always)]
     fn run(&mut self, out: &mut [f32], offs: [usize; MAX_LEAVES]) {
-        self.lp.run(self.regs, out, &offs);
+        self.lp.run::<AVX>(self.regs, out, &offs);
     }
 }
 
@@ -649,11 +751,200 @@ impl<'o> Sink<'o> {
         self.pos += rest.len();
     }
 
+    /// As [`Sink::put`] for one tile, streamed straight from it when the sink is between
+    /// vectors (as it is all along a chunk whose runs are whole vectors).
+    #[inline(always)]
+    #[cfg(target_arch = "x86_64")]
+    fn put_tile(&mut self, t: &avx::Tile) {
+        if self.np == 0 && self.pos >= self.head && self.pos + TILE <= self.out.len() {
+            // SAFETY: only called under AVX (from `Loop::run_nt` with AVX true); the TILE
+            // elements at pos are in bounds (checked) and on a 32-byte boundary, since pos -
+            // head is a multiple of 8 whenever nothing is pending.
+            unsafe { avx::store(self.out[self.pos..self.pos + TILE].as_mut_ptr(), t, true) };
+            self.pos += TILE;
+        } else {
+            // SAFETY: a Tile is TILE f32s, laid out contiguously.
+            let src: [f32; TILE] = unsafe { std::mem::transmute(*t) };
+            self.put::<true>(&src);
+        }
+    }
+
+    /// How many elements bring the sink to a 32-byte boundary with nothing pending.
+    fn lead(&self) -> usize {
+        if self.pos < self.head {
+            self.head - self.pos
+        } else {
+            (8 - self.np) % 8
+        }
+    }
+
     /// Stores what is still pending, with plain stores.
     fn finish(&mut self) {
         let at = self.pos - self.np;
         self.out[at..self.pos].copy_from_slice(&self.pend[..self.np]);
         self.np = 0;
+    }
+}
+
+/// A program that is a single chain: a leaf, then each step combines the running value with
+/// one more leaf, as ((x + m) * s) - b. Such a chain runs tile by tile with the running
+/// value in vector registers, never stored until it is the output.
+#[derive(Clone, Debug)]
+struct Chain {
+    head: usize,
+    steps: Vec<Step>,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Step {
+    f: Arith,
+    leaf: usize,
+}
+
+/// A chain step's operation on the running value `acc` and its leaf `y`.
+#[derive(Clone, Copy, Debug)]
+enum Arith {
+    /// acc + y
+    Add,
+    /// acc - y
+    Sub,
+    /// acc * y
+    Mul,
+    /// acc / y
+    Div,
+    /// y + acc
+    AddTo,
+    /// y - acc
+    SubFrom,
+    /// y * acc
+    MulTo,
+    /// y / acc
+    DivInto,
+}
+
+impl Chain {
+    /// The chain `prog` is, if it is one: Add, Sub, Mul and Div only (whose vector
+    /// instructions round exactly as the scalar ones), each on the instruction before it and a
+    /// leaf.
+    fn of(prog: &[Instr]) -> Option<Chain> {
+        let mut head = None;
+        let mut steps = Vec::with_capacity(prog.len());
+        for (i, ins) in prog.iter().enumerate() {
+            if ins.args.len() != 2 {
+                return None;
+            }
+            let (leaf, left) = match (ins.args[0], ins.args[1]) {
+                (Src::Leaf(a), Src::Leaf(b)) if i == 0 => {
+                    head = Some(a);
+                    (b, true)
+                }
+                (Src::Reg(r), Src::Leaf(b)) if i > 0 && r + 1 == i => (b, true),
+                (Src::Leaf(a), Src::Reg(r)) if i > 0 && r + 1 == i => (a, false),
+                _ => return None,
+            };
+            // Operands stay in the node's order even for + and *: with two NaN operands, x86
+            // gives the first one's payload.
+            let f = match (ins.op, left) {
+                (Op::Add, true) => Arith::Add,
+                (Op::Add, false) => Arith::AddTo,
+                (Op::Mul, true) => Arith::Mul,
+                (Op::Mul, false) => Arith::MulTo,
+                (Op::Sub, true) => Arith::Sub,
+                (Op::Sub, false) => Arith::SubFrom,
+                (Op::Div, true) => Arith::Div,
+                (Op::Div, false) => Arith::DivInto,
+                _ => return None,
+            };
+            steps.push(Step { f, leaf });
+        }
+        Some(Chain { head: head?, steps })
+    }
+}
+
+/// A chain's tiles under AVX: the running value is four `__m256` registers from the head's
+/// load to the store, each step one vector operation per register, in the order the nodes
+/// would compute it, so the bits are those of the nodes run one by one.
+#[cfg(target_arch = "x86_64")]
+mod avx {
+    use super::{Arith, TILE, V};
+    use std::arch::x86_64::*;
+
+    pub(super) type Tile = [__m256; TILE / 8];
+
+    /// Elements `i..i + TILE` of an operand.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX.
+    #[inline(always)]
+    unsafe fn load(v: V<f32>, i: usize) -> Tile {
+        match v {
+            // SAFETY: the caller's CPU has AVX.
+            V::S(x) => unsafe { [_mm256_set1_ps(x); TILE / 8] },
+            V::A(a) => {
+                let p = a[i..i + TILE].as_ptr();
+                // SAFETY: the slice just taken holds TILE f32s from p; the CPU has AVX.
+                unsafe {
+                    [
+                        _mm256_loadu_ps(p),
+                        _mm256_loadu_ps(p.add(8)),
+                        _mm256_loadu_ps(p.add(16)),
+                        _mm256_loadu_ps(p.add(24)),
+                    ]
+                }
+            }
+        }
+    }
+
+    /// Elements `i..i + TILE` of the chain `head`, `steps` on a run.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX.
+    #[inline(always)]
+    pub(super) unsafe fn tile(head: V<f32>, steps: &[(Arith, V<f32>)], i: usize) -> Tile {
+        macro_rules! each {
+            ($f:ident, $a:expr, $b:expr) => {
+                [$f($a[0], $b[0]), $f($a[1], $b[1]), $f($a[2], $b[2]), $f($a[3], $b[3])]
+            };
+        }
+        // SAFETY: the caller's CPU has AVX; the operands are in bounds (`load` slices them).
+        unsafe {
+            let mut acc = load(head, i);
+            for &(f, y) in steps {
+                let y = load(y, i);
+                acc = match f {
+                    Arith::Add => each!(_mm256_add_ps, acc, y),
+                    Arith::Sub => each!(_mm256_sub_ps, acc, y),
+                    Arith::Mul => each!(_mm256_mul_ps, acc, y),
+                    Arith::Div => each!(_mm256_div_ps, acc, y),
+                    Arith::AddTo => each!(_mm256_add_ps, y, acc),
+                    Arith::SubFrom => each!(_mm256_sub_ps, y, acc),
+                    Arith::MulTo => each!(_mm256_mul_ps, y, acc),
+                    Arith::DivInto => each!(_mm256_div_ps, y, acc),
+                };
+            }
+            acc
+        }
+    }
+
+    /// Stores a tile at `d`, streaming when `nt` (then `d` is 32-byte aligned).
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX; `d` is writable for TILE f32s.
+    #[inline(always)]
+    pub(super) unsafe fn store(d: *mut f32, t: &Tile, nt: bool) {
+        // SAFETY: the caller's contract: AVX, TILE writable f32s at d, aligned when nt.
+        unsafe {
+            for (k, v) in t.iter().enumerate() {
+                if nt {
+                    _mm256_stream_ps(d.add(8 * k), *v);
+                } else {
+                    _mm256_storeu_ps(d.add(8 * k), *v);
+                }
+            }
+        }
     }
 }
 
