@@ -146,10 +146,11 @@ pub fn encode(model: &Model) -> Vec<u8> {
     encode_parts(model).concat()
 }
 
-/// The encoded model in three parts, to be written one after the other: the model's fields
-/// before its graph with the graph's key and length, the graph, and the fields after it. A
-/// large graph is never moved to make room for its length prefix.
-fn encode_parts(model: &Model) -> [Vec<u8>; 3] {
+/// The encoded model in parts, to be written one after the other: the model's fields before
+/// its graph with the graph's key and length, the graph in two parts (nodes to outputs, then
+/// value_info: a large graph's two are encoded at once on two threads), and the fields after
+/// it. A large graph is never moved to make room for its length prefix.
+fn encode_parts(model: &Model) -> [Vec<u8>; 4] {
     let mut p = model_head(model);
     // prost writes fields in tag order: those numbered below `graph` (7), the graph, then the
     // rest, which `p` keeps.
@@ -162,22 +163,50 @@ fn encode_parts(model: &Model) -> [Vec<u8>; 3] {
         doc_string: p.doc_string.take(),
         ..Default::default()
     };
-    let mut body = Vec::new();
-    // Only a hint: when the reservation fails the buffer grows as it is written.
-    let _ = body.try_reserve(size_hint(model, Model::MAIN));
-    graph_body(model, Model::MAIN, &mut body);
+    let (front_hint, back_hint) = size_hint(model, Model::MAIN);
+    let (front, rest) = graph_carry(model, Model::MAIN);
+    // Only hints: when a reservation fails the buffer grows as it is written.
+    let encode_front = || {
+        let mut out = Vec::new();
+        let _ = out.try_reserve(front_hint);
+        graph_front(model, Model::MAIN, front, &mut out);
+        out
+    };
+    let encode_back = || {
+        let mut out = Vec::new();
+        let _ = out.try_reserve(back_hint);
+        graph_back(model, Model::MAIN, &rest, &mut out);
+        out
+    };
+    let g = model.graph(Model::MAIN);
+    let (front, back) = if g.order.len().min(g.value_info.len()) >= PARALLEL_ENCODE {
+        std::thread::scope(|s| {
+            let back = std::thread::Builder::new().spawn_scoped(s, encode_back);
+            let front = encode_front();
+            // The thread only fails to start when the system is out of threads: then this
+            // one encodes the second part too.
+            let back = match back {
+                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                Err(_) => encode_back(),
+            };
+            (front, back)
+        })
+    } else {
+        (encode_front(), encode_back())
+    };
     let mut first = Vec::new();
     head.encode_raw(&mut first);
-    put_len_prefix(&mut first, 7, body.len());
+    put_len_prefix(&mut first, 7, front.len() + back.len());
     let mut last = Vec::new();
     p.encode_raw(&mut last);
-    [first, body, last]
+    [first, front, back, last]
 }
 
-/// About how many bytes graph `id` encodes to, as a capacity: growing a buffer of hundreds
-/// of megabytes copies it, while reserving more than is written costs address space only.
-/// Every term is proportional to memory the model already holds.
-fn size_hint(model: &Model, id: GraphId) -> usize {
+/// About how many bytes graph `id`'s two parts ([`graph_front`], [`graph_back`]) encode to,
+/// as capacities: growing a buffer of hundreds of megabytes copies it, while reserving more
+/// than is written costs address space only. Every term is proportional to memory the model
+/// already holds.
+fn size_hint(model: &Model, id: GraphId) -> (usize, usize) {
     let g = model.graph(id);
     let data: usize = g
         .initializers
@@ -193,9 +222,15 @@ fn size_hint(model: &Model, id: GraphId) -> usize {
             TensorData::External { .. } | TensorData::Empty => 0,
         })
         .fold(0, usize::saturating_add);
-    let entries = g.inputs.len() + g.outputs.len() + g.value_info.len();
-    g.order.len().saturating_mul(128).saturating_add(entries.saturating_mul(96)).saturating_add(data)
+    let entries = g.inputs.len() + g.outputs.len();
+    let front = g.order.len().saturating_mul(128).saturating_add(entries.saturating_mul(96)).saturating_add(data);
+    (front, g.value_info.len().saturating_mul(96))
 }
+
+/// Graphs with at least this many nodes and value_info entries encode their two parts on two
+/// threads (each part then takes tens of milliseconds; a thread starts in tens of
+/// microseconds).
+const PARALLEL_ENCODE: usize = 50_000;
 
 /// Writes the model to `path` atomically: a temporary file in the same folder, then a rename,
 /// so a failed write leaves any old file intact. Use [`save_checked`] for models read from
@@ -1036,20 +1071,31 @@ fn put_graph_field(model: &Model, id: GraphId, field: u32, out: &mut Vec<u8>) {
 
 /// Appends the body of graph `id`'s `GraphProto` to `out`.
 fn graph_body(model: &Model, id: GraphId, out: &mut Vec<u8>) {
+    let (front, rest) = graph_carry(model, id);
+    graph_front(model, id, front, out);
+    graph_back(model, id, &rest, out);
+}
+
+/// Graph `id`'s carried fields: those written between its nodes and its inputs (name,
+/// doc_string), and the rest.
+fn graph_carry(model: &Model, id: GraphId) -> (onnx::GraphProto, onnx::GraphProto) {
     let g = model.graph(id);
     let mut p: onnx::GraphProto = carry(&g.proto);
     put_str(&mut p.name, &g.name);
+    let front = onnx::GraphProto { name: p.name.take(), doc_string: p.doc_string.take(), ..Default::default() };
+    (front, p)
+}
+
+/// The first part of graph `id`'s body: nodes, the carried name and doc_string with the
+/// initializers, inputs and outputs.
+fn graph_front(model: &Model, id: GraphId, front: onnx::GraphProto, out: &mut Vec<u8>) {
+    let g = model.graph(id);
     let mut scratch = Vec::new();
     for n in &g.order {
         node_bytes(model, *n, out, &mut scratch);
     }
     // prost writes fields in tag order; these come between `node` (1) and `input` (11).
-    let mid = onnx::GraphProto {
-        name: p.name.take(),
-        initializer: g.initializers.iter().map(tensor_to).collect(),
-        doc_string: p.doc_string.take(),
-        ..Default::default()
-    };
+    let mid = onnx::GraphProto { initializer: g.initializers.iter().map(tensor_to).collect(), ..front };
     mid.encode_raw(out);
     drop(mid);
     for v in &g.inputs {
@@ -1058,11 +1104,15 @@ fn graph_body(model: &Model, id: GraphId, out: &mut Vec<u8>) {
     for v in &g.outputs {
         value_info_bytes(model, v, 12, out);
     }
-    for v in &g.value_info {
+}
+
+/// The second part of graph `id`'s body: value_info, then what the carry holds beyond
+/// (quantization annotations, sparse initializers, metadata).
+fn graph_back(model: &Model, id: GraphId, rest: &onnx::GraphProto, out: &mut Vec<u8>) {
+    for v in &model.graph(id).value_info {
         value_info_bytes(model, v, 13, out);
     }
-    // What the carry holds beyond: quantization annotations, sparse initializers, metadata.
-    p.encode_raw(out);
+    rest.encode_raw(out);
 }
 
 /// Writes node `id` as field 1 of a `GraphProto` to `out`; `scratch` is reused for its body.

@@ -132,6 +132,35 @@ fn saving_writes_exactly_what_prost_writes() {
 }
 
 #[test]
+fn a_large_graph_is_written_as_prost_writes_it() {
+    // Past 50,000 nodes and value_info entries the writer encodes the graph's two halves on
+    // two threads; the bytes, in memory and on disk, must still be prost's.
+    let mut m = rich_model();
+    let g = m.graph.as_mut().unwrap();
+    let mut prev = "out".to_string();
+    for i in 0..50_000 {
+        let out = format!("r{i}");
+        g.node.push(node(Some(&format!("relu{i}")), "Relu", &[&prev], &[&out]));
+        let mut info = vi(&out, Some(tensor_type(1, &[DV::DimValue(-1)])));
+        if i % 1000 == 0 {
+            info.doc_string = Some(format!("entry {i}"));
+        }
+        g.value_info.push(info);
+        prev = out;
+    }
+    let bytes = m.encode_to_vec();
+    let model = load(&bytes).unwrap();
+    assert!(onnx_bcast::io::encode(&model) == bytes, "a load/save round trip changed the bytes");
+    let dir = std::env::temp_dir().join(format!("onnx-bcast-wire-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("large.onnx");
+    onnx_bcast::io::save(&model, &path).unwrap();
+    let written = std::fs::read(&path).unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(written == bytes, "the saved file differs from prost's bytes");
+}
+
+#[test]
 fn annotated_output_is_what_prost_writes() {
     // After annotate, the value infos a rewrite added (no carry) are written directly; the
     // result must still be prost's encoding of the message it decodes to.
