@@ -210,42 +210,21 @@ fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
     Ok((name.to_string(), value))
 }
 
-/// Has glibc keep freed memory for reuse rather than hand it back to the OS, and puts the heap
-/// on transparent huge pages. A pass (load, infer, rewrite, save) allocates and frees a model's
-/// worth of memory phase after phase, and by default every block above glibc's mmap threshold
-/// is unmapped on free, so the next phase faults fresh zeroed pages in again: a tenth of an
-/// `annotate` at a million nodes, measured in `scripts/bench_pass.py` runs. The first touch of
-/// each page still faults, a quarter of an `annotate` at 100k nodes on 4 KiB pages; on huge
-/// pages (where the kernel has them for `madvise`d memory) the same pass ran 20% faster at 10k
-/// and 100k nodes, and no slower at a million. The process ends with the pass, so nothing is
-/// held long. Not for `run`, `bench` and `test`, whose kernel buffers were tuned with the
-/// default policy.
+/// Has glibc keep freed memory for reuse rather than hand it back to the OS. A pass (load,
+/// infer, rewrite, save) allocates and frees a model's worth of memory phase after phase, and
+/// by default every block above glibc's mmap threshold is unmapped on free, so the next phase
+/// faults fresh zeroed pages in again: a tenth of an `annotate` at a million nodes, measured
+/// in `scripts/bench_pass.py` runs. The process ends with the pass, so nothing is held long.
+/// Not for `run`, `bench` and `test`, whose kernel buffers were tuned with the default policy.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 fn keep_freed_memory() {
-    /// The heap span advised onto huge pages: address space only, until touched.
-    const HUGE_HEAP: usize = 1 << 30;
-    const HUGE_PAGE: usize = 2 << 20;
     // SAFETY: mallopt only changes glibc's allocation policy; it is called before this process
     // starts any thread, and returns 0 (ignored: the default policy is still correct) when a
-    // value is refused. The block from malloc is never touched: it only grows the heap (no
-    // mmap'd blocks now) so that the advice can cover the span, and the free gives it back to
-    // the top of the heap, which is no longer trimmed, so later blocks are carved from the
-    // advised span. madvise on whole pages inside a live block has no other effect, and its
-    // failure (no THP support) is ignored.
+    // value is refused.
     unsafe {
         libc::mallopt(libc::M_MMAP_MAX, 0);
         libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
         libc::mallopt(libc::M_TOP_PAD, 64 << 20);
-        let p = libc::malloc(HUGE_HEAP);
-        if !p.is_null() {
-            let skip = (p as usize).wrapping_neg() % HUGE_PAGE;
-            libc::madvise(
-                p.cast::<u8>().add(skip).cast(),
-                (HUGE_HEAP - skip) / HUGE_PAGE * HUGE_PAGE,
-                libc::MADV_HUGEPAGE,
-            );
-            libc::free(p);
-        }
     }
 }
 
