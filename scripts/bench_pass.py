@@ -3,15 +3,18 @@ onnx.shape_inference.infer_shapes on the same models (issue 6, item 4).
 
 Run by hand after `cargo build --release` (needs onnx):
 
-    python3 scripts/bench_pass.py [--sizes 10000,100000,1000000]
+    python3 scripts/bench_pass.py [--sizes 10000,100000,1000000] [--runs 5]
 
 The models are chains of broadcasting nodes (Add/Mul/Sub/Where, in turn, over small symbolic
 and known shapes: x [batch,1,seq], b [4,1], c [1,seq]) written to bench/out/. onnx-bcast is timed as a whole process (`annotate`: read, infer, write); onnx as
 onnx.load + infer_shapes + onnx.save in-process, so Python start-up is not counted against it.
+Each side runs --runs times, alternating; the table gives medians, minimums and the ratio of
+the medians.
 Where the time of one of ours goes: `cargo run --release --example pass_phases -- MODEL`.
 """
 import argparse
 import os
+import statistics
 import subprocess
 import time
 
@@ -49,24 +52,32 @@ def chain(n):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000,1000000")
+    ap.add_argument("--runs", type=int, default=5, help="alternating runs of each side per size")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     print("load average before the run: %.2f %.2f %.2f" % os.getloadavg())
-    print("| nodes | onnx-bcast annotate s | onnx load+infer_shapes+save s | onnx / ours |")
+    print("| nodes | onnx-bcast annotate s, median (min) | onnx load+infer_shapes+save s, median (min) | onnx / ours, medians |")
     print("|---|---|---|---|")
     for n in [int(s) for s in args.sizes.split(",")]:
         path = os.path.join(OUT, f"chain_{n}.onnx")
         onnx.save(chain(n), path)
         out = os.path.join(OUT, f"chain_{n}.annotated.onnx")
-        t = time.perf_counter()
-        subprocess.run([BIN, "annotate", path, "-o", out], check=True, stdout=subprocess.DEVNULL)
-        ours = time.perf_counter() - t
-        t = time.perf_counter()
-        m = onnx.load(path)
-        inferred = onnx.shape_inference.infer_shapes(m)
-        onnx.save(inferred, os.path.join(OUT, f"chain_{n}.onnx_inferred.onnx"))
-        theirs = time.perf_counter() - t
-        print(f"| {n} | {ours:.3f} | {theirs:.3f} | {theirs / ours:.1f} |", flush=True)
+        ours, theirs = [], []
+        # Alternating, so that a slow spell of the machine hits both sides alike.
+        for _ in range(args.runs):
+            t = time.perf_counter()
+            subprocess.run([BIN, "annotate", path, "-o", out], check=True, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+            ours.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            m = onnx.load(path)
+            inferred = onnx.shape_inference.infer_shapes(m)
+            onnx.save(inferred, os.path.join(OUT, f"chain_{n}.onnx_inferred.onnx"))
+            theirs.append(time.perf_counter() - t)
+            del m, inferred
+        a, b = statistics.median(ours), statistics.median(theirs)
+        print(f"| {n} | {a:.3f} ({min(ours):.3f}) | {b:.3f} ({min(theirs):.3f}) | {b / a:.1f} |", flush=True)
+    print("load average after the run: %.2f %.2f %.2f" % os.getloadavg())
 
 
 if __name__ == "__main__":
