@@ -349,9 +349,12 @@ fn arithmetic_chains_match_on_long_runs() {
     // A chain of Add/Sub/Mul/Div with the running value on either side and a scalar first
     // operand runs tile by tile in vector registers. Runs shorter than, equal to, and not a
     // multiple of the tile, in cache and past the non-temporal threshold (where every run
-    // starts at another alignment); leaves that are constant along a run and ones that move.
-    // NaN payloads from the inputs go through both operand orders.
-    for (outer, rows, run) in [(3, 5, 31), (3, 5, 32), (2, 3, 45), (2, 2, 64), (3, 4, 100), (8, 1000, 517)] {
+    // starts at another alignment, and runs of 1100 span three blocks); leaves that are
+    // constant along a run and ones that move. NaN payloads from the inputs go through both
+    // operand orders.
+    for (outer, rows, run) in
+        [(3, 5, 31), (3, 5, 32), (2, 3, 45), (2, 2, 64), (3, 4, 100), (8, 1000, 517), (2, 2000, 1100)]
+    {
         let out = [outer, rows, run];
         let leaves: [(&str, Vec<usize>); 7] = [
             ("s", vec![]),

@@ -3,7 +3,7 @@
 //! no other consumer and are not graph outputs runs as one loop over the final output, block by
 //! block in L1-sized registers, so no intermediate is ever materialized; a group that
 //! is a single chain of Add, Sub, Mul and Div (each on the one before and a leaf) runs tile by
-//! tile in vector registers instead, stored only as output. The plan is made once
+//! tile in vector registers instead, its intermediates never stored. The plan is made once
 //! per model run ([`plan`]); a group whose leaves turn out not to be f32 (or whose shapes do
 //! not broadcast) runs node by node through the ordinary kernels, which also give the errors.
 //! Large outputs are written with non-temporal stores, and output buffers handed back with
@@ -489,7 +489,7 @@ impl Loop<'_> {
             let head = self.leaf_f(c.head, offs, 0, out.len());
             let len = out.len();
             if len < TILE {
-                self.short(c, offs, regs, len);
+                self.short(c, offs, regs, 0, len);
                 out.copy_from_slice(&regs[..len]);
                 return;
             }
@@ -499,9 +499,7 @@ impl Loop<'_> {
                 let at = i.min(len - TILE);
                 // SAFETY: AVX is true only inside `chunk_avx2`, whose CPU has AVX2; the tile
                 // stored is out[at..at + TILE], in bounds.
-                unsafe {
-                    avx::store(out[at..at + TILE].as_mut_ptr(), &avx::tile(head, &steps[..c.steps.len()], at), false)
-                };
+                unsafe { avx::store(out[at..at + TILE].as_mut_ptr(), &avx::tile(head, &steps[..c.steps.len()], at)) };
                 i = at + TILE;
             }
             return;
@@ -524,28 +522,30 @@ impl Loop<'_> {
         if let (true, Some(c)) = (AVX, self.chain) {
             let steps = self.steps(c, offs, len);
             let head = self.leaf_f(c.head, offs, 0, len);
-            if len < TILE {
-                self.short(c, offs, regs, len);
-                sink.put::<AVX>(&regs[..len]);
-                return;
-            }
-            // SAFETY (each `avx::tile`): AVX is true only inside `chunk_avx2`, whose CPU has
-            // AVX2; the tiles start at most at len - TILE.
-            let as_f32 = |t: avx::Tile| -> [f32; TILE] { unsafe { std::mem::transmute(t) } };
-            // The first few elements bring the sink to a vector boundary, so that the tiles
-            // after them stream straight from registers; the last tile overlaps the one before.
-            let mut i = sink.lead().min(len);
-            if i > 0 {
-                sink.put::<AVX>(&as_f32(unsafe { avx::tile(head, &steps[..c.steps.len()], 0) })[..i]);
-            }
-            while i + TILE <= len {
-                sink.put_tile(&unsafe { avx::tile(head, &steps[..c.steps.len()], i) });
-                i += TILE;
-            }
-            if i < len {
-                sink.put::<AVX>(
-                    &as_f32(unsafe { avx::tile(head, &steps[..c.steps.len()], len - TILE) })[TILE - (len - i)..],
-                );
+            // Block by block: the tiles are stored into a register, which the sink then
+            // streams out whole.
+            let mut start = 0;
+            while start < len {
+                let n = BLOCK.min(len - start);
+                if n < TILE {
+                    self.short(c, offs, regs, start, n);
+                } else {
+                    let mut i = 0;
+                    while i < n {
+                        let at = i.min(n - TILE);
+                        // SAFETY: AVX is true only inside `chunk_avx2`, whose CPU has AVX2; the
+                        // tile stored is regs[at..at + TILE], in bounds (n <= BLOCK <= regs.len()).
+                        unsafe {
+                            avx::store(
+                                regs[at..at + TILE].as_mut_ptr(),
+                                &avx::tile(head, &steps[..c.steps.len()], start + at),
+                            )
+                        };
+                        i = at + TILE;
+                    }
+                }
+                sink.put::<AVX>(&regs[..n]);
+                start += n;
             }
             return;
         }
@@ -586,9 +586,9 @@ impl Loop<'_> {
 
     /// A chain's run at `offs` when it is shorter than a tile, element by element into `regs`.
     #[inline(always)]
-    fn short(&self, c: &Chain, offs: &[usize; MAX_LEAVES], regs: &mut [f32], len: usize) {
+    fn short(&self, c: &Chain, offs: &[usize; MAX_LEAVES], regs: &mut [f32], from: usize, len: usize) {
         for (k, r) in regs[..len].iter_mut().enumerate() {
-            let at = |leaf: usize| match self.leaf_f(leaf, offs, k, 1) {
+            let at = |leaf: usize| match self.leaf_f(leaf, offs, from + k, 1) {
                 V::S(x) => x,
                 V::A(a) => a[0],
             };
@@ -751,33 +751,6 @@ impl<'o> Sink<'o> {
         self.pos += rest.len();
     }
 
-    /// As [`Sink::put`] for one tile, streamed straight from it when the sink is between
-    /// vectors (as it is all along a chunk whose runs are whole vectors).
-    #[inline(always)]
-    #[cfg(target_arch = "x86_64")]
-    fn put_tile(&mut self, t: &avx::Tile) {
-        if self.np == 0 && self.pos >= self.head && self.pos + TILE <= self.out.len() {
-            // SAFETY: only called under AVX (from `Loop::run_nt` with AVX true); the TILE
-            // elements at pos are in bounds (checked) and on a 32-byte boundary, since pos -
-            // head is a multiple of 8 whenever nothing is pending.
-            unsafe { avx::store(self.out[self.pos..self.pos + TILE].as_mut_ptr(), t, true) };
-            self.pos += TILE;
-        } else {
-            // SAFETY: a Tile is TILE f32s, laid out contiguously.
-            let src: [f32; TILE] = unsafe { std::mem::transmute(*t) };
-            self.put::<true>(&src);
-        }
-    }
-
-    /// How many elements bring the sink to a 32-byte boundary with nothing pending.
-    fn lead(&self) -> usize {
-        if self.pos < self.head {
-            self.head - self.pos
-        } else {
-            (8 - self.np) % 8
-        }
-    }
-
     /// Stores what is still pending, with plain stores.
     fn finish(&mut self) {
         let at = self.pos - self.np;
@@ -788,7 +761,10 @@ impl<'o> Sink<'o> {
 
 /// A program that is a single chain: a leaf, then each step combines the running value with
 /// one more leaf, as ((x + m) * s) - b. Such a chain runs tile by tile with the running
-/// value in vector registers, never stored until it is the output.
+/// value in vector registers, stored once: into the output, or for a large output into a
+/// block register that the [`Sink`] then streams out in one burst (streaming each tile
+/// straight from registers, between the next tile's loads, ran the chain at two threads 1.5-2x
+/// slower).
 #[derive(Clone, Debug)]
 struct Chain {
     head: usize,
@@ -928,21 +904,17 @@ mod avx {
         }
     }
 
-    /// Stores a tile at `d`, streaming when `nt` (then `d` is 32-byte aligned).
+    /// Stores a tile at `d`.
     ///
     /// # Safety
     ///
     /// The CPU has AVX; `d` is writable for TILE f32s.
     #[inline(always)]
-    pub(super) unsafe fn store(d: *mut f32, t: &Tile, nt: bool) {
-        // SAFETY: the caller's contract: AVX, TILE writable f32s at d, aligned when nt.
+    pub(super) unsafe fn store(d: *mut f32, t: &Tile) {
+        // SAFETY: the caller's contract: AVX, TILE writable f32s at d.
         unsafe {
             for (k, v) in t.iter().enumerate() {
-                if nt {
-                    _mm256_stream_ps(d.add(8 * k), *v);
-                } else {
-                    _mm256_storeu_ps(d.add(8 * k), *v);
-                }
+                _mm256_storeu_ps(d.add(8 * k), *v);
             }
         }
     }
