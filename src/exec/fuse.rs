@@ -799,9 +799,9 @@ enum Arith {
 }
 
 impl Chain {
-    /// The chain `prog` is, if it is one of two nodes or more: Add, Sub, Mul and Div only (whose vector
-    /// instructions round exactly as the scalar ones), each on the instruction before it and a
-    /// leaf.
+    /// The chain `prog` is, if it is one of two nodes or more: Add, Sub, Mul and Div only
+    /// (whose vector instructions round exactly as the scalar ones), each on the instruction
+    /// before it and a leaf.
     fn of(prog: &[Instr]) -> Option<Chain> {
         // A single node keeps the block loop, whose plain element loops measured as fast or
         // faster at one thread (an Add with a per-channel operand: 11.0 against 12.9 ms).
