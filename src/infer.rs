@@ -69,18 +69,30 @@ impl<T> Default for Sparse<T> {
 }
 
 impl<T> Sparse<T> {
+    // Most models hold few such values and many nodes ask: an empty map answers without
+    // hashing.
     fn get(&self, v: ValueId) -> Option<&T> {
+        if self.0.is_empty() {
+            return None;
+        }
         self.0.get(&v)
     }
 
     fn set(&mut self, v: ValueId, x: Option<T>) {
         match x {
-            Some(x) => self.0.insert(v, x),
-            None => self.0.remove(&v),
-        };
+            Some(x) => {
+                self.0.insert(v, x);
+            }
+            None => {
+                self.take(v);
+            }
+        }
     }
 
     fn take(&mut self, v: ValueId) -> Option<T> {
+        if self.0.is_empty() {
+            return None;
+        }
         self.0.remove(&v)
     }
 }
