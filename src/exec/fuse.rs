@@ -480,7 +480,7 @@ impl Loop<'_> {
     }
 
     /// Fills `out`, one run of the innermost axis whose operand `k` starts at `offs[k]`, block
-    /// by block, the root computing straight into `out`.
+    /// by block, the root computing straight into `out` (a chain: tile by tile).
     #[inline(always)]
     fn run<const AVX: bool>(&self, regs: &mut [f32], out: &mut [f32], offs: &[usize; MAX_LEAVES]) {
         #[cfg(target_arch = "x86_64")]
@@ -584,7 +584,8 @@ impl Loop<'_> {
         }
     }
 
-    /// A chain's run at `offs` when it is shorter than a tile, element by element into `regs`.
+    /// A chain's elements `from..from + len` of the run at `offs` (fewer than a tile), element
+    /// by element into `regs`.
     #[inline(always)]
     fn short(&self, c: &Chain, offs: &[usize; MAX_LEAVES], regs: &mut [f32], from: usize, len: usize) {
         for (k, r) in regs[..len].iter_mut().enumerate() {
