@@ -486,22 +486,8 @@ impl Loop<'_> {
         #[cfg(target_arch = "x86_64")]
         if let (true, Some(c)) = (AVX, self.chain) {
             let steps = self.steps(c, offs, out.len());
-            let head = self.leaf_f(c.head, offs, 0, out.len());
-            let len = out.len();
-            if len < TILE {
-                self.short(c, offs, regs, 0, len);
-                out.copy_from_slice(&regs[..len]);
-                return;
-            }
-            // The last tile overlaps the one before it when TILE does not divide the run.
-            let mut i = 0;
-            while i < len {
-                let at = i.min(len - TILE);
-                // SAFETY: AVX is true only inside `chunk_avx2`, whose CPU has AVX2; the tile
-                // stored is out[at..at + TILE], in bounds.
-                unsafe { avx::store(out[at..at + TILE].as_mut_ptr(), &avx::tile(head, &steps[..c.steps.len()], at)) };
-                i = at + TILE;
-            }
+            // SAFETY: AVX is true only inside `chunk_avx2`, whose CPU has AVX2.
+            unsafe { self.chain_into(c, &steps[..c.steps.len()], offs, 0, out) };
             return;
         }
         let mut start = 0;
@@ -521,29 +507,13 @@ impl Loop<'_> {
         #[cfg(target_arch = "x86_64")]
         if let (true, Some(c)) = (AVX, self.chain) {
             let steps = self.steps(c, offs, len);
-            let head = self.leaf_f(c.head, offs, 0, len);
             // Block by block: the tiles are stored into a register, which the sink then
             // streams out whole.
             let mut start = 0;
             while start < len {
                 let n = BLOCK.min(len - start);
-                if n < TILE {
-                    self.short(c, offs, regs, start, n);
-                } else {
-                    let mut i = 0;
-                    while i < n {
-                        let at = i.min(n - TILE);
-                        // SAFETY: AVX is true only inside `chunk_avx2`, whose CPU has AVX2; the
-                        // tile stored is regs[at..at + TILE], in bounds (n <= BLOCK <= regs.len()).
-                        unsafe {
-                            avx::store(
-                                regs[at..at + TILE].as_mut_ptr(),
-                                &avx::tile(head, &steps[..c.steps.len()], start + at),
-                            )
-                        };
-                        i = at + TILE;
-                    }
-                }
+                // SAFETY: AVX is true only inside `chunk_avx2`, whose CPU has AVX2.
+                unsafe { self.chain_into(c, &steps[..c.steps.len()], offs, start, &mut regs[..n]) };
                 sink.put::<AVX>(&regs[..n]);
                 start += n;
             }
@@ -584,11 +554,45 @@ impl Loop<'_> {
         }
     }
 
-    /// A chain's elements `from..from + len` of the run at `offs` (fewer than a tile), element
-    /// by element into `regs`.
+    /// A chain's elements `from..from + dst.len()` of the run at `offs` (whose operands on the
+    /// run are `steps`) into `dst`: tile by tile, the last tile overlapping the one before
+    /// when TILE does not divide `dst`, or element by element when `dst` is shorter than a
+    /// tile.
+    ///
+    /// # Safety
+    ///
+    /// The CPU has AVX.
+    #[cfg(target_arch = "x86_64")]
     #[inline(always)]
-    fn short(&self, c: &Chain, offs: &[usize; MAX_LEAVES], regs: &mut [f32], from: usize, len: usize) {
-        for (k, r) in regs[..len].iter_mut().enumerate() {
+    unsafe fn chain_into(
+        &self,
+        c: &Chain,
+        steps: &[(Arith, V<'_, f32>)],
+        offs: &[usize; MAX_LEAVES],
+        from: usize,
+        dst: &mut [f32],
+    ) {
+        let n = dst.len();
+        if n < TILE {
+            self.short(c, offs, from, dst);
+            return;
+        }
+        let head = self.leaf_f(c.head, offs, 0, from + n);
+        let mut i = 0;
+        while i < n {
+            let at = i.min(n - TILE);
+            // SAFETY: the caller's CPU has AVX; the tile stored is dst[at..at + TILE], in
+            // bounds.
+            unsafe { avx::store(dst[at..at + TILE].as_mut_ptr(), &avx::tile(head, steps, from + at)) };
+            i = at + TILE;
+        }
+    }
+
+    /// A chain's elements `from..from + dst.len()` of the run at `offs`, element by element
+    /// into `dst`.
+    #[inline(always)]
+    fn short(&self, c: &Chain, offs: &[usize; MAX_LEAVES], from: usize, dst: &mut [f32]) {
+        for (k, r) in dst.iter_mut().enumerate() {
             let at = |leaf: usize| match self.leaf_f(leaf, offs, from + k, 1) {
                 V::S(x) => x,
                 V::A(a) => a[0],
