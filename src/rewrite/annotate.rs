@@ -80,22 +80,24 @@ fn graph(model: &mut Model, g: GraphId, inf: &mut impl Types) -> usize {
     gr.outputs = outputs;
 
     let outputs: Vec<ValueId> = model.graph(g).outputs.iter().map(|o| o.value).collect();
-    let mut known: IdMap<ValueId, usize> =
+    let known: IdMap<ValueId, usize> =
         model.graph(g).value_info.iter().enumerate().map(|(i, vi)| (vi.value, i)).collect();
     let mut added = 0;
     let m: &Model = model;
+    // Each value a node of this graph defines, once: the slot its definition names.
     let produced: Vec<ValueId> = m
         .graph(g)
         .order
         .iter()
-        .flat_map(|n| m.node(*n).outputs.iter().flatten().copied())
-        .filter(|v| m.value(*v).graph == g && matches!(m.value(*v).def, Def::Node(..)))
+        .flat_map(|n| m.node(*n).outputs.iter().enumerate().filter_map(move |(slot, v)| v.map(|v| (*n, slot, v))))
+        .filter(|(n, slot, v)| m.value(*v).graph == g && m.value(*v).def == Def::Node(*n, *slot))
+        .map(|(_, _, v)| v)
         .collect();
+    model.graph_mut(g).value_info.reserve(produced.len().saturating_sub(known.len()));
     for v in produced {
         if outputs.contains(&v) {
             continue;
         }
-        // Each node output is met once, in the one graph that defines it.
         let Some(ty) = inf.output(v).filter(writable) else { continue };
         match known.get(&v) {
             Some(&i) => {
@@ -105,9 +107,8 @@ fn graph(model: &mut Model, g: GraphId, inf: &mut impl Types) -> usize {
                 }
             }
             None => {
-                let infos = &mut model.graph_mut(g).value_info;
-                infos.push(ValueInfo::new(v, Some(ty)));
-                known.insert(v, infos.len() - 1);
+                // Met once (`produced` holds no value twice), so never looked up again.
+                model.graph_mut(g).value_info.push(ValueInfo::new(v, Some(ty)));
                 added += 1;
             }
         }
