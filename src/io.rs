@@ -147,9 +147,10 @@ pub fn encode(model: &Model) -> Vec<u8> {
 }
 
 /// The encoded model in parts, to be written one after the other: the model's fields before
-/// its graph with the graph's key and length, the graph in two parts (nodes to outputs, then
-/// value_info: a large graph's two are encoded at once on two threads), and the fields after
-/// it. A large graph is never moved to make room for its length prefix.
+/// its graph with the graph's key and length, the graph in two parts (nodes to the first
+/// value infos, then the other value infos and the rest: a large graph's two are encoded at
+/// once on two threads), and the fields after it. A large graph is never moved to make room
+/// for its length prefix.
 fn encode_parts(model: &Model) -> [Vec<u8>; 4] {
     let mut p = model_head(model);
     // prost writes fields in tag order: those numbered below `graph` (7), the graph, then the
@@ -163,46 +164,64 @@ fn encode_parts(model: &Model) -> [Vec<u8>; 4] {
         doc_string: p.doc_string.take(),
         ..Default::default()
     };
-    let (front_hint, back_hint) = size_hint(model, Model::MAIN);
-    let (front, rest) = graph_carry(model, Model::MAIN);
-    // Only hints: when a reservation fails the buffer grows as it is written.
-    let encode_front = || {
-        let mut out = Vec::new();
-        let _ = out.try_reserve(front_hint);
-        graph_front(model, Model::MAIN, front, &mut out);
-        out
-    };
-    let encode_back = || {
-        let mut out = Vec::new();
-        let _ = out.try_reserve(back_hint);
-        graph_back(model, Model::MAIN, &rest, &mut out);
-        out
-    };
     let g = model.graph(Model::MAIN);
-    let (front, back) = if g.order.len().min(g.value_info.len()) >= PARALLEL_ENCODE {
+    let infos = g.value_info.as_slice();
+    let parallel = g.order.len().saturating_add(infos.len()) >= PARALLEL_ENCODE && infos.len() >= PARALLEL_ENCODE / 2;
+    // Split so that both threads take about as long: a node encodes in about NODE_COST /
+    // INFO_COST of the time of a value info with a shape.
+    let split = if parallel {
+        let work = infos.len().saturating_mul(INFO_COST).saturating_sub(g.order.len().saturating_mul(NODE_COST));
+        (work / (2 * INFO_COST)).min(infos.len())
+    } else {
+        infos.len()
+    };
+    let (front_hint, info_hint) = size_hint(model, Model::MAIN);
+    let (front, rest) = graph_carry(model, Model::MAIN);
+    // Both buffers are taken here, from this thread's heap (which the CLI has faulted in
+    // ahead). Only hints: when a reservation fails the buffer grows as it is written.
+    let mut a = Vec::new();
+    let _ = a.try_reserve(front_hint.saturating_add(info_hint.saturating_mul(split)));
+    let mut b = Vec::new();
+    let _ = b.try_reserve(info_hint.saturating_mul(infos.len() - split));
+    let encode_a = move |mut out: Vec<u8>| {
+        graph_front(model, Model::MAIN, front, &mut out);
+        value_infos(model, &infos[..split], &mut out);
+        out
+    };
+    let encode_b = |mut out: Vec<u8>| {
+        value_infos(model, &infos[split..], &mut out);
+        rest.encode_raw(&mut out);
+        out
+    };
+    let (a, b) = if parallel {
         std::thread::scope(|s| {
-            let back = std::thread::Builder::new().spawn_scoped(s, encode_back);
-            let front = encode_front();
+            let started = std::thread::Builder::new().spawn_scoped(s, move || encode_b(b));
+            let a = encode_a(a);
             // The thread only fails to start when the system is out of threads: then this
             // one encodes the second part too.
-            let back = match back {
+            let b = match started {
                 Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                Err(_) => encode_back(),
+                Err(_) => encode_b(Vec::new()),
             };
-            (front, back)
+            (a, b)
         })
     } else {
-        (encode_front(), encode_back())
+        (encode_a(a), encode_b(b))
     };
     let mut first = Vec::new();
     head.encode_raw(&mut first);
-    put_len_prefix(&mut first, 7, front.len() + back.len());
+    put_len_prefix(&mut first, 7, a.len() + b.len());
     let mut last = Vec::new();
     p.encode_raw(&mut last);
-    [first, front, back, last]
+    [first, a, b, last]
 }
 
-/// About how many bytes graph `id`'s two parts ([`graph_front`], [`graph_back`]) encode to,
+/// Relative costs of encoding a node and a value info, from profiles of `annotate` on
+/// generated chains of a million nodes (43 and 95 ms on one thread).
+const NODE_COST: usize = 2;
+const INFO_COST: usize = 5;
+
+/// About how many bytes graph `id`'s [`graph_front`] and each of its value infos encode to,
 /// as capacities: growing a buffer of hundreds of megabytes copies it, while reserving more
 /// than is written costs address space only. Every term is proportional to memory the model
 /// already holds.
@@ -224,12 +243,12 @@ fn size_hint(model: &Model, id: GraphId) -> (usize, usize) {
         .fold(0, usize::saturating_add);
     let entries = g.inputs.len() + g.outputs.len();
     let front = g.order.len().saturating_mul(128).saturating_add(entries.saturating_mul(96)).saturating_add(data);
-    (front, g.value_info.len().saturating_mul(96))
+    (front, 96)
 }
 
-/// Graphs with at least this many nodes and value_info entries encode their two parts on two
-/// threads (each part then takes tens of milliseconds; a thread starts in tens of
-/// microseconds).
+/// Graphs with at least this many nodes and value_info entries, half of them value infos or
+/// more, encode on two threads (each part then takes tens of milliseconds; a thread starts in
+/// tens of microseconds).
 const PARALLEL_ENCODE: usize = 50_000;
 
 /// Writes the model to `path` atomically: a temporary file in the same folder, then a rename,
@@ -1073,7 +1092,8 @@ fn put_graph_field(model: &Model, id: GraphId, field: u32, out: &mut Vec<u8>) {
 fn graph_body(model: &Model, id: GraphId, out: &mut Vec<u8>) {
     let (front, rest) = graph_carry(model, id);
     graph_front(model, id, front, out);
-    graph_back(model, id, &rest, out);
+    value_infos(model, &model.graph(id).value_info, out);
+    rest.encode_raw(out);
 }
 
 /// Graph `id`'s carried fields: those written between its nodes and its inputs (name,
@@ -1106,13 +1126,12 @@ fn graph_front(model: &Model, id: GraphId, front: onnx::GraphProto, out: &mut Ve
     }
 }
 
-/// The second part of graph `id`'s body: value_info, then what the carry holds beyond
-/// (quantization annotations, sparse initializers, metadata).
-fn graph_back(model: &Model, id: GraphId, rest: &onnx::GraphProto, out: &mut Vec<u8>) {
-    for v in &model.graph(id).value_info {
+/// Writes `infos` as a graph's `value_info` fields (13). After them come what the graph's
+/// carry holds beyond (quantization annotations, sparse initializers, metadata).
+fn value_infos(model: &Model, infos: &[ValueInfo], out: &mut Vec<u8>) {
+    for v in infos {
         value_info_bytes(model, v, 13, out);
     }
-    rest.encode_raw(out);
 }
 
 /// Writes node `id` as field 1 of a `GraphProto` to `out`; `scratch` is reused for its body.
