@@ -862,3 +862,22 @@ fn prelu_symbolic_slope_side_condition_is_unidirectional() {
     let ruled_out = inf.has_errors() || inf.constraints.iter().any(|c| !holds(&c.assumption));
     assert!(ruled_out, "t = 1, s = 2 satisfies every side condition: {:?}", inf.constraints);
 }
+
+#[test]
+fn the_memory_estimate_weighs_structure_and_tensors() {
+    // A dozen bytes of memory per byte of nodes and value infos, and the tensors' bytes once
+    // (read) or twice (read and written).
+    let g = graph(vec![node("relu", "Relu", &["x"], &["y"])], vec![vi("x", &[2])], vec![vi("y", &[2])]);
+    let mut m = model(g);
+    let t = onnx::TensorProto { name: Some("w".into()), raw_data: Some(vec![7; 1000]), ..Default::default() };
+    let field = nest(Vec::new(), 5, &t.encode_to_vec()).len();
+    m.graph.as_mut().unwrap().initializer.push(t);
+    let bytes = m.encode_to_vec();
+    // Counted: every field but the graph's key and length, the initializer apart.
+    let prefix = 1 + prost::encoding::encoded_len_varint(m.graph.as_ref().unwrap().encoded_len() as u64);
+    let structure = bytes.len() - prefix - field;
+    assert_eq!(io::footprint(&bytes, false), 12 * structure + field);
+    assert_eq!(io::footprint(&bytes, true), 12 * structure + 2 * field);
+    // Bytes that are not a model estimate what was read before the fault.
+    assert_eq!(io::footprint(&[0xff, 0xff], true), 0);
+}

@@ -3,12 +3,12 @@
 use std::path::Path;
 
 use onnx_bcast::infer::{self, Options};
-use onnx_bcast::{io, rewrite, Result};
+use onnx_bcast::{rewrite, Result};
 
 use super::{refuse, FINDINGS, OK};
 
 pub fn run(model: &Path, out: &super::Output, options: &Options) -> Result<u8> {
-    let mut m = io::load(model)?;
+    let mut m = super::memory::load_for_pass(model, true)?;
     let mut inf = infer::infer(&m, options);
     if refuse(model, &inf) {
         return Ok(FINDINGS);

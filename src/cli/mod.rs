@@ -4,6 +4,7 @@ mod annotate;
 mod bench;
 mod expand;
 mod implicit;
+mod memory;
 mod report;
 mod run;
 mod test;
@@ -210,27 +211,6 @@ fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
     Ok((name.to_string(), value))
 }
 
-/// Has glibc keep freed memory for reuse rather than hand it back to the OS. A pass (load,
-/// infer, rewrite, save) allocates and frees a model's worth of memory phase after phase, and
-/// by default every block above glibc's mmap threshold is unmapped on free, so the next phase
-/// faults fresh zeroed pages in again: a tenth of an `annotate` at a million nodes, measured
-/// in `scripts/bench_pass.py` runs. The process ends with the pass, so nothing is held long.
-/// Not for `run`, `bench` and `test`, whose kernel buffers were tuned with the default policy.
-#[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn keep_freed_memory() {
-    // SAFETY: mallopt only changes glibc's allocation policy; it is called before this process
-    // starts any thread, and returns 0 (ignored: the default policy is still correct) when a
-    // value is refused.
-    unsafe {
-        libc::mallopt(libc::M_MMAP_MAX, 0);
-        libc::mallopt(libc::M_TRIM_THRESHOLD, i32::MAX);
-        libc::mallopt(libc::M_TOP_PAD, 64 << 20);
-    }
-}
-
-#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-fn keep_freed_memory() {}
-
 /// Runs the command and gives the exit code.
 pub fn run(cli: Cli) -> Result<u8> {
     if matches!(
@@ -241,14 +221,14 @@ pub fn run(cli: Cli) -> Result<u8> {
             | Command::Expand { .. }
             | Command::Implicit { .. }
     ) {
-        keep_freed_memory();
+        memory::keep_freed_memory();
     }
     match cli.command {
         Command::Infer { model, format, shapes } => {
             if format == Format::Github {
                 return Err(Error::Usage("infer prints text or json; github is for check".into()));
             }
-            let m = io::load(&model)?;
+            let m = memory::load_for_pass(&model, false)?;
             let inf = infer::infer(&m, &shapes.options());
             let text = match format {
                 Format::Json => report::infer_json(&model, &m, &inf),
@@ -294,7 +274,7 @@ fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {
     let mut code = OK;
     let mut results = Vec::new();
     for f in &files {
-        let r = io::load(f).map(|m| {
+        let r = memory::load_for_pass(f, false).map(|m| {
             let inf = infer::infer(&m, opts);
             (m, inf)
         });
