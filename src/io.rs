@@ -100,11 +100,34 @@ pub fn decode_with(bytes: &[u8], path: &Path, dir: Option<&Path>, limits: &Limit
     if bytes.len() as u64 > limits.max_bytes {
         return Err(Error::TooLarge { path: path.to_path_buf(), size: bytes.len() as u64, limit: limits.max_bytes });
     }
-    let (lossy, depth) = unknown_fields(bytes);
-    let mut model = load_bytes(bytes, path, dir, limits, depth)?;
+    // The unknown-field walk and the wire-level loader read the same bytes and nothing of
+    // each other's, so a large model's walk runs on a second thread. The loader's result is
+    // only used when the walk finds the nesting shallow enough for it; it starts before that is
+    // known only when its own depth limit keeps its recursion as shallow.
+    let (lossy, depth, fast) = if bytes.len() >= PARALLEL_WALK && limits.max_depth <= FAST_DEPTH {
+        std::thread::scope(|s| {
+            let walk = std::thread::Builder::new().spawn_scoped(s, || unknown_fields(bytes));
+            let fast = from_wire(bytes, path, dir, limits);
+            let (lossy, depth) = match walk {
+                Ok(h) => h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                Err(_) => unknown_fields(bytes),
+            };
+            (lossy, depth, Some(fast))
+        })
+    } else {
+        let (lossy, depth) = unknown_fields(bytes);
+        (lossy, depth, None)
+    };
+    let fast =
+        if depth <= FAST_DEPTH { Some(fast.unwrap_or_else(|| from_wire(bytes, path, dir, limits))) } else { None };
+    let mut model = load_bytes(bytes, path, dir, limits, fast)?;
     model.lossy = lossy;
     Ok(model)
 }
+
+/// Models of at least this many bytes have their unknown-field walk run on a second thread
+/// (about a millisecond per megabyte; a thread starts in tens of microseconds).
+const PARALLEL_WALK: usize = 1 << 20;
 
 /// About how many bytes of memory loading the encoded model `bytes`, inferring it and (when
 /// `writes`) saving it allocates, besides `bytes` itself: a dozen times the bytes of its
@@ -454,16 +477,22 @@ type Fast<T> = std::result::Result<T, Fail>;
 /// prost as a whole first, so that its recursion limit applies exactly as before.
 const FAST_DEPTH: usize = 64;
 
-/// Loads the model from its bytes: the wire-level loader when nesting allows, else (or when it
-/// meets anything it leaves to prost) prost's decoder on the whole message first. Both give
-/// the same model and the same errors.
-fn load_bytes(bytes: &[u8], path: &Path, dir: Option<&Path>, limits: &Limits, depth: usize) -> Result<Model> {
+/// Loads the model from its bytes: `fast`, the wire-level loader's result, when nesting allows
+/// it, else (or when it met anything it leaves to prost) prost's decoder on the whole message
+/// first. Both give the same model and the same errors.
+fn load_bytes(
+    bytes: &[u8],
+    path: &Path,
+    dir: Option<&Path>,
+    limits: &Limits,
+    fast: Option<Fast<Model>>,
+) -> Result<Model> {
     let full = || {
         onnx::ModelProto::decode(bytes)
             .map_err(|e| Error::Decode { path: path.to_path_buf(), reason: decode_reason(&e) })
     };
-    if depth <= FAST_DEPTH {
-        match from_wire(bytes, path, dir, limits) {
+    if let Some(fast) = fast {
+        match fast {
             Ok(model) => return Ok(model),
             Err(Fail::Load(e)) => {
                 // prost would have refused the file before loading started.

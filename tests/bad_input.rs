@@ -863,6 +863,50 @@ fn prelu_symbolic_slope_side_condition_is_unidirectional() {
     assert!(ruled_out, "t = 1, s = 2 satisfies every side condition: {:?}", inf.constraints);
 }
 
+/// `bytes` with a model doc_string of `len` bytes appended (a field may come in any order).
+fn padded(bytes: &[u8], len: usize) -> Vec<u8> {
+    nest(bytes.to_vec(), 6, &vec![b'x'; len])
+}
+
+#[test]
+fn past_a_mebibyte_the_same_models_give_the_same_answers() {
+    // From 1 MiB the unknown-field walk runs on a second thread while the wire-level loader
+    // starts, before the walk has said how deep the model nests; what comes out must not
+    // depend on that.
+    let dir = scratch("padded");
+    let pad = 3 << 19;
+    let m = io::decode(&padded(&lossy_model(), pad), Path::new("l.onnx"), None).unwrap();
+    assert_eq!(m.lossy, vec!["model.graph.node[0]: unknown field 99".to_string()]);
+    let p = write(&dir, "lossy.onnx", &padded(&lossy_model(), pad));
+    expect_check(&p, 0, &[]);
+    // Nesting past protobuf's recursion limit, of subgraphs and of types.
+    let p = write(&dir, "nest5000.onnx", &padded(&nested_ifs(5000), pad));
+    expect_check(&p, 2, &["nest5000.onnx: not a valid ONNX model", "recursion limit"]);
+    let mut t = tensor_type(1, &[1]).encode_to_vec();
+    for _ in 0..3000 {
+        t = nest(Vec::new(), 4, &nest(Vec::new(), 1, &t));
+    }
+    let x = nest(onnx::ValueInfoProto { name: Some("x".into()), ..Default::default() }.encode_to_vec(), 2, &t);
+    let g = nest(graph(vec![node("id", "Identity", &["x"], &["y"])], vec![], vec![]).encode_to_vec(), 11, &x);
+    let mut m = model(graph(vec![], vec![], vec![]));
+    m.graph = None;
+    let p = write(&dir, "types.onnx", &padded(&nest(m.encode_to_vec(), 7, &g), pad));
+    expect_check(&p, 2, &["types.onnx: not a valid ONNX model", "recursion limit"]);
+    // Nesting the wire-level loader would take on but the depth limit refuses.
+    let p = write(&dir, "nest20.onnx", &padded(&nested_ifs(20), pad));
+    let r = run_env(&[OsStr::new("check"), p.as_os_str()], &[("ONNX_BCAST_MAX_DEPTH", "3")]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("subgraphs nest deeper than 3 levels"), "{}", r.stderr);
+    let r = run(&[OsStr::new("check"), p.as_os_str()]);
+    assert_ne!(r.code, 2, "{}", r.stderr);
+    // Past what the wire-level loader takes on (64 messages deep) but inside prost's limit:
+    // 25 nested Ifs are 76 messages deep, so prost decodes them.
+    let small = io::decode(&nested_ifs(25), Path::new("a.onnx"), None).unwrap();
+    let large = io::decode(&padded(&nested_ifs(25), pad), Path::new("a.onnx"), None).unwrap();
+    assert_eq!((small.graphs.len(), large.graphs.len()), (26, 26));
+    assert_eq!(small.lossy, large.lossy);
+}
+
 #[test]
 fn the_memory_estimate_weighs_structure_and_tensors() {
     // A dozen bytes of memory per byte of nodes and value infos, and the tensors' bytes once
