@@ -48,39 +48,15 @@ impl BroadcastDim for Dim {
     }
 
     fn axis(dims: &[&Dim]) -> Option<(Dim, Vec<Assumption>)> {
-        let mut known: Option<i64> = None;
-        let mut syms: smallvec::SmallVec<[&Sym; 4]> = smallvec::SmallVec::new();
-        let mut unknown = false;
-        for d in dims {
-            match d {
-                Dim::Known(1) => {}
-                Dim::Known(n) => match known {
-                    Some(k) if k != *n => return None,
-                    _ => known = Some(*n),
-                },
-                Dim::Sym(s) => syms.push(s),
-                Dim::Unknown => unknown = true,
-            }
+        // Most axes: one input has the axis, or two do and one of them is 1 or both agree.
+        // Each gives the other size and needs no side condition, as the general rule below
+        // finds with more work.
+        match dims {
+            [d] | [Dim::Known(1), d] | [d, Dim::Known(1)] => return Some(((*d).clone(), Vec::new())),
+            [a, b] if a == b => return Some(((*a).clone(), Vec::new())),
+            _ => {}
         }
-        syms.sort_unstable();
-        syms.dedup();
-        if let Some(k) = known {
-            // A known size other than 1 wins; each symbol must be 1 or that size.
-            let sizes = |k| if k == 1 { vec![1] } else { vec![1, k] };
-            let assume = syms.into_iter().map(|s| Assumption::OneOf { sym: s.clone(), sizes: sizes(k) }).collect();
-            return Some((Dim::Known(k), assume));
-        }
-        if unknown {
-            return Some((Dim::Unknown, Vec::new()));
-        }
-        match syms.as_slice() {
-            [] => Some((Dim::Known(1), Vec::new())),
-            [one] => Some((Dim::Sym((*one).clone()), Vec::new())),
-            many => {
-                let assume = Assumption::EqualOrOne(many.iter().map(|s| (*s).clone()).collect());
-                Some((Dim::Sym(Sym::max_of(many.iter().copied())), vec![assume]))
-            }
-        }
+        general_axis(dims)
     }
 
     fn stretch(from: &Dim, target: &Dim) -> Option<Vec<Assumption>> {
@@ -92,6 +68,45 @@ impl BroadcastDim for Dim {
             (Dim::Sym(s), Dim::Known(k)) => Some(vec![Assumption::OneOf { sym: s.clone(), sizes: vec![1, *k] }]),
             (Dim::Known(k), Dim::Sym(t)) => Some(vec![Assumption::OneOf { sym: t.clone(), sizes: vec![*k] }]),
             (Dim::Sym(s), Dim::Sym(t)) => Some(vec![Assumption::Stretches { from: s.clone(), to: t.clone() }]),
+        }
+    }
+}
+
+/// [`BroadcastDim::axis`] for `Dim`, in general: a known size other than 1 wins and each
+/// symbol must be 1 or that size; else an unknown size wins; else one symbol, or the largest
+/// of several, which must each be 1 or equal.
+fn general_axis(dims: &[&Dim]) -> Option<(Dim, Vec<Assumption>)> {
+    let mut known: Option<i64> = None;
+    let mut syms: smallvec::SmallVec<[&Sym; 4]> = smallvec::SmallVec::new();
+    let mut unknown = false;
+    for d in dims {
+        match d {
+            Dim::Known(1) => {}
+            Dim::Known(n) => match known {
+                Some(k) if k != *n => return None,
+                _ => known = Some(*n),
+            },
+            Dim::Sym(s) => syms.push(s),
+            Dim::Unknown => unknown = true,
+        }
+    }
+    syms.sort_unstable();
+    syms.dedup();
+    if let Some(k) = known {
+        // A known size other than 1 wins; each symbol must be 1 or that size.
+        let sizes = |k| if k == 1 { vec![1] } else { vec![1, k] };
+        let assume = syms.into_iter().map(|s| Assumption::OneOf { sym: s.clone(), sizes: sizes(k) }).collect();
+        return Some((Dim::Known(k), assume));
+    }
+    if unknown {
+        return Some((Dim::Unknown, Vec::new()));
+    }
+    match syms.as_slice() {
+        [] => Some((Dim::Known(1), Vec::new())),
+        [one] => Some((Dim::Sym((*one).clone()), Vec::new())),
+        many => {
+            let assume = Assumption::EqualOrOne(many.iter().map(|s| (*s).clone()).collect());
+            Some((Dim::Sym(Sym::max_of(many.iter().copied())), vec![assume]))
         }
     }
 }
@@ -265,6 +280,18 @@ mod tests {
         // Unknown with a known non-1 size gives that size; with 1 stays unknown.
         assert_eq!(multi(&[&[Dim::Unknown][..], &[Dim::Known(4)]]).unwrap().shape, vec![Dim::Known(4)]);
         assert_eq!(multi(&[&[Dim::Unknown][..], &[Dim::Known(1)]]).unwrap().shape, vec![Dim::Unknown]);
+    }
+
+    #[test]
+    fn the_quick_axis_rule_agrees_with_the_general_one() {
+        let dims =
+            [Dim::Known(0), Dim::Known(1), Dim::Known(4), Dim::Known(5), Dim::sym("a"), Dim::sym("b"), Dim::Unknown];
+        for a in &dims {
+            assert_eq!(Dim::axis(&[a]), general_axis(&[a]), "{a:?}");
+            for b in &dims {
+                assert_eq!(Dim::axis(&[a, b]), general_axis(&[a, b]), "{a:?} {b:?}");
+            }
+        }
     }
 
     #[test]
