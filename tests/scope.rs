@@ -81,3 +81,43 @@ fn small_graphs_keep_the_first_definition() {
 fn large_graphs_keep_the_first_definition() {
     check(70_000);
 }
+
+#[test]
+fn topological_order_follows_the_file_where_it_can() {
+    let names = |m: &Model, order: &[onnx_bcast::ir::NodeId]| -> Vec<String> {
+        order.iter().map(|n| m.node(*n).name.to_string()).collect()
+    };
+    let x = || vec![build::input("x", &[4])];
+    // In file order already: the file's order.
+    let nodes = vec![
+        build::node("n0", "Add", &["x", "x"], &["a"]),
+        build::node("n1", "Add", &["a", "x"], &["b"]),
+        build::node("n2", "Add", &["b", "a"], &["c"]),
+    ];
+    let m = build::load(&build::model(17, x(), nodes, &["c"]));
+    let (order, cyclic) = m.topo_order(Model::MAIN);
+    assert_eq!(names(&m, &order), ["n0", "n1", "n2"]);
+    assert!(cyclic.is_empty());
+    // n1 uses what n2 defines: n2 moves up, the rest keep their places.
+    let nodes = vec![
+        build::node("n0", "Add", &["x", "x"], &["a"]),
+        build::node("n1", "Add", &["b", "x"], &["c"]),
+        build::node("n2", "Add", &["a", "x"], &["b"]),
+        build::node("n3", "Add", &["c", "a"], &["d"]),
+        build::node("n4", "Add", &["x", "x"], &["e"]),
+    ];
+    let m = build::load(&build::model(17, x(), nodes, &["d", "e"]));
+    let (order, cyclic) = m.topo_order(Model::MAIN);
+    assert_eq!(names(&m, &order), ["n0", "n2", "n1", "n3", "n4"]);
+    assert!(cyclic.is_empty());
+    // A node that uses its own output is on a cycle; what follows it waits behind it.
+    let nodes = vec![
+        build::node("n0", "Add", &["x", "x"], &["a"]),
+        build::node("n1", "Add", &["a", "b"], &["b"]),
+        build::node("n2", "Add", &["b", "x"], &["c"]),
+    ];
+    let m = build::load(&build::model(17, x(), nodes, &["c"]));
+    let (order, cyclic) = m.topo_order(Model::MAIN);
+    assert_eq!(names(&m, &order), ["n0"]);
+    assert_eq!(names(&m, &cyclic), ["n1", "n2"]);
+}

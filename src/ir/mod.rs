@@ -790,6 +790,15 @@ impl Model {
     pub fn topo_order(&self, graph: GraphId) -> (Vec<NodeId>, Vec<NodeId>) {
         let order = &self.graph(graph).order;
         let pos = Positions::new(order, petgraph::visit::NodeIndexable::node_bound(&self.nodes));
+        // Files usually list nodes in topological order, and then the order below is the
+        // file's: each node becomes ready, and the first by position, once those before it
+        // are placed.
+        let in_order = order.iter().enumerate().all(|(i, n)| {
+            self.nodes.edges_directed(n.0, Direction::Incoming).all(|e| pos.get(e.source()).is_none_or(|j| j < i))
+        });
+        if in_order {
+            return (order.clone(), Vec::new());
+        }
         let mut indegree = vec![0usize; order.len()];
         for (i, n) in order.iter().enumerate() {
             indegree[i] =
