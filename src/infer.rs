@@ -141,6 +141,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         overrides: HashMap::new(),
         calls: 0,
         default_opset: model.opset("").unwrap_or(DEFAULT_OPSET),
+        rows: Vec::new(),
         out: Inference {
             types: vec![None; model.values.len()],
             values: Sparse::default(),
@@ -175,9 +176,26 @@ struct Infer<'a> {
     calls: usize,
     /// The version of the default domain the model imports (or [`DEFAULT_OPSET`]).
     default_opset: i64,
+    /// The op table rows looked up last, by (domain, op type, opset): most models use a
+    /// handful of ops over and over.
+    rows: Vec<(crate::ir::Name, crate::ir::Name, i64, Option<&'static ops::OpDef>)>,
 }
 
 impl Infer<'_> {
+    /// [`ops::lookup`], answered from the rows looked up last when it can.
+    fn row(&mut self, domain: &crate::ir::Name, op: &crate::ir::Name, opset: i64) -> Option<&'static ops::OpDef> {
+        const KEPT: usize = 8;
+        if let Some(hit) = self.rows.iter().find(|r| r.2 == opset && r.1 == *op && r.0 == *domain) {
+            return hit.3;
+        }
+        let found = ops::lookup(domain, op, opset);
+        if self.rows.len() == KEPT {
+            self.rows.remove(0);
+        }
+        self.rows.push((domain.clone(), op.clone(), opset, found));
+        found
+    }
+
     fn bind(&self, ty: &Type) -> Type {
         ty.bind(&self.options.bindings)
     }
@@ -523,7 +541,7 @@ impl Infer<'_> {
         let result = match node.op_type.as_str() {
             "If" if node.domain.is_empty() => Ok(self.if_outputs(n, node)),
             _ if function.is_some() => Ok(function.map(|f| self.call(n, f)).unwrap_or_default()),
-            _ => match ops::lookup(&node.domain, &node.op_type, opset) {
+            _ => match self.row(&node.domain, &node.op_type, opset) {
                 Some(def)
                     if (node.inputs.len() as u64) < def.min_inputs as u64
                         || (node.inputs.len() as u64) > def.max_inputs as u64 =>
