@@ -39,53 +39,79 @@ fn walk(model: &Model) -> (Vec<ValueId>, Vec<NodeId>) {
     (values, nodes)
 }
 
-/// The key of a value in `tensors`: its name, qualified by its graph when a name repeats.
+/// The key of a value in `tensors`: its name, qualified by its graph when a name repeats (and
+/// numbered when that is taken too, so that no two values share a key).
 fn keys(model: &Model, values: &[ValueId]) -> Vec<String> {
-    let mut seen = std::collections::HashSet::new();
+    let mut seen: std::collections::HashSet<String, foldhash::fast::RandomState> = Default::default();
+    seen.reserve(values.len());
     values
         .iter()
         .map(|v| {
-            let name = model.name(*v).to_string();
-            if seen.insert(name.clone()) {
-                name
-            } else {
-                format!("{}:{name}", model.graph(model.value(*v).graph).path)
+            let name = model.name(*v);
+            let mut key = name.to_string();
+            if seen.contains(&key) {
+                let path = &model.graph(model.value(*v).graph).path;
+                key = format!("{path}:{name}");
+                let mut i = 2;
+                while seen.contains(&key) {
+                    key = format!("{path}:{name}#{i}");
+                    i += 1;
+                }
             }
+            seen.insert(key.clone());
+            key
         })
         .collect()
 }
 
-fn dim_json(d: &Dim) -> Json {
-    match d {
-        Dim::Known(n) => json!(n),
-        Dim::Sym(s) => json!(s.as_str()),
-        Dim::Unknown => Json::Null,
+/// A dim as JSON: a number, a symbol's name, or null.
+struct DimJson<'a>(&'a Dim);
+
+impl serde::Serialize for DimJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        match self.0 {
+            Dim::Known(n) => s.serialize_i64(*n),
+            Dim::Sym(sym) => s.serialize_str(sym.as_str()),
+            Dim::Unknown => s.serialize_unit(),
+        }
     }
 }
 
-fn type_json(ty: Option<&Type>) -> Json {
-    let (dtype, shape) = match ty {
-        Some(Type::Tensor { dtype, shape }) => (
-            dtype.map(|d| json!(d.name())).unwrap_or(Json::Null),
-            shape.as_ref().map(|s| Json::Array(s.iter().map(dim_json).collect())).unwrap_or(Json::Null),
-        ),
-        Some(Type::Sequence(_)) => (json!("sequence"), Json::Null),
-        Some(Type::Optional(_)) => (json!("optional"), Json::Null),
-        _ => (Json::Null, Json::Null),
-    };
-    json!({"dtype": dtype, "shape": shape})
+/// A type as JSON: `{"dtype": ..., "shape": [...]}`, null where unknown.
+struct TypeJson<'a>(Option<&'a Type>);
+
+impl serde::Serialize for TypeJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        /// A shape's dims.
+        struct Dims<'a>(&'a [Dim]);
+        impl serde::Serialize for Dims<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(DimJson))
+            }
+        }
+        let (dtype, shape) = match self.0 {
+            Some(Type::Tensor { dtype, shape }) => (dtype.map(|d| d.name()), shape.as_deref()),
+            Some(Type::Sequence(_)) => (Some("sequence"), None),
+            Some(Type::Optional(_)) => (Some("optional"), None),
+            _ => (None, None),
+        };
+        let mut map = s.serialize_map(Some(2))?;
+        map.serialize_entry("dtype", &dtype)?;
+        map.serialize_entry("shape", &shape.map(Dims))?;
+        map.end()
+    }
 }
 
-fn type_text(ty: Option<&Type>) -> (String, String) {
+/// A type's dtype and shape for the `infer` table: the shape's dims, or the text that stands
+/// for them (`?` for a tensor of unknown rank or an unknown type, `-` for what is not a tensor).
+fn type_text(ty: Option<&Type>) -> (&'static str, Result<&[Dim], &'static str>) {
     match ty {
-        Some(Type::Tensor { dtype, shape }) => (
-            dtype.map(|d| d.name().to_string()).unwrap_or_else(|| "?".into()),
-            shape.as_ref().map(|s| onnx_bcast::shape::render(s)).unwrap_or_else(|| "?".into()),
-        ),
-        Some(Type::Sequence(_)) => ("sequence".into(), "-".into()),
-        Some(Type::Optional(_)) => ("optional".into(), "-".into()),
-        Some(Type::Other) => ("other".into(), "-".into()),
-        None => ("?".into(), "?".into()),
+        Some(Type::Tensor { dtype, shape }) => (dtype.map_or("?", |d| d.name()), shape.as_deref().ok_or("?")),
+        Some(Type::Sequence(_)) => ("sequence", Err("-")),
+        Some(Type::Optional(_)) => ("optional", Err("-")),
+        Some(Type::Other) => ("other", Err("-")),
+        None => ("?", Err("?")),
     }
 }
 
@@ -115,39 +141,94 @@ fn constraint_json(c: &Constraint) -> Json {
 
 pub fn infer_json(path: &Path, model: &Model, inf: &Inference) -> String {
     let (values, nodes) = walk(model);
-    let positions = model.positions();
-    let mut tensors = Map::new();
-    for (k, v) in keys(model, &values).into_iter().zip(&values) {
-        tensors.insert(k, type_json(inf.ty(*v)));
-    }
+    let keys = keys(model, &values);
     let mut opsets = Map::new();
     for o in &model.opsets {
         opsets.insert(o.domain.clone(), json!(o.version));
     }
-    let nodes: Vec<Json> = nodes
-        .iter()
-        .map(|n| {
-            let node = model.node(*n);
-            let names = |vs: &[Option<ValueId>]| -> Vec<String> {
-                vs.iter().map(|v| v.map(|v| model.name(v).to_string()).unwrap_or_default()).collect()
-            };
-            json!({
-                "name": model.label_with(*n, &positions), "op_type": node.op_type, "domain": node.domain,
-                "graph": model.graph(node.graph).path,
-                "inputs": names(&node.inputs), "outputs": names(&node.outputs),
-            })
-        })
-        .collect();
-    let doc = json!({
-        "model": path.display().to_string(),
-        "ir_version": model.ir_version,
-        "opsets": opsets,
-        "tensors": tensors,
-        "nodes": nodes,
-        "diagnostics": inf.diagnostics.iter().map(diag_json).collect::<Vec<_>>(),
-        "constraints": inf.constraints.iter().map(constraint_json).collect::<Vec<_>>(),
-    });
-    format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default())
+    let doc = InferDoc { path, model, inf, opsets, values: &values, keys: &keys, nodes: &nodes };
+    // Serialized as it is walked: one small value per tensor or node at a time, never a tree
+    // of the whole model (hundreds of bytes of maps per value).
+    let mut out = Vec::new();
+    let _ = serde_json::to_writer_pretty(&mut out, &doc);
+    out.push(b'\n');
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The `infer --format json` document, in the contract's key order.
+struct InferDoc<'a> {
+    path: &'a Path,
+    model: &'a Model,
+    inf: &'a Inference,
+    opsets: Map<String, Json>,
+    values: &'a [ValueId],
+    keys: &'a [String],
+    nodes: &'a [NodeId],
+}
+
+impl serde::Serialize for InferDoc<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        /// The tensors, each with its type.
+        struct Tensors<'a>(&'a InferDoc<'a>);
+        impl serde::Serialize for Tensors<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                let d = self.0;
+                let mut map = s.serialize_map(Some(d.values.len()))?;
+                for (k, v) in d.keys.iter().zip(d.values) {
+                    map.serialize_entry(k, &TypeJson(d.inf.ty(*v)))?;
+                }
+                map.end()
+            }
+        }
+        /// The nodes, each with its op and the names of its inputs and outputs.
+        struct Nodes<'a>(&'a InferDoc<'a>);
+        impl serde::Serialize for Nodes<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                let (model, positions) = (self.0.model, self.0.model.positions());
+                let mut seq = s.serialize_seq(Some(self.0.nodes.len()))?;
+                for n in self.0.nodes {
+                    seq.serialize_element(&NodeJson { model, node: *n, label: model.label_with(*n, &positions) })?;
+                }
+                seq.end()
+            }
+        }
+        /// One node: `{"name", "op_type", "domain", "graph", "inputs", "outputs"}`.
+        struct NodeJson<'a> {
+            model: &'a Model,
+            node: NodeId,
+            label: String,
+        }
+        /// Value names, `""` for an omitted one.
+        struct Names<'a>(&'a Model, &'a [Option<ValueId>]);
+        impl serde::Serialize for Names<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                s.collect_seq(self.1.iter().map(|v| v.map_or("", |v| self.0.name(v))))
+            }
+        }
+        impl serde::Serialize for NodeJson<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+                let (model, node) = (self.model, self.model.node(self.node));
+                let mut map = s.serialize_map(Some(6))?;
+                map.serialize_entry("name", &self.label)?;
+                map.serialize_entry("op_type", node.op_type.as_str())?;
+                map.serialize_entry("domain", node.domain.as_str())?;
+                map.serialize_entry("graph", &model.graph(node.graph).path)?;
+                map.serialize_entry("inputs", &Names(model, &node.inputs))?;
+                map.serialize_entry("outputs", &Names(model, &node.outputs))?;
+                map.end()
+            }
+        }
+        let mut map = s.serialize_map(Some(7))?;
+        map.serialize_entry("model", &self.path.display().to_string())?;
+        map.serialize_entry("ir_version", &self.model.ir_version)?;
+        map.serialize_entry("opsets", &self.opsets)?;
+        map.serialize_entry("tensors", &Tensors(self))?;
+        map.serialize_entry("nodes", &Nodes(self))?;
+        map.serialize_entry("diagnostics", &self.inf.diagnostics.iter().map(diag_json).collect::<Vec<_>>())?;
+        map.serialize_entry("constraints", &self.inf.constraints.iter().map(constraint_json).collect::<Vec<_>>())?;
+        map.end()
+    }
 }
 
 pub fn infer_text(path: &Path, model: &Model, inf: &Inference) -> String {
@@ -159,19 +240,17 @@ pub fn infer_text(path: &Path, model: &Model, inf: &Inference) -> String {
         .map(|o| format!("{} {}", if o.domain.is_empty() { "ai.onnx" } else { &o.domain }, o.version))
         .collect();
     let _ = writeln!(out, "model {} (ir_version {}, opset {})", path.display(), model.ir_version, opsets.join(", "));
-    let rows: Vec<(String, String, String)> = keys(model, &values)
-        .into_iter()
-        .zip(&values)
-        .map(|(k, v)| {
-            let (d, s) = type_text(inf.ty(*v));
-            (k, d, s)
-        })
-        .collect();
-    let w0 = rows.iter().map(|r| r.0.len()).max().unwrap_or(0).max("tensor".len());
-    let w1 = rows.iter().map(|r| r.1.len()).max().unwrap_or(0).max("dtype".len());
+    // Written row by row: nothing per tensor is kept but its key.
+    let keys = keys(model, &values);
+    let types: Vec<_> = values.iter().map(|v| type_text(inf.ty(*v))).collect();
+    let w0 = keys.iter().map(String::len).max().unwrap_or(0).max("tensor".len());
+    let w1 = types.iter().map(|t| t.0.len()).max().unwrap_or(0).max("dtype".len());
     let _ = writeln!(out, "\n{:w0$}  {:w1$}  shape", "tensor", "dtype");
-    for (k, d, s) in rows {
-        let _ = writeln!(out, "{k:w0$}  {d:w1$}  {s}");
+    for (k, (d, shape)) in keys.iter().zip(&types) {
+        let _ = match shape {
+            Ok(s) => writeln!(out, "{k:w0$}  {d:w1$}  {}", onnx_bcast::shape::Rendered(s)),
+            Err(text) => writeln!(out, "{k:w0$}  {d:w1$}  {text}"),
+        };
     }
     if !inf.constraints.is_empty() {
         let _ = writeln!(out, "\nassumed:");
@@ -257,4 +336,40 @@ pub fn check(results: &[(PathBuf, Result<(Model, Inference)>)], format: Format) 
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use onnx_bcast::onnx;
+    use prost::Message;
+
+    #[test]
+    fn every_tensor_has_its_own_key() {
+        // `a` defined twice (an error, but listed), and a value literally named `main:a`,
+        // the key the second `a` takes: each keeps an entry of its own.
+        let node = |name: &str, out: &str| onnx::NodeProto {
+            name: Some(name.into()),
+            op_type: Some("Relu".into()),
+            input: vec!["x".into()],
+            output: vec![out.into()],
+            ..Default::default()
+        };
+        let m = onnx::ModelProto {
+            ir_version: Some(8),
+            opset_import: vec![onnx::OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
+            graph: Some(onnx::GraphProto {
+                node: vec![node("n0", "a"), node("n1", "a"), node("n2", "main:a")],
+                input: vec![onnx::ValueInfoProto { name: Some("x".into()), ..Default::default() }],
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        let model = onnx_bcast::io::decode(&m.encode_to_vec(), Path::new("k.onnx"), None).unwrap();
+        let (values, _) = walk(&model);
+        assert_eq!(keys(&model, &values), ["x", "a", "main:a", "main:main:a"]);
+        let inf = onnx_bcast::infer::infer(&model, &Default::default());
+        let json: Json = serde_json::from_str(&infer_json(Path::new("k.onnx"), &model, &inf)).unwrap();
+        assert_eq!(json["tensors"].as_object().unwrap().len(), 4);
+    }
 }

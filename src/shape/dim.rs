@@ -414,8 +414,24 @@ impl fmt::Display for Assumption {
 
 /// Renders a shape as `[batch, 12, ?]`.
 pub fn render<D: fmt::Display>(shape: &[D]) -> String {
-    let parts: Vec<String> = shape.iter().map(D::to_string).collect();
-    format!("[{}]", parts.join(", "))
+    Rendered(shape).to_string()
+}
+
+/// A shape displayed as [`render`] writes it, without building the string first.
+#[derive(Debug)]
+pub struct Rendered<'a, D>(pub &'a [D]);
+
+impl<D: fmt::Display> fmt::Display for Rendered<'_, D> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("[")?;
+        for (i, d) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{d}")?;
+        }
+        f.write_str("]")
+    }
 }
 
 #[cfg(test)]
