@@ -1,6 +1,9 @@
 //! The rewrite commands as a user runs them: exit codes, refusal to rewrite a broken model,
 //! `--dim` specialisation, and the written file.
 
+#[path = "common/build.rs"]
+mod build;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -94,56 +97,17 @@ fn a_large_model_is_annotated_as_the_library_annotates_it() {
     // Large enough that the command faults its heap in on a second thread (an estimate past
     // 16 MiB), walks unknown fields on another (past 1 MiB) and encodes on two: the file
     // must be what loading, inferring, annotating and encoding in this process gives.
-    use onnx_bcast::onnx;
+    use build::D;
     use prost::Message;
-    let info = |name: &str, dims: &[&str]| onnx::ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(onnx::TypeProto {
-            denotation: None,
-            value: Some(onnx::type_proto::Value::TensorType(onnx::type_proto::Tensor {
-                elem_type: Some(1),
-                shape: Some(onnx::TensorShapeProto {
-                    dim: dims
-                        .iter()
-                        .map(|d| onnx::tensor_shape_proto::Dimension {
-                            denotation: None,
-                            value: Some(match d.parse::<i64>() {
-                                Ok(n) => onnx::tensor_shape_proto::dimension::Value::DimValue(n),
-                                Err(_) => onnx::tensor_shape_proto::dimension::Value::DimParam(d.to_string()),
-                            }),
-                        })
-                        .collect(),
-                }),
-            })),
-        }),
-        ..Default::default()
-    };
     let mut nodes = Vec::new();
     let mut prev = "x".to_string();
     for i in 0..60_000 {
         let out = format!("a_rather_long_tensor_name_{i}");
-        let op = ["Add", "Mul", "Sub"][i % 3];
-        nodes.push(onnx::NodeProto {
-            name: Some(format!("node_{i}")),
-            op_type: Some(op.into()),
-            input: vec![prev.clone(), "b".into()],
-            output: vec![out.clone()],
-            ..Default::default()
-        });
+        nodes.push(build::node(&format!("node_{i}"), ["Add", "Mul", "Sub"][i % 3], &[&prev, "b"], &[&out]));
         prev = out;
     }
-    let m = onnx::ModelProto {
-        ir_version: Some(8),
-        opset_import: vec![onnx::OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
-        graph: Some(onnx::GraphProto {
-            name: Some("chain".into()),
-            node: nodes,
-            input: vec![info("x", &["batch", "1", "seq"]), info("b", &["4", "1"])],
-            output: vec![onnx::ValueInfoProto { name: Some(prev.clone()), ..Default::default() }],
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
+    let x = build::input("x", &[D::S("batch"), D::N(1), D::S("seq")]);
+    let m = build::model(17, vec![x, build::input("b", &[4, 1])], nodes, &[&prev]);
     let bytes = m.encode_to_vec();
     assert!(onnx_bcast::io::footprint(&bytes, true) > 16 << 20, "too small to populate");
     let src = out("large_chain.onnx");
@@ -156,8 +120,8 @@ fn a_large_model_is_annotated_as_the_library_annotates_it() {
     assert_eq!(onnx_bcast::rewrite::annotate(&mut want, &inf), 59_999);
     let written = std::fs::read(&dst).unwrap();
     assert!(written == onnx_bcast::io::encode(&want), "the command wrote other bytes than the library");
-    let y = onnx::ModelProto::decode(written.as_slice()).unwrap();
+    let y = onnx_bcast::onnx::ModelProto::decode(written.as_slice()).unwrap();
     let last = y.graph.unwrap().value_info.into_iter().last().unwrap();
-    assert_eq!(last.name.as_deref(), Some("a_rather_long_tensor_name_59998"));
-    assert_eq!(last, info("a_rather_long_tensor_name_59998", &["batch", "4", "seq"]));
+    let name = "a_rather_long_tensor_name_59998";
+    assert_eq!(last, build::input(name, &[D::S("batch"), D::N(4), D::S("seq")]));
 }
