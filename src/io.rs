@@ -233,14 +233,14 @@ fn encode_parts(model: &Model) -> [Vec<u8>; 4] {
     } else {
         infos.len()
     };
-    let (front_hint, info_hint) = size_hint(model, Model::MAIN);
+    let front_hint = size_hint(model, Model::MAIN);
     let (front, rest) = graph_carry(model, Model::MAIN);
     // Both buffers are taken here, from this thread's heap (which the CLI has faulted in
     // ahead). Only hints: when a reservation fails the buffer grows as it is written.
     let mut a = Vec::new();
-    let _ = a.try_reserve(front_hint.saturating_add(info_hint.saturating_mul(split)));
+    let _ = a.try_reserve(front_hint.saturating_add(INFO_HINT.saturating_mul(split)));
     let mut b = Vec::new();
-    let _ = b.try_reserve(info_hint.saturating_mul(infos.len() - split));
+    let _ = b.try_reserve(INFO_HINT.saturating_mul(infos.len() - split));
     let encode_a = move |mut out: Vec<u8>| {
         graph_front(model, Model::MAIN, front, &mut out);
         value_infos(model, &infos[..split], &mut out);
@@ -279,11 +279,10 @@ fn encode_parts(model: &Model) -> [Vec<u8>; 4] {
 const NODE_COST: usize = 2;
 const INFO_COST: usize = 5;
 
-/// About how many bytes graph `id`'s [`graph_front`] and each of its value infos encode to,
-/// as capacities: growing a buffer of hundreds of megabytes copies it, while reserving more
-/// than is written costs address space only. Every term is proportional to memory the model
-/// already holds.
-fn size_hint(model: &Model, id: GraphId) -> (usize, usize) {
+/// About how many bytes graph `id`'s [`graph_front`] encodes to, as a capacity: growing a
+/// buffer of hundreds of megabytes copies it, while reserving more than is written costs
+/// address space only. Every term is proportional to memory the model already holds.
+fn size_hint(model: &Model, id: GraphId) -> usize {
     let g = model.graph(id);
     let data: usize = g
         .initializers
@@ -300,13 +299,15 @@ fn size_hint(model: &Model, id: GraphId) -> (usize, usize) {
         })
         .fold(0, usize::saturating_add);
     let entries = g.inputs.len() + g.outputs.len();
-    let front = g.order.len().saturating_mul(128).saturating_add(entries.saturating_mul(96)).saturating_add(data);
-    (front, 96)
+    g.order.len().saturating_mul(128).saturating_add(entries.saturating_mul(INFO_HINT)).saturating_add(data)
 }
 
-/// Graphs with at least this many nodes and value_info entries, half of them value infos or
-/// more, encode on two threads (each part then takes tens of milliseconds; a thread starts in
-/// tens of microseconds).
+/// About how many bytes a value info encodes to, as a capacity (see [`size_hint`]).
+const INFO_HINT: usize = 96;
+
+/// Graphs with at least this many nodes and value infos together, and at least half this many
+/// value infos, encode on two threads (each part then takes tens of milliseconds; a thread
+/// starts in tens of microseconds).
 const PARALLEL_ENCODE: usize = 50_000;
 
 /// Writes the model to `path` atomically: a temporary file in the same folder, then a rename,

@@ -133,8 +133,9 @@ fn saving_writes_exactly_what_prost_writes() {
 
 #[test]
 fn a_large_graph_is_written_as_prost_writes_it() {
-    // Past 50,000 nodes and value_info entries the writer encodes the graph's two halves on
-    // two threads; the bytes, in memory and on disk, must still be prost's.
+    // Past 50,000 nodes and value_info entries the writer encodes the graph in two parts on
+    // two threads, the value infos split between them; the bytes, in memory and on disk, must
+    // still be prost's.
     let mut m = rich_model();
     let g = m.graph.as_mut().unwrap();
     let mut prev = "out".to_string();

@@ -240,7 +240,7 @@ pub fn infer_text(path: &Path, model: &Model, inf: &Inference) -> String {
         .map(|o| format!("{} {}", if o.domain.is_empty() { "ai.onnx" } else { &o.domain }, o.version))
         .collect();
     let _ = writeln!(out, "model {} (ir_version {}, opset {})", path.display(), model.ir_version, opsets.join(", "));
-    // Written row by row: nothing per tensor is kept but its key.
+    // Written row by row: no string is built per tensor but its key.
     let keys = keys(model, &values);
     let types: Vec<_> = values.iter().map(|v| type_text(inf.ty(*v))).collect();
     let w0 = keys.iter().map(String::len).max().unwrap_or(0).max("tensor".len());
