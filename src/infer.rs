@@ -89,6 +89,18 @@ impl<T> Sparse<T> {
         }
     }
 
+    /// Each input slot's entry, for a rule's [`ops::Ctx`]: none at all when no value has one,
+    /// as in most models, which rules read as `None` for every slot.
+    fn per_input<'a, E>(&'a self, inputs: &crate::ir::Slots) -> ops::PerInput<Option<&'a [E]>>
+    where
+        T: std::ops::Deref<Target = [E]>,
+    {
+        if self.0.is_empty() {
+            return ops::PerInput::new();
+        }
+        inputs.iter().map(|v| v.and_then(|v| self.get(v)).map(|x| &**x)).collect()
+    }
+
     fn take(&mut self, v: ValueId) -> Option<T> {
         if self.0.is_empty() {
             return None;
@@ -572,17 +584,9 @@ impl Infer<'_> {
                         node,
                         opset,
                         inputs: node.inputs.iter().map(|v| v.and_then(|v| self.out.ty(v))).collect(),
-                        values: node.inputs.iter().map(|v| v.and_then(|v| self.out.value(v))).collect(),
-                        floats: node
-                            .inputs
-                            .iter()
-                            .map(|v| v.and_then(|v| self.out.floats.get(v).map(Vec::as_slice)))
-                            .collect(),
-                        strings: node
-                            .inputs
-                            .iter()
-                            .map(|v| v.and_then(|v| self.out.strings.get(v).map(Vec::as_slice)))
-                            .collect(),
+                        values: self.out.values.per_input(&node.inputs),
+                        floats: self.out.floats.per_input(&node.inputs),
+                        strings: self.out.strings.per_input(&node.inputs),
                         subgraph_outputs,
                         loop_cond_stays_true: node.op_type == "Loop"
                             && node.subgraphs().first().is_some_and(|(_, g)| {

@@ -73,12 +73,14 @@ pub struct Ctx<'a> {
     /// Each input slot's type, when known (`None` also for omitted optional inputs).
     pub inputs: PerInput<Option<&'a Type>>,
     /// Each input slot's contents, when it is a small integer tensor whose elements are known
-    /// or symbolic (shape tensors).
+    /// or symbolic (shape tensors). Shorter than `inputs` (empty) when the slots past its end
+    /// have none: read it with `get`.
     pub values: PerInput<Option<&'a [Dim]>>,
     /// Each input slot's contents, when it is a small floating-point tensor whose elements are
-    /// known (Resize scales, Range bounds).
+    /// known (Resize scales, Range bounds); read with `get`, as `values`.
     pub floats: PerInput<Option<&'a [f64]>>,
-    /// Each input slot's contents, when it is a small string tensor.
+    /// Each input slot's contents, when it is a small string tensor; read with `get`, as
+    /// `values`.
     pub strings: PerInput<Option<&'a [String]>>,
     /// The inferred types of the outputs of each subgraph the node holds, by attribute name.
     pub subgraph_outputs: Vec<(&'a str, Vec<Option<Type>>)>,
