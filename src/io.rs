@@ -315,7 +315,7 @@ const PARALLEL_ENCODE: usize = 50_000;
 /// files a user gave: it refuses to lose data or overwrite the input.
 pub fn save(model: &Model, path: &Path) -> Result<()> {
     let parts = encode_parts(model);
-    write_atomic_with(path, |f| parts.iter().try_for_each(|p| f.write_all(p)))
+    write_atomic_with(path, |f, tmp| write_parts(f, tmp, &parts.each_ref().map(Vec::as_slice)))
 }
 
 /// What [`save_checked`] may do.
@@ -382,7 +382,7 @@ fn copy_external_data(model: &Model, path: &Path) -> Result<()> {
         }
         let mut source =
             fs::File::open(from.join(location)).map_err(|source| Error::Io { path: from.join(location), source })?;
-        write_atomic_with(&target, |f| std::io::copy(&mut source, f).map(|_| ()))?;
+        write_atomic_with(&target, |f, _| std::io::copy(&mut source, f).map(|_| ()))?;
     }
     Ok(())
 }
@@ -409,11 +409,68 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// created new (never through an existing file or link) next to `path`, and removed when
 /// anything fails, so a failed write leaves any old file at `path` intact.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomic_with(path, |f| f.write_all(bytes))
+    write_atomic_with(path, |f, tmp| write_parts(f, tmp, &[bytes]))
 }
 
-/// [`write_atomic`] with the contents written by `fill`.
-fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut fs::File) -> std::io::Result<()>) -> Result<()> {
+/// Outputs of at least this many bytes are written past the page cache (see [`write_parts`]).
+const DIRECT_FROM: usize = 1 << 20;
+
+/// Writes `parts`, one after the other, to the new empty file `f` (at `tmp`). From
+/// [`DIRECT_FROM`] bytes on Linux, they go to the disk in aligned blocks through a second
+/// handle opened with `O_DIRECT`, then the file is cut to length: the page cache would take a
+/// fresh page for every 4 KiB written, and on the VMs we measure on a first touch of a page
+/// costs microseconds (a 77 MB model took 40-150 ms to copy into the cache, then 35-45 ms to
+/// sync; direct, 40-50 ms in all). A file system that refuses (`EINVAL`: tmpfs, unaligned
+/// blocks) gets the parts through `f`, as smaller outputs do.
+fn write_parts(f: &mut fs::File, tmp: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
+    let total = parts.iter().map(|p| p.len()).fold(0, usize::saturating_add);
+    #[cfg(target_os = "linux")]
+    if total >= DIRECT_FROM {
+        use std::os::unix::fs::OpenOptionsExt;
+        if let Ok(mut direct) = fs::OpenOptions::new().write(true).custom_flags(libc::O_DIRECT).open(tmp) {
+            match write_blocks(&mut direct, parts, total) {
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => f.set_len(0)?,
+                done => return done,
+            }
+        }
+    }
+    parts.iter().try_for_each(|p| f.write_all(p))
+}
+
+/// Writes `parts` (`total` bytes) to `f` in blocks of 4 MiB staged in memory aligned to
+/// 4 KiB, the last one padded to a multiple of 4 KiB, then cuts the file to `total`: what
+/// `O_DIRECT` asks of sizes, offsets and memory.
+#[cfg(target_os = "linux")]
+fn write_blocks(f: &mut fs::File, parts: &[&[u8]], total: usize) -> std::io::Result<()> {
+    const ALIGN: usize = 4096;
+    const BLOCK: usize = 4 << 20;
+    let mut stage = vec![0u8; BLOCK + ALIGN];
+    let at = stage.as_ptr().align_offset(ALIGN);
+    let stage = stage.get_mut(at..at + BLOCK).ok_or_else(|| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    let mut used = 0;
+    for part in parts {
+        let mut part = *part;
+        while !part.is_empty() {
+            let n = part.len().min(BLOCK - used);
+            stage[used..used + n].copy_from_slice(&part[..n]);
+            (used, part) = (used + n, &part[n..]);
+            if used == BLOCK {
+                f.write_all(stage)?;
+                used = 0;
+            }
+        }
+    }
+    if used > 0 {
+        let padded = used.next_multiple_of(ALIGN);
+        stage[used..padded].fill(0);
+        f.write_all(&stage[..padded])?;
+    }
+    f.set_len(total as u64)
+}
+
+/// [`write_atomic`] with the contents written by `fill`, given the open temporary file and its
+/// path.
+fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut fs::File, &Path) -> std::io::Result<()>) -> Result<()> {
     let io = |source| Error::Io { path: path.to_path_buf(), source };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -435,7 +492,7 @@ fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut fs::File) -> std::io::R
     }
     let (tmp, mut f) = created
         .ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::AlreadyExists, "no free temporary file name")))?;
-    let written = fill(&mut f).and_then(|()| f.sync_all());
+    let written = fill(&mut f, &tmp).and_then(|()| f.sync_all());
     drop(f);
     let result = written.and_then(|()| fs::rename(&tmp, path));
     if result.is_err() {
@@ -1912,5 +1969,24 @@ impl Loader<'_> {
             self.model.functions.push(crate::ir::Function { domain, name, graph, opsets, attributes, refs });
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts_go_through_the_first_handle_when_no_direct_one_opens() {
+        // The second handle is opened by path; where that fails (here: no such file), the
+        // parts are written through the file given, as on file systems that refuse O_DIRECT.
+        let path = std::env::temp_dir().join(format!("onnx-bcast-parts-{}", std::process::id()));
+        let mut f = fs::File::create(&path).unwrap();
+        let (a, b) = (vec![7u8; DIRECT_FROM], vec![9u8; 3]);
+        write_parts(&mut f, &path.with_extension("missing"), &[&a, &b]).unwrap();
+        drop(f);
+        let back = fs::read(&path).unwrap();
+        fs::remove_file(&path).unwrap();
+        assert_eq!(back, [a, b].concat());
     }
 }

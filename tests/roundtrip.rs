@@ -46,3 +46,30 @@ fn backend_cases_round_trip() {
     }
     assert_eq!(n, 1884 + 6);
 }
+
+#[test]
+fn files_past_a_mebibyte_are_written_whole() {
+    // From 1 MiB, files go to the disk in 4 MiB blocks staged in aligned memory, the last one
+    // padded, then cut to length: sizes around both boundaries must read back unchanged.
+    let dir = std::env::temp_dir().join(format!("onnx-bcast-direct-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    for size in [(1 << 20) - 1, 1 << 20, (1 << 20) + 1, 4 << 20, (4 << 20) + 4095, (8 << 20) + 1, 9_000_017] {
+        let bytes: Vec<u8> = (0..size)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state as u8
+            })
+            .collect();
+        let path = dir.join("out.bin");
+        onnx_bcast::io::write_atomic(&path, &bytes).unwrap();
+        let back = std::fs::read(&path).unwrap();
+        assert_eq!(back.len(), size);
+        assert!(back == bytes, "{size} bytes did not read back");
+    }
+    // Nothing but the file is left in the folder.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
