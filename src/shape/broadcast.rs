@@ -47,8 +47,43 @@ impl BroadcastDim for Dim {
         Dim::Known(1)
     }
 
+    /// A known size other than 1 wins and each symbol must be 1 or that size; else an unknown
+    /// size wins; else one symbol, or the largest of several, which must each be 1 or equal.
+    /// `multi` takes axes whose sizes agree before it asks.
     fn axis(dims: &[&Dim]) -> Option<(Dim, Vec<Assumption>)> {
-        general_axis(dims)
+        let mut known: Option<i64> = None;
+        let mut syms: smallvec::SmallVec<[&Sym; 4]> = smallvec::SmallVec::new();
+        let mut unknown = false;
+        for d in dims {
+            match d {
+                Dim::Known(1) => {}
+                Dim::Known(n) => match known {
+                    Some(k) if k != *n => return None,
+                    _ => known = Some(*n),
+                },
+                Dim::Sym(s) => syms.push(s),
+                Dim::Unknown => unknown = true,
+            }
+        }
+        syms.sort_unstable();
+        syms.dedup();
+        if let Some(k) = known {
+            // A known size other than 1 wins; each symbol must be 1 or that size.
+            let sizes = |k| if k == 1 { vec![1] } else { vec![1, k] };
+            let assume = syms.into_iter().map(|s| Assumption::OneOf { sym: s.clone(), sizes: sizes(k) }).collect();
+            return Some((Dim::Known(k), assume));
+        }
+        if unknown {
+            return Some((Dim::Unknown, Vec::new()));
+        }
+        match syms.as_slice() {
+            [] => Some((Dim::Known(1), Vec::new())),
+            [one] => Some((Dim::Sym((*one).clone()), Vec::new())),
+            many => {
+                let assume = Assumption::EqualOrOne(many.iter().map(|s| (*s).clone()).collect());
+                Some((Dim::Sym(Sym::max_of(many.iter().copied())), vec![assume]))
+            }
+        }
     }
 
     fn stretch(from: &Dim, target: &Dim) -> Option<Vec<Assumption>> {
@@ -60,45 +95,6 @@ impl BroadcastDim for Dim {
             (Dim::Sym(s), Dim::Known(k)) => Some(vec![Assumption::OneOf { sym: s.clone(), sizes: vec![1, *k] }]),
             (Dim::Known(k), Dim::Sym(t)) => Some(vec![Assumption::OneOf { sym: t.clone(), sizes: vec![*k] }]),
             (Dim::Sym(s), Dim::Sym(t)) => Some(vec![Assumption::Stretches { from: s.clone(), to: t.clone() }]),
-        }
-    }
-}
-
-/// [`BroadcastDim::axis`] for `Dim`, in general: a known size other than 1 wins and each
-/// symbol must be 1 or that size; else an unknown size wins; else one symbol, or the largest
-/// of several, which must each be 1 or equal.
-fn general_axis(dims: &[&Dim]) -> Option<(Dim, Vec<Assumption>)> {
-    let mut known: Option<i64> = None;
-    let mut syms: smallvec::SmallVec<[&Sym; 4]> = smallvec::SmallVec::new();
-    let mut unknown = false;
-    for d in dims {
-        match d {
-            Dim::Known(1) => {}
-            Dim::Known(n) => match known {
-                Some(k) if k != *n => return None,
-                _ => known = Some(*n),
-            },
-            Dim::Sym(s) => syms.push(s),
-            Dim::Unknown => unknown = true,
-        }
-    }
-    syms.sort_unstable();
-    syms.dedup();
-    if let Some(k) = known {
-        // A known size other than 1 wins; each symbol must be 1 or that size.
-        let sizes = |k| if k == 1 { vec![1] } else { vec![1, k] };
-        let assume = syms.into_iter().map(|s| Assumption::OneOf { sym: s.clone(), sizes: sizes(k) }).collect();
-        return Some((Dim::Known(k), assume));
-    }
-    if unknown {
-        return Some((Dim::Unknown, Vec::new()));
-    }
-    match syms.as_slice() {
-        [] => Some((Dim::Known(1), Vec::new())),
-        [one] => Some((Dim::Sym((*one).clone()), Vec::new())),
-        many => {
-            let assume = Assumption::EqualOrOne(many.iter().map(|s| (*s).clone()).collect());
-            Some((Dim::Sym(Sym::max_of(many.iter().copied())), vec![assume]))
         }
     }
 }
@@ -299,7 +295,8 @@ mod tests {
     #[test]
     fn agreeing_axes_give_what_the_general_rule_gives() {
         // Every column of one to three sizes, as a rank-1 shape per input: `multi` takes its
-        // quick path where the sizes agree and must answer as the general rule does.
+        // quick path where the sizes agree and must answer as the general rule (`Dim::axis`)
+        // does.
         let dims =
             [Dim::Known(0), Dim::Known(1), Dim::Known(4), Dim::Known(5), Dim::sym("a"), Dim::sym("b"), Dim::Unknown];
         let mut quick = 0;
@@ -309,7 +306,7 @@ mod tests {
                     for column in [vec![a], vec![a, b], vec![a, b, c]] {
                         let shapes: Vec<&[Dim]> = column.iter().map(|d| std::slice::from_ref(*d)).collect();
                         let got = multi(&shapes).map(|b| (b.shape, b.assumptions));
-                        let want = match general_axis(&column) {
+                        let want = match Dim::axis(&column) {
                             Some((d, assume)) => Ok((vec![d], assume.into_iter().map(|a| (0, a)).collect())),
                             None => Err(clash(&shapes, 1, 0)),
                         };
