@@ -84,20 +84,20 @@ fn large_graphs_keep_the_first_definition() {
 
 #[test]
 fn topological_order_follows_the_file_where_it_can() {
-    let names = |m: &Model, order: &[onnx_bcast::ir::NodeId]| -> Vec<String> {
-        order.iter().map(|n| m.node(*n).name.to_string()).collect()
+    // The names of the nodes in topological order, and of those on or behind a cycle.
+    let order = |nodes: Vec<onnx_bcast::onnx::NodeProto>, outputs: &[&str]| -> (Vec<String>, Vec<String>) {
+        let m = build::load(&build::model(17, vec![build::input("x", &[4])], nodes, outputs));
+        let (order, cyclic) = m.topo_order(Model::MAIN);
+        let names = |ids: &[onnx_bcast::ir::NodeId]| ids.iter().map(|n| m.node(*n).name.to_string()).collect();
+        (names(&order), names(&cyclic))
     };
-    let x = || vec![build::input("x", &[4])];
     // In file order already: the file's order.
     let nodes = vec![
         build::node("n0", "Add", &["x", "x"], &["a"]),
         build::node("n1", "Add", &["a", "x"], &["b"]),
         build::node("n2", "Add", &["b", "a"], &["c"]),
     ];
-    let m = build::load(&build::model(17, x(), nodes, &["c"]));
-    let (order, cyclic) = m.topo_order(Model::MAIN);
-    assert_eq!(names(&m, &order), ["n0", "n1", "n2"]);
-    assert!(cyclic.is_empty());
+    assert_eq!(order(nodes, &["c"]), (vec!["n0".into(), "n1".into(), "n2".into()], vec![]));
     // n1 uses what n2 defines: n2 moves up, the rest keep their places.
     let nodes = vec![
         build::node("n0", "Add", &["x", "x"], &["a"]),
@@ -106,18 +106,13 @@ fn topological_order_follows_the_file_where_it_can() {
         build::node("n3", "Add", &["c", "a"], &["d"]),
         build::node("n4", "Add", &["x", "x"], &["e"]),
     ];
-    let m = build::load(&build::model(17, x(), nodes, &["d", "e"]));
-    let (order, cyclic) = m.topo_order(Model::MAIN);
-    assert_eq!(names(&m, &order), ["n0", "n2", "n1", "n3", "n4"]);
-    assert!(cyclic.is_empty());
+    let want: Vec<String> = ["n0", "n2", "n1", "n3", "n4"].map(String::from).into();
+    assert_eq!(order(nodes, &["d", "e"]), (want, vec![]));
     // A node that uses its own output is on a cycle; what follows it waits behind it.
     let nodes = vec![
         build::node("n0", "Add", &["x", "x"], &["a"]),
         build::node("n1", "Add", &["a", "b"], &["b"]),
         build::node("n2", "Add", &["b", "x"], &["c"]),
     ];
-    let m = build::load(&build::model(17, x(), nodes, &["c"]));
-    let (order, cyclic) = m.topo_order(Model::MAIN);
-    assert_eq!(names(&m, &order), ["n0"]);
-    assert_eq!(names(&m, &cyclic), ["n1", "n2"]);
+    assert_eq!(order(nodes, &["c"]), (vec!["n0".into()], vec!["n1".into(), "n2".into()]));
 }
