@@ -9,11 +9,17 @@ use clap::Parser;
 
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
-    match cli::run(args) {
-        Ok(code) => ExitCode::from(code),
+    // A pass returns once its output is out, not once its memory is given back.
+    let detached = if args.is_pass() { cli::detach::detach() } else { None };
+    let code = match cli::run(args) {
+        Ok(code) => code,
         Err(e) => {
             eprintln!("onnx-bcast: {e}");
-            ExitCode::from(2)
+            cli::FAILED
         }
+    };
+    if let Some(d) = detached {
+        d.finish(code);
     }
+    ExitCode::from(code)
 }

@@ -439,3 +439,46 @@ fn bad_arguments_exit_2() {
         assert!(!r.stderr.is_empty(), "{args:?}");
     }
 }
+
+/// A pass runs in a forked worker whose exit code the process relays (the snapshots above
+/// check what it prints and gives back). A worker ended by a signal before it sent its code
+/// is reported, exit 2, never taken for success.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn a_worker_ended_by_a_signal_exits_2() {
+    // A chain long enough that its worker is still inferring when it is found.
+    let names: Vec<String> = (0..100_000).map(|i| format!("t{i}")).collect();
+    let nodes = (0..names.len())
+        .map(|i| {
+            let prev = if i == 0 { "x" } else { names[i - 1].as_str() };
+            build::node(&format!("n{i}"), "Add", &[prev, "b"], &[names[i].as_str()])
+        })
+        .collect();
+    let last = names.last().map(String::as_str).unwrap_or("x");
+    let m = build::model(17, vec![build::input("x", &["batch", "seq"]), build::input("b", &[1i64])], nodes, &[last]);
+    let path = build::write(&m, &scratch("signalled_worker"), "chain.onnx");
+    let child = Command::new(env!("CARGO_BIN_EXE_onnx-bcast"))
+        .arg("infer")
+        .arg(&path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run onnx-bcast");
+    let pid = child.id();
+    let children = format!("/proc/{pid}/task/{pid}/children");
+    let start = std::time::Instant::now();
+    let worker: i32 = loop {
+        let listed = std::fs::read_to_string(&children).unwrap_or_default();
+        if let Some(w) = listed.split_whitespace().next() {
+            break w.parse().expect("a pid");
+        }
+        assert!(start.elapsed().as_secs() < 60, "no worker process appeared");
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    };
+    // SAFETY: sends a signal to the worker this test's child forked; nothing else is touched.
+    assert_eq!(unsafe { libc::kill(worker, libc::SIGKILL) }, 0, "the worker was gone before it was signalled");
+    let out = child.wait_with_output().expect("wait for onnx-bcast");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("ended by signal 9"), "{stderr}");
+}

@@ -2,6 +2,7 @@
 
 mod annotate;
 mod bench;
+pub mod detach;
 mod expand;
 mod implicit;
 mod memory;
@@ -211,16 +212,24 @@ fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
     Ok((name.to_string(), value))
 }
 
+impl Cli {
+    /// A pass over models (infer, check, a rewrite): memory in proportion to the model, a
+    /// model's worth allocated and freed phase after phase, and nothing run afterwards.
+    pub fn is_pass(&self) -> bool {
+        matches!(
+            self.command,
+            Command::Infer { .. }
+                | Command::Check { .. }
+                | Command::Annotate { .. }
+                | Command::Expand { .. }
+                | Command::Implicit { .. }
+        )
+    }
+}
+
 /// Runs the command and gives the exit code.
 pub fn run(cli: Cli) -> Result<u8> {
-    if matches!(
-        cli.command,
-        Command::Infer { .. }
-            | Command::Check { .. }
-            | Command::Annotate { .. }
-            | Command::Expand { .. }
-            | Command::Implicit { .. }
-    ) {
+    if cli.is_pass() {
         memory::keep_freed_memory();
     }
     match cli.command {
