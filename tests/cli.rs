@@ -440,14 +440,11 @@ fn bad_arguments_exit_2() {
     }
 }
 
-/// A pass runs in a forked worker whose exit code the process relays (the snapshots above
-/// check what it prints and gives back). A worker ended by a signal before it sent its code
-/// is reported, exit 2, never taken for success.
+/// A chain of `n` Add nodes written to a scratch folder: long enough at 100k that a pass over
+/// it is still running when its processes are looked at.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-#[test]
-fn a_worker_ended_by_a_signal_exits_2() {
-    // A chain long enough that its worker is still inferring when it is found.
-    let names: Vec<String> = (0..100_000).map(|i| format!("t{i}")).collect();
+fn long_chain(name: &str, n: usize) -> PathBuf {
+    let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
     let nodes = (0..names.len())
         .map(|i| {
             let prev = if i == 0 { "x" } else { names[i - 1].as_str() };
@@ -456,16 +453,33 @@ fn a_worker_ended_by_a_signal_exits_2() {
         .collect();
     let last = names.last().map(String::as_str).unwrap_or("x");
     let m = build::model(17, vec![build::input("x", &["batch", "seq"]), build::input("b", &[1i64])], nodes, &[last]);
-    let path = build::write(&m, &scratch("signalled_worker"), "chain.onnx");
+    build::write(&m, &scratch(name), "chain.onnx")
+}
+
+/// Starts `onnx-bcast infer PATH` (stderr piped) with `env` set, and gives it with the path of
+/// the file that lists its child processes.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+fn start_infer(path: &Path, env: &[(&str, &str)]) -> (std::process::Child, String) {
     let child = Command::new(env!("CARGO_BIN_EXE_onnx-bcast"))
         .arg("infer")
-        .arg(&path)
+        .arg(path)
+        .envs(env.iter().copied())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("run onnx-bcast");
     let pid = child.id();
-    let children = format!("/proc/{pid}/task/{pid}/children");
+    (child, format!("/proc/{pid}/task/{pid}/children"))
+}
+
+/// A pass runs in a forked worker whose exit code the process relays (the snapshots above
+/// check what it prints and gives back). A worker ended by a signal before it sent its code
+/// is reported, exit 2, never taken for success.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn a_worker_ended_by_a_signal_exits_2() {
+    let path = long_chain("signalled_worker", 100_000);
+    let (child, children) = start_infer(&path, &[]);
     let start = std::time::Instant::now();
     let worker: i32 = loop {
         let listed = std::fs::read_to_string(&children).unwrap_or_default();
@@ -481,4 +495,25 @@ fn a_worker_ended_by_a_signal_exits_2() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("ended by signal 9"), "{stderr}");
+}
+
+/// With `ONNX_BCAST_NO_FORK` set a pass runs in the process started, with no worker, as
+/// debuggers and tracers expect.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn no_fork_runs_the_pass_in_the_process_started() {
+    let path = long_chain("unforked", 100_000);
+    let (mut child, children) = start_infer(&path, &[("ONNX_BCAST_NO_FORK", "1")]);
+    let mut looks = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("poll onnx-bcast") {
+            break status;
+        }
+        let listed = std::fs::read_to_string(&children).unwrap_or_default();
+        assert_eq!(listed.trim(), "", "a worker process was forked");
+        looks += 1;
+        std::thread::sleep(std::time::Duration::from_micros(200));
+    };
+    assert_eq!(status.code(), Some(0));
+    assert!(looks > 10, "the pass ended before it could be watched ({looks} looks)");
 }

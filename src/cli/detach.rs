@@ -7,8 +7,9 @@
 //! exits with that code at once, while the child's memory is given back in the background.
 //! The mold linker does the same.
 //!
-//! Linux with glibc only; elsewhere, or when the pipe or the fork is refused, the work runs in
-//! the one process as before.
+//! Linux with glibc only; elsewhere, when the pipe or the fork is refused, or when
+//! `ONNX_BCAST_NO_FORK` is set (to any value; for debuggers and tracers, which follow the
+//! parent), the work runs in the one process as before.
 
 /// The working child's end of the pipe to its parent.
 pub struct Detached {
@@ -21,6 +22,9 @@ pub struct Detached {
 /// status when none came (2 when a signal ended it). `None` when the work should run here.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 pub fn detach() -> Option<Detached> {
+    if std::env::var_os("ONNX_BCAST_NO_FORK").is_some() {
+        return None;
+    }
     let mut fds = [0 as libc::c_int; 2];
     // SAFETY: pipe2 writes two descriptors into the array it is given.
     if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
