@@ -131,9 +131,10 @@ const PARALLEL_WALK: usize = 1 << 20;
 
 /// About how many bytes of memory loading the encoded model `bytes`, inferring it and (when
 /// `writes`) saving it allocates, besides `bytes` itself: a dozen times the bytes of its
-/// nodes and value infos, which the IR holds as tables, names, edges and types, and once or
-/// twice its tensors' bytes. From the main graph's fields only (subgraphs count as their
-/// nodes' bytes); malformed input gives whatever was counted before the fault.
+/// nodes and value infos (twenty when it is saved), which the IR holds as tables, names,
+/// edges and types, once or twice its tensors' bytes, and the block a large file is written
+/// through. From the main graph's fields only (subgraphs count as their nodes' bytes);
+/// malformed input gives whatever was counted before the fault.
 pub fn footprint(bytes: &[u8], writes: bool) -> usize {
     let (mut structure, mut data) = (0usize, 0usize);
     for f in fields(bytes).map_while(|f| f.ok()) {
@@ -149,13 +150,27 @@ pub fn footprint(bytes: &[u8], writes: bool) -> usize {
             }
         }
     }
-    structure.saturating_mul(FOOTPRINT_PER_STRUCTURE_BYTE).saturating_add(data.saturating_mul(1 + usize::from(writes)))
+    let (per, staged) = match writes {
+        // The output is at least the input's size, so a large input is written in blocks.
+        true => {
+            (FOOTPRINT_PER_STRUCTURE_BYTE_SAVED, if bytes.len() >= DIRECT_FROM { WRITE_BLOCK + WRITE_ALIGN } else { 0 })
+        }
+        false => (FOOTPRINT_PER_STRUCTURE_BYTE, 0),
+    };
+    structure.saturating_mul(per).saturating_add(data.saturating_mul(1 + usize::from(writes))).saturating_add(staged)
 }
 
 /// Bytes of memory per encoded byte of nodes and value infos, as measured on generated chains
-/// of a million nodes (`annotate`'s peak resident set over the node bytes, 15; `footprint`
-/// stays below it, as more than is used costs time to give back at exit).
+/// (the peak resident set of `check` over the node bytes: 14 at 100k nodes, 12 at a million).
 const FOOTPRINT_PER_STRUCTURE_BYTE: usize = 12;
+
+/// [`FOOTPRINT_PER_STRUCTURE_BYTE`] for a pass that saves the model: `annotate`'s peak is 17
+/// times the node bytes at 100k nodes, 14 at a million. The CLI populates this much ahead of
+/// the pass (`cli/memory.rs`), and does not wait for its exit to give back what it did not
+/// use, so the estimate leans high: at 12 the output's buffers and the write's block were
+/// faulted in by the pass itself (1,400 faults, about 3 ms of an 80 ms `annotate` at 100k),
+/// at 16 still the block.
+const FOOTPRINT_PER_STRUCTURE_BYTE_SAVED: usize = 20;
 
 /// prost's decode error, short: it names every enclosing message, which for a nesting bomb
 /// is a hundred of them.
@@ -417,6 +432,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 /// Outputs of at least this many bytes are written past the page cache (see [`write_parts`]).
 const DIRECT_FROM: usize = 1 << 20;
 
+/// The block such outputs are staged in, and the alignment `O_DIRECT` asks of memory, sizes
+/// and offsets.
+const WRITE_BLOCK: usize = 4 << 20;
+const WRITE_ALIGN: usize = 4096;
+
 /// Writes `parts`, one after the other, to the new empty file `f` (at `tmp`). From
 /// [`DIRECT_FROM`] bytes on Linux, they go to the disk in aligned blocks through a second
 /// handle opened with `O_DIRECT`, then the file is cut to length: the page cache would take a
@@ -444,8 +464,8 @@ fn write_parts(f: &mut fs::File, tmp: &Path, parts: &[&[u8]]) -> std::io::Result
 /// `O_DIRECT` asks of sizes, offsets and memory.
 #[cfg(target_os = "linux")]
 fn write_blocks(f: &mut fs::File, parts: &[&[u8]], total: usize) -> std::io::Result<()> {
-    const ALIGN: usize = 4096;
-    const BLOCK: usize = 4 << 20;
+    const ALIGN: usize = WRITE_ALIGN;
+    const BLOCK: usize = WRITE_BLOCK;
     let mut stage = vec![0u8; BLOCK + ALIGN];
     let at = stage.as_ptr().align_offset(ALIGN);
     let stage = stage.get_mut(at..at + BLOCK).ok_or_else(|| std::io::Error::from_raw_os_error(libc::EINVAL))?;
