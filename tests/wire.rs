@@ -235,6 +235,13 @@ fn odd_encodings_load_or_fail_as_prost_decides() {
     let mut bad_utf8 = Vec::new();
     bad_utf8 = field(bad_utf8, 3, &[0xff, 0xfe]);
     agrees_with_prost(&graph_with_node(&bad_utf8));
+    // Names that are UTF-8 but not ASCII, and one that is ASCII up to a bad last byte.
+    let unicode = node(Some("ノード"), "Relu", &["入力"], &["y\u{e9}"]).encode_to_vec();
+    agrees_with_prost(&graph_with_node(&unicode));
+    let loaded = load(&graph_with_node(&unicode)).unwrap();
+    let n = loaded.graph(onnx_bcast::Model::MAIN).order[0];
+    assert_eq!(loaded.node(n).name, "ノード");
+    agrees_with_prost(&graph_with_node(&field(Vec::new(), 3, b"abcdefgh\xff")));
     // A node input given as a varint instead of a string.
     let mut wrong_wire = Vec::new();
     prost::encoding::encode_key(1, prost::encoding::WireType::Varint, &mut wrong_wire);
