@@ -1202,14 +1202,25 @@ fn model_head(model: &Model) -> onnx::ModelProto {
     p
 }
 
+/// Writes `v` as a varint, as prost does; the one-byte ones (most keys, lengths and dims)
+/// with one push.
+#[inline]
+fn put_varint(mut v: u64, out: &mut Vec<u8>) {
+    while v >= 0x80 {
+        out.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
 fn put_key(out: &mut Vec<u8>, field: u32, wire: u32) {
-    prost::encoding::encode_varint(u64::from(field << 3 | wire), out);
+    put_varint(u64::from(field << 3 | wire), out);
 }
 
 /// Writes the key and length of a length-delimited field whose `len` payload bytes follow.
 fn put_len_prefix(out: &mut Vec<u8>, field: u32, len: usize) {
     put_key(out, field, 2);
-    prost::encoding::encode_varint(len as u64, out);
+    put_varint(len as u64, out);
 }
 
 /// Writes a length-delimited field (string, bytes or message).
@@ -1235,7 +1246,7 @@ fn put_graph_field(model: &Model, id: GraphId, field: u32, out: &mut Vec<u8>) {
     graph_body(model, id, out);
     let len = out.len() - at - 10;
     let mut prefix = Vec::with_capacity(10);
-    prost::encoding::encode_varint(len as u64, &mut prefix);
+    put_varint(len as u64, &mut prefix);
     out[at..at + prefix.len()].copy_from_slice(&prefix);
     out.copy_within(at + 10.., at + prefix.len());
     out.truncate(at + prefix.len() + len);
@@ -1444,13 +1455,13 @@ fn value_info_bytes(model: &Model, v: &ValueInfo, field: u32, out: &mut Vec<u8>)
     let len =
         if name.is_empty() { 0 } else { len_field_len(1, name.len()) } + ty.map_or(0, |(_, l)| len_field_len(2, l));
     put_key(out, field, 2);
-    prost::encoding::encode_varint(len as u64, out);
+    put_varint(len as u64, out);
     if !name.is_empty() {
         put_len_field(out, 1, name.as_bytes());
     }
     if let Some((t, l)) = ty {
         put_key(out, 2, 2);
-        prost::encoding::encode_varint(l as u64, out);
+        put_varint(l as u64, out);
         put_type(t, out);
     }
 }
@@ -1490,19 +1501,19 @@ fn put_type(t: &Type, out: &mut Vec<u8>) {
         return;
     };
     put_key(out, 1, 2);
-    prost::encoding::encode_varint(tensor_type_len(*dtype, shape.as_deref()) as u64, out);
+    put_varint(tensor_type_len(*dtype, shape.as_deref()) as u64, out);
     put_key(out, 1, 0);
-    prost::encoding::encode_varint(elem_code(*dtype), out);
+    put_varint(elem_code(*dtype), out);
     if let Some(shape) = shape {
         put_key(out, 2, 2);
-        prost::encoding::encode_varint(shape_len(shape) as u64, out);
+        put_varint(shape_len(shape) as u64, out);
         for d in shape {
             put_key(out, 1, 2);
-            prost::encoding::encode_varint(dim_len(d) as u64, out);
+            put_varint(dim_len(d) as u64, out);
             match d {
                 Dim::Known(n) => {
                     put_key(out, 1, 0);
-                    prost::encoding::encode_varint(*n as u64, out);
+                    put_varint(*n as u64, out);
                 }
                 Dim::Sym(s) => put_len_field(out, 2, s.as_str().as_bytes()),
                 Dim::Unknown => {}
