@@ -2019,6 +2019,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn varints_are_written_as_prost_writes_them() {
+        let edges = [0, 1, 0x7f, 0x80, 0x3fff, 0x4000, u64::from(u32::MAX), i64::MAX as u64, -1i64 as u64, u64::MAX];
+        for v in edges.into_iter().chain((0..64).map(|shift| 1u64 << shift)) {
+            let (mut ours, mut prosts) = (Vec::new(), Vec::new());
+            put_varint(v, &mut ours);
+            prost::encoding::encode_varint(v, &mut prosts);
+            assert_eq!(ours, prosts, "{v:#x}");
+        }
+    }
+
+    #[test]
     fn parts_go_through_the_first_handle_when_no_direct_one_opens() {
         // The second handle is opened by path; where that fails (here: no such file), the
         // parts are written through the file given, as on file systems that refuse O_DIRECT.
