@@ -517,3 +517,29 @@ fn no_fork_runs_the_pass_in_the_process_started() {
     assert_eq!(status.code(), Some(0));
     assert!(looks > 10, "the pass ended before it could be watched ({looks} looks)");
 }
+
+/// Output cut short by its reader (`| head`) ends the pass quietly, by SIGPIPE as other
+/// command-line tools end, with no panic and no message, whether the pass forked or not.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn a_reader_that_stops_early_ends_the_pass_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let path = long_chain("cut_short", 100_000);
+    for env in [&[][..], &[("ONNX_BCAST_NO_FORK", "1")][..]] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_onnx-bcast"))
+            .arg("infer")
+            .arg(&path)
+            .envs(env.iter().copied())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("run onnx-bcast");
+        let mut first = [0u8; 16];
+        child.stdout.take().expect("stdout").read_exact(&mut first).expect("some output");
+        let out = child.wait_with_output().expect("wait for onnx-bcast");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{env:?}: {:?} {stderr}", out.status);
+        assert!(stderr.is_empty(), "{env:?}: {stderr}");
+    }
+}
