@@ -150,13 +150,9 @@ pub fn footprint(bytes: &[u8], writes: bool) -> usize {
             }
         }
     }
-    let (per, staged) = match writes {
-        // The output is at least the input's size, so a large input is written in blocks.
-        true => {
-            (FOOTPRINT_PER_STRUCTURE_BYTE_SAVED, if bytes.len() >= DIRECT_FROM { WRITE_BLOCK + WRITE_ALIGN } else { 0 })
-        }
-        false => (FOOTPRINT_PER_STRUCTURE_BYTE, 0),
-    };
+    let per = if writes { FOOTPRINT_PER_STRUCTURE_BYTE_SAVED } else { FOOTPRINT_PER_STRUCTURE_BYTE };
+    // The output is at least the input's size, so a large input is written through the block.
+    let staged = if writes && bytes.len() >= DIRECT_FROM { WRITE_BLOCK + WRITE_ALIGN } else { 0 };
     structure.saturating_mul(per).saturating_add(data.saturating_mul(1 + usize::from(writes))).saturating_add(staged)
 }
 
@@ -464,26 +460,24 @@ fn write_parts(f: &mut fs::File, tmp: &Path, parts: &[&[u8]]) -> std::io::Result
 /// `O_DIRECT` asks of sizes, offsets and memory.
 #[cfg(target_os = "linux")]
 fn write_blocks(f: &mut fs::File, parts: &[&[u8]], total: usize) -> std::io::Result<()> {
-    const ALIGN: usize = WRITE_ALIGN;
-    const BLOCK: usize = WRITE_BLOCK;
-    let mut stage = vec![0u8; BLOCK + ALIGN];
-    let at = stage.as_ptr().align_offset(ALIGN);
-    let stage = stage.get_mut(at..at + BLOCK).ok_or_else(|| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    let mut stage = vec![0u8; WRITE_BLOCK + WRITE_ALIGN];
+    let at = stage.as_ptr().align_offset(WRITE_ALIGN);
+    let stage = stage.get_mut(at..at + WRITE_BLOCK).ok_or_else(|| std::io::Error::from_raw_os_error(libc::EINVAL))?;
     let mut used = 0;
     for part in parts {
         let mut part = *part;
         while !part.is_empty() {
-            let n = part.len().min(BLOCK - used);
+            let n = part.len().min(WRITE_BLOCK - used);
             stage[used..used + n].copy_from_slice(&part[..n]);
             (used, part) = (used + n, &part[n..]);
-            if used == BLOCK {
+            if used == WRITE_BLOCK {
                 f.write_all(stage)?;
                 used = 0;
             }
         }
     }
     if used > 0 {
-        let padded = used.next_multiple_of(ALIGN);
+        let padded = used.next_multiple_of(WRITE_ALIGN);
         stage[used..padded].fill(0);
         f.write_all(&stage[..padded])?;
     }
