@@ -101,11 +101,9 @@ fn wait_for(child: libc::pid_t, rx: libc::c_int) -> ! {
     }
     if libc::WTERMSIG(status) == libc::SIGPIPE {
         // Its output was cut short by the reader: end as it did, quietly.
-        // SAFETY: the default action of SIGPIPE (set in `main`) ends this process.
-        unsafe {
-            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-            libc::raise(libc::SIGPIPE);
-        }
+        // SAFETY: the default action of SIGPIPE, which `main` set before the fork, ends this
+        // process.
+        unsafe { libc::raise(libc::SIGPIPE) };
     }
     eprintln!("onnx-bcast: the worker process was ended by signal {}", libc::WTERMSIG(status));
     // SAFETY: as above.
