@@ -456,15 +456,15 @@ fn long_chain(name: &str, n: usize) -> PathBuf {
     build::write(&m, &scratch(name), "chain.onnx")
 }
 
-/// Starts `onnx-bcast infer PATH` (stderr piped) with `env` set, and gives it with the path of
-/// the file that lists its child processes.
+/// Starts `onnx-bcast infer PATH` (its stdout to `stdout`, stderr piped) with `env` set, and
+/// gives it with the path of the file that lists its child processes.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-fn start_infer(path: &Path, env: &[(&str, &str)]) -> (std::process::Child, String) {
+fn start_infer(path: &Path, env: &[(&str, &str)], stdout: std::process::Stdio) -> (std::process::Child, String) {
     let child = Command::new(env!("CARGO_BIN_EXE_onnx-bcast"))
         .arg("infer")
         .arg(path)
         .envs(env.iter().copied())
-        .stdout(std::process::Stdio::null())
+        .stdout(stdout)
         .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("run onnx-bcast");
@@ -479,7 +479,7 @@ fn start_infer(path: &Path, env: &[(&str, &str)]) -> (std::process::Child, Strin
 #[test]
 fn a_worker_ended_by_a_signal_exits_2() {
     let path = long_chain("signalled_worker", 100_000);
-    let (child, children) = start_infer(&path, &[]);
+    let (child, children) = start_infer(&path, &[], std::process::Stdio::null());
     let start = std::time::Instant::now();
     let worker: i32 = loop {
         let listed = std::fs::read_to_string(&children).unwrap_or_default();
@@ -503,7 +503,7 @@ fn a_worker_ended_by_a_signal_exits_2() {
 #[test]
 fn no_fork_runs_the_pass_in_the_process_started() {
     let path = long_chain("unforked", 100_000);
-    let (mut child, children) = start_infer(&path, &[("ONNX_BCAST_NO_FORK", "1")]);
+    let (mut child, children) = start_infer(&path, &[("ONNX_BCAST_NO_FORK", "1")], std::process::Stdio::null());
     let mut looks = 0;
     let status = loop {
         if let Some(status) = child.try_wait().expect("poll onnx-bcast") {
@@ -527,14 +527,7 @@ fn a_reader_that_stops_early_ends_the_pass_quietly() {
     use std::os::unix::process::ExitStatusExt;
     let path = long_chain("cut_short", 100_000);
     for env in [&[][..], &[("ONNX_BCAST_NO_FORK", "1")][..]] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_onnx-bcast"))
-            .arg("infer")
-            .arg(&path)
-            .envs(env.iter().copied())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("run onnx-bcast");
+        let (mut child, _) = start_infer(&path, env, std::process::Stdio::piped());
         let mut first = [0u8; 16];
         child.stdout.take().expect("stdout").read_exact(&mut first).expect("some output");
         let out = child.wait_with_output().expect("wait for onnx-bcast");
