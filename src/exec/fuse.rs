@@ -434,7 +434,8 @@ struct Loop<'a> {
 
 impl Loop<'_> {
     /// Fills `out`, the output elements from `start` on, with the widest vector unit the CPU
-    /// has: the same scalar operations in the same order either way, so the same bits.
+    /// has: the same scalar operations in the same order either way, so the same bits, except
+    /// which payload wins where two NaNs meet in an Add or a Mul (Rust leaves that open).
     fn chunk(&self, plan: &Plan<MAX_LEAVES>, start: usize, out: &mut [f32]) {
         #[cfg(target_arch = "x86_64")]
         if std::is_x86_feature_detected!("avx2") {
@@ -829,7 +830,8 @@ impl Chain {
                 _ => return None,
             };
             // Operands stay in the node's order even for + and *: with two NaN operands, x86
-            // gives the first one's payload.
+            // gives the first one's payload (when the compiler keeps the order, which Rust does
+            // not promise; `tests/fuse_props.rs` allows either payload there).
             let f = match (ins.op, left) {
                 (Op::Add, true) => Arith::Add,
                 (Op::Add, false) => Arith::AddTo,
