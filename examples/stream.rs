@@ -2,7 +2,9 @@
 //! stores and with non-temporal stores, on 1 thread and on all threads. Bytes count reads plus
 //! writes, as the broadcast benchmark counts them. Also a write-only fill with non-temporal
 //! stores (`nt_fill_gbs_t*`), the ceiling of patterns that read almost nothing (Expand, an
-//! outer product); it is reported, not used as the ceiling.
+//! outer product); it is reported, not used as the ceiling. The same fill through the C
+//! library's `memset` (`memset_fill_gbs_t*`; glibc picks `rep stosb` or its own streaming
+//! stores by size) shows whether another way of writing gets more out of the machine.
 //!
 //! `cargo run --release --example stream` prints one JSON line.
 
@@ -88,6 +90,12 @@ unsafe fn fill_nt_avx(dst: &mut [f32], x: f32) {
     _mm_sfence();
 }
 
+/// Fills `dst` with the byte 0x3f (each f32 about 0.75) through `memset`.
+fn fill_memset(dst: &mut [f32], _src: &[f32]) {
+    // SAFETY: `dst` is valid for `dst.len()` f32s, and any bit pattern is a valid f32.
+    unsafe { std::ptr::write_bytes(dst.as_mut_ptr(), 0x3f, dst.len()) };
+}
+
 fn measure(threads: usize, f: fn(&mut [f32], &[f32]), dst: &mut [f32], src: &[f32]) -> f64 {
     measure_bytes(threads, f, dst, src, 2)
 }
@@ -119,8 +127,10 @@ fn main() {
         let nt = measure(threads, copy_nt, &mut dst, &src);
         assert_eq!(dst[LEN - 1], (LEN - 1) as f32);
         let fill = measure_bytes(threads, fill_nt, &mut dst, &src, 1);
+        let memset = measure_bytes(threads, fill_memset, &mut dst, &src, 1);
+        assert_eq!(dst[0].to_bits(), 0x3f3f_3f3f);
         fields.push(format!(
-            "\"copy_gbs_t{threads}\": {plain:.2}, \"nt_copy_gbs_t{threads}\": {nt:.2}, \"nt_fill_gbs_t{threads}\": {fill:.2}"
+            "\"copy_gbs_t{threads}\": {plain:.2}, \"nt_copy_gbs_t{threads}\": {nt:.2}, \"nt_fill_gbs_t{threads}\": {fill:.2}, \"memset_fill_gbs_t{threads}\": {memset:.2}"
         ));
     }
     println!("{{{}, \"threads\": {all}}}", fields.join(", "));
