@@ -536,3 +536,55 @@ fn a_reader_that_stops_early_ends_the_pass_quietly() {
         assert!(stderr.is_empty(), "{env:?}: {stderr}");
     }
 }
+
+/// A rewrite's output replaces whatever its path names, by a rename: a file, a FIFO (which the
+/// save must neither block on nor write into) or a symbolic link (replaced itself; the file
+/// it points to is left alone). The same bytes each time as into a fresh path.
+#[cfg(unix)]
+#[test]
+fn a_rewrite_replaces_whatever_its_output_path_names() {
+    let dir = scratch("replaced");
+    let model = "models/attention_mask.onnx";
+    let fresh = dir.join("fresh.onnx");
+    let _ = std::fs::remove_file(&fresh);
+    assert_eq!(run(&["annotate", model, "-o", fresh.to_str().unwrap()]).code, 0);
+    let want = std::fs::read(&fresh).expect("the fresh output");
+    let pointed = dir.join("pointed.txt");
+    std::fs::write(&pointed, b"left alone").unwrap();
+    for kind in ["file", "fifo", "symlink"] {
+        let out = dir.join(format!("{kind}.onnx"));
+        let _ = std::fs::remove_file(&out);
+        match kind {
+            "file" => std::fs::write(&out, b"old contents, longer than nothing").unwrap(),
+            "fifo" => {
+                let c = std::ffi::CString::new(out.to_str().unwrap()).unwrap();
+                // SAFETY: creates a FIFO at a path given as a NUL-terminated string.
+                assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0, "mkfifo");
+            }
+            _ => std::os::unix::fs::symlink(&pointed, &out).unwrap(),
+        }
+        let mut child = Command::new(env!("CARGO_BIN_EXE_onnx-bcast"))
+            .current_dir(root())
+            .args(["annotate", model, "-o", out.to_str().unwrap()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("run onnx-bcast");
+        let start = std::time::Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().expect("poll onnx-bcast") {
+                break s;
+            }
+            if start.elapsed().as_secs() > 30 {
+                let _ = child.kill();
+                panic!("{kind}: annotate did not finish");
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        assert_eq!(status.code(), Some(0), "{kind}");
+        let meta = std::fs::symlink_metadata(&out).unwrap();
+        assert!(meta.file_type().is_file(), "{kind}: not replaced by a file");
+        assert_eq!(std::fs::read(&out).unwrap(), want, "{kind}");
+    }
+    assert_eq!(std::fs::read(&pointed).unwrap(), b"left alone");
+}

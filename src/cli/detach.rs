@@ -11,6 +11,25 @@
 //! `ONNX_BCAST_NO_FORK` is set (to any value; for debuggers and tracers, which follow the
 //! parent), the work runs in the one process as before.
 
+/// Keeps the file `path` names now (if any) alive until this process ends. A save replaces
+/// it by renaming its output over it, and the kernel frees the replaced file's blocks inside
+/// that rename, while the caller waits: 0.2 ms for the 0.7 MB output of a 10k-node chain,
+/// 1.4 ms for 7 MB, 12 ms for the 77 MB of a million nodes (timed on this VM's ext4). Held
+/// open, the old file is freed when the descriptor closes at the exit, which in a detached
+/// worker no one waits for. Opened with `O_PATH`: no read access needed, and a FIFO or a
+/// device there is neither blocked on nor opened; `O_NOFOLLOW`, since the rename replaces a
+/// symbolic link, not what it points to.
+#[cfg(target_os = "linux")]
+pub fn hold_replaced(path: &std::path::Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let held = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_PATH | libc::O_NOFOLLOW).open(path);
+    // Not closed: the process ends after the save.
+    std::mem::forget(held);
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn hold_replaced(_path: &std::path::Path) {}
+
 /// The working child's end of the pipe to its parent.
 pub struct Detached {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -176,6 +176,7 @@ impl Output {
     pub fn save(&self, model: &onnx_bcast::Model, input: &Path) -> Result<PathBuf> {
         let target = self.out.clone().unwrap_or_else(|| input.to_path_buf());
         let options = io::SaveOptions { allow_lossy: self.allow_lossy, in_place: self.in_place, input: Some(input) };
+        detach::hold_replaced(&target);
         io::save_checked(model, &target, &options)?;
         Ok(target)
     }
