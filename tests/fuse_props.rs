@@ -403,7 +403,7 @@ fn arithmetic_chains_match_on_long_runs() {
         assert_eq!(groups, 1);
         let (g, w) = (bits(&got[0]), bits(&want[0]));
         assert_eq!(g.0, w.0);
-        let oracle = chain_oracle(&feeds, out);
+        let oracle = chain_oracle(&spec, &feeds, out);
         assert!(oracle.iter().any(|o| o.len > 1), "runs of {run}: no two NaNs met");
         for (path, b) in [("fused", &g.1), ("node by node", &w.1)] {
             let first = b.iter().zip(&oracle).position(|(x, o)| !o.contains(x));
@@ -412,40 +412,64 @@ fn arithmetic_chains_match_on_long_runs() {
     }
 }
 
-/// What each element of `arithmetic_chains_match_on_long_runs`'s chain may be, element by
-/// element in scalar code: one bit pattern where the result is a number, or where NaNs come
-/// only from one operand at each step (x86 and Arm pass a NaN operand through, quieted); every
+/// What each element of the output of `spec` (a chain of two-operand Add, Sub, Mul and Div
+/// over three-axis broadcasts) may be, element by element in scalar code, node by node as the
+/// spec lists them: one bit pattern where the result is a number, or where NaNs come only
+/// from one operand at each step (x86 and Arm pass a NaN operand through, quieted); every
 /// payload that may win where two NaNs meet; the default NaN where the operation makes one.
-fn chain_oracle(feeds: &HashMap<String, HostTensor>, out: [usize; 3]) -> Vec<Outcomes> {
-    let leaf = |n: &str| {
-        let t = &feeds[n];
-        let Data::F32(v) = &*t.data else { panic!("f32 leaves") };
-        // Strides over the output's three axes, 0 where the leaf broadcasts.
-        let mut strides = [0; 3];
-        let mut stride = 1;
-        for (a, &len) in t.shape.iter().enumerate().rev() {
-            if len > 1 {
-                strides[3 - t.shape.len() + a] = stride;
+fn chain_oracle(spec: &Spec, feeds: &HashMap<String, HostTensor>, out: [usize; 3]) -> Vec<Outcomes> {
+    // Each leaf's data and strides over the output's three axes, 0 where it broadcasts.
+    let leaves: Vec<(&[f32], [usize; 3])> = spec
+        .inputs
+        .iter()
+        .map(|(n, _, _)| {
+            let t = &feeds[n];
+            let Data::F32(v) = &*t.data else { panic!("f32 leaves") };
+            let mut strides = [0; 3];
+            let mut stride = 1;
+            for (a, &len) in t.shape.iter().enumerate().rev() {
+                if len > 1 {
+                    strides[3 - t.shape.len() + a] = stride;
+                }
+                stride *= len;
             }
-            stride *= len;
-        }
-        (v.as_slice(), strides)
-    };
-    let [s, x, m, b, c, n, d] = ["s", "x", "m", "b", "c", "n", "d"].map(leaf);
-    let [add, sub, mul, div]: [fn(f32, f32) -> f32; 4] = [|x, y| x + y, |x, y| x - y, |x, y| x * y, |x, y| x / y];
+            (v.as_slice(), strides)
+        })
+        .collect();
+    // Slots: the leaves, then each node's output; a step reads two slots into the next one.
+    let mut slot: HashMap<&str, usize> = spec.inputs.iter().enumerate().map(|(i, (n, _, _))| (n.as_str(), i)).collect();
+    // (operation, whether it commutes, the slots of its two operands)
+    type Step = (fn(f32, f32) -> f32, bool, usize, usize);
+    let steps: Vec<Step> = spec
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, (op, ins, output))| {
+            let (f, commutes): (fn(f32, f32) -> f32, bool) = match *op {
+                "Add" => (|x, y| x + y, true),
+                "Sub" => (|x, y| x - y, false),
+                "Mul" => (|x, y| x * y, true),
+                "Div" => (|x, y| x / y, false),
+                other => panic!("no oracle for {other}"),
+            };
+            let step = (f, commutes, slot[ins[0].as_str()], slot[ins[1].as_str()]);
+            slot.insert(output.as_str(), leaves.len() + i);
+            step
+        })
+        .collect();
+    let result = slot[spec.outputs[0].as_str()];
+    let mut values = vec![Outcomes::one(0.0); leaves.len() + steps.len()];
     let mut all = Vec::with_capacity(out.iter().product());
     for o in 0..out[0] {
         for r in 0..out[1] {
             for k in 0..out[2] {
-                let at = |(v, st): (&[f32], [usize; 3])| Outcomes::one(v[o * st[0] + r * st[1] + k * st[2]]);
-                let t0 = at(s).step(at(x), sub, false);
-                let t1 = at(m).step(t0, div, false);
-                let t2 = t1.step(at(b), mul, true);
-                let t3 = at(c).step(t2, sub, false);
-                let t4 = at(n).step(t3, add, true);
-                let t5 = at(d).step(t4, mul, true);
-                let t6 = t5.step(at(m), div, false);
-                all.push(t6.step(at(c), add, true));
+                for (value, (v, st)) in values.iter_mut().zip(&leaves) {
+                    *value = Outcomes::one(v[o * st[0] + r * st[1] + k * st[2]]);
+                }
+                for (i, &(f, commutes, a, b)) in steps.iter().enumerate() {
+                    values[leaves.len() + i] = values[a].step(values[b], f, commutes);
+                }
+                all.push(values[result]);
             }
         }
     }
