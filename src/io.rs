@@ -1276,19 +1276,45 @@ fn graph_front(model: &Model, id: GraphId, front: onnx::GraphProto, out: &mut Ve
     let mid = onnx::GraphProto { initializer: g.initializers.iter().map(tensor_to).collect(), ..front };
     mid.encode_raw(out);
     drop(mid);
+    let mut last = LastType::default();
     for v in &g.inputs {
-        value_info_bytes(model, v, 11, out);
+        value_info_bytes(model, v, 11, out, &mut last);
     }
     for v in &g.outputs {
-        value_info_bytes(model, v, 12, out);
+        value_info_bytes(model, v, 12, out, &mut last);
     }
 }
 
 /// Writes `infos` as a graph's `value_info` fields (13). After them come what the graph's
 /// carry holds beyond (quantization annotations, sparse initializers, metadata).
 fn value_infos(model: &Model, infos: &[ValueInfo], out: &mut Vec<u8>) {
+    let mut last = LastType::default();
     for v in infos {
-        value_info_bytes(model, v, 13, out);
+        value_info_bytes(model, v, 13, out, &mut last);
+    }
+}
+
+/// The encoded `type` field of the value info written last, copied for the next one when its
+/// type is the same: a graph's tensors share a handful of types, mostly in runs (every value
+/// info of a 10k-node chain after the first), and comparing a type costs less than
+/// measuring and writing it again.
+#[derive(Default)]
+struct LastType<'m> {
+    ty: Option<&'m Type>,
+    field: Vec<u8>,
+}
+
+impl<'m> LastType<'m> {
+    /// The `type` field (2) of a `ValueInfoProto` for `t`.
+    fn field(&mut self, t: &'m Type) -> &[u8] {
+        if self.ty != Some(t) {
+            self.field.clear();
+            put_key(&mut self.field, 2, 2);
+            put_varint(type_len(t) as u64, &mut self.field);
+            put_type(t, &mut self.field);
+            self.ty = Some(t);
+        }
+        &self.field
     }
 }
 
@@ -1438,26 +1464,21 @@ fn attr_eq(a: &AttrValue, b: &AttrValue) -> bool {
 }
 
 /// Writes value info `v` as field `field` of a `GraphProto` to `out`.
-fn value_info_bytes(model: &Model, v: &ValueInfo, field: u32, out: &mut Vec<u8>) {
+fn value_info_bytes<'m>(model: &Model, v: &'m ValueInfo, field: u32, out: &mut Vec<u8>, last: &mut LastType<'m>) {
     if !v.proto.0.is_empty() {
         put_len_field(out, field, &value_info_to(model, v).encode_to_vec());
         return;
     }
     // Nothing carried: the name when it is not empty, the type when there is one.
     let name = model.name(v.value);
-    let ty = v.ty.as_ref().map(|t| (t, type_len(t)));
-    let len =
-        if name.is_empty() { 0 } else { len_field_len(1, name.len()) } + ty.map_or(0, |(_, l)| len_field_len(2, l));
+    let ty = v.ty.as_ref().map_or(&[][..], |t| last.field(t));
+    let len = if name.is_empty() { 0 } else { len_field_len(1, name.len()) } + ty.len();
     put_key(out, field, 2);
     put_varint(len as u64, out);
     if !name.is_empty() {
         put_len_field(out, 1, name.as_bytes());
     }
-    if let Some((t, l)) = ty {
-        put_key(out, 2, 2);
-        put_varint(l as u64, out);
-        put_type(t, out);
-    }
+    out.extend_from_slice(ty);
 }
 
 /// The encoded size of [`type_to`]'s `TypeProto` for `t`.
@@ -2021,6 +2042,50 @@ mod tests {
             prost::encoding::encode_varint(v, &mut prosts);
             assert_eq!(ours, prosts, "{v:#x}");
         }
+    }
+
+    #[test]
+    fn value_infos_keep_their_own_types_in_runs_and_alternations() {
+        // Entries a rewrite adds (no carry), with types in runs, alternating and absent, as
+        // graph inputs, outputs and value_info: each must be written with its own type.
+        let mut model = decode(
+            &onnx::ModelProto { ir_version: Some(8), graph: Some(Default::default()), ..Default::default() }
+                .encode_to_vec(),
+            Path::new("m.onnx"),
+            None,
+        )
+        .unwrap();
+        let float = |dims: &[Dim]| Some(Type::tensor(Some(DType::F32), Some(dims.to_vec())));
+        let (a, b) = ([Dim::sym("n"), Dim::Known(2)], [Dim::Known(3)]);
+        let types = [
+            float(&a),
+            float(&a),
+            float(&b),
+            float(&a),
+            None,
+            float(&a),
+            Some(Type::tensor(Some(DType::I64), Some(a.to_vec()))),
+            Some(Type::tensor(Some(DType::I64), Some(a.to_vec()))),
+            Some(Type::tensor(Some(DType::I64), None)),
+            float(&a),
+        ];
+        let infos: Vec<ValueInfo> = types
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let v = model.add_value(Model::MAIN, &format!("v{i}"), Def::Undefined);
+                ValueInfo::new(v, t.clone())
+            })
+            .collect();
+        let g = model.graph_mut(Model::MAIN);
+        (g.inputs, g.outputs, g.value_info) = (infos[..3].to_vec(), infos[3..5].to_vec(), infos.clone());
+        let back = onnx::ModelProto::decode(encode(&model).as_slice()).unwrap().graph.unwrap();
+        let read = |vis: &[onnx::ValueInfoProto]| -> Vec<Option<Type>> {
+            vis.iter().map(|vi| vi.r#type.as_ref().map(type_from)).collect()
+        };
+        assert_eq!(read(&back.input), types[..3]);
+        assert_eq!(read(&back.output), types[3..5]);
+        assert_eq!(read(&back.value_info), types);
     }
 
     #[test]
