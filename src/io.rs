@@ -1783,6 +1783,29 @@ fn skip(buf: &[u8], pos: &mut usize, wire: u64) -> Option<()> {
     }
 }
 
+/// How deep the unknown-field walk descends; deeper messages are noted as unchecked.
+const WALK_DEPTH: usize = 200;
+
+/// True when the encoded `NodeProto` in `buf` holds only well-formed string fields the schema
+/// knows (inputs, outputs, name, op type, doc string, domain, overload): most nodes, and
+/// nothing in them for the walk to note or descend into.
+fn plain_node(buf: &[u8]) -> bool {
+    let mut pos = 0;
+    while pos < buf.len() {
+        match varint(buf, &mut pos) {
+            Some(key) if key & 7 == 2 && matches!(key >> 3, 1..=4 | 6..=8) => {
+                let Some(len) = varint(buf, &mut pos).and_then(|l| usize::try_from(l).ok()) else { return false };
+                match pos.checked_add(len).filter(|end| *end <= buf.len()) {
+                    Some(end) => pos = end,
+                    None => return false,
+                }
+            }
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// The state of the unknown-field walk. The path to the current message is kept as a stack
 /// of (field name, index) and rendered only when something is noted.
 struct Walk {
@@ -1810,7 +1833,7 @@ impl Walk {
 
     fn walk(&mut self, buf: &[u8], msg: Msg, depth: usize) {
         self.deepest = self.deepest.max(depth);
-        if depth > 200 {
+        if depth > WALK_DEPTH {
             self.note(format_args!("nested too deep to check"));
             return;
         }
@@ -1851,6 +1874,11 @@ impl Walk {
                     } else {
                         None
                     };
+                    if matches!(sub, Msg::Node) && depth < WALK_DEPTH && plain_node(body) {
+                        // Nothing inside to note or descend into: only how deep it lies.
+                        self.deepest = self.deepest.max(depth + 1);
+                        continue;
+                    }
                     self.path.push((name, index));
                     self.walk(body, sub, depth + 1);
                     self.path.pop();

@@ -656,6 +656,36 @@ fn unknown_fields_are_recorded_where_they_are() {
 }
 
 #[test]
+fn unknown_fields_after_plain_nodes_are_named_by_their_index() {
+    // Plain nodes are passed over without a descent (`plain_node`); they still count, and a
+    // node with an attribute or an odd wire type is looked into.
+    let plain = |i: usize| node(&format!("n{i}"), "Relu", &["x"], &[&format!("y{i}")]).encode_to_vec();
+    // node[3] holds an attribute with an unknown field in it.
+    let alpha = onnx::AttributeProto {
+        name: Some("alpha".into()),
+        r#type: Some(onnx::attribute_proto::AttributeType::Float as i32),
+        f: Some(1.0),
+        ..Default::default()
+    };
+    let attr_bytes = nest(node("a", "Relu", &["x"], &["ya"]).encode_to_vec(), 5, &with_unknown(alpha.encode_to_vec()));
+    let nodes = [plain(0), plain(1), with_unknown(plain(2)), attr_bytes, plain(4), with_unknown(plain(5))];
+    let g = graph(vec![], vec![vi("x", &[2])], vec![vi("y0", &[2])]);
+    let graph_bytes = nodes.iter().fold(g.encode_to_vec(), |acc, n| nest(acc, 1, n));
+    let mut m = model(g);
+    m.graph = None;
+    let bytes = nest(m.encode_to_vec(), 7, &graph_bytes);
+    let m = io::decode(&bytes, Path::new("l.onnx"), None).unwrap();
+    assert_eq!(
+        m.lossy,
+        vec![
+            "model.graph.node[2]: unknown field 99".to_string(),
+            "model.graph.node[3].attribute[0]: unknown field 99".to_string(),
+            "model.graph.node[5]: unknown field 99".to_string(),
+        ]
+    );
+}
+
+#[test]
 fn no_shipped_model_or_backend_case_is_lossy() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut n = 0;
