@@ -882,6 +882,10 @@ impl Loader<'_> {
         // the first definition of a name keeps it.
         let mut early: Vec<Option<ValueId>> = Vec::with_capacity(nodes.len() * 4);
         let mut pending = Vec::with_capacity(nodes.len());
+        // Nodes without attributes whose every use was found as they were read: their inputs
+        // are set and linked then, while the node is in cache, instead of in a second pass
+        // over all nodes.
+        let mut done = Vec::with_capacity(nodes.len());
         let mut defs = Vec::with_capacity(nodes.len());
         let mut recent = Recent::default();
         for bytes in nodes {
@@ -892,18 +896,30 @@ impl Loader<'_> {
                 recent.find(model, hash, name).or_else(|| model.local_hashed(id, name, hash))
             }));
             early.extend(std::iter::repeat_n(None, n.outputs));
+            let uses = n.names..n.names + n.inputs;
+            let found = || names[uses.clone()].iter().zip(&early[uses.clone()]);
+            let ready = n.attrs.is_empty() && found().all(|(name, v)| name.is_empty() || v.is_some());
+            let inputs: Slots =
+                if ready { found().map(|(name, v)| v.filter(|_| !name.is_empty())).collect() } else { Slots::new() };
             let node = Node {
                 name: Name::new(n.name.unwrap_or("")),
                 op_type: Name::new(n.op_type.unwrap_or("")),
                 domain: Name::new(n.domain.unwrap_or("")),
                 graph: id,
-                inputs: Slots::new(),
+                inputs,
                 outputs: Slots::new(),
                 attrs: Vec::new(),
                 proto: if n.plain { Opaque::default() } else { node_carry(bytes)? },
             };
             let nid = self.model.add_node(node);
             self.model.graph_mut(id).order.push(nid);
+            if ready {
+                let used = names[uses.clone()].iter().zip(&early[uses]).filter(|(name, _)| !name.is_empty());
+                for v in used.filter_map(|(_, v)| *v) {
+                    self.model.link(v, nid);
+                }
+                done.push(nid);
+            }
             let first = n.names + n.inputs;
             let mut outs = Slots::with_capacity(n.outputs);
             for (slot, name) in names[first..first + n.outputs].iter().enumerate() {
@@ -916,13 +932,23 @@ impl Loader<'_> {
                 }));
             }
             self.model.node_mut(nid).outputs = outs;
-            pending.push((nid, n.names, n.inputs, n.attrs));
+            if !ready {
+                pending.push((nid, n.names, n.inputs, n.attrs));
+            }
         }
         if self.model.enter_names(id, &defs) {
             // A use found a later definition of a name among the recent ones: the first
             // definition keeps the name.
             for v in early.iter_mut().flatten() {
                 *v = self.model.value(*v).shadows.unwrap_or(*v);
+            }
+            for nid in done {
+                for slot in 0..self.model.node(nid).inputs.len() {
+                    let v = self.model.node(nid).inputs[slot];
+                    if let Some(first) = v.and_then(|v| self.model.value(v).shadows) {
+                        self.model.set_input(nid, slot, Some(first));
+                    }
+                }
             }
         }
         drop(defs);

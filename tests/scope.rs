@@ -64,6 +64,21 @@ fn check(n: usize) {
         assert_eq!(input(&m, i, 0), output(&m, i - 1), "{n} nodes: node {i}'s first input");
         assert_eq!(input(&m, i, 1), x, "{n} nodes: node {i}'s second input");
     }
+    // The edges agree with the inputs: each output's users are the nodes that take it.
+    let order = &m.graph(Model::MAIN).order;
+    let mut takers: std::collections::HashMap<ValueId, Vec<_>> = std::collections::HashMap::new();
+    for u in order {
+        for v in m.node(*u).inputs.iter().flatten() {
+            takers.entry(*v).or_default().push(*u);
+        }
+    }
+    for i in 0..order.len() {
+        let v = output(&m, i);
+        let mut expected = takers.remove(&v).unwrap_or_default();
+        expected.sort();
+        expected.dedup();
+        assert_eq!(m.users(v), expected, "{n} nodes: the users of node {i}'s output");
+    }
     // Every name is found again by lookup.
     for i in (0..n).filter(|i| ![h, h + 1].contains(i)) {
         let name = format!("t{i}");
