@@ -659,8 +659,8 @@ impl Infer<'_> {
         }
     }
 
-    /// The type of `node`'s one output when the node is the plain broadcast most nodes of most
-    /// models are: a `Multi` row (not a model-local function) with every input present, of
+    /// The type of `node`'s one output when the node is the plain broadcast an elementwise node
+    /// usually is: a `Multi` row (not a model-local function) with every input present, of
     /// known rank and without tracked contents, broadcasting without side conditions to a
     /// shape with no unknown dim, its output undeclared. For such a node the general path
     /// (`apply`, then the bookkeeping of each output in `node`) gives exactly this type and
