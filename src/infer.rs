@@ -549,23 +549,21 @@ impl Infer<'_> {
             }
             None => node,
         };
-        if let Some((v, ty)) = self.plain_broadcast(node, opset, declared) {
+        let function = model.function(&node.domain, &node.op_type);
+        let def = if function.is_none() { self.row(&node.domain, &node.op_type, opset) } else { None };
+        if let Some((def, (v, ty))) = def.and_then(|def| Some((def, self.plain_broadcast(node, def, declared)?))) {
             #[cfg(debug_assertions)]
-            self.check_plain(node, opset, &ty);
+            self.check_plain(node, def, opset, &ty);
             self.out.floats.set(v, None);
             self.out.strings.set(v, None);
             self.set(v, Some(ty), None);
             return;
         }
-        let function = model.function(&node.domain, &node.op_type);
         let result = match node.op_type.as_str() {
             "If" if node.domain.is_empty() => Ok(self.if_outputs(n, node)),
             _ if function.is_some() => Ok(function.map(|f| self.call(n, f)).unwrap_or_default()),
-            _ => match self.row(&node.domain, &node.op_type, opset) {
-                Some(def)
-                    if (node.inputs.len() as u64) < def.min_inputs as u64
-                        || (node.inputs.len() as u64) > def.max_inputs as u64 =>
-                {
+            _ => match def {
+                Some(def) if !def.takes(node.inputs.len()) => {
                     let want = if def.max_inputs == u32::MAX {
                         format!("at least {}", def.min_inputs)
                     } else if def.min_inputs == def.max_inputs {
@@ -660,28 +658,21 @@ impl Infer<'_> {
     }
 
     /// The type of `node`'s one output when the node is the plain broadcast an elementwise node
-    /// usually is: a `Multi` row (not a model-local function) with every input present, of
-    /// known rank and without tracked contents, broadcasting without side conditions to a
-    /// shape with no unknown dim, its output undeclared. For such a node the general path
+    /// usually is: its op table row `def` (so not a model-local function) is a `Multi` row
+    /// whose arity it has, every input is present, of known rank and without tracked contents,
+    /// it broadcasts without side conditions to a shape with no unknown dim, and its output is
+    /// undeclared. For such a node the general path
     /// (`apply`, then the bookkeeping of each output in `node`) gives exactly this type and
     /// nothing else (debug builds check it, `check_plain`), through steps that cost a third of
     /// inference on a chain of them. `None`: take the general path.
     fn plain_broadcast(
-        &mut self,
+        &self,
         node: &crate::ir::Node,
-        opset: i64,
+        def: &ops::OpDef,
         declared: &IdMap<ValueId, (&Type, bool)>,
     ) -> Option<(ValueId, Type)> {
         let [Some(out)] = node.outputs.as_slice() else { return None };
-        if declared.contains_key(out) || self.model.function(&node.domain, &node.op_type).is_some() {
-            return None;
-        }
-        let def = self.row(&node.domain, &node.op_type, opset)?;
-        let arity = node.inputs.len() as u64;
-        if !matches!(def.shape, ShapeRule::Multi)
-            || arity < u64::from(def.min_inputs)
-            || arity > u64::from(def.max_inputs)
-        {
+        if declared.contains_key(out) || !matches!(def.shape, ShapeRule::Multi) || !def.takes(node.inputs.len()) {
             return None;
         }
         let mut shapes: ops::PerInput<&[Dim]> = ops::PerInput::new();
@@ -706,11 +697,10 @@ impl Infer<'_> {
 
     /// Checks [`Infer::plain_broadcast`]'s answer against the general path's.
     #[cfg(debug_assertions)]
-    fn check_plain(&mut self, node: &crate::ir::Node, opset: i64, ty: &Type) {
-        let def = self.row(&node.domain, &node.op_type, opset);
-        let general = def.map(|def| apply(def, &self.ctx(node, opset)));
+    fn check_plain(&self, node: &crate::ir::Node, def: &ops::OpDef, opset: i64, ty: &Type) {
+        let general = apply(def, &self.ctx(node, opset));
         let same = match &general {
-            Some(Ok(out)) => {
+            Ok(out) => {
                 matches!(out.types.as_slice(), [Some(t)] if t == ty)
                     && out.assumptions.is_empty()
                     && out.values.iter().all(Option::is_none)

@@ -177,6 +177,13 @@ pub struct OpDef {
     pub fold: Fold,
 }
 
+impl OpDef {
+    /// True when a node with `inputs` input slots is within the op's arity.
+    pub fn takes(&self, inputs: usize) -> bool {
+        (u64::from(self.min_inputs)..=u64::from(self.max_inputs)).contains(&(inputs as u64))
+    }
+}
+
 /// The row for `op` in `domain` at opset `version`; `None` when the op is unknown or did not
 /// exist yet at that version.
 pub fn lookup(domain: &str, op: &str, version: i64) -> Option<&'static OpDef> {
