@@ -906,7 +906,7 @@ impl Loader<'_> {
                 op_type: Name::new(n.op_type.unwrap_or("")),
                 domain: Name::new(n.domain.unwrap_or("")),
                 graph: id,
-                inputs,
+                inputs: inputs.clone(),
                 outputs: Slots::new(),
                 attrs: Vec::new(),
                 proto: if n.plain { Opaque::default() } else { node_carry(bytes)? },
@@ -914,8 +914,7 @@ impl Loader<'_> {
             let nid = self.model.add_node(node);
             self.model.graph_mut(id).order.push(nid);
             if ready {
-                let used = names[uses.clone()].iter().zip(&early[uses]).filter(|(name, _)| !name.is_empty());
-                for v in used.filter_map(|(_, v)| *v) {
+                for v in inputs.into_iter().flatten() {
                     self.model.link(v, nid);
                 }
                 done.push(nid);
@@ -1812,21 +1811,18 @@ fn skip(buf: &[u8], pos: &mut usize, wire: u64) -> Option<()> {
 /// How deep the unknown-field walk descends; deeper messages are noted as unchecked.
 const WALK_DEPTH: usize = 200;
 
-/// True when the encoded `NodeProto` in `buf` holds only well-formed string fields the schema
-/// knows (inputs, outputs, name, op type, doc string, domain, overload): most nodes, and
-/// nothing in them for the walk to note or descend into.
+/// True when the encoded `NodeProto` in `buf` holds only well-formed length-delimited scalar
+/// fields the schema knows (inputs, outputs, name, op type, doc string, domain, overload): most
+/// nodes, and nothing in them for the walk to note or descend into.
 fn plain_node(buf: &[u8]) -> bool {
     let mut pos = 0;
     while pos < buf.len() {
-        match varint(buf, &mut pos) {
-            Some(key) if key & 7 == 2 && matches!(key >> 3, 1..=4 | 6..=8) => {
-                let Some(len) = varint(buf, &mut pos).and_then(|l| usize::try_from(l).ok()) else { return false };
-                match pos.checked_add(len).filter(|end| *end <= buf.len()) {
-                    Some(end) => pos = end,
-                    None => return false,
-                }
-            }
-            _ => return false,
+        let Some(key) = varint(buf, &mut pos) else { return false };
+        if key & 7 != 2
+            || !matches!(field(Msg::Node, key >> 3), Some(Known::Scalar))
+            || skip(buf, &mut pos, 2).is_none()
+        {
+            return false;
         }
     }
     true
