@@ -893,6 +893,91 @@ fn prelu_symbolic_slope_side_condition_is_unidirectional() {
     assert!(ruled_out, "t = 1, s = 2 satisfies every side condition: {:?}", inf.constraints);
 }
 
+/// Found by a structure-aware fuzzer (valid protobuf, extreme attributes and dims): Split with
+/// `num_outputs` over a dim of `i64::MAX` overflowed its chunk size (a `clamp` panic in release
+/// builds), and SpaceToDepth and DepthToSpace squared a blocksize of 2^32. Also explicit split
+/// sizes that overflow or are negative. Each is inferred in this (debug) build, where any
+/// overflow panics; the expected sizes are worked out by hand.
+#[test]
+fn attribute_arithmetic_never_overflows() {
+    use onnx::attribute_proto::AttributeType;
+    use onnx_bcast::shape::Dim;
+    let int = |name: &str, v: i64| onnx::AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Int as i32),
+        i: Some(v),
+        ..Default::default()
+    };
+    let ints = |name: &str, v: &[i64]| onnx::AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(AttributeType::Ints as i32),
+        ints: v.to_vec(),
+        ..Default::default()
+    };
+    let infer_with = |n: onnx::NodeProto, inputs: Vec<onnx::ValueInfoProto>, opset: i64| {
+        let outputs: Vec<String> = n.output.clone();
+        let mut m = model(graph(vec![n], inputs, vec![]));
+        m.opset_import[0].version = Some(opset);
+        m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("ai.onnx.ml".into()), version: Some(3) });
+        let m = io::decode(&m.encode_to_vec(), Path::new("hostile.onnx"), None).unwrap();
+        let inf = onnx_bcast::infer::infer(&m, &Default::default());
+        let shapes: Vec<Option<Vec<Dim>>> =
+            outputs.iter().map(|o| m.local(onnx_bcast::Model::MAIN, o).and_then(|v| inf.shape(v)).cloned()).collect();
+        (shapes, inf.has_errors())
+    };
+    let infer = |n: onnx::NodeProto, x: &[i64], opset: i64| infer_with(n, vec![vi("x", x)], opset);
+    let big = i64::MAX;
+    // ceil((2^63 - 1) / 3) = 3074457345618258603 twice, then the 3074457345618258601 left.
+    let mut split = node("s", "Split", &["x"], &["a", "b", "c"]);
+    split.attribute.push(int("num_outputs", 3));
+    let (shapes, _) = infer(split, &[big], 18);
+    let k = |n: i64| Some(vec![Dim::Known(n)]);
+    assert_eq!(shapes, vec![k(3074457345618258603), k(3074457345618258603), k(3074457345618258601)]);
+    // Sizes that add up past i64::MAX, or that are negative, are findings.
+    for sizes in [[big, big], [-1, 3], [big, 2 - big]] {
+        let mut split = node("s", "Split", &["x"], &["a", "b"]);
+        split.attribute.push(ints("split", &sizes));
+        let (_, errors) = infer(split, &[2], 11);
+        assert!(errors, "split sizes {sizes:?} of a dim of 2 are refused");
+    }
+    // A blocksize of 2^32 squares past i64::MAX: the channel dim is not known, the others are.
+    let mut s2d = node("s", "SpaceToDepth", &["x"], &["y"]);
+    s2d.attribute.push(int("blocksize", 1 << 32));
+    let (shapes, _) = infer(s2d, &[1, 3, 4, 4], 13);
+    let y = shapes[0].clone().unwrap();
+    assert!(y[1].known().is_none(), "{y:?}");
+    assert_eq!((&y[0], &y[2], &y[3]), (&Dim::Known(1), &Dim::Known(0), &Dim::Known(0)));
+    let mut d2s = node("d", "DepthToSpace", &["x"], &["y"]);
+    d2s.attribute.push(int("blocksize", 1 << 32));
+    let (shapes, _) = infer(d2s, &[1, 3, 4, 4], 13);
+    let y = shapes[0].clone().unwrap();
+    assert!(y[1].known().is_none(), "{y:?}");
+    assert_eq!((&y[0], &y[2], &y[3]), (&Dim::Known(1), &Dim::Known(1 << 34), &Dim::Known(1 << 34)));
+    // A rank read off a size: axes of 2^62 entries leave the rank unknown (this allocated it).
+    let axes = onnx::ValueInfoProto { r#type: Some(tensor_type(7, &[1 << 62])), ..vi("a", &[]) };
+    let (shapes, _) = infer_with(node("u", "Unsqueeze", &["x", "a"], &["y"]), vec![vi("x", &[2, 3]), axes], 13);
+    assert_eq!(shapes, vec![None]);
+    let axes = onnx::ValueInfoProto { r#type: Some(tensor_type(7, &[2])), ..vi("a", &[]) };
+    let (shapes, _) = infer_with(node("u", "Unsqueeze", &["x", "a"], &["y"]), vec![vi("x", &[2, 3]), axes], 13);
+    assert_eq!(shapes.len(), 1);
+    assert_eq!(shapes[0].as_ref().map(Vec::len), Some(4), "2-D plus two axes: 4-D");
+    // Sums of attribute values: FeatureVectorizer's width, TfIdfVectorizer's largest index + 1.
+    let mut fv = node("f", "FeatureVectorizer", &["x"], &["y"]);
+    fv.domain = Some("ai.onnx.ml".into());
+    fv.attribute.push(ints("inputdimensions", &[1 << 62, 1 << 62]));
+    let (shapes, _) = infer(fv, &[2, 3], 13);
+    let y = shapes[0].clone().unwrap();
+    assert!(y.len() == 2 && y[1].known().is_none(), "{y:?}");
+    let mut tfidf = node("t", "TfIdfVectorizer", &["x"], &["y"]);
+    tfidf.attribute.push(ints("ngram_indexes", &[0, big]));
+    let (shapes, _) = infer(tfidf.clone(), &[5], 13);
+    let y = shapes[0].clone().unwrap();
+    assert!(y.len() == 1 && y[0].known().is_none(), "{y:?}");
+    // Its input is 1-D or 2-D: a scalar is a finding (this indexed its first dim).
+    let (_, errors) = infer(tfidf, &[], 13);
+    assert!(errors, "TfIdfVectorizer of a scalar is refused");
+}
+
 /// `bytes` with a model doc_string of `len` bytes appended (a field may come in any order).
 fn padded(bytes: &[u8], len: usize) -> Vec<u8> {
     nest(bytes.to_vec(), 6, &vec![b'x'; len])

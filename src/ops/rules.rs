@@ -183,6 +183,16 @@ fn unknown_rank(n: usize) -> Shape {
     vec![Dim::Unknown; n]
 }
 
+/// The most axes a rank read off a tensor's size (a shape input of unknown contents) may give.
+/// No real model comes near; past it the rank is reported unknown rather than allocated.
+const MAX_RANK: i64 = 1 << 16;
+
+/// Unknown dims for a rank read off a tensor's size: `None` (rank unknown) outside
+/// `0..=MAX_RANK`.
+fn unknown_rank_of(n: i64) -> Option<Shape> {
+    (0..=MAX_RANK).contains(&n).then(|| unknown_rank(n as usize))
+}
+
 /// The integer list given by attribute `attr` or, when the attribute is absent, by the
 /// contents of input `input`. `Err(())` when the input is present but its contents unknown.
 fn ints_from(c: &Ctx, attr: &str, input: usize) -> Result<Option<Vec<i64>>, ()> {
@@ -567,7 +577,7 @@ pub fn unsqueeze(c: &Ctx) -> R {
         Err(()) => {
             let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
             let shape = match (c.shape(0), n) {
-                (Some(s), Some(n)) => Some(unknown_rank(s.len() + n as usize)),
+                (Some(s), Some(n)) => (s.len() as i64).checked_add(n).and_then(unknown_rank_of),
                 _ => None,
             };
             return outs(vec![ty(dtype, shape)]);
@@ -662,7 +672,7 @@ pub fn reshape(c: &Ctx) -> R {
     };
     let Some(target) = target else {
         let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
-        return outs(vec![ty(dtype, n.map(|n| unknown_rank(n.clamp(0, 1 << 16) as usize)))]);
+        return outs(vec![ty(dtype, n.and_then(unknown_rank_of))]);
     };
     let allowzero = c.node.attr_int("allowzero").unwrap_or(0) != 0;
     let data = c.shape(0);
@@ -712,7 +722,7 @@ pub fn constant_of_shape(c: &Ctx) -> R {
     let shape: Option<Shape> = match c.value(0) {
         Some(v) => Some(v.to_vec()),
         None => c.shape(0).and_then(|s| match s {
-            [Dim::Known(n)] => Some(unknown_rank((*n).clamp(0, 1 << 16) as usize)),
+            [Dim::Known(n)] => unknown_rank_of(*n),
             [] => Some(vec![]),
             _ => None,
         }),
@@ -960,8 +970,12 @@ pub fn split(c: &Ctx) -> R {
             if s.len() != n {
                 return invalid(format!("Split: {} sizes for {n} outputs", s.len()));
             }
-            if let Dim::Known(k) = d {
-                if s.iter().sum::<i64>() != *k {
+            if let Some(x) = s.iter().find(|x| **x < 0) {
+                return invalid(format!("Split: size {x} is negative"));
+            }
+            let total = s.iter().try_fold(0i64, |a, x| a.checked_add(*x));
+            if let (Dim::Known(k), t) = (d, total) {
+                if t != Some(*k) {
                     return invalid(format!("Split: sizes {s:?} do not add up to {k}"));
                 }
             }
@@ -972,8 +986,11 @@ pub fn split(c: &Ctx) -> R {
             let parts = c.node.attr_int("num_outputs").unwrap_or(n as i64).max(1);
             match d {
                 Dim::Known(k) if c.node.attr_int("num_outputs").is_some() => {
-                    let chunk = (k + parts - 1) / parts;
-                    (0..n as i64).map(|i| Dim::Known((k - chunk * i).clamp(0, chunk))).collect()
+                    // Every part but the last has ceil(k / parts) elements; the last has what is left.
+                    let chunk = (k / parts + i64::from(k % parts != 0)).max(0);
+                    (0..n as i64)
+                        .map(|i| Dim::Known(k.saturating_sub(chunk.saturating_mul(i)).clamp(0, chunk)))
+                        .collect()
                 }
                 Dim::Known(k) if k % parts == 0 => vec![Dim::Known(k / parts); n],
                 Dim::Known(k) => return invalid(format!("Split: {k} does not split evenly into {parts}")),
@@ -1489,13 +1506,18 @@ pub fn gather_nd(c: &Ctx) -> R {
     let b = c.node.attr_int("batch_dims").unwrap_or(0).max(0) as usize;
     let Some(last) = ind.last() else { return invalid("GatherND needs indices of rank 1 or more".into()) };
     let Dim::Known(k) = last else { return outs(vec![ty(dtype, None)]) };
-    let k = *k as usize;
-    if b + k > data.len() {
+    let k = usize::try_from(*k).unwrap_or(usize::MAX);
+    if b.checked_add(k).is_none_or(|n| n > data.len()) {
         return invalid(format!("GatherND: batch_dims {b} + index length {k} exceed the data rank {}", data.len()));
     }
     let mut shape = ind[..ind.len() - 1].to_vec();
     shape.extend(data[b + k..].iter().cloned());
     outs(vec![ty(dtype, Some(shape))])
+}
+
+/// `b * b` (a blocksize squared), unknown past `i64::MAX`.
+fn square(b: i64) -> Dim {
+    b.checked_mul(b).map_or(Dim::Unknown, Dim::Known)
 }
 
 pub fn space_to_depth(c: &Ctx) -> R {
@@ -1506,7 +1528,7 @@ pub fn space_to_depth(c: &Ctx) -> R {
         return invalid("SpaceToDepth needs a 4-D input and a positive blocksize".into());
     }
     let bb = Dim::Known(b);
-    let shape = vec![x[0].clone(), x[1].mul(&Dim::Known(b * b)), x[2].div_floor(&bb), x[3].div_floor(&bb)];
+    let shape = vec![x[0].clone(), x[1].mul(&square(b)), x[2].div_floor(&bb), x[3].div_floor(&bb)];
     outs(vec![ty(dtype, Some(shape))])
 }
 
@@ -1518,7 +1540,7 @@ pub fn depth_to_space(c: &Ctx) -> R {
         return invalid("DepthToSpace needs a 4-D input and a positive blocksize".into());
     }
     let bb = Dim::Known(b);
-    let shape = vec![x[0].clone(), x[1].div_floor(&Dim::Known(b * b)), x[2].mul(&bb), x[3].mul(&bb)];
+    let shape = vec![x[0].clone(), x[1].div_floor(&square(b)), x[2].mul(&bb), x[3].mul(&bb)];
     outs(vec![ty(dtype, Some(shape))])
 }
 
@@ -1628,7 +1650,8 @@ fn nms_count(c: &Ctx) -> Option<usize> {
     let [Dim::Known(nb), Dim::Known(sp), Dim::Known(4)] = bs else { return None };
     let [Dim::Known(nb2), Dim::Known(nc), Dim::Known(sp2)] = ss else { return None };
     let (nb, sp, nc) = (*nb as usize, *sp as usize, *nc as usize);
-    if nb != *nb2 as usize || sp != *sp2 as usize || boxes.len() != nb * sp * 4 || scores.len() != nb * nc * sp {
+    let sizes = (nb.checked_mul(sp).and_then(|n| n.checked_mul(4)), nb.checked_mul(nc).and_then(|n| n.checked_mul(sp)));
+    if nb != *nb2 as usize || sp != *sp2 as usize || sizes != (Some(boxes.len()), Some(scores.len())) {
         return None;
     }
     let scalar = |i: usize, default: f64| -> Option<f64> {
@@ -2018,12 +2041,14 @@ pub fn tfidf(c: &Ctx) -> R {
     let width = c
         .node
         .attr_ints("ngram_indexes")
-        .and_then(|v| v.iter().max().map(|m| Dim::Known(m + 1)))
+        .and_then(|v| v.iter().max().and_then(|m| m.checked_add(1)).map(Dim::Known))
         .unwrap_or(Dim::Unknown);
-    let shape = c.shape(0).map(|s| match s.len() {
-        1 => vec![width.clone()],
-        _ => vec![s[0].clone(), width.clone()],
-    });
+    let shape = match c.shape(0) {
+        None => None,
+        Some([_]) => Some(vec![width]),
+        Some([n, _]) => Some(vec![n.clone(), width]),
+        Some(s) => return invalid(format!("TfIdfVectorizer needs a 1-D or 2-D input, not {}-D", s.len())),
+    };
     outs(vec![ty(Some(DType::F32), shape)])
 }
 
@@ -2291,7 +2316,11 @@ pub fn ml_regressor(c: &Ctx) -> R {
 
 /// FeatureVectorizer: `[N, sum(inputdimensions)]` floats.
 pub fn feature_vectorizer(c: &Ctx) -> R {
-    let width = c.node.attr_ints("inputdimensions").map(|d| Dim::Known(d.iter().sum())).unwrap_or(Dim::Unknown);
+    let width = c
+        .node
+        .attr_ints("inputdimensions")
+        .and_then(|d| d.iter().try_fold(0i64, |a, x| a.checked_add(*x)))
+        .map_or(Dim::Unknown, Dim::Known);
     outs(vec![ty(Some(DType::F32), Some(vec![ml_batch(c), width]))])
 }
 
