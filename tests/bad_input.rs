@@ -978,6 +978,39 @@ fn attribute_arithmetic_never_overflows() {
     assert!(errors, "TfIdfVectorizer of a scalar is refused");
 }
 
+/// Found by the same fuzzer: `expand`'s debug self-check panicked on a PRelu whose slope
+/// `[S, 2]` stretches to `x: [?, ?]` under the assumptions `S is 1 or ?1` and `?2 = 2`. The
+/// expanded slope is inferred as `[max(?1,S), 2]`, the output keeps `[?1, ?2]`: equal when
+/// the assumptions hold, which the check cannot show, so it leaves such nodes out.
+#[test]
+fn expand_checks_prelu_stretched_under_assumptions_without_panicking() {
+    let dims = |d: &[Option<tensor_shape_proto::dimension::Value>]| onnx::ValueInfoProto {
+        r#type: Some(onnx::TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(1),
+                shape: Some(onnx::TensorShapeProto {
+                    dim: d
+                        .iter()
+                        .map(|v| tensor_shape_proto::Dimension { value: v.clone(), ..Default::default() })
+                        .collect(),
+                }),
+            })),
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    use tensor_shape_proto::dimension::Value::{DimParam, DimValue};
+    let x = onnx::ValueInfoProto { name: Some("x".into()), ..dims(&[None, None]) };
+    let slope =
+        onnx::ValueInfoProto { name: Some("s".into()), ..dims(&[Some(DimParam("S".into())), Some(DimValue(2))]) };
+    let m = model(graph(vec![node("p", "PRelu", &["x", "s"], &["y"])], vec![x, slope], vec![]));
+    let mut m = io::decode(&m.encode_to_vec(), Path::new("prelu.onnx"), None).unwrap();
+    let inf = onnx_bcast::infer::infer(&m, &Default::default());
+    assert!(!inf.constraints.is_empty(), "the stretch is assumed: {:?}", inf.constraints);
+    let report = onnx_bcast::rewrite::expand(&mut m, &Default::default());
+    assert_eq!(report.rewritten, 1, "{:?}", report.diagnostics);
+}
+
 /// `bytes` with a model doc_string of `len` bytes appended (a field may come in any order).
 fn padded(bytes: &[u8], len: usize) -> Vec<u8> {
     nest(bytes.to_vec(), 6, &vec![b'x'; len])
