@@ -139,6 +139,12 @@ impl Inference {
 /// How deep model-local function calls may nest (a function that calls itself stops here).
 const MAX_CALL_DEPTH: usize = 16;
 
+/// The fewest function-body nodes all calls together may infer. Each call infers its body
+/// again, so calls that fan out (F calls G eight times, G calls H eight times, ...) would grow
+/// exponentially with the nesting: an 8 KB model ran for hours. The budget is this or 16 times
+/// the model's own node count, whichever is larger; past it, calls' outputs are unknown.
+const MIN_CALL_BUDGET: usize = 1 << 18;
+
 /// The default-domain opset assumed when a model imports none.
 const DEFAULT_OPSET: i64 = 21;
 
@@ -152,6 +158,8 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         fresh: 0,
         overrides: HashMap::new(),
         calls: 0,
+        budget: MIN_CALL_BUDGET.max(model.nodes.node_count().saturating_mul(16)),
+        reported: Default::default(),
         default_opset: model.opset("").unwrap_or(DEFAULT_OPSET),
         rows: Vec::new(),
         out: Inference {
@@ -186,6 +194,11 @@ struct Infer<'a> {
     overrides: HashMap<NodeId, Vec<crate::ir::Attribute>>,
     /// How deep function calls nest right now.
     calls: usize,
+    /// How many more function-body nodes calls may infer ([`MIN_CALL_BUDGET`]).
+    budget: usize,
+    /// Where findings inside function bodies were reported: (graph, node, code). A body is
+    /// inferred at every call, and one finding per body node and code is enough.
+    reported: std::collections::HashSet<(String, Option<String>, &'static str)>,
     /// The version of the default domain the model imports (or [`DEFAULT_OPSET`]).
     default_opset: i64,
     /// The op table rows looked up last, by (domain, op type, opset): most models use a
@@ -254,7 +267,16 @@ impl Infer<'_> {
             let msg =
                 format!("function calls nest deeper than {MAX_CALL_DEPTH}; {}'s outputs are unknown", node.op_type);
             let d = self.diag(n, Severity::Warning, "unknown-op", msg);
-            self.out.diagnostics.push(d);
+            self.report(d);
+            return Out::default();
+        }
+        if self.budget == 0 {
+            let msg = format!(
+                "function calls have inferred as many body nodes as this model allows; {}'s outputs are unknown",
+                node.op_type
+            );
+            let d = self.diag(n, Severity::Warning, "unknown-op", msg);
+            self.report(d);
             return Out::default();
         }
         let body = model.graph(f.graph);
@@ -360,9 +382,20 @@ impl Infer<'_> {
         self.out.diagnostics.extend(found);
     }
 
+    /// Records a finding; inside a function body, only the first at its node with its code.
+    fn report(&mut self, d: Diagnostic) {
+        if self.calls > 0 && !self.reported.insert((d.graph.clone(), d.node.clone(), d.code)) {
+            return;
+        }
+        self.out.diagnostics.push(d);
+    }
+
     fn graph(&mut self, g: GraphId) {
         let model = self.model;
         let graph = model.graph(g);
+        if self.calls > 0 {
+            self.budget = self.budget.saturating_sub(graph.order.len().max(1));
+        }
         for t in &graph.initializers {
             if let Some(v) = model.local(g, &t.name) {
                 let dims = t.dims.iter().map(|d| if *d >= 0 { Dim::Known(*d) } else { Dim::Unknown }).collect();
@@ -386,12 +419,7 @@ impl Infer<'_> {
                                 "input '{}' declares a dim_value of 0, which exporters write for a dynamic size; it is taken as unknown",
                                 model.name(input.value)
                             );
-                            self.out.diagnostics.push(Diagnostic::new(
-                                Severity::Warning,
-                                "zero-dim-input",
-                                &graph.path,
-                                msg,
-                            ));
+                            self.report(Diagnostic::new(Severity::Warning, "zero-dim-input", &graph.path, msg));
                         }
                         // Each unknown input dim (no dim_param, a negative or 0 dim_value, or
                         // the placeholder `?`) is its own fresh symbol: unknown, but equal to
@@ -455,7 +483,7 @@ impl Infer<'_> {
                 format!("{} nodes are on or behind a cycle: {}{more}", cyclic.len(), names.join(", ")),
             );
             d.node = names.first().cloned();
-            self.out.diagnostics.push(d);
+            self.report(d);
         }
         for n in order {
             self.node(n, &declared);
@@ -465,7 +493,7 @@ impl Infer<'_> {
             if model.value(o.value).def == Def::Undefined {
                 let msg =
                     format!("graph output '{}' is not defined by any node, input or initializer", model.name(o.value));
-                self.out.diagnostics.push(Diagnostic::new(Severity::Error, "undefined-output", &graph.path, msg));
+                self.report(Diagnostic::new(Severity::Error, "undefined-output", &graph.path, msg));
             }
         }
     }
@@ -515,14 +543,14 @@ impl Infer<'_> {
                 let msg =
                     format!("input '{}' is not defined by any node, input or initializer in scope", model.name(*v));
                 let d = self.diag(n, Severity::Error, "undefined-input", msg);
-                self.out.diagnostics.push(d);
+                self.report(d);
             }
         }
         for v in node.outputs.iter().flatten() {
             if model.value(*v).shadows.is_some() {
                 let msg = format!("output '{}' is already defined earlier in this graph", model.name(*v));
                 let d = self.diag(n, Severity::Error, "duplicate-output", msg);
-                self.out.diagnostics.push(d);
+                self.report(d);
             }
         }
         // An If whose condition is known runs one branch only: the other is not inferred, so
@@ -586,7 +614,7 @@ impl Infer<'_> {
                         format!("no shape rule for {domain}.{}; its outputs are unknown", node.op_type)
                     };
                     let d = self.diag(n, Severity::Warning, "unknown-op", msg);
-                    self.out.diagnostics.push(d);
+                    self.report(d);
                     Ok(Out::default())
                 }
             },
@@ -595,7 +623,7 @@ impl Infer<'_> {
             Ok(out) => out,
             Err(e) => {
                 let d = self.rule_error(n, e);
-                self.out.diagnostics.push(d);
+                self.report(d);
                 Out::default()
             }
         };
@@ -762,7 +790,7 @@ impl Infer<'_> {
                 if is_output { (Severity::Error, "graph output") } else { (Severity::Warning, "value_info") };
             let msg = format!("{kind} '{}' contradicts inference: {what}", self.model.name(v));
             let d = self.diag(n, severity, "declared-shape-mismatch", msg);
-            self.out.diagnostics.push(d);
+            self.report(d);
         }
         Some(Type::Tensor { dtype: id.or(*dd), shape })
     }
@@ -919,7 +947,7 @@ impl Infer<'_> {
                         "output {k} has rank {p} in then_branch and rank {q} in else_branch, and the condition '{cond}' is not known here, so its rank is left unknown; binding the symbols it depends on with --dim decides it"
                     );
                     let d = self.diag(n, Severity::Warning, "branch-rank-differs", msg);
-                    self.out.diagnostics.push(d);
+                    self.report(d);
                 }
             }
         }

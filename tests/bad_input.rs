@@ -329,6 +329,71 @@ fn subgraph_nesting_is_bounded() {
     assert!(r.stderr.contains("nest33.onnx"), "{}", r.stderr);
 }
 
+/// Model-local functions `F0..F39`, each calling the next `fan` times in a chain (the last
+/// is a Relu): inferring every call's body anew is `fan^39` bodies.
+fn function_fan_out(fan: usize) -> Vec<u8> {
+    let local = || onnx::OperatorSetIdProto { domain: Some("local".into()), version: Some(1) };
+    let call = |op: &str, input: &str, output: &str| onnx::NodeProto {
+        domain: Some("local".into()),
+        ..node("", op, &[input], &[output])
+    };
+    let functions = (0..40)
+        .map(|i| {
+            let body = if i == 39 {
+                vec![node("", "Relu", &["a"], &["b"])]
+            } else {
+                let names: Vec<String> = (0..=fan)
+                    .map(|k| {
+                        if k == 0 {
+                            "a".into()
+                        } else if k == fan {
+                            "b".into()
+                        } else {
+                            format!("t{k}")
+                        }
+                    })
+                    .collect();
+                (0..fan).map(|k| call(&format!("F{}", i + 1), &names[k], &names[k + 1])).collect()
+            };
+            onnx::FunctionProto {
+                name: Some(format!("F{i}")),
+                domain: Some("local".into()),
+                input: vec!["a".into()],
+                output: vec!["b".into()],
+                node: body,
+                opset_import: vec![
+                    onnx::OperatorSetIdProto { domain: Some(String::new()), version: Some(17) },
+                    local(),
+                ],
+                ..Default::default()
+            }
+        })
+        .collect();
+    let mut m = model(graph(vec![call("F0", "x", "y")], vec![vi("x", &[2])], vec![]));
+    m.opset_import.push(local());
+    m.functions = functions;
+    m.encode_to_vec()
+}
+
+/// Each call infers its function's body again, so calls that fan out grew exponentially with
+/// the nesting: an 8 KB model with eight calls a level ran for hours, and two calls a level
+/// printed 65,536 copies of the depth warning (9 MB). Now all calls together infer a bounded
+/// number of body nodes, and a finding inside a body is reported once per node and code.
+#[test]
+fn function_call_fan_out_is_bounded() {
+    let dir = scratch("fan_out");
+    for fan in [2, 8] {
+        let p = write(&dir, &format!("fan{fan}.onnx"), &function_fan_out(fan));
+        let r = run(&[OsStr::new("check"), p.as_os_str()]);
+        assert_eq!(r.code, 0, "fan {fan}: {}", r.stderr);
+        assert!(r.stdout.contains("function calls nest deeper than 16"), "fan {fan}: {}", r.stdout);
+        assert!(r.stdout.len() < 100_000, "fan {fan}: {} bytes of findings", r.stdout.len());
+    }
+    let p = dir.join("fan8.onnx");
+    let r = run(&[OsStr::new("check"), p.as_os_str()]);
+    assert!(r.stdout.contains("as many body nodes as this model allows"), "{}", r.stdout);
+}
+
 #[test]
 fn type_nesting_bombs_are_refused() {
     // sequence(sequence(...(tensor))) three thousand deep, built as bytes.
