@@ -8,7 +8,7 @@ use crate::diag::{Diagnostic, Severity};
 use crate::dtype::DType;
 use crate::ir::{Def, GraphId, IdMap, Model, NodeId, ValueId};
 use crate::ops::{self, Ctx, Out, RuleError, ShapeRule, TypeRule};
-use crate::shape::{self, render, Assumption, BroadcastError, Dim, Shape, Sym, Type};
+use crate::shape::{self, render, Assumption, BroadcastError, Dim, Shape, Sym, Type, MAX_EXPR};
 
 fn render_sizes(sizes: &[i64]) -> String {
     let distinct: std::collections::BTreeSet<i64> = sizes.iter().copied().collect();
@@ -221,8 +221,29 @@ impl Infer<'_> {
         found
     }
 
+    /// A declared type as inference reads it: `--dim` bindings applied, and a `dim_param`
+    /// longer than [`MAX_EXPR`] bytes unknown (a long name carried to every tensor it
+    /// broadcasts into would multiply the output; the model keeps it as written).
     fn bind(&self, ty: &Type) -> Type {
-        ty.bind(&self.options.bindings)
+        fn forget_long(ty: Type) -> Type {
+            match ty {
+                Type::Tensor { dtype, shape } => Type::Tensor {
+                    dtype,
+                    shape: shape.map(|s| {
+                        s.into_iter()
+                            .map(|d| match d {
+                                Dim::Sym(sym) if sym.as_str().len() > MAX_EXPR => Dim::Unknown,
+                                d => d,
+                            })
+                            .collect()
+                    }),
+                },
+                Type::Sequence(e) => Type::Sequence(e.map(|t| Box::new(forget_long(*t)))),
+                Type::Optional(e) => Type::Optional(e.map(|t| Box::new(forget_long(*t)))),
+                Type::Other => Type::Other,
+            }
+        }
+        forget_long(ty.bind(&self.options.bindings))
     }
 
     fn set(&mut self, v: ValueId, ty: Option<Type>, value: Option<Vec<Dim>>) {

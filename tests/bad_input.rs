@@ -394,6 +394,66 @@ fn function_call_fan_out_is_bounded() {
     assert!(r.stdout.contains("as many body nodes as this model allows"), "{}", r.stdout);
 }
 
+/// Symbolic sizes used to grow without bound: a chain of n Adds, each over a new symbol,
+/// held and printed `max(s0,...,si)` at every step (48 MB of `infer` for 3,000 nodes), and a
+/// 100 KB `dim_param` was copied into every tensor it reached (100 MB of `infer` and of
+/// `annotate` output from a 122 KB model). Expressions past `MAX_EXPR` bytes and such names
+/// are now unknown sizes, while the saved model keeps the name as written.
+#[test]
+fn symbolic_sizes_do_not_amplify_the_output() {
+    let dir = scratch("amplify");
+    let sym = |name: &str, param: &str| onnx::ValueInfoProto {
+        r#type: Some(onnx::TypeProto {
+            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
+                elem_type: Some(1),
+                shape: Some(onnx::TensorShapeProto {
+                    dim: vec![tensor_shape_proto::Dimension {
+                        value: Some(tensor_shape_proto::dimension::Value::DimParam(param.into())),
+                        ..Default::default()
+                    }],
+                }),
+            })),
+            ..Default::default()
+        }),
+        ..vi(name, &[])
+    };
+    let n = 3000;
+    let mut inputs = vec![sym("x0", "s0")];
+    let mut nodes = Vec::new();
+    for i in 1..n {
+        inputs.push(sym(&format!("x{i}"), &format!("s{i}")));
+        let prev = if i == 1 { "x0".to_string() } else { format!("y{}", i - 1) };
+        nodes.push(node(&format!("n{i}"), "Add", &[&prev, &format!("x{i}")], &[&format!("y{i}")]));
+    }
+    let p = write(&dir, "chain.onnx", &model(graph(nodes, inputs, vec![])).encode_to_vec());
+    let r = run(&[OsStr::new("infer"), p.as_os_str()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.len() < 2_000_000, "{} bytes for {n} nodes", r.stdout.len());
+    // Below the limit the expression is kept.
+    let y2 = r.stdout.lines().find(|l| l.starts_with("y2 ")).unwrap_or_default();
+    assert!(y2.ends_with("float32  [max(s0,s1,s2)]"), "{y2}");
+
+    let long = "S".repeat(100_000);
+    let nodes = (0..1000)
+        .map(|i| {
+            let prev = if i == 0 { "x".to_string() } else { format!("y{}", i - 1) };
+            node(&format!("n{i}"), "Add", &[&prev, "b"], &[&format!("y{i}")])
+        })
+        .collect();
+    let m = model(graph(nodes, vec![sym("x", &long), vi("b", &[1])], vec![]));
+    let p = write(&dir, "long.onnx", &m.encode_to_vec());
+    let r = run(&[OsStr::new("infer"), p.as_os_str()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(r.stdout.len() < 200_000, "{} bytes", r.stdout.len());
+    let out = dir.join("long.annotated.onnx");
+    let r = run(&[OsStr::new("annotate"), p.as_os_str(), OsStr::new("-o"), out.as_os_str()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let saved = std::fs::read(&out).unwrap();
+    assert!(saved.len() < 400_000, "{} bytes", saved.len());
+    let saved = onnx::ModelProto::decode(saved.as_slice()).unwrap();
+    assert_eq!(saved.graph.unwrap().input[0], sym("x", &long), "the declared name is written back as it was");
+}
+
 #[test]
 fn type_nesting_bombs_are_refused() {
     // sequence(sequence(...(tensor))) three thousand deep, built as bytes.

@@ -53,6 +53,20 @@ impl fmt::Display for Sym {
     }
 }
 
+/// The longest expression a derived size keeps (`max(a,b)`, `batch*seq+64`, ...); a longer
+/// one is an unknown dim. Expressions grow with the nodes they pass through: without a bound,
+/// a chain of n broadcasts over n symbols held and printed O(n^2) text (48 MB for 3,000 Adds).
+pub const MAX_EXPR: usize = 256;
+
+/// The size `text` names, derived from other sizes: unknown past [`MAX_EXPR`] bytes.
+fn derived(text: String) -> Dim {
+    if text.len() > MAX_EXPR {
+        Dim::Unknown
+    } else {
+        Dim::Sym(Sym::new(&text))
+    }
+}
+
 /// One dimension of a shape as inference knows it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Dim {
@@ -245,11 +259,11 @@ impl Dim {
                     None => Dim::Unknown,
                 }
             }
-            (Dim::Known(k), s) | (s, Dim::Known(k)) if *k < 0 => Dim::sym(&format!("{s}-{}", -(*k as i128))),
-            (Dim::Known(k), s) | (s, Dim::Known(k)) => Dim::sym(&format!("{s}+{k}")),
+            (Dim::Known(k), s) | (s, Dim::Known(k)) if *k < 0 => derived(format!("{s}-{}", -(*k as i128))),
+            (Dim::Known(k), s) | (s, Dim::Known(k)) => derived(format!("{s}+{k}")),
             (a, b) => {
                 let (x, y) = if a <= b { (a, b) } else { (b, a) };
-                Dim::sym(&format!("{x}+{y}"))
+                derived(format!("{x}+{y}"))
             }
         }
     }
@@ -261,7 +275,7 @@ impl Dim {
             (Dim::Known(a), Dim::Known(b)) => a.checked_sub(*b).map_or(Dim::Unknown, Dim::Known),
             (x, Dim::Known(k)) => k.checked_neg().map_or(Dim::Unknown, |n| x.add(&Dim::Known(n))),
             (a, b) if a == b => Dim::Known(0),
-            (a, b) => Dim::sym(&format!("{a}-{}", subtrahend(b))),
+            (a, b) => derived(format!("{a}-{}", subtrahend(b))),
         }
     }
 
@@ -272,10 +286,10 @@ impl Dim {
             (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
             (Dim::Known(a), Dim::Known(b)) => a.checked_mul(*b).map_or(Dim::Unknown, Dim::Known),
             (x, Dim::Known(1)) | (Dim::Known(1), x) => x.clone(),
-            (Dim::Known(k), s) | (s, Dim::Known(k)) => Dim::sym(&format!("{}*{}", factor(s), factor(&Dim::Known(*k)))),
+            (Dim::Known(k), s) | (s, Dim::Known(k)) => derived(format!("{}*{}", factor(s), factor(&Dim::Known(*k)))),
             (a, b) => {
                 let (x, y) = if a <= b { (a, b) } else { (b, a) };
-                Dim::sym(&format!("{}*{}", factor(x), factor(y)))
+                derived(format!("{}*{}", factor(x), factor(y)))
             }
         }
     }
@@ -291,7 +305,7 @@ impl Dim {
             },
             (x, Dim::Known(1)) => x.clone(),
             (a, b) if a == b => Dim::Known(1),
-            (a, b) => Dim::sym(&format!("floor({}/{})", operand(a), operand(b))),
+            (a, b) => derived(format!("floor({}/{})", operand(a), operand(b))),
         }
     }
 
@@ -308,7 +322,7 @@ impl Dim {
             },
             (x, Dim::Known(1)) => x.clone(),
             (a, b) if a == b => Dim::Known(1),
-            (a, b) => Dim::sym(&format!("ceil({}/{})", operand(a), operand(b))),
+            (a, b) => derived(format!("ceil({}/{})", operand(a), operand(b))),
         }
     }
 
@@ -323,7 +337,7 @@ impl Dim {
             },
             (_, Dim::Known(1)) => Dim::Known(0),
             (a, b) if a == b => Dim::Known(0),
-            (a, b) => Dim::sym(&format!("{}%{}", operand(a), operand(b))),
+            (a, b) => derived(format!("{}%{}", operand(a), operand(b))),
         }
     }
 
@@ -355,7 +369,7 @@ impl Dim {
             (a, b) if a == b => a.clone(),
             (a, b) => {
                 let (x, y) = if a <= b { (a, b) } else { (b, a) };
-                Dim::sym(&format!("min({x},{y})"))
+                derived(format!("min({x},{y})"))
             }
         }
     }

@@ -5,7 +5,7 @@ mod broadcast;
 mod dim;
 
 pub use broadcast::{expand, in_dim, legacy, legacy_dims, multi, uni, Broadcast, BroadcastDim, BroadcastError};
-pub use dim::{render, Assumption, Dim, Rendered, Sym};
+pub use dim::{render, Assumption, Dim, Rendered, Sym, MAX_EXPR};
 
 /// A shape as inference knows it.
 pub type Shape = Vec<Dim>;
