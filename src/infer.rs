@@ -57,6 +57,29 @@ pub struct Inference {
     pub constraints: Vec<Constraint>,
 }
 
+/// An element of tracked tensor contents, with the memory it takes.
+trait Contents {
+    fn bytes(&self) -> usize;
+}
+
+impl Contents for Dim {
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<Dim>()
+    }
+}
+
+impl Contents for f64 {
+    fn bytes(&self) -> usize {
+        8
+    }
+}
+
+impl Contents for String {
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<String>().saturating_add(self.len())
+    }
+}
+
 /// Facts only some values have (the contents of small tensors): a map keyed by value, so a
 /// model of a million values pays only for those that have them.
 #[derive(Clone, Debug)]
@@ -145,6 +168,13 @@ const MAX_CALL_DEPTH: usize = 16;
 /// the model's own node count, whichever is larger; past it, calls' outputs are unknown.
 const MIN_CALL_BUDGET: usize = 1 << 18;
 
+/// The fewest bytes of tensor contents (shape tensors, small constants) that nodes and calls
+/// may add in all; the budget is this or 256 bytes per node of the model, whichever is
+/// larger. Each value holds at most `ops::MAX_TRACKED` elements, but a chain of nodes each
+/// folding a 1,024-element constant again held 2.4 GB for a 2.5 MB model, and a chain of
+/// Identity nodes copies a string tensor at every step. Past it, contents are not kept.
+const MIN_TRACKED_BYTES: usize = 64 << 20;
+
 /// The default-domain opset assumed when a model imports none.
 const DEFAULT_OPSET: i64 = 21;
 
@@ -160,6 +190,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         calls: 0,
         budget: MIN_CALL_BUDGET.max(model.nodes.node_count().saturating_mul(16)),
         reported: Default::default(),
+        tracked: MIN_TRACKED_BYTES.max(model.nodes.node_count().saturating_mul(256)),
         default_opset: model.opset("").unwrap_or(DEFAULT_OPSET),
         rows: Vec::new(),
         out: Inference {
@@ -199,6 +230,8 @@ struct Infer<'a> {
     /// Where findings inside function bodies were reported: (graph, node, code). A body is
     /// inferred at every call, and one finding per body node and code is enough.
     reported: std::collections::HashSet<(String, Option<String>, &'static str)>,
+    /// How many more bytes of tensor contents nodes and calls may add ([`MIN_TRACKED_BYTES`]).
+    tracked: usize,
     /// The version of the default domain the model imports (or [`DEFAULT_OPSET`]).
     default_opset: i64,
     /// The op table rows looked up last, by (domain, op type, opset): most models use a
@@ -305,10 +338,13 @@ impl Infer<'_> {
             let actual = node.inputs.get(i).copied().flatten();
             let ty = actual.and_then(|v| self.out.ty(v).cloned());
             let value = actual.and_then(|v| self.out.values.get(v).cloned());
+            let value = self.keep(value);
             self.set(input.value, ty, value);
             let floats = actual.and_then(|v| self.out.floats.get(v).cloned());
+            let floats = self.keep(floats);
             self.out.floats.set(input.value, floats);
             let strings = actual.and_then(|v| self.out.strings.get(v).cloned());
+            let strings = self.keep(strings);
             self.out.strings.set(input.value, strings);
         }
         // Body attributes that refer to the caller's: its value, else the function's default,
@@ -401,6 +437,15 @@ impl Infer<'_> {
             }
         }
         self.out.diagnostics.extend(found);
+    }
+
+    /// `contents` when the budget of kept contents ([`MIN_TRACKED_BYTES`]) still has room for
+    /// them, which they then take.
+    fn keep<T: Contents>(&mut self, contents: Option<Vec<T>>) -> Option<Vec<T>> {
+        let contents = contents?;
+        let bytes = contents.iter().map(Contents::bytes).fold(0usize, usize::saturating_add);
+        self.tracked = self.tracked.checked_sub(bytes)?;
+        Some(contents)
     }
 
     /// Records a finding; inside a function body, only the first at its node with its code.
@@ -668,11 +713,13 @@ impl Infer<'_> {
             let (ty, value, float) = (types.next().flatten(), values.next().flatten(), floats.next().flatten());
             let string = strings.next().flatten();
             let Some(v) = v else { continue };
+            let (float, string) = (self.keep(float), self.keep(string));
             self.out.floats.set(*v, float);
             self.out.strings.set(*v, string);
             // Contents are kept only when they match the inferred element count.
             let count = ty.as_ref().and_then(Type::shape).and_then(|s| numel(s));
             let value = value.filter(|x| count.is_none_or(|n| n == x.len()));
+            let value = self.keep(value);
             let ty = match declared.get(v) {
                 Some((decl, is_output)) => self.reconcile(n, *v, ty, &self.bind(decl), *is_output),
                 None => ty,
