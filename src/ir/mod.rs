@@ -6,7 +6,7 @@
 
 mod display;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use petgraph::stable_graph::{NodeIndex, StableGraph};
@@ -830,6 +830,37 @@ impl Model {
         match order.iter().position(|n| *n == anchor) {
             Some(at) => order.insert(at, node),
             None => order.push(node),
+        }
+    }
+
+    /// Places each `(node, anchor)` as [`Model::place_before`] would, one after the other, in
+    /// one pass over each graph's order: placing nodes one at a time searches the order for
+    /// each (minutes for `expand` of 200,000 nodes).
+    pub fn place_before_all(&mut self, placed: &[(NodeId, NodeId)]) {
+        let mut at: HashMap<(GraphId, NodeId), Vec<NodeId>> = HashMap::new();
+        let mut graphs = Vec::new();
+        let mut seen = HashSet::new();
+        for &(node, anchor) in placed {
+            let graph = self.node(node).graph;
+            at.entry((graph, anchor)).or_default().push(node);
+            if seen.insert(graph) {
+                graphs.push(graph);
+            }
+        }
+        for graph in graphs {
+            let old = std::mem::take(&mut self.graph_mut(graph).order);
+            let mut order = Vec::with_capacity(old.len() + placed.len());
+            for n in old {
+                order.extend(at.remove(&(graph, n)).unwrap_or_default());
+                order.push(n);
+            }
+            // Anchors not in the order: at the end, in the order they were given.
+            for &(node, anchor) in placed {
+                if self.node(node).graph == graph && at.contains_key(&(graph, anchor)) {
+                    order.push(node);
+                }
+            }
+            self.graph_mut(graph).order = order;
         }
     }
 

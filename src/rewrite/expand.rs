@@ -13,7 +13,7 @@ use crate::ir::{AttrValue, Attribute, Model, NodeId, ValueId};
 use crate::ops::ShapeRule;
 use crate::shape::{Dim, Shape, Type};
 
-use super::{base_name, family_rule, legacy, opset_of, same, same_shape, At, Patch, Wire};
+use super::{family_rule, legacy, opset_of, same, same_shape, At, Patch, Wire};
 
 /// What `expand` did.
 #[derive(Clone, Debug, Default)]
@@ -84,11 +84,11 @@ pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
                 Some(ShapeRule::Legacy) => legacy::binary(&mut patch, model, inf, n),
                 Some(ShapeRule::Multi) => {
                     let slots: Vec<usize> = (0..node.inputs.len()).filter(|i| node.inputs[*i].is_some()).collect();
-                    Site::new(model, inf, n, None).and_then(|s| s.run(&mut patch, &slots, leading)).map(Some)
+                    Site::new(&patch, model, inf, n, None).and_then(|s| s.run(&mut patch, &slots, leading)).map(Some)
                 }
-                Some(ShapeRule::Uni { to, from }) => {
-                    Site::new(model, inf, n, Some(to)).and_then(|s| s.run(&mut patch, &[from], leading)).map(Some)
-                }
+                Some(ShapeRule::Uni { to, from }) => Site::new(&patch, model, inf, n, Some(to))
+                    .and_then(|s| s.run(&mut patch, &[from], leading))
+                    .map(Some),
                 _ if legacy::is_gemm(model, n) => legacy::gemm(&mut patch, model, inf, n),
                 _ => continue,
             };
@@ -176,11 +176,17 @@ pub(super) struct Site<'a> {
 
 impl<'a> Site<'a> {
     /// Reads the node's shapes from `inf`; fails when a rank or element type is unknown.
-    pub(super) fn new(model: &'a Model, inf: &Inference, n: NodeId, exact: Option<usize>) -> Result<Site<'a>, String> {
+    pub(super) fn new(
+        patch: &Patch,
+        model: &'a Model,
+        inf: &Inference,
+        n: NodeId,
+        exact: Option<usize>,
+    ) -> Result<Site<'a>, String> {
         let node = model.node(n);
         let out_v = node.outputs.first().copied().flatten().ok_or("the node has no output")?;
         let out = inf.shape(out_v).ok_or("the output's rank is unknown")?.clone();
-        let base = base_name(model, n);
+        let base = patch.base_name(model, n);
         let mut operands = Vec::new();
         for (slot, v) in node.inputs.iter().enumerate() {
             let Some(v) = v else { continue };

@@ -21,7 +21,7 @@ pub(super) fn binary(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeI
         return Err("a legacy broadcast needs inputs A and B".into());
     }
     let axis = node.attr_int("axis");
-    let site = Site::new(model, inf, n, Some(0))?;
+    let site = Site::new(patch, model, inf, n, Some(0))?;
     // B's dims land at axes start..start+rank(B) of A; the other axes are unsqueezed.
     let run = |r: usize, rank: usize| -> Option<Vec<i64>> {
         let placed = crate::shape::legacy_dims(r, rank, axis)?;
@@ -45,7 +45,7 @@ pub(super) fn is_gemm(model: &Model, n: NodeId) -> bool {
 /// Plans a legacy Gemm: C (numpy-aligned, as the op table's rule reads it) becomes `[M, N]`.
 pub(super) fn gemm(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeId) -> Result<Option<bool>, String> {
     if model.node(n).inputs.get(2).copied().flatten().is_some() {
-        Site::new(model, inf, n, None)?.run(patch, &[2], leading)?;
+        Site::new(patch, model, inf, n, None)?.run(patch, &[2], leading)?;
     }
     patch.drop_attr(n, "broadcast");
     Ok(Some(true))
@@ -66,7 +66,7 @@ pub(super) fn prelu(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeId
     let (Some(x), Some(slope)) = (shape(0), shape(1)) else {
         return Err("the ranks of X and the slope must be known".into());
     };
-    let site = Site::new(model, inf, n, Some(0))?;
+    let site = Site::new(patch, model, inf, n, Some(0))?;
     if crate::shape::uni(x, slope, 1).is_ok() {
         return site.run(patch, &[1], leading).map(Some);
     }

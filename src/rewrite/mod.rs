@@ -71,6 +71,9 @@ pub struct Patch {
     rewires: Vec<(NodeId, usize, Wire)>,
     drop_attrs: Vec<(NodeId, &'static str)>,
     names: HashSet<String>,
+    /// Each node's index in its graph's order, built the first time an unnamed node needs
+    /// one for [`Patch::base_name`] (a search per node made `expand` quadratic).
+    positions: std::cell::OnceCell<crate::ir::IdMap<NodeId, usize>>,
 }
 
 impl Patch {
@@ -82,6 +85,17 @@ impl Patch {
             names.extend(g.initializers.iter().map(|t| t.name.clone()));
         }
         Patch { names, ..Patch::default() }
+    }
+
+    /// The base for names derived from node `n` of `model` (the model the patch was made
+    /// for): its name, or `op_type_index` when it has none.
+    pub(crate) fn base_name(&self, model: &Model, n: NodeId) -> String {
+        let node = model.node(n);
+        if !node.name.is_empty() {
+            return node.name.to_string();
+        }
+        let index = self.positions.get_or_init(|| model.positions()).get(&n).copied().unwrap_or(0);
+        format!("{}_{index}", node.op_type)
     }
 
     /// True when the patch changes nothing.
@@ -163,6 +177,7 @@ impl Patch {
             Wire::Old(v) => v,
             Wire::New(i) => ids[i],
         };
+        let mut placed = Vec::new();
         for n in std::mem::take(&mut self.nodes) {
             let out = ids[n.output];
             let graph = model.node(n.before).graph;
@@ -184,20 +199,20 @@ impl Patch {
                         c.outputs = smallvec::smallvec![Some(raw)];
                         c.attrs = vec![Attribute::new("value", AttrValue::Tensor(t))];
                         let c = model.add_node(c);
-                        model.place_before(c, n.before);
+                        placed.push((c, n.before));
                         let mut cast = Node::new(model.name(out), "Cast", graph);
                         cast.outputs = smallvec::smallvec![Some(out)];
                         cast.attrs = vec![Attribute::new("to", AttrValue::Int(i64::from(DType::I64.onnx())))];
                         let cast = model.add_node(cast);
                         model.set_input(cast, 0, Some(raw));
-                        model.place_before(cast, n.before);
+                        placed.push((cast, n.before));
                     }
                     None => {
                         let mut node = Node::new(model.name(out), "Constant", graph);
                         node.outputs = smallvec::smallvec![Some(out)];
                         node.attrs = vec![Attribute::new("value", AttrValue::Tensor(tensor))];
                         let id = model.add_node(node);
-                        model.place_before(id, n.before);
+                        placed.push((id, n.before));
                     }
                 }
                 continue;
@@ -209,8 +224,9 @@ impl Patch {
             for (slot, w) in n.inputs.into_iter().enumerate() {
                 model.set_input(id, slot, Some(resolve(w)));
             }
-            model.place_before(id, n.before);
+            placed.push((id, n.before));
         }
+        model.place_before_all(&placed);
         for (node, slot, w) in std::mem::take(&mut self.rewires) {
             model.set_input(node, slot, Some(resolve(w)));
         }
@@ -245,16 +261,6 @@ pub(crate) fn writable(ty: &Type) -> bool {
     }
 }
 
-/// The base for names derived from a node: its name, or `op_type_index` when it has none.
-pub(crate) fn base_name(model: &Model, n: NodeId) -> String {
-    let node = model.node(n);
-    if !node.name.is_empty() {
-        return node.name.to_string();
-    }
-    let index = model.graph(node.graph).order.iter().position(|m| *m == n).unwrap_or(0);
-    format!("{}_{index}", node.op_type)
-}
-
 /// The default-domain opset a node is read at.
 pub(crate) fn opset_of(model: &Model, node: &Node) -> i64 {
     model.opset(&node.domain).unwrap_or(if node.domain.is_empty() { 21 } else { 1 })
@@ -274,13 +280,14 @@ pub(crate) fn family_rule(model: &Model, node: &Node) -> Option<ShapeRule> {
 /// (or whose shapes are not all known), with a message: the invariant `expand` establishes.
 pub fn violations(model: &Model, inf: &Inference) -> Vec<(NodeId, String)> {
     let mut out = Vec::new();
+    let positions = model.positions();
     for g in &model.graphs {
         for &n in &g.order {
             let node = model.node(n);
             if family_rule(model, node).is_none() {
                 continue;
             }
-            let label = format!("{}: {} ({})", g.path, model.node_label(n), node.op_type);
+            let label = format!("{}: {} ({})", g.path, model.label_with(n, &positions), node.op_type);
             let Some(o) = node.outputs.first().copied().flatten().and_then(|v| inf.shape(v)) else {
                 out.push((n, format!("{label}: the output shape is unknown")));
                 continue;
