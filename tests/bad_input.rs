@@ -116,6 +116,17 @@ fn vi(name: &str, dims: &[i64]) -> onnx::ValueInfoProto {
     onnx::ValueInfoProto { name: Some(name.into()), r#type: Some(tensor_type(1, dims)), ..Default::default() }
 }
 
+/// A float tensor of one dim named `param`.
+fn sym_vi(name: &str, param: &str) -> onnx::ValueInfoProto {
+    let mut v = vi(name, &[1]);
+    if let Some(type_proto::Value::TensorType(t)) = v.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        if let Some(shape) = t.shape.as_mut() {
+            shape.dim[0].value = Some(tensor_shape_proto::dimension::Value::DimParam(param.into()));
+        }
+    }
+    v
+}
+
 fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str]) -> onnx::NodeProto {
     onnx::NodeProto {
         name: Some(name.into()),
@@ -403,26 +414,11 @@ fn function_call_fan_out_is_bounded() {
 #[test]
 fn symbolic_sizes_do_not_amplify_the_output() {
     let dir = scratch("amplify");
-    let sym = |name: &str, param: &str| onnx::ValueInfoProto {
-        r#type: Some(onnx::TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(1),
-                shape: Some(onnx::TensorShapeProto {
-                    dim: vec![tensor_shape_proto::Dimension {
-                        value: Some(tensor_shape_proto::dimension::Value::DimParam(param.into())),
-                        ..Default::default()
-                    }],
-                }),
-            })),
-            ..Default::default()
-        }),
-        ..vi(name, &[])
-    };
     let n = 3000;
-    let mut inputs = vec![sym("x0", "s0")];
+    let mut inputs = vec![sym_vi("x0", "s0")];
     let mut nodes = Vec::new();
     for i in 1..n {
-        inputs.push(sym(&format!("x{i}"), &format!("s{i}")));
+        inputs.push(sym_vi(&format!("x{i}"), &format!("s{i}")));
         let prev = if i == 1 { "x0".to_string() } else { format!("y{}", i - 1) };
         nodes.push(node(&format!("n{i}"), "Add", &[&prev, &format!("x{i}")], &[&format!("y{i}")]));
     }
@@ -441,7 +437,7 @@ fn symbolic_sizes_do_not_amplify_the_output() {
             node(&format!("n{i}"), "Add", &[&prev, "b"], &[&format!("y{i}")])
         })
         .collect();
-    let m = model(graph(nodes, vec![sym("x", &long), vi("b", &[1])], vec![]));
+    let m = model(graph(nodes, vec![sym_vi("x", &long), vi("b", &[1])], vec![]));
     let p = write(&dir, "long.onnx", &m.encode_to_vec());
     let r = run(&[OsStr::new("infer"), p.as_os_str()]);
     assert_eq!(r.code, 0, "{}", r.stderr);
@@ -452,7 +448,7 @@ fn symbolic_sizes_do_not_amplify_the_output() {
     let saved = std::fs::read(&out).unwrap();
     assert!(saved.len() < 400_000, "{} bytes", saved.len());
     let saved = onnx::ModelProto::decode(saved.as_slice()).unwrap();
-    assert_eq!(saved.graph.unwrap().input[0], sym("x", &long), "the declared name is written back as it was");
+    assert_eq!(saved.graph.unwrap().input[0], sym_vi("x", &long), "the declared name is written back as it was");
 }
 
 /// Tensor contents that inference keeps (shape tensors, small constants) had no budget in
@@ -599,24 +595,9 @@ fn passes_are_linear_in_nodes_functions_and_symbols() {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 
     // A new symbol per Add, each recorded as "1 or 4".
-    let sym = |name: &str, param: &str| onnx::ValueInfoProto {
-        r#type: Some(onnx::TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(1),
-                shape: Some(onnx::TensorShapeProto {
-                    dim: vec![tensor_shape_proto::Dimension {
-                        value: Some(tensor_shape_proto::dimension::Value::DimParam(param.into())),
-                        ..Default::default()
-                    }],
-                }),
-            })),
-            ..Default::default()
-        }),
-        ..vi(name, &[])
-    };
     let n = 100_000;
     let mut inputs = vec![vi("b", &[4])];
-    inputs.extend((0..n).map(|i| sym(&format!("x{i}"), &format!("s{i}"))));
+    inputs.extend((0..n).map(|i| sym_vi(&format!("x{i}"), &format!("s{i}"))));
     let adds = (0..n).map(|i| node(&format!("n{i}"), "Add", &[&format!("x{i}"), "b"], &[&format!("y{i}")])).collect();
     let p = write(&dir, "symbols.onnx", &model(graph(adds, inputs, vec![])).encode_to_vec());
     let r = run(&[OsStr::new("check"), p.as_os_str()]);
@@ -1151,23 +1132,11 @@ fn replayed_bad_models_give_their_expected_results() {
 #[test]
 fn prelu_symbolic_slope_side_condition_is_unidirectional() {
     use onnx_bcast::shape::Assumption;
-    let sym = |name: &str| onnx::ValueInfoProto {
-        name: Some(name.into()),
-        r#type: Some(onnx::TypeProto {
-            value: Some(type_proto::Value::TensorType(type_proto::Tensor {
-                elem_type: Some(1),
-                shape: Some(onnx::TensorShapeProto {
-                    dim: vec![tensor_shape_proto::Dimension {
-                        value: Some(tensor_shape_proto::dimension::Value::DimParam(format!("{name}_n"))),
-                        ..Default::default()
-                    }],
-                }),
-            })),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
-    let m = model(graph(vec![node("p", "PRelu", &["t", "s"], &["y"])], vec![sym("t"), sym("s")], vec![]));
+    let m = model(graph(
+        vec![node("p", "PRelu", &["t", "s"], &["y"])],
+        vec![sym_vi("t", "t_n"), sym_vi("s", "s_n")],
+        vec![],
+    ));
     let m = io::decode(&m.encode_to_vec(), Path::new("prelu.onnx"), None).unwrap();
     let inf = onnx_bcast::infer::infer(&m, &Default::default());
     let value = |s: &str| if s == "t_n" { 1 } else { 2 };
