@@ -79,7 +79,9 @@ fn graph(model: &mut Model, g: GraphId, inf: &mut impl Types) -> usize {
     gr.inputs = inputs;
     gr.outputs = outputs;
 
-    let outputs: Vec<ValueId> = model.graph(g).outputs.iter().map(|o| o.value).collect();
+    // Sorted, for a binary search per value: a graph may have as many outputs as nodes.
+    let mut outputs: Vec<ValueId> = model.graph(g).outputs.iter().map(|o| o.value).collect();
+    outputs.sort_unstable();
     let known: IdMap<ValueId, usize> =
         model.graph(g).value_info.iter().enumerate().map(|(i, vi)| (vi.value, i)).collect();
     let mut added = 0;
@@ -95,7 +97,7 @@ fn graph(model: &mut Model, g: GraphId, inf: &mut impl Types) -> usize {
         .collect();
     model.graph_mut(g).value_info.reserve(produced.len().saturating_sub(known.len()));
     for v in produced {
-        if outputs.contains(&v) {
+        if outputs.binary_search(&v).is_ok() {
             continue;
         }
         let Some(ty) = inf.output(v).filter(writable) else { continue };
