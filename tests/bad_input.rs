@@ -550,7 +550,8 @@ fn rules_are_linear_in_axis_lists_and_contents() {
 /// node by searching its graph's order and named each unnamed node by its position (3.3 s
 /// in release for 50,000 rewritten Adds); inference looked each call up among the model's
 /// functions (19 s for 50,000) and each side condition among the symbols seen (2.6 s for
-/// 50,000); annotate looked each value up among the graph's outputs. In this debug build
+/// 50,000); annotate looked each value up among the graph's outputs; implicit removed dead
+/// nodes and initializers one by one, scanning the model for each. In this debug build
 /// each now stays well inside `run`'s 10 s deadline.
 #[test]
 fn passes_are_linear_in_nodes_functions_and_symbols() {
@@ -569,6 +570,15 @@ fn passes_are_linear_in_nodes_functions_and_symbols() {
     let last = saved.node.iter().rposition(|x| x.op_type.as_deref() == Some("Expand")).unwrap();
     assert_eq!(saved.node[last + 1].output, vec![format!("t{}", n - 1)]);
     assert!(saved.node[last].name().starts_with(&format!("Add_{}", n - 1)), "{:?}", saved.node[last].name);
+    // And back: implicit removed nodes and initializers one at a time, each removal and each
+    // use check scanning the model (52 s in release for this one).
+    let back = dir.join("adds.implicit.onnx");
+    let r = run(&[OsStr::new("implicit"), out.as_os_str(), OsStr::new("-o"), back.as_os_str()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let g = onnx::ModelProto::decode(std::fs::read(&back).unwrap().as_slice()).unwrap().graph.unwrap();
+    assert_eq!(g.node.len(), n, "{}", r.stderr);
+    assert!(g.node.iter().all(|x| x.op_type() == "Add" && x.input == ["x", "b"]));
+    assert!(g.initializer.is_empty());
 
     // One function per call, each of a distinct name.
     let local = || onnx::OperatorSetIdProto { domain: Some("local".into()), version: Some(1) };

@@ -765,6 +765,23 @@ impl Model {
         Some(node)
     }
 
+    /// Removes the nodes `ids` as [`Model::remove_node`] does each, with one pass over each
+    /// graph's order instead of one per node.
+    pub fn remove_nodes(&mut self, ids: &HashSet<NodeId>) {
+        let mut graphs = HashSet::new();
+        for id in ids {
+            if let Some(node) = self.nodes.remove_node(id.0) {
+                graphs.insert(node.graph);
+                for v in node.outputs.iter().flatten() {
+                    self.values[v.index()].def = Def::Undefined;
+                }
+            }
+        }
+        for g in graphs {
+            self.graph_mut(g).order.retain(|n| !ids.contains(n));
+        }
+    }
+
     /// The nodes of `graph` that use `value`, directly or in their subgraphs.
     pub fn users(&self, value: ValueId) -> Vec<NodeId> {
         match self.value(value).def {
@@ -894,6 +911,41 @@ impl Model {
                 }
                 Some(i) if i > index => v.initializer = Some(i - 1),
                 _ => {}
+            }
+        }
+    }
+
+    /// Removes the initializers `dead` (graph, index) as [`Model::remove_initializer`] does
+    /// each, with one pass over the values instead of one per initializer.
+    pub fn remove_initializers(&mut self, dead: &HashSet<(GraphId, usize)>) {
+        // Each graph's new index for every old one, `None` for those removed.
+        let mut moved: HashMap<GraphId, Vec<Option<usize>>> = HashMap::new();
+        for &(g, _) in dead {
+            if moved.contains_key(&g) {
+                continue;
+            }
+            let inits = &mut self.graph_mut(g).initializers;
+            let mut next = 0;
+            let map: Vec<Option<usize>> = (0..inits.len())
+                .map(|i| {
+                    (!dead.contains(&(g, i))).then(|| {
+                        next += 1;
+                        next - 1
+                    })
+                })
+                .collect();
+            let mut i = 0;
+            inits.retain(|_| {
+                i += 1;
+                map[i - 1].is_some()
+            });
+            moved.insert(g, map);
+        }
+        for v in self.values.iter_mut() {
+            let (Some(map), Some(i)) = (moved.get(&v.graph), v.initializer) else { continue };
+            v.initializer = map.get(i).copied().flatten();
+            if v.initializer.is_none() && v.def == Def::Initializer {
+                v.def = Def::Undefined;
             }
         }
     }
