@@ -6,9 +6,9 @@ use std::collections::HashMap;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::dtype::DType;
-use crate::ir::{Def, GraphId, IdMap, Model, NodeId, ValueId};
+use crate::ir::{norm_domain as norm, Def, GraphId, IdMap, Model, NodeId, ValueId};
 use crate::ops::{self, Ctx, Out, RuleError, ShapeRule, TypeRule};
-use crate::shape::{self, render, Assumption, BroadcastError, Dim, Shape, Sym, Type, MAX_EXPR};
+use crate::shape::{self, render, Assumption, BroadcastError, Dim, Shape, Sym, Type};
 
 fn render_sizes(sizes: &[i64]) -> String {
     let distinct: std::collections::BTreeSet<i64> = sizes.iter().copied().collect();
@@ -254,7 +254,6 @@ struct Functions<'a> {
 impl<'a> Functions<'a> {
     fn new(model: &'a Model) -> Functions<'a> {
         let mut f = Functions::default();
-        let norm = |d: &'a str| if d == "ai.onnx" { "" } else { d };
         // The first of a name or a domain listed twice is the one a search would find.
         for o in &model.opsets {
             f.opsets.entry((None, norm(&o.domain))).or_insert(o.version);
@@ -288,25 +287,7 @@ impl Infer<'_> {
     /// longer than [`MAX_EXPR`] bytes unknown (a long name carried to every tensor it
     /// broadcasts into would multiply the output; the model keeps it as written).
     fn bind(&self, ty: &Type) -> Type {
-        fn forget_long(ty: Type) -> Type {
-            match ty {
-                Type::Tensor { dtype, shape } => Type::Tensor {
-                    dtype,
-                    shape: shape.map(|s| {
-                        s.into_iter()
-                            .map(|d| match d {
-                                Dim::Sym(sym) if sym.as_str().len() > MAX_EXPR => Dim::Unknown,
-                                d => d,
-                            })
-                            .collect()
-                    }),
-                },
-                Type::Sequence(e) => Type::Sequence(e.map(|t| Box::new(forget_long(*t)))),
-                Type::Optional(e) => Type::Optional(e.map(|t| Box::new(forget_long(*t)))),
-                Type::Other => Type::Other,
-            }
-        }
-        forget_long(ty.bind(&self.options.bindings))
+        ty.map_dims(&|d| d.bind(&self.options.bindings).bounded())
     }
 
     fn set(&mut self, v: ValueId, ty: Option<Type>, value: Option<Vec<Dim>>) {
@@ -317,13 +298,6 @@ impl Infer<'_> {
     /// The version of `domain` that nodes of graph `g` see: a function body's own imports
     /// first, then the model's.
     fn opset(&self, g: GraphId, domain: &str) -> i64 {
-        fn norm(d: &str) -> &str {
-            if d == "ai.onnx" {
-                ""
-            } else {
-                d
-            }
-        }
         if self.model.functions.is_empty() && domain.is_empty() {
             // The common case, once per node: no function bodies, the default domain.
             return self.default_opset;
@@ -673,11 +647,7 @@ impl Infer<'_> {
             }
             None => node,
         };
-        let function = if self.functions.by_name.is_empty() {
-            None
-        } else {
-            self.functions.by_name.get(&(node.domain.as_str(), node.op_type.as_str())).copied()
-        };
+        let function = self.functions.by_name.get(&(node.domain.as_str(), node.op_type.as_str())).copied();
         let def = if function.is_none() { self.row(&node.domain, &node.op_type, opset) } else { None };
         if let Some((def, (v, ty))) = def.and_then(|def| Some((def, self.plain_broadcast(node, def, declared)?))) {
             #[cfg(debug_assertions)]

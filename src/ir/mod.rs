@@ -108,6 +108,15 @@ pub type Name = compact_str::CompactString;
 /// A node's input or output slots: up to four inline, no allocation for the usual node.
 pub type Slots = smallvec::SmallVec<[Option<ValueId>; 4]>;
 
+/// A domain as opset imports and nodes compare it: `ai.onnx` is the default domain `""`.
+pub(crate) fn norm_domain(d: &str) -> &str {
+    if d == "ai.onnx" {
+        ""
+    } else {
+        d
+    }
+}
+
 /// A value (tensor, sequence, ...) of some graph. Stored as index + 1, so that
 /// `Option<ValueId>` takes four bytes.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -533,14 +542,7 @@ impl Model {
 
     /// The version of `domain` the model imports (`""` and `ai.onnx` are the same domain).
     pub fn opset(&self, domain: &str) -> Option<i64> {
-        fn norm(d: &str) -> &str {
-            if d == "ai.onnx" {
-                ""
-            } else {
-                d
-            }
-        }
-        self.opsets.iter().find(|o| norm(&o.domain) == norm(domain)).map(|o| o.version)
+        self.opsets.iter().find(|o| norm_domain(&o.domain) == norm_domain(domain)).map(|o| o.version)
     }
 
     /// The node's label in messages: its name, or `op_type#index` when the name is empty.
@@ -842,17 +844,13 @@ impl Model {
     /// Places `node` (already in the arena) in its graph's order just before `anchor`, or at
     /// the end when `anchor` is not in that order.
     pub fn place_before(&mut self, node: NodeId, anchor: NodeId) {
-        let graph = self.node(node).graph;
-        let order = &mut self.graph_mut(graph).order;
-        match order.iter().position(|n| *n == anchor) {
-            Some(at) => order.insert(at, node),
-            None => order.push(node),
-        }
+        self.place_before_all(&[(node, anchor)]);
     }
 
-    /// Places each `(node, anchor)` as [`Model::place_before`] would, one after the other, in
-    /// one pass over each graph's order: placing nodes one at a time searches the order for
-    /// each (minutes for `expand` of 200,000 nodes).
+    /// Places each `(node, anchor)` (nodes already in the arena) in its graph's order just
+    /// before `anchor`, nodes with the same anchor in the order given, or at the end when
+    /// `anchor` is not in that order. One pass over each graph's order, however many nodes:
+    /// placing them one search at a time took minutes for `expand` of 200,000 nodes.
     pub fn place_before_all(&mut self, placed: &[(NodeId, NodeId)]) {
         let mut at: HashMap<(GraphId, NodeId), Vec<NodeId>> = HashMap::new();
         let mut graphs = Vec::new();
@@ -896,27 +894,12 @@ impl Model {
     /// Removes initializer `index` of `graph`; the value it defined becomes undefined (unless it
     /// is also a graph input) and the other values' initializer indices follow.
     pub fn remove_initializer(&mut self, graph: GraphId, index: usize) {
-        let inits = &mut self.graph_mut(graph).initializers;
-        if index >= inits.len() {
-            return;
-        }
-        inits.remove(index);
-        for v in self.values.iter_mut().filter(|v| v.graph == graph) {
-            match v.initializer {
-                Some(i) if i == index => {
-                    v.initializer = None;
-                    if v.def == Def::Initializer {
-                        v.def = Def::Undefined;
-                    }
-                }
-                Some(i) if i > index => v.initializer = Some(i - 1),
-                _ => {}
-            }
-        }
+        self.remove_initializers(&HashSet::from([(graph, index)]));
     }
 
-    /// Removes the initializers `dead` (graph, index) as [`Model::remove_initializer`] does
-    /// each, with one pass over the values instead of one per initializer.
+    /// Removes the initializers `dead` (graph, index): the values they defined become undefined
+    /// (unless they are also graph inputs) and the other values' initializer indices follow.
+    /// One pass over the values, however many initializers.
     pub fn remove_initializers(&mut self, dead: &HashSet<(GraphId, usize)>) {
         // Each graph's new index for every old one, `None` for those removed.
         let mut moved: HashMap<GraphId, Vec<Option<usize>>> = HashMap::new();
@@ -943,7 +926,8 @@ impl Model {
         }
         for v in self.values.iter_mut() {
             let (Some(map), Some(i)) = (moved.get(&v.graph), v.initializer) else { continue };
-            v.initializer = map.get(i).copied().flatten();
+            let Some(new) = map.get(i) else { continue };
+            v.initializer = *new;
             if v.initializer.is_none() && v.def == Def::Initializer {
                 v.def = Def::Undefined;
             }

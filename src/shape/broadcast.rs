@@ -3,7 +3,7 @@
 //! form built from it. Generic over the dimension type so that inference (`Dim`) and the
 //! executor (`usize`) share one rule.
 
-use super::dim::{Assumption, Dim, Sym, MAX_EXPR};
+use super::dim::{Assumption, Dim, Sym};
 
 /// A dimension type the broadcast rule can work on.
 pub trait BroadcastDim: Clone + PartialEq + std::fmt::Debug {
@@ -81,9 +81,7 @@ impl BroadcastDim for Dim {
             [one] => Some((Dim::Sym((*one).clone()), Vec::new())),
             many => {
                 let assume = Assumption::EqualOrOne(many.iter().map(|s| (*s).clone()).collect());
-                let max = Sym::max_of(many.iter().copied());
-                let dim = if max.as_str().len() > MAX_EXPR { Dim::Unknown } else { Dim::Sym(max) };
-                Some((dim, vec![assume]))
+                Some((Dim::Sym(Sym::max_of(many.iter().copied())).bounded(), vec![assume]))
             }
         }
     }

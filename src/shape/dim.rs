@@ -60,11 +60,7 @@ pub const MAX_EXPR: usize = 256;
 
 /// The size `text` names, derived from other sizes: unknown past [`MAX_EXPR`] bytes.
 fn derived(text: String) -> Dim {
-    if text.len() > MAX_EXPR {
-        Dim::Unknown
-    } else {
-        Dim::Sym(Sym::new(&text))
-    }
+    Dim::sym(&text).bounded()
 }
 
 /// One dimension of a shape as inference knows it.
@@ -82,6 +78,22 @@ impl Dim {
     /// A symbolic dim named `name`.
     pub fn sym(name: &str) -> Dim {
         Dim::Sym(Sym::new(name))
+    }
+
+    /// This dim, or an unknown one for a symbol longer than [`MAX_EXPR`] bytes.
+    pub fn bounded(self) -> Dim {
+        match self {
+            Dim::Sym(s) if s.as_str().len() > MAX_EXPR => Dim::Unknown,
+            d => d,
+        }
+    }
+
+    /// This dim with a symbol named in `bindings` replaced by its value (`--dim`).
+    pub fn bind(&self, bindings: &std::collections::HashMap<String, i64>) -> Dim {
+        match self {
+            Dim::Sym(sym) => bindings.get(sym.as_str()).map_or_else(|| self.clone(), |v| Dim::Known(*v)),
+            _ => self.clone(),
+        }
     }
 
     /// True when the dim cannot be negative: a known size of 0 or more, or an expression with

@@ -39,20 +39,17 @@ impl Type {
 
     /// The type with every symbol named in `bindings` replaced by its value (`--dim`).
     pub fn bind(&self, bindings: &std::collections::HashMap<String, i64>) -> Type {
+        self.map_dims(&|d| d.bind(bindings))
+    }
+
+    /// The type with `f` applied to every dim of every tensor in it.
+    pub fn map_dims(&self, f: &impl Fn(&Dim) -> Dim) -> Type {
         match self {
-            Type::Tensor { dtype, shape } => Type::Tensor {
-                dtype: *dtype,
-                shape: shape.as_ref().map(|s| {
-                    s.iter()
-                        .map(|d| match d {
-                            Dim::Sym(sym) => bindings.get(sym.as_str()).map_or_else(|| d.clone(), |v| Dim::Known(*v)),
-                            _ => d.clone(),
-                        })
-                        .collect()
-                }),
-            },
-            Type::Sequence(e) => Type::Sequence(e.as_ref().map(|t| Box::new(t.bind(bindings)))),
-            Type::Optional(e) => Type::Optional(e.as_ref().map(|t| Box::new(t.bind(bindings)))),
+            Type::Tensor { dtype, shape } => {
+                Type::Tensor { dtype: *dtype, shape: shape.as_ref().map(|s| s.iter().map(f).collect()) }
+            }
+            Type::Sequence(e) => Type::Sequence(e.as_ref().map(|t| Box::new(t.map_dims(f)))),
+            Type::Optional(e) => Type::Optional(e.as_ref().map(|t| Box::new(t.map_dims(f)))),
             Type::Other => Type::Other,
         }
     }
