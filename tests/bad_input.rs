@@ -127,6 +127,27 @@ fn sym_vi(name: &str, param: &str) -> onnx::ValueInfoProto {
     v
 }
 
+/// An `ints` attribute.
+fn ints_attr(name: &str, v: &[i64]) -> onnx::AttributeProto {
+    onnx::AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(onnx::attribute_proto::AttributeType::Ints as i32),
+        ints: v.to_vec(),
+        ..Default::default()
+    }
+}
+
+/// The int64 initializer `c` holding 0..1024.
+fn iota_1024() -> onnx::TensorProto {
+    onnx::TensorProto {
+        name: Some("c".into()),
+        data_type: Some(7),
+        dims: vec![1024],
+        int64_data: (0..1024).collect(),
+        ..Default::default()
+    }
+}
+
 fn node(name: &str, op: &str, inputs: &[&str], outputs: &[&str]) -> onnx::NodeProto {
     onnx::NodeProto {
         name: Some(name.into()),
@@ -470,13 +491,6 @@ fn kept_tensor_contents_are_bounded() {
         g.initializer.push(c);
         model(g).encode_to_vec()
     };
-    let ints = onnx::TensorProto {
-        name: Some("c".into()),
-        data_type: Some(7),
-        dims: vec![1024],
-        int64_data: (0..1024).collect(),
-        ..Default::default()
-    };
     let strings = onnx::TensorProto {
         name: Some("c".into()),
         data_type: Some(8),
@@ -485,7 +499,7 @@ fn kept_tensor_contents_are_bounded() {
         ..Default::default()
     };
     for (name, bytes) in
-        [("adds.onnx", chain("Add", 100_000, ints)), ("identities.onnx", chain("Identity", 100_000, strings))]
+        [("adds.onnx", chain("Add", 100_000, iota_1024())), ("identities.onnx", chain("Identity", 100_000, strings))]
     {
         let p = write(&dir, name, &bytes);
         let r = run(&[OsStr::new("check"), p.as_os_str()]);
@@ -507,16 +521,10 @@ fn kept_tensor_contents_are_bounded() {
 #[test]
 fn rules_are_linear_in_axis_lists_and_contents() {
     let dir = scratch("linear");
-    let ints = |name: &str, v: Vec<i64>| onnx::AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(onnx::attribute_proto::AttributeType::Ints as i32),
-        ints: v,
-        ..Default::default()
-    };
     let r = 200_000;
     let with_axes = |op: &str, rank: usize| {
         let mut n = node("n", op, &["x"], &["y"]);
-        n.attribute.push(ints("axes", (0..r as i64).collect()));
+        n.attribute.push(ints_attr("axes", &(0..r as i64).collect::<Vec<_>>()));
         let mut m = model(graph(vec![n], vec![vi("x", &vec![1; rank])], vec![]));
         m.opset_import[0].version = Some(11);
         m.encode_to_vec()
@@ -524,13 +532,7 @@ fn rules_are_linear_in_axis_lists_and_contents() {
     let uniques = {
         let nodes = (0..2000).map(|i| node(&format!("u{i}"), "Unique", &["c"], &[&format!("y{i}")])).collect();
         let mut g = graph(nodes, vec![], vec![]);
-        g.initializer.push(onnx::TensorProto {
-            name: Some("c".into()),
-            data_type: Some(7),
-            dims: vec![1024],
-            int64_data: (0..1024).collect(),
-            ..Default::default()
-        });
+        g.initializer.push(iota_1024());
         model(g).encode_to_vec()
     };
     let cases = [
@@ -1195,12 +1197,6 @@ fn attribute_arithmetic_never_overflows() {
         i: Some(v),
         ..Default::default()
     };
-    let ints = |name: &str, v: &[i64]| onnx::AttributeProto {
-        name: Some(name.into()),
-        r#type: Some(AttributeType::Ints as i32),
-        ints: v.to_vec(),
-        ..Default::default()
-    };
     let infer_with = |n: onnx::NodeProto, inputs: Vec<onnx::ValueInfoProto>, opset: i64| {
         let outputs: Vec<String> = n.output.clone();
         let mut m = model(graph(vec![n], inputs, vec![]));
@@ -1223,7 +1219,7 @@ fn attribute_arithmetic_never_overflows() {
     // Sizes that add up past i64::MAX, or that are negative, are findings.
     for sizes in [[big, big], [-1, 3], [big, 2 - big]] {
         let mut split = node("s", "Split", &["x"], &["a", "b"]);
-        split.attribute.push(ints("split", &sizes));
+        split.attribute.push(ints_attr("split", &sizes));
         let (_, errors) = infer(split, &[2], 11);
         assert!(errors, "split sizes {sizes:?} of a dim of 2 are refused");
     }
@@ -1251,12 +1247,12 @@ fn attribute_arithmetic_never_overflows() {
     // Sums of attribute values: FeatureVectorizer's width, TfIdfVectorizer's largest index + 1.
     let mut fv = node("f", "FeatureVectorizer", &["x"], &["y"]);
     fv.domain = Some("ai.onnx.ml".into());
-    fv.attribute.push(ints("inputdimensions", &[1 << 62, 1 << 62]));
+    fv.attribute.push(ints_attr("inputdimensions", &[1 << 62, 1 << 62]));
     let (shapes, _) = infer(fv, &[2, 3], 13);
     let y = shapes[0].clone().unwrap();
     assert!(y.len() == 2 && y[1].known().is_none(), "{y:?}");
     let mut tfidf = node("t", "TfIdfVectorizer", &["x"], &["y"]);
-    tfidf.attribute.push(ints("ngram_indexes", &[0, big]));
+    tfidf.attribute.push(ints_attr("ngram_indexes", &[0, big]));
     let (shapes, _) = infer(tfidf.clone(), &[5], 13);
     let y = shapes[0].clone().unwrap();
     assert!(y.len() == 1 && y[0].known().is_none(), "{y:?}");
