@@ -649,9 +649,14 @@ impl Infer<'_> {
         };
         let function = self.functions.by_name.get(&(node.domain.as_str(), node.op_type.as_str())).copied();
         let def = if function.is_none() { self.row(&node.domain, &node.op_type, opset) } else { None };
-        if let Some((def, (v, ty))) = def.and_then(|def| Some((def, self.plain_broadcast(node, def, declared)?))) {
+        if let Some(def) = def {
+            self.check_types(n, node, def, opset);
+        }
+        if let Some((v, ty)) = def.and_then(|def| self.plain_broadcast(node, def, declared)) {
             #[cfg(debug_assertions)]
-            self.check_plain(node, def, opset, &ty);
+            if let Some(def) = def {
+                self.check_plain(node, def, opset, &ty);
+            }
             self.out.floats.set(v, None);
             self.out.strings.set(v, None);
             self.set(v, Some(ty), None);
@@ -730,6 +735,61 @@ impl Infer<'_> {
             };
             let ty = ty.map(|t| self.freshen(t));
             self.set(*v, ty, value);
+        }
+    }
+
+    /// Reports inputs whose element types the op's schema, at the model's opset, does not
+    /// allow (`type-unsupported`) or which a type variable binds to different element types
+    /// (`type-mismatch`: `Add(float32, float16)`), as onnxruntime refuses such a model. Not
+    /// checked above the newest opset the table knows, where a schema may have changed.
+    fn check_types(&mut self, n: NodeId, node: &crate::ir::Node, def: &ops::OpDef, opset: i64) {
+        if ops::newest(&node.domain).is_none_or(|newest| opset > newest) {
+            return;
+        }
+        // The first input bound to each type variable: (variable, element type, input).
+        let mut bound: ops::PerInput<(usize, DType, ValueId)> = ops::PerInput::new();
+        for (slot, v) in node.inputs.iter().enumerate() {
+            let Some(v) = *v else { continue };
+            let (Some((var, elements)), Some(Type::Tensor { dtype: Some(dtype), .. })) =
+                (def.inputs.of(slot), self.out.ty(v))
+            else {
+                continue;
+            };
+            let Some(bit) = u32::try_from(dtype.onnx()).ok().and_then(|c| 1u64.checked_shl(c)) else { continue };
+            if elements.set & bit == 0 {
+                let name = self.model.name(v);
+                let allowed: Vec<&str> = (0..64)
+                    .filter(|c| elements.set >> c & 1 == 1)
+                    .filter_map(|c| DType::from_onnx(c).map(DType::name))
+                    .collect();
+                let msg = format!(
+                    "input '{name}' has element type {}, which {} (opset {opset}) does not take there; it takes {}",
+                    dtype.name(),
+                    node.op_type,
+                    allowed.join(", ")
+                );
+                let d = self.diag(n, Severity::Error, "type-unsupported", msg);
+                self.report(d);
+                continue;
+            }
+            if !elements.binds {
+                continue;
+            }
+            match bound.iter().find(|(b, ..)| *b == var) {
+                Some((_, first, w)) if first != dtype => {
+                    let name = self.model.name(v);
+                    let msg = format!(
+                        "inputs '{}' ({}) and '{name}' ({}) must have one element type",
+                        self.model.name(*w),
+                        first.name(),
+                        dtype.name()
+                    );
+                    let d = self.diag(n, Severity::Error, "type-mismatch", msg);
+                    self.report(d);
+                }
+                Some(_) => {}
+                None => bound.push((var, *dtype, v)),
+            }
         }
     }
 

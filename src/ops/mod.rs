@@ -175,6 +175,64 @@ pub struct OpDef {
     pub shape: ShapeRule,
     pub ty: TypeRule,
     pub fold: Fold,
+    /// The element types the schema allows each input.
+    pub inputs: Constraints,
+}
+
+/// The element types an op's schema allows its inputs (its type constraints, tensor types
+/// only): each formal input names a set, and inputs that share a type variable must also
+/// share one element type.
+#[derive(Clone, Copy, Debug)]
+pub struct Constraints {
+    /// Per formal input, an index into `sets`; [`Constraints::NONE`] where the schema allows
+    /// no tensor type (sequences, maps) and nothing is checked.
+    pub formal: &'static [u8],
+    pub sets: &'static [Elements],
+    /// How input slots past the formal ones are typed: by the last formal input, or not at all.
+    pub repeat: Repeat,
+}
+
+/// One type constraint: a set of element types, bit `c` for ONNX type code `c`.
+#[derive(Clone, Copy, Debug)]
+pub struct Elements {
+    pub set: u64,
+    /// A type variable (`T`): the inputs it types take one element type. False for a type
+    /// written out (`tensor(int64)`), which binds nothing.
+    pub binds: bool,
+}
+
+/// Whether an op's last formal input repeats (is variadic), and how.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Repeat {
+    No,
+    /// Every repeated slot takes one element type (Sum's inputs).
+    Same,
+    /// Each repeated slot takes any type of the set (Loop's carried values).
+    Each,
+}
+
+impl Constraints {
+    pub const NONE: u8 = u8::MAX;
+
+    pub const fn new(formal: &'static [u8], sets: &'static [Elements], repeat: Repeat) -> Constraints {
+        Constraints { formal, sets, repeat }
+    }
+
+    /// The constraint on input slot `slot` (past the formal inputs, the last one's when it
+    /// repeats) and the index of its set, which inputs bound to one variable share; `None`
+    /// when nothing is checked there.
+    pub fn of(&self, slot: usize) -> Option<(usize, Elements)> {
+        let last = self.formal.len().checked_sub(1)?;
+        let formal = match self.formal.get(slot) {
+            Some(f) => *f,
+            None if self.repeat != Repeat::No => self.formal[last],
+            None => return None,
+        };
+        let set = *self.sets.get(usize::from(formal))?;
+        // The slots of a heterogeneous repeated input each take their own type.
+        let each = self.repeat == Repeat::Each && slot >= last;
+        Some((usize::from(formal), Elements { binds: set.binds && !each, ..set }))
+    }
 }
 
 impl OpDef {
@@ -187,7 +245,7 @@ impl OpDef {
 /// The row for `op` in `domain` at opset `version`; `None` when the op is unknown or did not
 /// exist yet at that version.
 pub fn lookup(domain: &str, op: &str, version: i64) -> Option<&'static OpDef> {
-    let domain = if domain == "ai.onnx" { "" } else { domain };
+    let domain = crate::ir::norm_domain(domain);
     index().get(&(domain, op))?.iter().filter(|d| d.since <= version).max_by_key(|d| d.since).copied()
 }
 
@@ -207,9 +265,15 @@ fn index() -> &'static Index {
     })
 }
 
+/// The newest opset version of `domain` the table describes; `None` for a domain it does not.
+pub fn newest(domain: &str) -> Option<i64> {
+    let domain = crate::ir::norm_domain(domain);
+    table::NEWEST.iter().find(|(d, _)| *d == domain).map(|(_, v)| *v)
+}
+
 /// True when `op` is known in `domain` at any version.
 pub fn exists(domain: &str, op: &str) -> bool {
-    let domain = if domain == "ai.onnx" { "" } else { domain };
+    let domain = crate::ir::norm_domain(domain);
     index().contains_key(&(domain, op))
 }
 

@@ -32,6 +32,11 @@ impl From<&'static str> for D {
 
 /// A float32 graph input (or output) named `name` with a declared shape.
 pub fn input<T: Into<D> + Clone>(name: &str, shape: &[T]) -> ValueInfoProto {
+    typed(name, DataType::Float, shape)
+}
+
+/// A graph input (or output) of element type `elem` named `name` with a declared shape.
+pub fn typed<T: Into<D> + Clone>(name: &str, elem: DataType, shape: &[T]) -> ValueInfoProto {
     let dim = shape
         .iter()
         .map(|d| tensor_shape_proto::Dimension {
@@ -42,7 +47,7 @@ pub fn input<T: Into<D> + Clone>(name: &str, shape: &[T]) -> ValueInfoProto {
             }),
         })
         .collect();
-    let tensor = type_proto::Tensor { elem_type: Some(DataType::Float as i32), shape: Some(TensorShapeProto { dim }) };
+    let tensor = type_proto::Tensor { elem_type: Some(elem as i32), shape: Some(TensorShapeProto { dim }) };
     ValueInfoProto {
         name: Some(name.to_string()),
         r#type: Some(TypeProto { denotation: None, value: Some(type_proto::Value::TensorType(tensor)) }),
