@@ -3,21 +3,30 @@ onnx.shape_inference.infer_shapes on the same models (issue 6, item 4).
 
 Run by hand after `cargo build --release --bin onnx-bcast --example pass_loop` (needs onnx):
 
-    python3 scripts/bench_pass.py [--sizes 10000,100000,1000000] [--runs 5]
+    python3 scripts/bench_pass.py [--sizes 10000,100000,1000000] [--runs 11]
 
 The models are chains of broadcasting nodes (Add/Mul/Sub/Where, in turn, over small symbolic
-and known shapes: x [batch,1,seq], b [4,1], c [1,seq]) written to bench/out/. onnx is timed as
-onnx.load + infer_shapes + onnx.save in-process, so Python start-up is not counted against it.
-onnx-bcast is timed twice: as a whole process (`annotate`: start, read, infer, write, exit),
---runs times alternating with onnx; then as library calls in one process, like onnx
-(`examples/pass_loop.rs`: load, infer, annotate, save, --runs times back to back after the
-alternation). The table gives medians, minimums and the ratios of the medians.
+and known shapes: x [batch,1,seq], b [4,1], c [1,seq]) written to bench/out/. Each side is
+timed two ways, so that like is compared with like:
+
+- as a process: `onnx-bcast annotate` (start, read, infer, write, exit) against a Python
+  process that imports onnx and runs onnx.load + infer_shapes + onnx.save;
+- in one process: onnx.load + infer_shapes + onnx.save in this script, against the library
+  calls run back to back (`examples/pass_loop.rs`: load, infer, annotate, save), once under
+  glibc's default allocation policy and once under the CLI's (freed memory kept for reuse,
+  set here through glibc's environment variables, which the CLI sets with `mallopt`).
+
+The process runs alternate, ours then onnx's in-process run then onnx's process, --runs
+times; the library loops run --runs times each after that, their first (cold) run included.
+The table gives medians, minimums and the ratios of the medians; the last ratio sets our
+process against onnx in-process, which does not count Python's start-up or onnx's import.
 Where the time of one of ours goes: `cargo run --release --example pass_phases -- MODEL`.
 """
 import argparse
 import os
 import statistics
 import subprocess
+import sys
 import time
 
 import onnx
@@ -52,41 +61,71 @@ def chain(n):
     return m
 
 
+# The CLI's allocation policy (src/cli/memory.rs, `keep_freed_memory`) as glibc's variables.
+CLI_POLICY = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(2**31 - 1), "MALLOC_TOP_PAD_": str(64 << 20)}
+
+# onnx's side as a process: what a user running the same job from a shell waits for.
+ONNX_PROCESS = (
+    "import sys, onnx\n"
+    "onnx.save(onnx.shape_inference.infer_shapes(onnx.load(sys.argv[1])), sys.argv[2])\n"
+)
+
+
+def timed(f):
+    t = time.perf_counter()
+    f()
+    return time.perf_counter() - t
+
+
+def loop(path, out, runs, env=None):
+    """The library's seconds a run (`pass_loop`), one process, `runs` runs back to back."""
+    done = subprocess.run([LOOP, path, out, str(runs)], check=True, capture_output=True, text=True,
+                          env=dict(os.environ, **(env or {})))
+    return [float(line) for line in done.stdout.split()]
+
+
+def cell(xs):
+    return f"{statistics.median(xs) * 1e3:.1f} ({min(xs) * 1e3:.1f})"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="10000,100000,1000000")
-    ap.add_argument("--runs", type=int, default=5, help="alternating runs of each side per size")
+    ap.add_argument("--runs", type=int, default=11, help="alternating runs of each side per size")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     print("load average before the run: %.2f %.2f %.2f" % os.getloadavg())
-    print("| nodes | onnx-bcast annotate process s, median (min) | onnx-bcast in-process s, median (min) "
-          "| onnx load+infer_shapes+save s, median (min) | onnx / ours, process | onnx / ours, in-process |")
-    print("|---|---|---|---|---|---|")
+    print("milliseconds, median (min):\n")
+    print("| nodes | ours: `annotate` process | ours: in process, glibc default | ours: in process, CLI policy "
+          "| onnx: in process | onnx: process | process / process | in / in, default | in / in, CLI policy "
+          "| onnx in process / our process |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for n in [int(s) for s in args.sizes.split(",")]:
         path = os.path.join(OUT, f"chain_{n}.onnx")
         onnx.save(chain(n), path)
         out = os.path.join(OUT, f"chain_{n}.annotated.onnx")
-        ours, theirs = [], []
-        # Alternating, so that a slow spell of the machine hits both sides alike.
-        for _ in range(args.runs):
-            t = time.perf_counter()
-            subprocess.run([BIN, "annotate", path, "-o", out], check=True, stdout=subprocess.DEVNULL,
-                           stderr=subprocess.DEVNULL)
-            ours.append(time.perf_counter() - t)
-            t = time.perf_counter()
+        theirs_out = os.path.join(OUT, f"chain_{n}.onnx_inferred.onnx")
+        ours, theirs, theirs_proc = [], [], []
+        quiet = dict(check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+        def onnx_in_process():
             m = onnx.load(path)
-            inferred = onnx.shape_inference.infer_shapes(m)
-            onnx.save(inferred, os.path.join(OUT, f"chain_{n}.onnx_inferred.onnx"))
-            theirs.append(time.perf_counter() - t)
-            del m, inferred
-        # The library in one process, as onnx runs: every run timed, the first (cold) included.
-        done = subprocess.run([LOOP, path, os.path.join(OUT, f"chain_{n}.loop.onnx"), str(args.runs)],
-                              check=True, capture_output=True, text=True)
-        inproc = [float(line) for line in done.stdout.split()]
-        a, b, c = statistics.median(ours), statistics.median(theirs), statistics.median(inproc)
-        print(f"| {n} | {a:.3f} ({min(ours):.3f}) | {c:.3f} ({min(inproc):.3f}) | {b:.3f} ({min(theirs):.3f}) "
-              f"| {b / a:.1f} | {b / c:.1f} |", flush=True)
-    print("load average after the run: %.2f %.2f %.2f" % os.getloadavg())
+            onnx.save(onnx.shape_inference.infer_shapes(m), theirs_out)
+
+        # Alternating, so that a slow spell of the machine hits every side alike.
+        for _ in range(args.runs):
+            ours.append(timed(lambda: subprocess.run([BIN, "annotate", path, "-o", out], **quiet)))
+            theirs.append(timed(onnx_in_process))
+            theirs_proc.append(timed(lambda: subprocess.run(
+                [sys.executable, "-c", ONNX_PROCESS, path, theirs_out], **quiet)))
+        loop_out = os.path.join(OUT, f"chain_{n}.loop.onnx")
+        default = loop(path, loop_out, args.runs)
+        policy = loop(path, loop_out, args.runs, CLI_POLICY)
+        med = statistics.median
+        print(f"| {n} | {cell(ours)} | {cell(default)} | {cell(policy)} | {cell(theirs)} | {cell(theirs_proc)} "
+              f"| {med(theirs_proc) / med(ours):.1f}x | {med(theirs) / med(default):.1f}x "
+              f"| {med(theirs) / med(policy):.1f}x | {med(theirs) / med(ours):.1f}x |", flush=True)
+    print("\nload average after the run: %.2f %.2f %.2f" % os.getloadavg())
 
 
 if __name__ == "__main__":
