@@ -888,9 +888,14 @@ impl Infer<'_> {
             return Some(inferred);
         };
         let mut clash = None;
+        // onnxruntime refuses a model whose declared element type disagrees with its own
+        // inference, value_info included, but merges a disagreeing value_info shape with a
+        // warning: so an element-type clash is an error wherever it is declared.
+        let mut type_clash = false;
         if let (Some(a), Some(b)) = (id, dd) {
             if a != b {
                 clash = Some(format!("element type {b} is declared, {a} is inferred"));
+                type_clash = true;
             }
         }
         let shape = match (is, ds) {
@@ -918,8 +923,8 @@ impl Infer<'_> {
             (a, None) => a.clone(),
         };
         if let Some(what) = clash {
-            let (severity, kind) =
-                if is_output { (Severity::Error, "graph output") } else { (Severity::Warning, "value_info") };
+            let kind = if is_output { "graph output" } else { "value_info" };
+            let severity = if is_output || type_clash { Severity::Error } else { Severity::Warning };
             let msg = format!("{kind} '{}' contradicts inference: {what}", self.model.name(v));
             let d = self.diag(n, severity, "declared-shape-mismatch", msg);
             self.report(d);

@@ -156,3 +156,32 @@ fn opsets_newer_than_the_schemas_are_not_checked() {
     let m = one_node(newest, vec![f32("a"), of("b", DataType::Float16)], node("add", "Add", &["a", "b"], &["c"]));
     assert_eq!(type_findings(&m).len(), 1);
 }
+
+#[test]
+fn a_value_info_element_type_that_contradicts_inference_is_an_error() {
+    // onnxruntime refuses a float16 value_info for a float32 Add ("Type Error: Type
+    // (tensor(float16)) of output arg (c) of node (add) does not match expected type
+    // (tensor(float))") but loads one of a different size, merging it with a warning.
+    let findings = |vi: ValueInfoProto| {
+        let mut m = build::model(
+            17,
+            vec![f32("a"), of("b", DataType::Float)],
+            vec![node("add", "Add", &["a", "b"], &["c"]), node("r", "Relu", &["c"], &["d"])],
+            &["d"],
+        );
+        m.graph.as_mut().expect("graph").value_info.push(vi);
+        let inf = infer(&build::load(&m), &Options::default());
+        inf.diagnostics.iter().map(|d| (d.severity, d.code, d.message.clone())).collect::<Vec<_>>()
+    };
+    assert_eq!(
+        findings(typed("c", DataType::Float16, &[2, 3])),
+        [(
+            Severity::Error,
+            "declared-shape-mismatch",
+            "value_info 'c' contradicts inference: element type float16 is declared, float32 is inferred".to_string()
+        )]
+    );
+    let size = findings(typed("c", DataType::Float, &[2, 4]));
+    assert_eq!(size.len(), 1, "{size:?}");
+    assert_eq!((size[0].0, size[0].1), (Severity::Warning, "declared-shape-mismatch"));
+}
