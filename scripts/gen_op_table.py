@@ -104,7 +104,8 @@ def rule(op, since):
     raise SystemExit(f"no rule for {op}")
 
 
-NO_VAR = 255
+# A formal input that no tensor type can take: `Constraints::NONE`, which names no set.
+NO_VAR = "C::NONE"
 
 # Element types with a numpy name, the names `DType::name` gives.
 NP = {TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8, TensorProto.UINT16, TensorProto.INT16,
@@ -146,7 +147,7 @@ def constraints(s, masks):
     else:
         rep = "R::No"
     sets_rs = ", ".join(f"{'var' if var else 'one'}({name})" for name, var in sets)
-    return f"C::new(&{ins}, &[{sets_rs}], {rep})"
+    return f"C::new(&[{', '.join(map(str, ins))}], &[{sets_rs}], {rep})"
 
 
 def main():

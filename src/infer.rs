@@ -651,16 +651,14 @@ impl Infer<'_> {
         let def = if function.is_none() { self.row(&node.domain, &node.op_type, opset) } else { None };
         if let Some(def) = def {
             self.check_types(n, node, def, opset);
-        }
-        if let Some((v, ty)) = def.and_then(|def| self.plain_broadcast(node, def, declared)) {
-            #[cfg(debug_assertions)]
-            if let Some(def) = def {
+            if let Some((v, ty)) = self.plain_broadcast(node, def, declared) {
+                #[cfg(debug_assertions)]
                 self.check_plain(node, def, opset, &ty);
+                self.out.floats.set(v, None);
+                self.out.strings.set(v, None);
+                self.set(v, Some(ty), None);
+                return;
             }
-            self.out.floats.set(v, None);
-            self.out.strings.set(v, None);
-            self.set(v, Some(ty), None);
-            return;
         }
         let result = match node.op_type.as_str() {
             "If" if node.domain.is_empty() => Ok(self.if_outputs(n, node)),
