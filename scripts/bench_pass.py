@@ -16,8 +16,10 @@ timed two ways, so that like is compared with like:
   glibc's default allocation policy and once under the CLI's (freed memory kept for reuse,
   set here through glibc's environment variables, which the CLI sets with `mallopt`).
 
-The process runs alternate, ours then onnx's in-process run then onnx's process, --runs
-times; the library loops run --runs times each after that, their first (cold) run included.
+All runs alternate, --runs rounds of: our process, onnx in-process, our library under each
+policy (two `pass_loop` processes kept open, each running once per line it reads), onnx's
+process; so a slow spell of the machine hits every side alike. Every run is counted, the
+first (cold) ones included.
 The table gives medians, minimums and the ratios of the medians; the last ratio sets our
 process against onnx in-process, which does not count Python's start-up or onnx's import.
 Where the time of one of ours goes: `cargo run --release --example pass_phases -- MODEL`.
@@ -77,11 +79,26 @@ def timed(f):
     return time.perf_counter() - t
 
 
-def loop(path, out, runs, env=None):
-    """The library's seconds a run (`pass_loop`), one process, `runs` runs back to back."""
-    done = subprocess.run([LOOP, path, out, str(runs)], check=True, capture_output=True, text=True,
-                          env=dict(os.environ, **(env or {})))
-    return [float(line) for line in done.stdout.split()]
+class Loop:
+    """Our library in one process (`pass_loop` reading a line per run), under `env`."""
+
+    def __init__(self, path, out, env=None):
+        self.p = subprocess.Popen([LOOP, path, out, "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  text=True, env=dict(os.environ, **(env or {})))
+
+    def run(self):
+        """The seconds of one run, as the loop timed it."""
+        self.p.stdin.write("\n")
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            sys.exit(f"pass_loop ended with status {self.p.wait()}")
+        return float(line)
+
+    def close(self):
+        self.p.stdin.close()
+        if self.p.wait() != 0:
+            sys.exit(f"pass_loop ended with status {self.p.returncode}")
 
 
 def cell(xs):
@@ -105,22 +122,24 @@ def main():
         onnx.save(chain(n), path)
         out = os.path.join(OUT, f"chain_{n}.annotated.onnx")
         theirs_out = os.path.join(OUT, f"chain_{n}.onnx_inferred.onnx")
-        ours, theirs, theirs_proc = [], [], []
+        ours, theirs, theirs_proc, default, policy = [], [], [], [], []
         quiet = dict(check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
         def onnx_in_process():
             m = onnx.load(path)
             onnx.save(onnx.shape_inference.infer_shapes(m), theirs_out)
 
-        # Alternating, so that a slow spell of the machine hits every side alike.
+        loop_out = os.path.join(OUT, f"chain_{n}.loop.onnx")
+        loops = Loop(path, loop_out), Loop(path, loop_out, CLI_POLICY)
         for _ in range(args.runs):
             ours.append(timed(lambda: subprocess.run([BIN, "annotate", path, "-o", out], **quiet)))
             theirs.append(timed(onnx_in_process))
+            default.append(loops[0].run())
+            policy.append(loops[1].run())
             theirs_proc.append(timed(lambda: subprocess.run(
                 [sys.executable, "-c", ONNX_PROCESS, path, theirs_out], **quiet)))
-        loop_out = os.path.join(OUT, f"chain_{n}.loop.onnx")
-        default = loop(path, loop_out, args.runs)
-        policy = loop(path, loop_out, args.runs, CLI_POLICY)
+        for lp in loops:
+            lp.close()
         med = statistics.median
         print(f"| {n} | {cell(ours)} | {cell(default)} | {cell(policy)} | {cell(theirs)} | {cell(theirs_proc)} "
               f"| {med(theirs_proc) / med(ours):.1f}x | {med(theirs) / med(default):.1f}x "
