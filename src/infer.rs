@@ -63,8 +63,13 @@ trait Contents {
 }
 
 impl Contents for Dim {
+    /// Its expression's text counted in full, though clones share it: an upper bound.
     fn bytes(&self) -> usize {
-        std::mem::size_of::<Dim>()
+        let text = match self {
+            Dim::Sym(s) => s.as_str().len(),
+            _ => 0,
+        };
+        std::mem::size_of::<Dim>().saturating_add(text)
     }
 }
 
@@ -148,7 +153,8 @@ impl Inference {
         self.ty(v).and_then(Type::shape)
     }
 
-    /// The contents of a small integer tensor, when known or symbolic.
+    /// The contents of a small integer tensor, or of a float tensor holding sizes cast to
+    /// float (whole numbers), when known or symbolic.
     pub fn value(&self, v: ValueId) -> Option<&[Dim]> {
         self.values.get(v).map(Vec::as_slice)
     }
@@ -1207,7 +1213,16 @@ fn fold(f: ops::Fold, c: &Ctx, out: &Out) -> Option<Vec<Dim>> {
     if matches!(f, ops::Fold::None) {
         return None;
     }
-    let oshape = out.types.first()?.as_ref()?.shape()?;
+    let out_type = out.types.first()?.as_ref()?;
+    // Float contents are whole numbers (sizes cast to float): moved, never computed on, as
+    // float arithmetic (a Div) is not the integer arithmetic of `Dim`.
+    let float = |t: Option<&Type>| t.and_then(Type::dtype).is_some_and(DType::is_float);
+    if matches!(f, ops::Fold::Unary(_) | ops::Fold::Binary(_))
+        && (float(Some(out_type)) || c.inputs.iter().any(|t| float(*t)))
+    {
+        return None;
+    }
+    let oshape = out_type.shape()?;
     let n = numel(oshape).filter(|n| *n <= ops::MAX_TRACKED)?;
     let k = if matches!(f, ops::Fold::Broadcast0) { 1 } else { c.inputs.len() };
     let mut ins = Vec::with_capacity(k);

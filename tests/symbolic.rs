@@ -429,3 +429,64 @@ fn concat_pins_a_symbol_to_the_size_it_meets() {
     assert_eq!(shape_of(&m, &inf, "a"), Some(&vec![d(5), d(5)]));
     assert_eq!(codes(&inf), vec!["symbol-contradiction"]);
 }
+
+/// A float scalar initializer.
+fn f32_scalar(name: &str, v: f32) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        data_type: Some(tensor_proto::DataType::Float as i32),
+        float_data: vec![v],
+        ..Default::default()
+    }
+}
+
+/// YOLO-style anchors: a grid `Range(0.0, float(w), 1.0) + 0.5` over a feature map's width,
+/// added to that feature map. The width, cast to float, stays the symbol it was: the grid is
+/// `[w]` and the Add needs no side condition (it used to get an unknown size and an "equal
+/// or 1" condition against `w`). Arithmetic on float contents is not folded: float(w) /
+/// float(2) is not `floor(w/2)`.
+#[test]
+fn a_range_over_a_size_cast_to_float_keeps_the_size() {
+    let cast = |to: tensor_proto::DataType| AttributeProto {
+        name: Some("to".into()),
+        r#type: Some(attribute_proto::AttributeType::Int as i32),
+        i: Some(to as i64),
+        ..Default::default()
+    };
+    let mut to_float = node("Cast", &["wi"], &["wf"]);
+    to_float.attribute.push(cast(tensor_proto::DataType::Float));
+    let mut two_to_float = node("Cast", &["two_i"], &["two_f"]);
+    two_to_float.attribute.push(cast(tensor_proto::DataType::Float));
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["s"]),
+            node("Gather", &["s", "three"], &["wi"]),
+            to_float,
+            node("Range", &["zero", "wf", "one"], &["grid"]),
+            node("Add", &["grid", "centre"], &["cells"]),
+            node("Add", &["x", "cells"], &["y"]),
+            two_to_float,
+            node("Div", &["wf", "two_f"], &["ratio"]),
+            node("Range", &["zero", "ratio", "one"], &["r"]),
+        ],
+        vec![f32_input("x", &[D::S("batch"), D::N(4), D::S("h"), D::S("w")])],
+        vec![
+            ints_init("three", &[3]),
+            f32_scalar("zero", 0.0),
+            f32_scalar("one", 1.0),
+            f32_scalar("centre", 0.5),
+            TensorProto { dims: vec![], ..ints_init("two_i", &[2]) },
+        ],
+        &["y", "r"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "grid"), Some(&vec![Dim::sym("w")]));
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("batch"), d(4), Dim::sym("h"), Dim::sym("w")]));
+    assert!(inf.constraints.is_empty(), "{:?}", inf.constraints);
+    // w / 2 in floats is not known to be whole: Range over it gets no size (floor(w/2)
+    // would be wrong for every odd w), only a fresh name for an unknown one.
+    let r = shape_of(&m, &inf, "r").expect("ranked");
+    assert!(matches!(&r[..], [Dim::Sym(s)] if s.as_str().starts_with('?')), "{r:?}");
+}

@@ -99,7 +99,8 @@ impl Ctx<'_> {
         self.inputs.get(i).copied().flatten().and_then(Type::dtype)
     }
 
-    /// Input `i`'s contents, for a small integer tensor.
+    /// Input `i`'s contents, for a small integer tensor (or a float one holding sizes cast
+    /// to float: whole numbers, which only moves and Range read).
     pub fn value(&self, i: usize) -> Option<&[Dim]> {
         self.values.get(i).copied().flatten()
     }

@@ -241,9 +241,14 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
     let mut out = one(Type::tensor(to, c.shape(0).map(<[Dim]>::to_vec)));
     let to_int = to.is_some_and(|d| d.is_int() || d == DType::Bool);
     let from_int = c.dtype(0).is_some_and(|d| d.is_int() || d == DType::Bool);
+    let to_float = to.is_some_and(DType::is_float);
     let value = match (from_int, to_int, to) {
         (true, true, Some(DType::Bool)) => c.value(0).map(|v| v.iter().map(|d| fold::and(d, d)).collect()),
         (true, true, _) => c.value(0).map(<[Dim]>::to_vec),
+        // A size cast to float (an exporter's `arange(w)` over a feature map) keeps its symbol:
+        // the float holds that whole number. Only moves and Range read it; arithmetic on
+        // float contents is not folded (`infer::fold`).
+        (true, false, _) if to_float && c.dtype(0) != Some(DType::Bool) => c.value(0).map(<[Dim]>::to_vec),
         // Floats that are whole numbers convert exactly (truncation toward zero).
         (false, true, Some(DType::Bool)) => {
             c.floats.first().copied().flatten().map(|f| f.iter().map(|x| Dim::Known((*x != 0.0) as i64)).collect())
@@ -256,7 +261,6 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
         _ => None,
     };
     out.values = vec![value];
-    let to_float = to.is_some_and(|d| matches!(d, DType::F32 | DType::F64 | DType::F16 | DType::BF16));
     out.floats = vec![match (to_float, from_int) {
         (true, true) => c.ints(0).map(|v| v.into_iter().map(|x| x as f64).collect()),
         (true, false) => c.floats.first().copied().flatten().map(<[f64]>::to_vec),
@@ -749,8 +753,16 @@ pub fn constant_of_shape(c: &Ctx) -> R {
 pub fn range(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let mut out = one(Type::tensor(dtype, Some(vec![Dim::Unknown])));
-    if let (Some(s), Some(l), Some(d)) = (c.value(0), c.value(1), c.value(2)) {
-        let (s, l, d) = (s.first(), l.first(), d.first());
+    // A scalar as a size: integer contents, or a float that is a whole number.
+    let size = |i: usize| match c.value(i) {
+        Some(v) => v.first().cloned(),
+        None => match c.numbers(i).as_deref() {
+            Some([x]) if x.fract() == 0.0 && x.abs() < 9e15 => Some(Dim::Known(*x as i64)),
+            _ => None,
+        },
+    };
+    if let (Some(s), Some(l), Some(d)) = (size(0), size(1), size(2)) {
+        let (s, l, d) = (Some(&s), Some(&l), Some(&d));
         if let (Some(s), Some(l), Some(Dim::Known(d))) = (s, l, d) {
             if *d == 0 {
                 return invalid("Range: delta is 0".into());
@@ -766,7 +778,7 @@ pub fn range(c: &Ctx) -> R {
                 _ if *d > 0 => l.sub(s).div_ceil(&Dim::Known(*d)),
                 _ => Dim::Unknown,
             };
-            if let (Dim::Known(k), Dim::Known(a)) = (&n, s) {
+            if let (Dim::Known(k), Dim::Known(a), true) = (&n, s, dtype.is_some_and(DType::is_int)) {
                 if (*k as usize) <= MAX_TRACKED {
                     let v: Option<Vec<Dim>> =
                         (0..*k).map(|i| i.checked_mul(*d).and_then(|x| x.checked_add(*a)).map(Dim::Known)).collect();

@@ -56,7 +56,7 @@ impl fmt::Display for Sym {
 /// The longest expression a derived size keeps (`max(a,b)`, `batch*seq+64`, ...); a longer
 /// one is an unknown dim. Expressions grow with the nodes they pass through: without a bound,
 /// a chain of n broadcasts over n symbols held and printed O(n^2) text (48 MB for 3,000 Adds).
-pub const MAX_EXPR: usize = 256;
+pub const MAX_EXPR: usize = 512;
 
 /// The size `text` names, derived from other sizes: unknown past [`MAX_EXPR`] bytes.
 fn derived(text: String) -> Dim {
@@ -132,6 +132,104 @@ fn split_offset(text: &str) -> Option<(&str, i64)> {
     let k: i64 = text[i + 1..].parse().ok()?;
     let k = if bytes[i] == b'-' { k.checked_neg()? } else { k };
     Some((&text[..i], k))
+}
+
+/// Splits a product `e*k` (every top-level operator a `*`, the last factor an integer) into
+/// `(e, k)`.
+fn split_factor(text: &str) -> Option<(&str, i64)> {
+    let mut depth = 0i32;
+    let mut last = None;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'+' | b'-' | b'/' | b'%' if depth == 0 && i > 0 => return None,
+            b'*' if depth == 0 => last = Some(i),
+            _ => {}
+        }
+    }
+    let i = last?;
+    Some((&text[..i], text[i + 1..].parse().ok()?))
+}
+
+/// True when `text` is an expression this module writes over integers: names, integers,
+/// `+ - * %`, and calls, a `/` only as the division inside `floor(..)` or `ceil(..)`. A
+/// `dim_param` that an exporter wrote with true division (`h/2 - 1/2`), a decimal point or
+/// spaces is not taken apart.
+fn integral(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &text[i..];
+        if let Some(call) = ["floor(", "ceil("].into_iter().find(|c| rest.starts_with(c)) {
+            // The call's argument is `a/b` of two integral operands; its own `/` is floor's.
+            let open = i + call.len() - 1;
+            let mut depth = 0i32;
+            let mut close = None;
+            for (j, b) in bytes.iter().enumerate().skip(open) {
+                match b {
+                    b'(' => depth += 1,
+                    b')' => {
+                        depth -= 1;
+                        if depth == 0 {
+                            close = Some(j);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let Some(close) = close else { return false };
+            let inner = &text[open + 1..close];
+            let Some(slash) = top_slash(inner) else { return false };
+            if !integral(&inner[..slash]) || !integral(&inner[slash + 1..]) {
+                return false;
+            }
+            i = close + 1;
+            continue;
+        }
+        if matches!(bytes[i], b'/' | b'.' | b' ') {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// Where the one `/` at parenthesis depth 0 of `text` is.
+fn top_slash(text: &str) -> Option<usize> {
+    let mut depth = 0i32;
+    let mut found = None;
+    for (i, b) in text.bytes().enumerate() {
+        match b {
+            b'(' => depth += 1,
+            b')' => depth -= 1,
+            b'/' if depth == 0 => {
+                if found.is_some() {
+                    return None;
+                }
+                found = Some(i);
+            }
+            _ => {}
+        }
+    }
+    found
+}
+
+/// `floor((e*c + d) / k)` (or `ceil`) as `e*(c/k) + floor(d/k)` when `k` divides `c` and `e`
+/// is an integer expression: how a stride-2 layer after a 2x upsampling gives back the size
+/// it started from (`floor((s*4-1)/2)+1` is `s*2`).
+fn linear_div(s: &Sym, k: i64, ceil: bool) -> Option<Dim> {
+    if k <= 0 {
+        return None;
+    }
+    let (base, d) = split_offset(s.as_str()).unwrap_or((s.as_str(), 0));
+    let (e, c) = split_factor(strip_parens(base))?;
+    if c % k != 0 || !integral(e) {
+        return None;
+    }
+    let q = if ceil { -((-i128::from(d)).div_euclid(i128::from(k))) } else { i128::from(d).div_euclid(i128::from(k)) };
+    Some(Dim::sym(strip_parens(e)).mul(&Dim::Known(c / k)).add(&Dim::Known(i64::try_from(q).ok()?)))
 }
 
 /// The comma-separated arguments of a call's inside, split at parenthesis depth 0.
@@ -298,6 +396,14 @@ impl Dim {
             (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
             (Dim::Known(a), Dim::Known(b)) => a.checked_mul(*b).map_or(Dim::Unknown, Dim::Known),
             (x, Dim::Known(1)) | (Dim::Known(1), x) => x.clone(),
+            // `(e * c) * k` is `e * (c * k)`.
+            (Dim::Sym(s), Dim::Known(k)) | (Dim::Known(k), Dim::Sym(s)) if split_factor(s.as_str()).is_some() => {
+                let (e, c) = split_factor(s.as_str()).unwrap_or_default();
+                match c.checked_mul(*k) {
+                    Some(ck) => Dim::sym(strip_parens(e)).mul(&Dim::Known(ck)),
+                    None => Dim::Unknown,
+                }
+            }
             (Dim::Known(k), s) | (s, Dim::Known(k)) => derived(format!("{}*{}", factor(s), factor(&Dim::Known(*k)))),
             (a, b) => {
                 let (x, y) = if a <= b { (a, b) } else { (b, a) };
@@ -317,6 +423,9 @@ impl Dim {
             },
             (x, Dim::Known(1)) => x.clone(),
             (a, b) if a == b => Dim::Known(1),
+            (Dim::Sym(s), Dim::Known(k)) if linear_div(s, *k, false).is_some() => {
+                linear_div(s, *k, false).unwrap_or(Dim::Unknown)
+            }
             (a, b) => derived(format!("floor({}/{})", operand(a), operand(b))),
         }
     }
@@ -334,6 +443,9 @@ impl Dim {
             },
             (x, Dim::Known(1)) => x.clone(),
             (a, b) if a == b => Dim::Known(1),
+            (Dim::Sym(s), Dim::Known(k)) if linear_div(s, *k, true).is_some() => {
+                linear_div(s, *k, true).unwrap_or(Dim::Unknown)
+            }
             (a, b) => derived(format!("ceil({}/{})", operand(a), operand(b))),
         }
     }
