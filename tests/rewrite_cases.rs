@@ -2,6 +2,8 @@
 //! input shape unlike its output's (all 213 family cases and the opset-6 legacy cases),
 //! `expand` is idempotent byte for byte, and `implicit(expand(m))` gives back m's nodes.
 
+#[path = "common/build.rs"]
+mod build;
 mod common;
 
 use onnx_bcast::infer::{infer, Options};
@@ -204,4 +206,37 @@ fn rewrites_hold_over_every_backend_case() {
     }
     assert_eq!(total, 1884);
     assert!(refused < total / 10, "{refused} of {total} cases have error findings");
+}
+
+/// A size the model declares in its own words (an exporter's `a + b` for what inference
+/// derives as `a+b`): the tensors `expand` inserts beside it are declared with the model's
+/// text, so that other tools (onnx's shape inference) see one size, not two. Without that
+/// value_info, they carry inference's text.
+#[test]
+fn expand_declares_inserted_tensors_with_the_models_names_for_sizes() {
+    use build::{input, load, model, node, with_int};
+    let declared_type = |m: &mut onnx_bcast::onnx::ModelProto| {
+        let g = m.graph.as_mut().expect("a graph");
+        g.value_info.push(input("c", &["a + b"]));
+    };
+    let mut proto = model(
+        17,
+        vec![input("x", &["a"]), input("y", &["b"]), input("s", &[1i64])],
+        vec![with_int(node("cat", "Concat", &["x", "y"], &["c"]), "axis", 0), node("add", "Add", &["c", "s"], &["z"])],
+        &["z"],
+    );
+    let dims_of_inserted = |m: &Model| -> Vec<String> {
+        let g = m.graph(Model::MAIN);
+        g.value_info
+            .iter()
+            .filter(|vi| m.name(vi.value).ends_with("_expanded"))
+            .flat_map(|vi| vi.ty.as_ref().and_then(|t| t.shape()).cloned().unwrap_or_default())
+            .map(|d| d.to_string())
+            .collect()
+    };
+    let plain = expanded(&load(&proto));
+    assert_eq!(dims_of_inserted(&plain), vec!["a+b"]);
+    declared_type(&mut proto);
+    let named = expanded(&load(&proto));
+    assert_eq!(dims_of_inserted(&named), vec!["a + b"]);
 }

@@ -75,6 +75,7 @@ fn stretched_under_assumptions(model: &Model, inf: &Inference) -> Vec<NodeId> {
 /// The edits that make every broadcast of `model` explicit, given its inference.
 pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
     let mut patch = Patch::new(model);
+    patch.rename_as(super::declared_names(model, inf));
     let mut report = Report::default();
     for g in model.graph_ids() {
         for &n in &model.graph(g).order {

@@ -14,7 +14,7 @@ use crate::dtype::DType;
 use crate::infer::Inference;
 use crate::ir::{AttrValue, Attribute, Def, GraphId, Model, Node, NodeId, Tensor, TensorData, ValueId, ValueInfo};
 use crate::ops::{self, ShapeRule};
-use crate::shape::{render, Dim, Type};
+use crate::shape::{render, Dim, Sym, Type};
 
 pub use annotate::{annotate, annotate_taking};
 pub use expand::expand;
@@ -74,6 +74,42 @@ pub struct Patch {
     /// Each node's index in its graph's order, built the first time an unnamed node needs
     /// one for [`Patch::base_name`] (a search per node made `expand` quadratic).
     positions: std::cell::OnceCell<crate::ir::IdMap<NodeId, usize>>,
+    /// Symbolic sizes as the model itself names them ([`declared_names`]), for the types
+    /// written for new values.
+    renames: HashMap<Sym, Sym>,
+}
+
+/// Our name for a symbolic size mapped to the model's, where the model's declared types
+/// name it otherwise: an exporter writes its own text for a size (`floor(h/2 - 1/2) + 1`
+/// where inference derives `floor((h-1)/2)+1`), and a tensor inserted beside that one and
+/// declared with our text would look to other tools (onnx's shape inference) like a
+/// different size. A name the model gives two texts is left as ours, and so is a size that
+/// holds an unknown (`?1`) or a broadcast taken under a side condition (`max(a,b)`): the
+/// model's name for it states more than inference knows.
+pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Sym, Sym> {
+    let mut seen: HashMap<Sym, Option<Sym>> = HashMap::new();
+    for g in &model.graphs {
+        for info in g.inputs.iter().chain(&g.outputs).chain(&g.value_info) {
+            let (Some(declared), Some(ours)) = (info.ty.as_ref().and_then(Type::shape), inf.shape(info.value)) else {
+                continue;
+            };
+            if declared.len() != ours.len() {
+                continue;
+            }
+            for (d, o) in declared.iter().zip(ours) {
+                if let (Dim::Sym(theirs), Dim::Sym(ours)) = (d, o) {
+                    let guessed = |s: &Sym| s.as_str().contains('?') || s.as_str().contains("max(");
+                    if theirs != ours && !guessed(ours) && !theirs.as_str().starts_with('?') {
+                        let entry = seen.entry(ours.clone()).or_insert_with(|| Some(theirs.clone()));
+                        if entry.as_ref() != Some(theirs) {
+                            *entry = None;
+                        }
+                    }
+                }
+            }
+        }
+    }
+    seen.into_iter().filter_map(|(ours, theirs)| Some((ours, theirs?))).collect()
 }
 
 impl Patch {
@@ -119,8 +155,20 @@ impl Patch {
         name
     }
 
+    /// Writes new values' types with the model's own names for sizes ([`declared_names`]).
+    pub(crate) fn rename_as(&mut self, renames: HashMap<Sym, Sym>) {
+        self.renames = renames;
+    }
+
     fn value(&mut self, graph: GraphId, base: &str, ty: Option<Type>) -> usize {
         let name = self.fresh(base);
+        let ty = match ty {
+            Some(t) if !self.renames.is_empty() => Some(t.map_dims(&|d| match d {
+                Dim::Sym(s) => self.renames.get(s).map_or_else(|| d.clone(), |t| Dim::Sym(t.clone())),
+                d => d.clone(),
+            })),
+            ty => ty,
+        };
         self.values.push(NewValue { graph, name, ty });
         self.values.len() - 1
     }
