@@ -8,7 +8,8 @@ onnx, onnxruntime and numpy; the transformer rows also need torch and transforme
 Models (into target/real-models/, never committed):
 - PaddleOCR v4 det/rec and v2 cls from the rapidocr-onnxruntime 1.4.4 wheel (PaddlePaddle via
   paddle2onnx), magika 1.0.3's model (TF via tf2onnx), silero-vad 6.2.3's six models (PyTorch,
-  with If subgraphs), and onnx's own `light` CNNs (shipped in the onnx package);
+  with If subgraphs), nudenet 3.4.2's YOLOv8n detector (ultralytics via torch.onnx, dynamic
+  batch, height and width), and onnx's own `light` CNNs (shipped in the onnx package);
 - tiny BERT, GPT-2, T5 encoder, ViT and Whisper encoder built from `transformers` configs with
   random weights and exported by torch.onnx with dynamic batch and sequence, once with the
   TorchScript exporter and once with the dynamo exporter (the T5 dynamo export fails in torch
@@ -28,7 +29,7 @@ import onnx
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CACHE = os.path.join(ROOT, "target", "real-models")
-WHEELS = ["rapidocr-onnxruntime==1.4.4", "magika==1.0.3", "silero-vad==6.2.3"]
+WHEELS = ["rapidocr-onnxruntime==1.4.4", "magika==1.0.3", "silero-vad==6.2.3", "nudenet==3.4.2"]
 
 
 def fetch():
@@ -134,6 +135,7 @@ def table():
         (os.path.join(sil, "silero_vad_half.onnx"), vad),
         (os.path.join(sil, "silero_vad_16k_sequence.onnx"), ["--dim=sequence_length=1"]),
         (os.path.join(sil, "silero_vad_openvino_16k.onnx"), []),
+        (os.path.join(u, "nudenet", "320n.onnx"), ["--dim=batch=2", "--dim=height=640", "--dim=width=416"]),
     ]
     rows += [(p, []) for p in sorted(glob.glob(os.path.join(light, "*.onnx"))) if ".stripped." not in p]
     for p in sorted(glob.glob(os.path.join(CACHE, "transformers", "*.onnx"))):
