@@ -245,10 +245,19 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
     let value = match (from_int, to_int, to) {
         (true, true, Some(DType::Bool)) => c.value(0).map(|v| v.iter().map(|d| fold::and(d, d)).collect()),
         (true, true, _) => c.value(0).map(<[Dim]>::to_vec),
-        // A size cast to float (an exporter's `arange(w)` over a feature map) keeps its symbol:
-        // the float holds that whole number. Only moves and Range read it; arithmetic on
-        // float contents is not folded (`infer::fold`).
-        (true, false, _) if to_float && c.dtype(0) != Some(DType::Bool) => c.value(0).map(<[Dim]>::to_vec),
+        // A size cast to float or double (an exporter's `arange(w)` over a feature map) keeps
+        // its symbol: the float holds that whole number, exactly for any size below 2^24
+        // (a known value past it is unknown). Float16 and bfloat16 round from 2048 and 256,
+        // so they keep nothing. Only moves and Range read these contents; arithmetic on float
+        // contents is not folded (`infer::fold`).
+        (true, false, Some(DType::F32 | DType::F64)) if c.dtype(0) != Some(DType::Bool) => c.value(0).map(|v| {
+            v.iter()
+                .map(|d| match d {
+                    Dim::Known(k) if k.unsigned_abs() > 1 << 24 => Dim::Unknown,
+                    d => d.clone(),
+                })
+                .collect()
+        }),
         // Floats that are whole numbers convert exactly (truncation toward zero).
         (false, true, Some(DType::Bool)) => {
             c.floats.first().copied().flatten().map(|f| f.iter().map(|x| Dim::Known((*x != 0.0) as i64)).collect())
