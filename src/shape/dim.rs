@@ -115,36 +115,35 @@ impl Dim {
     }
 }
 
-/// Splits `e+k` or `e-k` (a trailing integer added at the top level) into `(e, ±k)`.
-fn split_offset(text: &str) -> Option<(&str, i64)> {
-    let bytes = text.as_bytes();
+/// The bytes of `text` outside any parentheses, with their positions (parentheses left out).
+fn top_level(text: &str) -> impl Iterator<Item = (usize, u8)> + '_ {
     let mut depth = 0i32;
-    let mut last = None;
-    for (i, b) in bytes.iter().enumerate() {
+    text.bytes().enumerate().filter(move |&(_, b)| {
         match b {
             b'(' => depth += 1,
             b')' => depth -= 1,
-            b'+' | b'-' if depth == 0 && i > 0 => last = Some(i),
-            _ => {}
+            _ => return depth == 0,
         }
-    }
-    let i = last?;
+        false
+    })
+}
+
+/// Splits `e+k` or `e-k` (a trailing integer added at the top level) into `(e, ±k)`.
+fn split_offset(text: &str) -> Option<(&str, i64)> {
+    let (i, sign) = top_level(text).filter(|&(i, b)| i > 0 && matches!(b, b'+' | b'-')).last()?;
     let k: i64 = text[i + 1..].parse().ok()?;
-    let k = if bytes[i] == b'-' { k.checked_neg()? } else { k };
+    let k = if sign == b'-' { k.checked_neg()? } else { k };
     Some((&text[..i], k))
 }
 
 /// Splits a product `e*k` (every top-level operator a `*`, the last factor an integer) into
 /// `(e, k)`.
 fn split_factor(text: &str) -> Option<(&str, i64)> {
-    let mut depth = 0i32;
     let mut last = None;
-    for (i, b) in text.bytes().enumerate() {
+    for (i, b) in top_level(text) {
         match b {
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            b'+' | b'-' | b'/' | b'%' if depth == 0 && i > 0 => return None,
-            b'*' if depth == 0 => last = Some(i),
+            b'+' | b'-' | b'/' | b'%' if i > 0 => return None,
+            b'*' => last = Some(i),
             _ => {}
         }
     }
@@ -198,22 +197,9 @@ fn integral(text: &str) -> bool {
 
 /// Where the one `/` at parenthesis depth 0 of `text` is.
 fn top_slash(text: &str) -> Option<usize> {
-    let mut depth = 0i32;
-    let mut found = None;
-    for (i, b) in text.bytes().enumerate() {
-        match b {
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            b'/' if depth == 0 => {
-                if found.is_some() {
-                    return None;
-                }
-                found = Some(i);
-            }
-            _ => {}
-        }
-    }
-    found
+    let mut slashes = top_level(text).filter(|&(_, b)| b == b'/').map(|(i, _)| i);
+    let first = slashes.next()?;
+    slashes.next().is_none().then_some(first)
 }
 
 /// `floor((e*c + d) / k)` (or `ceil`) as `e*(c/k) + floor(d/k)` when `k` divides `c` and `e`
@@ -234,19 +220,11 @@ fn linear_div(s: &Sym, k: i64, ceil: bool) -> Option<Dim> {
 
 /// The comma-separated arguments of a call's inside, split at parenthesis depth 0.
 fn split_args(inner: &str) -> Vec<&str> {
-    let mut depth = 0i32;
     let mut start = 0;
     let mut out = Vec::new();
-    for (i, b) in inner.bytes().enumerate() {
-        match b {
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            b',' if depth == 0 => {
-                out.push(&inner[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
+    for (i, _) in top_level(inner).filter(|&(_, b)| b == b',') {
+        out.push(&inner[start..i]);
+        start = i + 1;
     }
     out.push(&inner[start..]);
     out
@@ -317,17 +295,7 @@ fn operand(d: &Dim) -> String {
 
 /// The operators at parenthesis depth 0 of an expression's text.
 fn top_ops(text: &str) -> Vec<u8> {
-    let mut depth = 0i32;
-    let mut ops = Vec::new();
-    for (i, b) in text.bytes().enumerate() {
-        match b {
-            b'(' => depth += 1,
-            b')' => depth -= 1,
-            b'+' | b'-' | b'*' | b'/' | b'%' if depth == 0 && i > 0 => ops.push(b),
-            _ => {}
-        }
-    }
-    ops
+    top_level(text).filter(|&(i, b)| i > 0 && matches!(b, b'+' | b'-' | b'*' | b'/' | b'%')).map(|(_, b)| b).collect()
 }
 
 /// The operand's text inside a product: parenthesised only when it is a sum or difference.
