@@ -770,33 +770,30 @@ pub fn range(c: &Ctx) -> R {
             _ => None,
         },
     };
-    if let (Some(s), Some(l), Some(d)) = (size(0), size(1), size(2)) {
-        let (s, l, d) = (Some(&s), Some(&l), Some(&d));
-        if let (Some(s), Some(l), Some(Dim::Known(d))) = (s, l, d) {
-            if *d == 0 {
-                return invalid("Range: delta is 0".into());
-            }
-            let n = match (s, l) {
-                (Dim::Known(a), Dim::Known(b)) => {
-                    let span = (*b as i128) - (*a as i128);
-                    let dd = *d as i128;
-                    let q = if (span % dd != 0) && ((span < 0) == (dd < 0)) { span / dd + 1 } else { span / dd };
-                    Dim::Known(q.max(0).min(i64::MAX as i128) as i64)
-                }
-                // With a symbolic limit: only count upward from a known start by a positive step.
-                _ if *d > 0 => l.sub(s).div_ceil(&Dim::Known(*d)),
-                _ => Dim::Unknown,
-            };
-            if let (Dim::Known(k), Dim::Known(a), true) = (&n, s, dtype.is_some_and(DType::is_int)) {
-                if (*k as usize) <= MAX_TRACKED {
-                    let v: Option<Vec<Dim>> =
-                        (0..*k).map(|i| i.checked_mul(*d).and_then(|x| x.checked_add(*a)).map(Dim::Known)).collect();
-                    out.values = vec![v];
-                }
-            }
-            out.types[0] = Some(Type::tensor(dtype, Some(vec![n])));
-            return Ok(out);
+    if let (Some(s), Some(l), Some(Dim::Known(d))) = (size(0), size(1), size(2)) {
+        if d == 0 {
+            return invalid("Range: delta is 0".into());
         }
+        let n = match (&s, &l) {
+            (Dim::Known(a), Dim::Known(b)) => {
+                let span = (*b as i128) - (*a as i128);
+                let dd = d as i128;
+                let q = if (span % dd != 0) && ((span < 0) == (dd < 0)) { span / dd + 1 } else { span / dd };
+                Dim::Known(q.max(0).min(i64::MAX as i128) as i64)
+            }
+            // With a symbolic limit: only count upward from a known start by a positive step.
+            _ if d > 0 => l.sub(&s).div_ceil(&Dim::Known(d)),
+            _ => Dim::Unknown,
+        };
+        if let (Dim::Known(k), Dim::Known(a), true) = (&n, &s, dtype.is_some_and(DType::is_int)) {
+            if (*k as usize) <= MAX_TRACKED {
+                let v: Option<Vec<Dim>> =
+                    (0..*k).map(|i| i.checked_mul(d).and_then(|x| x.checked_add(*a)).map(Dim::Known)).collect();
+                out.values = vec![v];
+            }
+        }
+        out.types[0] = Some(Type::tensor(dtype, Some(vec![n])));
+        return Ok(out);
     }
     if let (Some(s), Some(l), Some(d)) = (c.numbers(0), c.numbers(1), c.numbers(2)) {
         if let ([s], [l], [d]) = (&s[..], &l[..], &d[..]) {

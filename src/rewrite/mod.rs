@@ -87,6 +87,7 @@ pub struct Patch {
 /// holds an unknown (`?1`) or a broadcast taken under a side condition (`max(a,b)`): the
 /// model's name for it states more than inference knows.
 pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Sym, Sym> {
+    let guessed = |s: &Sym| s.as_str().contains('?') || s.as_str().contains("max(");
     let mut seen: HashMap<Sym, Option<Sym>> = HashMap::new();
     for g in &model.graphs {
         for info in g.inputs.iter().chain(&g.outputs).chain(&g.value_info) {
@@ -98,7 +99,6 @@ pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Sym, Sym
             }
             for (d, o) in declared.iter().zip(ours) {
                 if let (Dim::Sym(theirs), Dim::Sym(ours)) = (d, o) {
-                    let guessed = |s: &Sym| s.as_str().contains('?') || s.as_str().contains("max(");
                     if theirs != ours && !guessed(ours) && !theirs.as_str().starts_with('?') {
                         let entry = seen.entry(ours.clone()).or_insert_with(|| Some(theirs.clone()));
                         if entry.as_ref() != Some(theirs) {

@@ -205,7 +205,8 @@ fn top_slash(text: &str) -> Option<usize> {
 /// `floor((e*c + d) / k)` (or `ceil`) as `e*(c/k) + floor(d/k)` when `k` divides `c` and `e`
 /// is an integer expression: how a stride-2 layer after a 2x upsampling gives back the size
 /// it started from (`floor((s*4-1)/2)+1` is `s*2`).
-fn linear_div(s: &Sym, k: i64, ceil: bool) -> Option<Dim> {
+fn linear_div(a: &Dim, b: &Dim, ceil: bool) -> Option<Dim> {
+    let (Dim::Sym(s), &Dim::Known(k)) = (a, b) else { return None };
     if k <= 0 {
         return None;
     }
@@ -216,6 +217,24 @@ fn linear_div(s: &Sym, k: i64, ceil: bool) -> Option<Dim> {
     }
     let q = if ceil { -((-i128::from(d)).div_euclid(i128::from(k))) } else { i128::from(d).div_euclid(i128::from(k)) };
     Some(Dim::sym(strip_parens(e)).mul(&Dim::Known(c / k)).add(&Dim::Known(i64::try_from(q).ok()?)))
+}
+
+/// `(e + k) + m` as `e + (k + m)`, when `s` ends in an added integer.
+fn offset_sum(s: &Dim, m: i64) -> Option<Dim> {
+    let Dim::Sym(s) = s else { return None };
+    let (base, k) = split_offset(s.as_str())?;
+    Some(match k.checked_add(m) {
+        Some(0) => Dim::sym(strip_parens(base)),
+        Some(t) => Dim::sym(strip_parens(base)).add(&Dim::Known(t)),
+        None => Dim::Unknown,
+    })
+}
+
+/// `(e * c) * k` as `e * (c * k)`, when `s` ends in an integer factor.
+fn scaled_product(s: &Dim, k: i64) -> Option<Dim> {
+    let Dim::Sym(s) = s else { return None };
+    let (e, c) = split_factor(s.as_str())?;
+    Some(c.checked_mul(k).map_or(Dim::Unknown, |ck| Dim::sym(strip_parens(e)).mul(&Dim::Known(ck))))
 }
 
 /// The comma-separated arguments of a call's inside, split at parenthesis depth 0.
@@ -328,17 +347,10 @@ impl Dim {
             (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
             (Dim::Known(a), Dim::Known(b)) => a.checked_add(*b).map_or(Dim::Unknown, Dim::Known),
             (x, Dim::Known(0)) | (Dim::Known(0), x) => x.clone(),
-            // `(e + k) + m` is `e + (k + m)`.
-            (Dim::Sym(s), Dim::Known(m)) | (Dim::Known(m), Dim::Sym(s)) if split_offset(s.as_str()).is_some() => {
-                let (base, k) = split_offset(s.as_str()).unwrap_or_default();
-                match k.checked_add(*m) {
-                    Some(0) => Dim::sym(strip_parens(base)),
-                    Some(t) => Dim::sym(strip_parens(base)).add(&Dim::Known(t)),
-                    None => Dim::Unknown,
-                }
-            }
-            (Dim::Known(k), s) | (s, Dim::Known(k)) if *k < 0 => derived(format!("{s}-{}", -(*k as i128))),
-            (Dim::Known(k), s) | (s, Dim::Known(k)) => derived(format!("{s}+{k}")),
+            (Dim::Known(k), s) | (s, Dim::Known(k)) => offset_sum(s, *k).unwrap_or_else(|| match *k < 0 {
+                true => derived(format!("{s}-{}", -(*k as i128))),
+                false => derived(format!("{s}+{k}")),
+            }),
             (a, b) => {
                 let (x, y) = if a <= b { (a, b) } else { (b, a) };
                 derived(format!("{x}+{y}"))
@@ -364,15 +376,9 @@ impl Dim {
             (Dim::Unknown, _) | (_, Dim::Unknown) => Dim::Unknown,
             (Dim::Known(a), Dim::Known(b)) => a.checked_mul(*b).map_or(Dim::Unknown, Dim::Known),
             (x, Dim::Known(1)) | (Dim::Known(1), x) => x.clone(),
-            // `(e * c) * k` is `e * (c * k)`.
-            (Dim::Sym(s), Dim::Known(k)) | (Dim::Known(k), Dim::Sym(s)) if split_factor(s.as_str()).is_some() => {
-                let (e, c) = split_factor(s.as_str()).unwrap_or_default();
-                match c.checked_mul(*k) {
-                    Some(ck) => Dim::sym(strip_parens(e)).mul(&Dim::Known(ck)),
-                    None => Dim::Unknown,
-                }
+            (Dim::Known(k), s) | (s, Dim::Known(k)) => {
+                scaled_product(s, *k).unwrap_or_else(|| derived(format!("{}*{}", factor(s), factor(&Dim::Known(*k)))))
             }
-            (Dim::Known(k), s) | (s, Dim::Known(k)) => derived(format!("{}*{}", factor(s), factor(&Dim::Known(*k)))),
             (a, b) => {
                 let (x, y) = if a <= b { (a, b) } else { (b, a) };
                 derived(format!("{}*{}", factor(x), factor(y)))
@@ -391,10 +397,9 @@ impl Dim {
             },
             (x, Dim::Known(1)) => x.clone(),
             (a, b) if a == b => Dim::Known(1),
-            (Dim::Sym(s), Dim::Known(k)) if linear_div(s, *k, false).is_some() => {
-                linear_div(s, *k, false).unwrap_or(Dim::Unknown)
+            (a, b) => {
+                linear_div(a, b, false).unwrap_or_else(|| derived(format!("floor({}/{})", operand(a), operand(b))))
             }
-            (a, b) => derived(format!("floor({}/{})", operand(a), operand(b))),
         }
     }
 
@@ -411,10 +416,7 @@ impl Dim {
             },
             (x, Dim::Known(1)) => x.clone(),
             (a, b) if a == b => Dim::Known(1),
-            (Dim::Sym(s), Dim::Known(k)) if linear_div(s, *k, true).is_some() => {
-                linear_div(s, *k, true).unwrap_or(Dim::Unknown)
-            }
-            (a, b) => derived(format!("ceil({}/{})", operand(a), operand(b))),
+            (a, b) => linear_div(a, b, true).unwrap_or_else(|| derived(format!("ceil({}/{})", operand(a), operand(b)))),
         }
     }
 
