@@ -8,7 +8,7 @@ use crate::diag::{Diagnostic, Severity};
 use crate::dtype::DType;
 use crate::ir::{norm_domain as norm, Def, GraphId, IdMap, Model, NodeId, ValueId};
 use crate::ops::{self, Ctx, Out, RuleError, ShapeRule, TypeRule};
-use crate::shape::{self, render, Assumption, BroadcastError, Dim, Shape, Sym, Type};
+use crate::shape::{self, render, Assumption, Broadcast, BroadcastError, Dim, Shape, Sym, Type};
 
 fn render_sizes(sizes: &[i64]) -> String {
     let distinct: std::collections::BTreeSet<i64> = sizes.iter().copied().collect();
@@ -1121,41 +1121,22 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
     let shapes: Option<ops::PerInput<&[Dim]>> = present.iter().map(|i| c.shape(*i)).collect();
     let mut out = match def.shape {
         ShapeRule::Multi => match shapes {
-            Some(s) => {
-                let b = shape::multi(&s).map_err(|e| renumber(e, &present))?;
-                Out {
-                    types: smallvec::smallvec![Some(Type::tensor(None, Some(b.shape)))],
-                    assumptions: b.assumptions,
-                    ..Out::default()
-                }
-            }
+            Some(s) => broadcast_out(shape::multi(&s).map_err(|e| renumber(e, &present))?),
             None => tensor_out(None),
         },
         ShapeRule::Equal => match shapes {
-            Some(s) => tensor_out(Some(equal(&s).map_err(|e| renumber(e, &present))?)),
+            Some(s) => broadcast_out(equal(&s).map_err(|e| renumber(e, &present))?),
             None => tensor_out(None),
         },
         ShapeRule::Uni { to, from } => match (c.shape(to), c.shape(from)) {
-            (Some(t), Some(f)) => {
-                let b = shape::uni(t, f, from).map_err(RuleError::Broadcast)?;
-                Out {
-                    types: smallvec::smallvec![Some(Type::tensor(None, Some(b.shape)))],
-                    assumptions: b.assumptions,
-                    ..Out::default()
-                }
-            }
+            (Some(t), Some(f)) => broadcast_out(shape::uni(t, f, from).map_err(RuleError::Broadcast)?),
             (t, _) => tensor_out(t.map(<[Dim]>::to_vec)),
         },
         ShapeRule::Legacy => match (c.shape(0), c.shape(1)) {
             (Some(a), Some(b)) if c.node.attr_int("broadcast").unwrap_or(0) != 0 => {
-                let br = shape::legacy(a, b, c.node.attr_int("axis")).map_err(RuleError::Broadcast)?;
-                Out {
-                    types: smallvec::smallvec![Some(Type::tensor(None, Some(br.shape)))],
-                    assumptions: br.assumptions,
-                    ..Out::default()
-                }
+                broadcast_out(shape::legacy(a, b, c.node.attr_int("axis")).map_err(RuleError::Broadcast)?)
             }
-            (Some(a), Some(b)) => tensor_out(Some(equal(&[a, b]).map_err(RuleError::Broadcast)?)),
+            (Some(a), Some(b)) => broadcast_out(equal(&[a, b]).map_err(RuleError::Broadcast)?),
             (a, _) => tensor_out(a.map(<[Dim]>::to_vec)),
         },
         ShapeRule::Expand => {
@@ -1168,14 +1149,7 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
                 return Err(RuleError::Invalid(format!("Expand's shape holds a negative size {bad}")));
             }
             match (c.shape(0), target) {
-                (Some(x), Some(t)) => {
-                    let b = shape::expand(x, &t).map_err(RuleError::Broadcast)?;
-                    Out {
-                        types: smallvec::smallvec![Some(Type::tensor(None, Some(b.shape)))],
-                        assumptions: b.assumptions,
-                        ..Out::default()
-                    }
-                }
+                (Some(x), Some(t)) => broadcast_out(shape::expand(x, &t).map_err(RuleError::Broadcast)?),
                 _ => tensor_out(None),
             }
         }
@@ -1321,6 +1295,11 @@ fn tensor_out(shape: Option<Shape>) -> Out {
     Out { types: smallvec::smallvec![Some(Type::tensor(None, shape))], ..Out::default() }
 }
 
+/// The one output of a broadcast (element type set later), with its side conditions.
+fn broadcast_out(b: Broadcast<Dim>) -> Out {
+    Out { assumptions: b.assumptions, ..tensor_out(Some(b.shape)) }
+}
+
 /// Maps input indices of a broadcast error from the present inputs back to node slots.
 fn renumber(e: BroadcastError<Dim>, present: &[usize]) -> RuleError {
     RuleError::Broadcast(match e {
@@ -1333,22 +1312,24 @@ fn renumber(e: BroadcastError<Dim>, present: &[usize]) -> RuleError {
 }
 
 /// The one shape all of `shapes` have (ops that take equal shapes only).
-fn equal(shapes: &[&[Dim]]) -> Result<Shape, BroadcastError<Dim>> {
-    let Some(first) = shapes.first() else { return Ok(Vec::new()) };
+fn equal(shapes: &[&[Dim]]) -> Result<Broadcast<Dim>, BroadcastError<Dim>> {
+    let Some(first) = shapes.first() else { return Ok(Broadcast { shape: Vec::new(), assumptions: Vec::new() }) };
     let mut out: Shape = first.to_vec();
+    let mut assumptions = Vec::new();
     for (i, s) in shapes.iter().enumerate().skip(1) {
         if s.len() != out.len() {
             return Err(BroadcastError::Rank { input: i, rank: s.len(), target: out.len() });
         }
         for (axis, (o, d)) in out.iter_mut().zip(s.iter()).enumerate() {
-            match (&*o, d) {
-                (Dim::Known(a), Dim::Known(b)) if a != b => {
-                    return Err(BroadcastError::Clash { axis, sizes: vec![(0, o.clone()), (i, d.clone())] })
+            if let (Dim::Known(a), Dim::Known(b)) = (&*o, d) {
+                if a != b {
+                    return Err(BroadcastError::Clash { axis, sizes: vec![(0, o.clone()), (i, d.clone())] });
                 }
-                (Dim::Unknown, _) | (Dim::Sym(_), Dim::Known(_)) => *o = d.clone(),
-                _ => {}
             }
+            let (pinned, assumed) = o.pin(d);
+            assumptions.extend(assumed.map(|a| (axis, a)));
+            *o = pinned;
         }
     }
-    Ok(out)
+    Ok(Broadcast { shape: out, assumptions })
 }

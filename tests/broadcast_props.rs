@@ -189,6 +189,7 @@ fn holds(a: &Assumption, values: &BTreeMap<String, usize>) -> bool {
             let vals: Vec<usize> = syms.iter().map(|s| eval_sym(s, values)).collect();
             equal_or_one(&vals)
         }
+        Assumption::Equal(a, b) => eval_sym(a, values) == eval_sym(b, values),
     }
 }
 

@@ -100,9 +100,13 @@ fn branch(name: &str, g: GraphProto) -> AttributeProto {
 }
 
 fn model(g: GraphProto) -> Model {
+    model_at(g, 17)
+}
+
+fn model_at(g: GraphProto, opset: i64) -> Model {
     let m = ModelProto {
         ir_version: Some(8),
-        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(17) }],
+        opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(opset) }],
         graph: Some(g),
         ..Default::default()
     };
@@ -428,6 +432,66 @@ fn concat_pins_a_symbol_to_the_size_it_meets() {
     let inf = infer(&m, &Options::default());
     assert_eq!(shape_of(&m, &inf, "a"), Some(&vec![d(5), d(5)]));
     assert_eq!(codes(&inf), vec!["symbol-contradiction"]);
+}
+
+/// Axes that must match exactly and meet two different symbols (or a symbol and a size) hold
+/// only when those sizes are equal; the result names one of them, so the other's equality is
+/// a side condition. Found on YOLOv8's head, whose Concat meets `(a)*2` and the backbone's
+/// `floor(...)+1`: equal for some heights only, and before this no condition was recorded.
+#[test]
+fn exact_axes_meeting_two_symbols_record_that_they_are_equal() {
+    let conditions = |inf: &Inference| -> Vec<(String, String, usize)> {
+        inf.constraints.iter().map(|c| (c.assumption.to_string(), c.op_type.clone(), c.axis)).collect()
+    };
+    // Concat along 0: axis 1 meets `a` and `b`.
+    let mut concat = node("Concat", &["x", "y"], &["c"]);
+    concat.attribute.push(AttributeProto {
+        name: Some("axis".into()),
+        r#type: Some(attribute_proto::AttributeType::Int as i32),
+        i: Some(0),
+        ..Default::default()
+    });
+    let m = model(graph(
+        vec![concat],
+        vec![f32_input("x", &[D::N(2), D::S("a")]), f32_input("y", &[D::N(3), D::S("b")])],
+        vec![],
+        &["c"],
+    ));
+    let inf = infer(&m, &Options::default());
+    assert_eq!(shape_of(&m, &inf, "c"), Some(&vec![d(5), Dim::sym("a")]));
+    assert_eq!(conditions(&inf), vec![("a = b".to_string(), "Concat".to_string(), 1)]);
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+
+    // MatMul: the inner dims `k` and `j`.
+    let m = model(graph(
+        vec![node("MatMul", &["p", "q"], &["r"])],
+        vec![f32_input("p", &[D::S("m"), D::S("k")]), f32_input("q", &[D::S("j"), D::N(4)])],
+        vec![],
+        &["r"],
+    ));
+    let inf = infer(&m, &Options::default());
+    assert_eq!(shape_of(&m, &inf, "r"), Some(&vec![Dim::sym("m"), d(4)]));
+    // (The inner dims are no axis of the output; the condition names the node.)
+    let matmul: Vec<_> = conditions(&inf).into_iter().map(|(c, op, _)| (c, op)).collect();
+    assert_eq!(matmul, vec![("k = j".to_string(), "MatMul".to_string())]);
+
+    // Sum before opset 8 takes equal shapes only: `n` against 5 and `n` against `t`.
+    let m = model_at(
+        graph(
+            vec![node("Sum", &["u", "v"], &["w"]), node("Sum", &["u", "z"], &["w2"])],
+            vec![f32_input("u", &[D::S("n")]), f32_input("v", &[D::N(5)]), f32_input("z", &[D::S("t")])],
+            vec![],
+            &["w", "w2"],
+        ),
+        6,
+    );
+    let inf = infer(&m, &Options::default());
+    assert_eq!(shape_of(&m, &inf, "w"), Some(&vec![d(5)]));
+    assert_eq!(shape_of(&m, &inf, "w2"), Some(&vec![Dim::sym("n")]));
+    assert_eq!(
+        conditions(&inf),
+        vec![("n = 5".to_string(), "Sum".to_string(), 0), ("n = t".to_string(), "Sum".to_string(), 0)]
+    );
 }
 
 /// A float scalar initializer.

@@ -4,7 +4,7 @@
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::ir::{AttrValue, Tensor, TensorData};
-use crate::shape::{multi, uni, Assumption, Dim, Shape, Type};
+use crate::shape::{multi, uni, Dim, Shape, Type};
 
 type R = Result<Out, RuleError>;
 
@@ -524,27 +524,6 @@ pub fn slice(c: &Ctx) -> R {
     Ok(out)
 }
 
-/// The side condition under which `a` and `b`, which must be equal, are: a symbol meeting a
-/// known size must be that size.
-fn must_equal(a: &Dim, b: &Dim) -> Option<Assumption> {
-    match (a, b) {
-        (Dim::Sym(s), Dim::Known(k)) | (Dim::Known(k), Dim::Sym(s)) => {
-            Some(Assumption::OneOf { sym: s.clone(), sizes: vec![*k] })
-        }
-        _ => None,
-    }
-}
-
-/// Where two inferred dims must be equal: the one that knows more.
-fn unify(a: &Dim, b: &Dim) -> Dim {
-    match (a, b) {
-        (Dim::Known(_), _) => a.clone(),
-        (_, Dim::Known(_)) => b.clone(),
-        (Dim::Sym(_), _) => a.clone(),
-        _ => b.clone(),
-    }
-}
-
 pub fn concat(c: &Ctx) -> R {
     let dtype = (0..c.inputs.len()).find_map(|i| c.dtype(i));
     let present: Vec<usize> = (0..c.inputs.len()).filter(|i| c.has(*i)).collect();
@@ -571,8 +550,9 @@ pub fn concat(c: &Ctx) -> R {
                         return invalid(format!("Concat inputs differ at axis {i}: {x} and {y}"));
                     }
                 }
-                assumptions.extend(must_equal(&shape[i], d).map(|a| (i, a)));
-                shape[i] = unify(&shape[i], d);
+                let (pinned, assumed) = shape[i].pin(d);
+                assumptions.extend(assumed.map(|a| (i, a)));
+                shape[i] = pinned;
             }
         }
     }
@@ -1181,7 +1161,7 @@ pub fn matmul(c: &Ctx) -> R {
     let br = multi(&[&a2[..a2.len() - 2], &b2[..b2.len() - 2]]).map_err(RuleError::Broadcast)?;
     let mut assumptions = br.assumptions;
     let mut shape = br.shape;
-    assumptions.extend(must_equal(ka, kb).map(|a| (shape.len(), a)));
+    assumptions.extend(ka.pin(kb).1.map(|a| (shape.len(), a)));
     if a.len() > 1 {
         shape.push(a2[a2.len() - 2].clone());
     }
@@ -1469,8 +1449,8 @@ pub fn einsum(c: &Ctx) -> R {
                         if *a == 1 {
                             *e = d.clone();
                         }
-                    } else if matches!(e, Dim::Known(1)) || matches!(e, Dim::Unknown) {
-                        *e = unify(e, &d);
+                    } else if matches!(e, Dim::Unknown) {
+                        *e = d.clone();
                     }
                 }
                 None => letters.push((ch, d)),

@@ -80,6 +80,20 @@ impl Dim {
         Dim::Sym(Sym::new(name))
     }
 
+    /// Where two dims must be the same size: the one that knows more (the first of two
+    /// symbols), with the side condition that makes them equal when their names differ. Two
+    /// different known sizes are the caller's error to report; here the first is kept.
+    pub fn pin(&self, other: &Dim) -> (Dim, Option<Assumption>) {
+        match (self, other) {
+            (Dim::Sym(s), Dim::Known(k)) | (Dim::Known(k), Dim::Sym(s)) => {
+                (Dim::Known(*k), Some(Assumption::OneOf { sym: s.clone(), sizes: vec![*k] }))
+            }
+            (Dim::Sym(a), Dim::Sym(b)) if a != b => (self.clone(), Some(Assumption::Equal(a.clone(), b.clone()))),
+            (Dim::Unknown, _) => (other.clone(), None),
+            _ => (self.clone(), None),
+        }
+    }
+
     /// This dim, or an unknown one for a symbol longer than [`MAX_EXPR`] bytes.
     pub fn bounded(self) -> Dim {
         match self {
@@ -499,6 +513,9 @@ pub enum Assumption {
     EqualOrOne(Vec<Sym>),
     /// `from` is 1 or equals `to` (unidirectional: `from` stretches to `to`, never the reverse).
     Stretches { from: Sym, to: Sym },
+    /// The two sizes are equal: axes that must match exactly (Concat's other axes, MatMul's
+    /// inner dims, same-shape operands) met under two different names.
+    Equal(Sym, Sym),
 }
 
 impl fmt::Display for Assumption {
@@ -516,6 +533,7 @@ impl fmt::Display for Assumption {
                 write!(f, "{} are equal or 1", names.join(", "))
             }
             Assumption::Stretches { from, to } => write!(f, "{from} is 1 or {to}"),
+            Assumption::Equal(a, b) => write!(f, "{a} = {b}"),
         }
     }
 }
