@@ -1367,3 +1367,33 @@ fn the_memory_estimate_weighs_structure_and_tensors() {
     // Bytes that are not a model estimate what was read before the fault.
     assert_eq!(io::footprint(&[0xff, 0xff], true), 0);
 }
+
+/// Found reading the Einsum rule: a term with two ellipses (`...i...`) sliced its input's
+/// shape past its end and panicked (exit 101). Each of these equations is refused as an
+/// invalid node naming the term; `check` exits 1.
+#[test]
+fn einsum_equations_with_stray_dots_are_refused() {
+    let dir = scratch("einsum_dots");
+    let cases = [
+        ("...i...", "...i..."),
+        ("...i...->i", "...i..."),
+        ("......", "......"),
+        ("i...j...k", "i...j...k"),
+        ("i.j", "i.j"),
+        ("..i", "..i"),
+        (".", "."),
+        ("ij->i.j", "i.j"),
+    ];
+    for (k, (eq, bad)) in cases.iter().enumerate() {
+        let mut n = node("e", "Einsum", &["a"], &["c"]);
+        n.attribute.push(onnx::AttributeProto {
+            name: Some("equation".into()),
+            r#type: Some(onnx::attribute_proto::AttributeType::String as i32),
+            s: Some(eq.as_bytes().to_vec()),
+            ..Default::default()
+        });
+        let m = model(graph(vec![n], vec![vi("a", &[2, 3])], vec![]));
+        let path = write(&dir, &format!("einsum{k}.onnx"), &m.encode_to_vec());
+        expect_check(&path, 1, &["invalid-node", &format!("Einsum: term '{bad}' holds '.', which is not a label")]);
+    }
+}

@@ -494,6 +494,30 @@ fn exact_axes_meeting_two_symbols_record_that_they_are_equal() {
     );
 }
 
+/// Einsum stretches a label of size 1 to the other inputs' size for it, as numpy and
+/// onnxruntime do: `ij,ij->ij` over [1, 3] and [2, 3] gives [2, 3] in both (checked by hand
+/// with numpy 2.4 and onnxruntime 1.32). With `n` for the 2 the output is `[n, 3]`; it was
+/// `[1, 3]`, the first size met.
+#[test]
+fn einsum_stretches_a_label_of_size_one() {
+    let mut e = node("Einsum", &["a", "b"], &["c"]);
+    e.attribute.push(AttributeProto {
+        name: Some("equation".into()),
+        r#type: Some(attribute_proto::AttributeType::String as i32),
+        s: Some(b"ij,ij->ij".to_vec()),
+        ..Default::default()
+    });
+    let m = model(graph(
+        vec![e],
+        vec![f32_input("a", &[D::N(1), D::N(3)]), f32_input("b", &[D::S("n"), D::N(3)])],
+        vec![],
+        &["c"],
+    ));
+    let inf = infer(&m, &Options::default());
+    assert_eq!(shape_of(&m, &inf, "c"), Some(&vec![Dim::sym("n"), d(3)]));
+    assert!(inf.diagnostics.is_empty() && inf.constraints.is_empty(), "{:?} {:?}", inf.diagnostics, inf.constraints);
+}
+
 /// A float scalar initializer.
 fn f32_scalar(name: &str, v: f32) -> TensorProto {
     TensorProto {

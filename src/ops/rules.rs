@@ -1403,88 +1403,99 @@ pub fn layer_norm(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(x.to_vec())), ty(stash, Some(stat.clone())), ty(stash, Some(stat))])
 }
 
+/// One Einsum term: its labels (ASCII letters) and, when it has an ellipsis, how many labels
+/// come before it. A second ellipsis or a stray dot is refused.
+fn einsum_term(t: &str) -> Result<(Vec<char>, Option<usize>), RuleError> {
+    let letters = |part: &str| -> Result<Vec<char>, RuleError> {
+        part.chars()
+            .map(|ch| match ch {
+                'a'..='z' | 'A'..='Z' => Ok(ch),
+                _ => Err(RuleError::Invalid(format!("Einsum: term '{t}' holds '{ch}', which is not a label"))),
+            })
+            .collect()
+    };
+    match t.split_once("...") {
+        Some((before, after)) => {
+            let mut labels = letters(before)?;
+            let ell = labels.len();
+            labels.extend(letters(after)?);
+            Ok((labels, Some(ell)))
+        }
+        None => Ok((letters(t)?, None)),
+    }
+}
+
 pub fn einsum(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(eq) = c.node.attr_str("equation") else { return invalid("Einsum needs an equation".into()) };
     let eq: String = eq.chars().filter(|ch| !ch.is_whitespace()).collect();
     let (lhs, rhs) = match eq.split_once("->") {
-        Some((l, r)) => (l.to_string(), Some(r.to_string())),
-        None => (eq.clone(), None),
+        Some((l, r)) => (l, Some(einsum_term(r)?)),
+        None => (eq.as_str(), None),
     };
     let terms: Vec<&str> = lhs.split(',').collect();
     let present: Vec<usize> = (0..c.inputs.len()).filter(|i| c.has(*i)).collect();
     if terms.len() != present.len() {
         return invalid(format!("Einsum: {} terms for {} inputs", terms.len(), present.len()));
     }
+    // Each label's size; a label of size 1 in one input stretches to the others' (numpy's and
+    // onnxruntime's Einsum broadcast labels as they broadcast the ellipsis).
     let mut letters: Vec<(char, Dim)> = Vec::new();
+    let mut assumptions = Vec::new();
     let mut ell: Vec<Vec<Dim>> = Vec::new();
     let mut counts: std::collections::BTreeMap<char, usize> = Default::default();
     for (t, i) in terms.iter().zip(&present) {
+        let (labels, at) = einsum_term(t)?;
         let Some(s) = c.shape(*i) else { return outs(vec![ty(dtype, None)]) };
-        let has_ell = t.contains("...");
-        let labels: Vec<char> = t.replace("...", "").chars().collect();
-        if labels.len() > s.len() || (!has_ell && labels.len() != s.len()) {
+        let fits = match at {
+            Some(_) => labels.len() <= s.len(),
+            None => labels.len() == s.len(),
+        };
+        if !fits {
             return invalid(format!("Einsum: term '{t}' does not fit rank {}", s.len()));
         }
+        // The ellipsis covers the dims the labels leave.
         let ne = s.len() - labels.len();
-        let mut k = 0;
-        let mut chars = t.chars().peekable();
-        while let Some(ch) = chars.next() {
-            if ch == '.' {
-                // The ellipsis covers `ne` dims; skip the other two dots.
-                chars.next();
-                chars.next();
-                ell.push(s[k..k + ne].to_vec());
-                k += ne;
-                continue;
-            }
+        if let Some(p) = at {
+            ell.push(s[p..p + ne].to_vec());
+        }
+        for (j, &ch) in labels.iter().enumerate() {
             *counts.entry(ch).or_default() += 1;
-            let d = s[k].clone();
+            let d = &s[if at.is_some_and(|p| j >= p) { j + ne } else { j }];
             match letters.iter_mut().find(|(l, _)| *l == ch) {
                 Some((_, e)) => {
-                    if let (Dim::Known(a), Dim::Known(b)) = (&*e, &d) {
-                        if a != b && *a != 1 && *b != 1 {
-                            return invalid(format!("Einsum: label '{ch}' has sizes {a} and {b}"));
-                        }
-                        if *a == 1 {
-                            *e = d.clone();
-                        }
-                    } else if matches!(e, Dim::Unknown) {
-                        *e = d.clone();
-                    }
+                    let b = multi(&[std::slice::from_ref(e), std::slice::from_ref(d)])
+                        .map_err(|_| RuleError::Invalid(format!("Einsum: label '{ch}' has sizes {e} and {d}")))?;
+                    assumptions.extend(b.assumptions.into_iter().map(|(_, a)| (j, a)));
+                    *e = b.shape.into_iter().next().unwrap_or(Dim::Unknown);
                 }
-                None => letters.push((ch, d)),
+                None => letters.push((ch, d.clone())),
             }
-            k += 1;
         }
     }
     let refs: Vec<&[Dim]> = ell.iter().map(Vec::as_slice).collect();
     let ell_shape = multi(&refs).map_err(RuleError::Broadcast)?.shape;
-    let rhs = rhs.unwrap_or_else(|| {
-        let mut once: Vec<char> = counts.iter().filter(|(_, n)| **n == 1).map(|(ch, _)| *ch).collect();
-        once.sort_unstable();
-        let s: String = once.into_iter().collect();
-        if ell.is_empty() {
-            s
-        } else {
-            format!("...{s}")
-        }
+    // Without an output term: the ellipsis, then the labels used once, in order.
+    let (out_labels, out_at) = rhs.unwrap_or_else(|| {
+        let once: Vec<char> = counts.iter().filter(|(_, n)| **n == 1).map(|(ch, _)| *ch).collect();
+        (once, (!ell.is_empty()).then_some(0))
     });
     let mut shape = Vec::new();
-    let mut chars = rhs.chars().peekable();
-    while let Some(ch) = chars.next() {
-        if ch == '.' {
-            chars.next();
-            chars.next();
+    for (j, ch) in out_labels.iter().enumerate() {
+        if out_at == Some(j) {
             shape.extend(ell_shape.iter().cloned());
-            continue;
         }
-        match letters.iter().find(|(l, _)| *l == ch) {
+        match letters.iter().find(|(l, _)| l == ch) {
             Some((_, d)) => shape.push(d.clone()),
             None => return invalid(format!("Einsum: output label '{ch}' is in no input")),
         }
     }
-    outs(vec![ty(dtype, Some(shape))])
+    if out_at.is_some_and(|p| p >= out_labels.len()) {
+        shape.extend(ell_shape.iter().cloned());
+    }
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    out.assumptions = assumptions;
+    Ok(out)
 }
 
 pub fn one_hot(c: &Ctx) -> R {
