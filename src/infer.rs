@@ -404,28 +404,55 @@ impl Infer<'_> {
     }
 
     /// Reports symbols that side conditions force to two different sizes other than 1: no
-    /// input size satisfies them all.
+    /// input size satisfies them all. Symbols that conditions make equal (`a = b`) count as
+    /// one.
     fn contradictions(&mut self) {
-        // Keyed by symbol: a model with many symbols has as many entries (a list searched per
+        let constraints = &self.out.constraints;
+        // Each symbol's class under the `Equal` conditions: a union-find keyed by symbol.
+        let mut parent: HashMap<&Sym, &Sym> = HashMap::new();
+        fn root<'a>(parent: &mut HashMap<&'a Sym, &'a Sym>, mut s: &'a Sym) -> &'a Sym {
+            while let Some(&p) = parent.get(s) {
+                if let Some(&up) = parent.get(p) {
+                    parent.insert(s, up);
+                }
+                s = p;
+            }
+            s
+        }
+        for c in constraints {
+            if let Assumption::Equal(a, b) = &c.assumption {
+                let (ra, rb) = (root(&mut parent, a), root(&mut parent, b));
+                if ra != rb {
+                    parent.insert(rb, ra);
+                }
+            }
+        }
+        // Keyed by class: a model with many symbols has as many entries (a list searched per
         // condition took 2.6 s for 50,000).
-        let mut allowed: HashMap<&Sym, (Vec<i64>, &Constraint)> = HashMap::new();
+        let mut allowed: HashMap<&Sym, (Vec<i64>, &Constraint, &Sym)> = HashMap::new();
         let mut found = Vec::new();
-        // A symbol is reported once: later conditions on it only repeat the first conflict.
+        // A class is reported once: later conditions on it only repeat the first conflict.
         let mut reported: std::collections::HashSet<&Sym> = std::collections::HashSet::new();
-        for c in &self.out.constraints {
+        for c in constraints {
             let Assumption::OneOf { sym, sizes } = &c.assumption else { continue };
-            if reported.contains(sym) {
+            let class = root(&mut parent, sym);
+            if reported.contains(class) {
                 continue;
             }
-            match allowed.get_mut(sym) {
-                Some((have, first)) => {
+            match allowed.get_mut(class) {
+                Some((have, first, first_sym)) => {
                     let mut both: Vec<i64> = have.iter().copied().filter(|x| sizes.contains(x)).collect();
                     both.sort_unstable();
                     both.dedup();
                     if both.is_empty() {
-                        reported.insert(sym);
+                        reported.insert(class);
+                        let named = if *first_sym == sym {
+                            format!("symbol '{sym}' must be")
+                        } else {
+                            format!("symbols '{first_sym}' and '{sym}', which side conditions make equal, must be")
+                        };
                         let msg = format!(
-                            "symbol '{sym}' must be {} for {} ({}) and {} for {} ({}): no size satisfies both",
+                            "{named} {} for {} ({}) and {} for {} ({}): no size satisfies both",
                             render_sizes(have),
                             first.node,
                             first.op_type,
@@ -442,7 +469,7 @@ impl Infer<'_> {
                     *have = both;
                 }
                 None => {
-                    allowed.insert(sym, (sizes.clone(), c));
+                    allowed.insert(class, (sizes.clone(), c, sym));
                 }
             }
         }

@@ -494,6 +494,47 @@ fn exact_axes_meeting_two_symbols_record_that_they_are_equal() {
     );
 }
 
+/// Symbols that a condition makes equal are one size: `a = b` (a Concat) with `a = 5` and
+/// `b = 6` (two more) holds for no input, and is reported as a contradiction naming both.
+#[test]
+fn symbols_made_equal_share_their_sizes() {
+    let axis0 = |mut n: NodeProto| {
+        n.attribute.push(AttributeProto {
+            name: Some("axis".into()),
+            r#type: Some(attribute_proto::AttributeType::Int as i32),
+            i: Some(0),
+            ..Default::default()
+        });
+        n
+    };
+    let inputs = || {
+        vec![
+            f32_input("x", &[D::N(2), D::S("a")]),
+            f32_input("y", &[D::N(3), D::S("b")]),
+            f32_input("z", &[D::N(1), D::N(5)]),
+            f32_input("w", &[D::N(1), D::N(6)]),
+        ]
+    };
+    let nodes = |w: &str| {
+        vec![
+            axis0(node("Concat", &["x", "y"], &["p"])),
+            axis0(node("Concat", &["x", "z"], &["q"])),
+            axis0(node("Concat", &["y", w], &["r"])),
+        ]
+    };
+    let m = model(graph(nodes("w"), inputs(), vec![], &["p", "q", "r"]));
+    let inf = infer(&m, &Options::default());
+    assert_eq!(codes(&inf), vec!["symbol-contradiction"]);
+    let msg = &inf.diagnostics[0].message;
+    assert!(msg.starts_with("symbols 'a' and 'b', which side conditions make equal, must be 5 for"), "{msg}");
+    assert_eq!(inf.diagnostics[0].node.as_deref(), Some("Concat_r"));
+    // With `b = 5` instead the three conditions agree.
+    let m = model(graph(nodes("z"), inputs(), vec![], &["p", "q", "r"]));
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(inf.constraints.len(), 3);
+}
+
 /// Einsum stretches a label of size 1 to the other inputs' size for it, as numpy and
 /// onnxruntime do: `ij,ij->ij` over [1, 3] and [2, 3] gives [2, 3] in both (checked by hand
 /// with numpy 2.4 and onnxruntime 1.32). With `n` for the 2 the output is `[n, 3]`; it was
