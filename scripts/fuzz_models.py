@@ -30,7 +30,7 @@ DTYPES = [TensorProto.FLOAT] * 5 + [TensorProto.INT64] * 3 + [
     TensorProto.INT32, TensorProto.BOOL, TensorProto.FLOAT16, TensorProto.UINT8, TensorProto.STRING, TensorProto.DOUBLE]
 STRINGS = ["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", "nearest", "linear", "cubic", "constant", "reflect",
            "edge", "CRD", "DCR", "forward", "bidirectional", "reverse", "", "ij,jk->ik", "...i,...i->...",
-           "ii->i", "a", "i->ii", "->", "half_pixel", "tf_crop_and_resize", "not_larger", "none", "mean",
+           "ii->i", "a", "i->ii", "->", "...i...", "i.j", "ij,jk", "...,...->...", "I...->I", "half_pixel", "tf_crop_and_resize", "not_larger", "none", "mean",
            "sum", "add", "max", "NCHW", "NHWC", "RGB", "TFIDF", "zeros", "border", " "]
 
 

@@ -240,3 +240,35 @@ fn expand_declares_inserted_tensors_with_the_models_names_for_sizes() {
     let named = expanded(&load(&proto));
     assert_eq!(dims_of_inserted(&named), vec!["a + b"]);
 }
+
+/// `annotate` writes a size the model names otherwise with the model's name: on the tensor
+/// that declares it (an exporter's `a + b`, which inference derives as `a+b`) and on a tensor
+/// downstream of it that declares nothing, so the annotated model names that size one way.
+/// Before, the declared `a + b` was overwritten with `a+b`.
+#[test]
+fn annotate_keeps_the_models_names_for_sizes() {
+    use build::{input, load, model, node, with_int};
+    let mut proto = model(
+        17,
+        vec![input("x", &["a"]), input("y", &["b"])],
+        vec![with_int(node("cat", "Concat", &["x", "y"], &["c"]), "axis", 0), node("relu", "Relu", &["c"], &["r"])],
+        &["r"],
+    );
+    let dims = |m: &Model, name: &str| -> Vec<String> {
+        let v = m.resolve(Model::MAIN, name).expect("a value");
+        let g = m.graph(Model::MAIN);
+        let vi = g.value_info.iter().chain(&g.outputs).find(|vi| vi.value == v).expect("annotated");
+        vi.ty.as_ref().and_then(|t| t.shape()).cloned().unwrap_or_default().iter().map(|d| d.to_string()).collect()
+    };
+    let annotated = |p: &onnx_bcast::onnx::ModelProto| {
+        let mut m = load(p);
+        let inf = onnx_bcast::infer::infer(&m, &Default::default());
+        rewrite::annotate(&mut m, &inf);
+        m
+    };
+    let plain = annotated(&proto);
+    assert_eq!((dims(&plain, "c"), dims(&plain, "r")), (vec!["a+b".to_string()], vec!["a+b".to_string()]));
+    proto.graph.as_mut().expect("a graph").value_info.push(input("c", &["a + b"]));
+    let named = annotated(&proto);
+    assert_eq!((dims(&named, "c"), dims(&named, "r")), (vec!["a + b".to_string()], vec!["a + b".to_string()]));
+}

@@ -1,23 +1,29 @@
 //! `annotate`: writes the inferred type of every tensor of every graph (subgraphs included)
 //! into the model, symbols as `dim_param`. Graph inputs and outputs keep what they declare and
 //! gain what inference knows beyond it; `value_info` entries follow inference, which has
-//! already merged what they declared.
+//! already merged what they declared. A size the model's declared types name otherwise than
+//! inference does is written with the model's name ([`super::declared_names`]): an exporter's
+//! `floor(h/2 - 1/2) + 1` stays so, on the tensors it declared and on those it did not.
 
 use crate::infer::Inference;
 use crate::ir::{Def, GraphId, IdMap, Model, ValueId, ValueInfo};
-use crate::shape::{Dim, Type};
+use std::collections::HashMap;
 
-use super::writable;
+use crate::shape::{Dim, Sym, Type};
+
+use super::{declared_names, renamed, writable};
 
 /// Annotates `model` with the types in `inf`; returns how many `value_info` entries it added.
 pub fn annotate(model: &mut Model, inf: &Inference) -> usize {
-    annotate_from(model, &mut Copying(inf))
+    let renames = declared_names(model, inf);
+    annotate_from(model, &mut Copying(inf), &renames)
 }
 
 /// [`annotate`], moving the type of each node output out of `inf` instead of copying it (a
 /// million copies at a million nodes), for a caller done with those types.
 pub fn annotate_taking(model: &mut Model, inf: &mut Inference) -> usize {
-    annotate_from(model, &mut Taking(inf))
+    let renames = declared_names(model, inf);
+    annotate_from(model, &mut Taking(inf), &renames)
 }
 
 /// Where annotate gets types: a graph input's or output's to merge with what it declares,
@@ -51,19 +57,27 @@ impl Types for Taking<'_> {
     }
 }
 
-fn annotate_from(model: &mut Model, inf: &mut impl Types) -> usize {
+fn annotate_from(model: &mut Model, inf: &mut impl Types, renames: &HashMap<Sym, Sym>) -> usize {
     let mut added = 0;
     let graphs: Vec<GraphId> = model.graph_ids().collect();
     for g in graphs {
-        added += graph(model, g, inf);
+        added += graph(model, g, inf, renames);
     }
     added
 }
 
-fn graph(model: &mut Model, g: GraphId, inf: &mut impl Types) -> usize {
+fn graph(model: &mut Model, g: GraphId, inf: &mut impl Types, renames: &HashMap<Sym, Sym>) -> usize {
     let fill_all = |infos: &mut Vec<ValueInfo>| {
         for vi in infos.iter_mut() {
-            if let Some(ty) = fill(vi.ty.as_ref(), inf.ty(vi.value)) {
+            let owned;
+            let inferred = match inf.ty(vi.value) {
+                Some(t) if !renames.is_empty() => {
+                    owned = renamed(t.clone(), renames);
+                    Some(&owned)
+                }
+                t => t,
+            };
+            if let Some(ty) = fill(vi.ty.as_ref(), inferred) {
                 if vi.ty.as_ref() != Some(&ty) {
                     vi.ty = Some(ty);
                 }
@@ -100,7 +114,7 @@ fn graph(model: &mut Model, g: GraphId, inf: &mut impl Types) -> usize {
         if outputs.binary_search(&v).is_ok() {
             continue;
         }
-        let Some(ty) = inf.output(v).filter(writable) else { continue };
+        let Some(ty) = inf.output(v).filter(writable).map(|t| renamed(t, renames)) else { continue };
         match known.get(&v) {
             Some(&i) => {
                 let vi = &mut model.graph_mut(g).value_info[i];

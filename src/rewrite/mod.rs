@@ -112,6 +112,17 @@ pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Sym, Sym
     seen.into_iter().filter_map(|(ours, theirs)| Some((ours, theirs?))).collect()
 }
 
+/// `t` with each symbolic size that `renames` holds written with the name it maps to.
+pub(crate) fn renamed(t: Type, renames: &HashMap<Sym, Sym>) -> Type {
+    if renames.is_empty() {
+        return t;
+    }
+    t.map_dims(&|d| match d {
+        Dim::Sym(s) => renames.get(s).map_or_else(|| d.clone(), |t| Dim::Sym(t.clone())),
+        d => d.clone(),
+    })
+}
+
 impl Patch {
     /// An empty patch for `model`; names it creates avoid every name the model uses.
     pub fn new(model: &Model) -> Patch {
@@ -162,13 +173,7 @@ impl Patch {
 
     fn value(&mut self, graph: GraphId, base: &str, ty: Option<Type>) -> usize {
         let name = self.fresh(base);
-        let ty = match ty {
-            Some(t) if !self.renames.is_empty() => Some(t.map_dims(&|d| match d {
-                Dim::Sym(s) => self.renames.get(s).map_or_else(|| d.clone(), |t| Dim::Sym(t.clone())),
-                d => d.clone(),
-            })),
-            ty => ty,
-        };
+        let ty = ty.map(|t| renamed(t, &self.renames));
         self.values.push(NewValue { graph, name, ty });
         self.values.len() - 1
     }
