@@ -535,6 +535,53 @@ fn symbols_made_equal_share_their_sizes() {
     assert_eq!(inf.constraints.len(), 3);
 }
 
+/// A tensor of no elements may carry no data field at all (paddle2onnx writes its `[]`
+/// shape constants so); its contents are known, empty. Here a size goes through Reshape to
+/// a scalar by such a constant, as in PP-OCR's recognizer, whose Reshape target was then
+/// `[?1, ?2, ?3, ?4]` for `[0, 1, x, 120]`.
+#[test]
+fn an_empty_constant_without_data_is_known_to_be_empty() {
+    let mut empty = ints_init("empty", &[]);
+    empty.int64_data.clear();
+    empty.raw_data = None;
+    let nodes = vec![
+        node("Shape", &["x"], &["s"]),
+        node("Slice", &["s", "three", "four"], &["sl"]),
+        node("Squeeze", &["sl", "zero"], &["sq"]),
+        node("Reshape", &["sq", "empty"], &["scalar"]),
+        node("Unsqueeze", &["scalar", "zero"], &["us"]),
+        node("Concat", &["zero", "one", "us", "c120"], &["target"]),
+        node("Reshape", &["y", "target"], &["out"]),
+    ];
+    let mut concat_axis = nodes;
+    concat_axis[5].attribute.push(AttributeProto {
+        name: Some("axis".into()),
+        r#type: Some(attribute_proto::AttributeType::Int as i32),
+        i: Some(0),
+        ..Default::default()
+    });
+    let m = model(graph(
+        concat_axis,
+        vec![
+            f32_input("x", &[D::S("n"), D::N(120), D::N(1), D::S("w")]),
+            f32_input("y", &[D::S("n"), D::S("w"), D::N(120)]),
+        ],
+        vec![
+            empty,
+            ints_init("three", &[3]),
+            ints_init("four", &[4]),
+            ints_init("zero", &[0]),
+            ints_init("one", &[1]),
+            ints_init("c120", &[120]),
+        ],
+        &["out"],
+    ));
+    let inf = infer(&m, &Options::default());
+    assert_eq!(shape_of(&m, &inf, "scalar"), Some(&vec![]));
+    assert_eq!(shape_of(&m, &inf, "out"), Some(&vec![Dim::sym("n"), d(1), Dim::sym("w"), d(120)]));
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+}
+
 /// Einsum stretches a label of size 1 to the other inputs' size for it, as numpy and
 /// onnxruntime do: `ij,ij->ij` over [1, 3] and [2, 3] gives [2, 3] in both (checked by hand
 /// with numpy 2.4 and onnxruntime 1.32). With `n` for the 2 the output is `[n, 3]`; it was

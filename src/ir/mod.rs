@@ -252,6 +252,8 @@ impl Tensor {
                     _ => return None,
                 }
             }
+            // No data field: right for a tensor of no elements (an empty shape, `[0]`).
+            TensorData::Empty if dtype.is_int() => Vec::new(),
             _ => return None,
         };
         (v.len() == n).then_some(v)

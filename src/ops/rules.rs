@@ -106,6 +106,7 @@ pub fn tensor_ints(t: &Tensor, limit: usize) -> Option<Vec<i64>> {
         let v: Vec<i64> = match &t.data {
             TensorData::Raw(b) => b.iter().map(|x| (*x != 0) as i64).collect(),
             TensorData::Int32s(v) => v.iter().map(|x| (*x != 0) as i64).collect(),
+            TensorData::Empty => Vec::new(),
             _ => return None,
         };
         return (v.len() == n).then_some(v);
@@ -133,6 +134,7 @@ pub fn tensor_floats(t: &Tensor, limit: usize) -> Option<Vec<f64>> {
         (TensorData::Raw(b), DType::F64) => {
             b.chunks_exact(8).map(|c| f64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]])).collect()
         }
+        (TensorData::Empty, d) if d.is_float() => Vec::new(),
         _ => return None,
     };
     (v.len() == n).then_some(v)
@@ -144,6 +146,7 @@ pub fn tensor_strings(t: &Tensor, limit: usize) -> Option<Vec<String>> {
         (TensorData::Strings(v), DType::Str) if v.len() <= limit && Some(v.len()) == t.len() => {
             Some(v.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect())
         }
+        (TensorData::Empty, DType::Str) if t.len() == Some(0) => Some(Vec::new()),
         _ => None,
     }
 }
