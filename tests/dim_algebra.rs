@@ -75,7 +75,8 @@ impl Eval<'_> {
             }
             _ => {
                 let start = self.at;
-                while self.peek().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_') {
+                // Names as exporters write them: paddle2onnx's `DynamicDimension.1` holds a dot.
+                while self.peek().is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'.') {
                     self.at += 1;
                 }
                 let name = std::str::from_utf8(&self.text[start..self.at]).ok()?;
@@ -245,4 +246,27 @@ fn true_division_written_by_an_exporter_is_not_taken_apart() {
     // Nor is a factor the divisor does not divide.
     let y = Dim::sym("h").mul(&Dim::Known(3)).add(&Dim::Known(-1));
     assert_eq!(y.div_floor(&Dim::Known(2)).to_string(), "floor((h*3-1)/2)");
+}
+
+#[test]
+fn a_dot_in_a_name_is_not_a_decimal_point() {
+    // paddle2onnx names input dims `DynamicDimension.1`. Reshape's -1 over a PP-OCR
+    // recognizer's [n, 120, 1, x*3] divides x*360 by 360; the dot made the division stay
+    // (`floor(((...)*360)/360)`) and grow into a 1.5 KB `max(...)` down the model.
+    let conv = |d: &Dim| d.add(&Dim::Known(-1)).div_floor(&Dim::Known(2)).add(&Dim::Known(1));
+    let x = conv(&conv(&Dim::sym("DynamicDimension.1")));
+    assert_eq!(x.to_string(), "floor(floor((DynamicDimension.1-1)/2)/2)+1");
+    let back = x.mul(&Dim::Known(360)).div_floor(&Dim::Known(360));
+    assert_eq!(back, x);
+    let up = x.mul(&Dim::Known(4)).add(&Dim::Known(-1)).div_floor(&Dim::Known(2));
+    assert_eq!(up.to_string(), "(floor(floor((DynamicDimension.1-1)/2)/2)+1)*2-1");
+    for w in 1i64..200 {
+        let env = HashMap::from([("DynamicDimension.1".to_string(), w)]);
+        let xv = (w - 1).div_euclid(2).div_euclid(2) + 1;
+        assert_eq!(eval(&up, &env), Some((xv * 4 - 1).div_euclid(2)), "w = {w}");
+    }
+    // A decimal number is still not taken apart: `h*0.5` is no integer.
+    let half = Dim::sym("h*0.5").mul(&Dim::Known(4)).add(&Dim::Known(-1));
+    let kept = half.div_floor(&Dim::Known(2)).to_string();
+    assert!(kept.starts_with("floor(") && kept.ends_with("-1)/2)"), "{kept}");
 }

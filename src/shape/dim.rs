@@ -167,8 +167,8 @@ fn split_factor(text: &str) -> Option<(&str, i64)> {
 
 /// True when `text` is an expression this module writes over integers: names, integers,
 /// `+ - * %`, and calls, a `/` only as the division inside `floor(..)` or `ceil(..)`. A
-/// `dim_param` that an exporter wrote with true division (`h/2 - 1/2`), a decimal point or
-/// spaces is not taken apart.
+/// `dim_param` that an exporter wrote with true division (`h/2 - 1/2`), a decimal number or
+/// spaces is not taken apart; a name may hold a dot.
 fn integral(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut i = 0;
@@ -201,8 +201,20 @@ fn integral(text: &str) -> bool {
             i = close + 1;
             continue;
         }
-        if matches!(bytes[i], b'/' | b'.' | b' ') {
-            return false;
+        match bytes[i] {
+            b'/' | b' ' => return false,
+            // A decimal point: a '.' in a token that starts with a digit (`0.5`), not one in
+            // a name (`DynamicDimension.1`, as paddle2onnx names dims).
+            b'.' => {
+                let start = bytes[..i]
+                    .iter()
+                    .rposition(|b| matches!(b, b'+' | b'-' | b'*' | b'%' | b'(' | b')' | b','))
+                    .map_or(0, |p| p + 1);
+                if bytes[start].is_ascii_digit() {
+                    return false;
+                }
+            }
+            _ => {}
         }
         i += 1;
     }
