@@ -29,7 +29,8 @@ import onnx
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CACHE = os.path.join(ROOT, "target", "real-models")
-WHEELS = ["rapidocr-onnxruntime==1.4.4", "magika==1.0.3", "silero-vad==6.2.3", "nudenet==3.4.2"]
+WHEELS = ["rapidocr-onnxruntime==1.4.4", "magika==1.0.3", "silero-vad==6.2.3", "nudenet==3.4.2", "rapidocr==3.10.0",
+          "ddddocr==1.6.1"]
 
 
 def fetch():
@@ -120,6 +121,7 @@ def symbol_dims(path, by_axis):
 def table():
     u = os.path.join(CACHE, "unzipped")
     ocr = os.path.join(u, "rapidocr_onnxruntime", "models")
+    v6 = os.path.join(u, "rapidocr", "models")
     sil = os.path.join(u, "silero_vad", "data")
     light = os.path.join(os.path.dirname(onnx.__file__), "backend", "test", "data", "light")
     p2o = "p2o.DynamicDimension"
@@ -136,6 +138,13 @@ def table():
         (os.path.join(sil, "silero_vad_16k_sequence.onnx"), ["--dim=sequence_length=1"]),
         (os.path.join(sil, "silero_vad_openvino_16k.onnx"), []),
         (os.path.join(u, "nudenet", "320n.onnx"), ["--dim=batch=2", "--dim=height=640", "--dim=width=416"]),
+        (os.path.join(v6, "PP-OCRv6_det_small.onnx"), ["--dim=DynamicDimension.0=2", "--dim=DynamicDimension.1=320",
+                                                       "--dim=DynamicDimension.2=256"]),
+        (os.path.join(v6, "PP-OCRv6_rec_small.onnx"), ["--dim=DynamicDimension.0=2", "--dim=DynamicDimension.1=320"]),
+        (os.path.join(v6, "ch_ppocr_mobile_v2.0_cls_mobile.onnx"), ["--shape=x=2,3,48,192"]),
+        (os.path.join(u, "ddddocr", "common.onnx"), ["--dim=image_width=160"]),
+        (os.path.join(u, "ddddocr", "common_old.onnx"), ["--dim=image_width=160"]),
+        (os.path.join(u, "ddddocr", "common_det.onnx"), []),
     ]
     rows += [(p, []) for p in sorted(glob.glob(os.path.join(light, "*.onnx"))) if ".stripped." not in p]
     for p in sorted(glob.glob(os.path.join(CACHE, "transformers", "*.onnx"))):
