@@ -58,6 +58,28 @@ fn node(op: &str, inputs: &[&str], outputs: &[&str]) -> NodeProto {
     }
 }
 
+/// `n` with an integer attribute.
+fn with_int(mut n: NodeProto, name: &str, v: i64) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::Int as i32),
+        i: Some(v),
+        ..Default::default()
+    });
+    n
+}
+
+/// `n` with a string attribute.
+fn with_str(mut n: NodeProto, name: &str, v: &str) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(attribute_proto::AttributeType::String as i32),
+        s: Some(v.as_bytes().to_vec()),
+        ..Default::default()
+    });
+    n
+}
+
 fn ints_init(name: &str, v: &[i64]) -> TensorProto {
     TensorProto {
         name: Some(name.into()),
@@ -133,20 +155,13 @@ fn reshape_through_shape_arithmetic_keeps_symbols() {
         node("Gather", &["s", "i0"], &["b"]),
         node("Gather", &["s", "i1"], &["t"]),
         node("Mul", &["b", "t"], &["bt"]),
-        node("Concat", &["bt", "c64"], &["target"]),
+        with_int(node("Concat", &["bt", "c64"], &["target"]), "axis", 0),
         node("Reshape", &["x", "target"], &["y"]),
         node("Add", &["t", "one"], &["t1"]),
         node("ConstantOfShape", &["t1"], &["z"]),
     ];
-    let mut concat = nodes;
-    concat[4].attribute.push(AttributeProto {
-        name: Some("axis".into()),
-        r#type: Some(attribute_proto::AttributeType::Int as i32),
-        i: Some(0),
-        ..Default::default()
-    });
     let g = graph(
-        concat,
+        nodes,
         vec![f32_input("x", &[D::S("batch"), D::S("seq"), D::N(64)])],
         vec![ints_init("i0", &[0]), ints_init("i1", &[1]), ints_init("c64", &[64]), ints_init("one", &[1])],
         &["y", "z"],
@@ -409,15 +424,7 @@ fn model_local_functions_are_inferred_through_their_bodies() {
 #[test]
 fn concat_pins_a_symbol_to_the_size_it_meets() {
     // Concat along axis 0 needs equal sizes at axis 1: n must be 5, and then also 6.
-    let axis0 = |mut n: NodeProto| {
-        n.attribute.push(AttributeProto {
-            name: Some("axis".into()),
-            r#type: Some(attribute_proto::AttributeType::Int as i32),
-            i: Some(0),
-            ..Default::default()
-        });
-        n
-    };
+    let axis0 = |n: NodeProto| with_int(n, "axis", 0);
     let g = graph(
         vec![axis0(node("Concat", &["x", "y"], &["a"])), axis0(node("Concat", &["x", "z"], &["b"]))],
         vec![
@@ -444,13 +451,7 @@ fn exact_axes_meeting_two_symbols_record_that_they_are_equal() {
         inf.constraints.iter().map(|c| (c.assumption.to_string(), c.op_type.clone(), c.axis)).collect()
     };
     // Concat along 0: axis 1 meets `a` and `b`.
-    let mut concat = node("Concat", &["x", "y"], &["c"]);
-    concat.attribute.push(AttributeProto {
-        name: Some("axis".into()),
-        r#type: Some(attribute_proto::AttributeType::Int as i32),
-        i: Some(0),
-        ..Default::default()
-    });
+    let concat = with_int(node("Concat", &["x", "y"], &["c"]), "axis", 0);
     let m = model(graph(
         vec![concat],
         vec![f32_input("x", &[D::N(2), D::S("a")]), f32_input("y", &[D::N(3), D::S("b")])],
@@ -498,15 +499,7 @@ fn exact_axes_meeting_two_symbols_record_that_they_are_equal() {
 /// `b = 6` (two more) holds for no input, and is reported as a contradiction naming both.
 #[test]
 fn symbols_made_equal_share_their_sizes() {
-    let axis0 = |mut n: NodeProto| {
-        n.attribute.push(AttributeProto {
-            name: Some("axis".into()),
-            r#type: Some(attribute_proto::AttributeType::Int as i32),
-            i: Some(0),
-            ..Default::default()
-        });
-        n
-    };
+    let axis0 = |n: NodeProto| with_int(n, "axis", 0);
     let inputs = || {
         vec![
             f32_input("x", &[D::N(2), D::S("a")]),
@@ -550,18 +543,11 @@ fn an_empty_constant_without_data_is_known_to_be_empty() {
         node("Squeeze", &["sl", "zero"], &["sq"]),
         node("Reshape", &["sq", "empty"], &["scalar"]),
         node("Unsqueeze", &["scalar", "zero"], &["us"]),
-        node("Concat", &["zero", "one", "us", "c120"], &["target"]),
+        with_int(node("Concat", &["zero", "one", "us", "c120"], &["target"]), "axis", 0),
         node("Reshape", &["y", "target"], &["out"]),
     ];
-    let mut concat_axis = nodes;
-    concat_axis[5].attribute.push(AttributeProto {
-        name: Some("axis".into()),
-        r#type: Some(attribute_proto::AttributeType::Int as i32),
-        i: Some(0),
-        ..Default::default()
-    });
     let m = model(graph(
-        concat_axis,
+        nodes,
         vec![
             f32_input("x", &[D::S("n"), D::N(120), D::N(1), D::S("w")]),
             f32_input("y", &[D::S("n"), D::S("w"), D::N(120)]),
@@ -588,13 +574,7 @@ fn an_empty_constant_without_data_is_known_to_be_empty() {
 /// `[1, 3]`, the first size met.
 #[test]
 fn einsum_stretches_a_label_of_size_one() {
-    let mut e = node("Einsum", &["a", "b"], &["c"]);
-    e.attribute.push(AttributeProto {
-        name: Some("equation".into()),
-        r#type: Some(attribute_proto::AttributeType::String as i32),
-        s: Some(b"ij,ij->ij".to_vec()),
-        ..Default::default()
-    });
+    let e = with_str(node("Einsum", &["a", "b"], &["c"]), "equation", "ij,ij->ij");
     let m = model(graph(
         vec![e],
         vec![f32_input("a", &[D::N(1), D::N(3)]), f32_input("b", &[D::S("n"), D::N(3)])],
@@ -623,16 +603,9 @@ fn f32_scalar(name: &str, v: f32) -> TensorProto {
 /// float(2) is not `floor(w/2)`.
 #[test]
 fn a_range_over_a_size_cast_to_float_keeps_the_size() {
-    let cast = |to: tensor_proto::DataType| AttributeProto {
-        name: Some("to".into()),
-        r#type: Some(attribute_proto::AttributeType::Int as i32),
-        i: Some(to as i64),
-        ..Default::default()
-    };
-    let mut to_float = node("Cast", &["wi"], &["wf"]);
-    to_float.attribute.push(cast(tensor_proto::DataType::Float));
-    let mut two_to_float = node("Cast", &["two_i"], &["two_f"]);
-    two_to_float.attribute.push(cast(tensor_proto::DataType::Float));
+    let float = tensor_proto::DataType::Float as i64;
+    let to_float = with_int(node("Cast", &["wi"], &["wf"]), "to", float);
+    let two_to_float = with_int(node("Cast", &["two_i"], &["two_f"]), "to", float);
     let g = graph(
         vec![
             node("Shape", &["x"], &["s"]),
