@@ -1464,12 +1464,14 @@ pub fn einsum(c: &Ctx) -> R {
         }
         for (j, &ch) in labels.iter().enumerate() {
             *counts.entry(ch).or_default() += 1;
-            let d = &s[if at.is_some_and(|p| j >= p) { j + ne } else { j }];
+            let axis = if at.is_some_and(|p| j >= p) { j + ne } else { j };
+            let d = &s[axis];
             match letters.iter_mut().find(|(l, _)| *l == ch) {
                 Some((_, e)) => {
                     let b = multi(&[std::slice::from_ref(e), std::slice::from_ref(d)])
                         .map_err(|_| RuleError::Invalid(format!("Einsum: label '{ch}' has sizes {e} and {d}")))?;
-                    assumptions.extend(b.assumptions.into_iter().map(|(_, a)| (j, a)));
+                    // Conditions name the axis of the input that met the label again.
+                    assumptions.extend(b.assumptions.into_iter().map(|(_, a)| (axis, a)));
                     *e = b.shape.into_iter().next().unwrap_or(Dim::Unknown);
                 }
                 None => letters.push((ch, d.clone())),

@@ -5,10 +5,10 @@
 //! inference does is written with the model's name ([`super::declared_names`]): an exporter's
 //! `floor(h/2 - 1/2) + 1` stays so, on the tensors it declared and on those it did not.
 
-use crate::infer::Inference;
-use crate::ir::{Def, GraphId, IdMap, Model, ValueId, ValueInfo};
 use std::collections::HashMap;
 
+use crate::infer::Inference;
+use crate::ir::{Def, GraphId, IdMap, Model, ValueId, ValueInfo};
 use crate::shape::{Dim, Sym, Type};
 
 use super::{declared_names, renamed, writable};
