@@ -2,7 +2,7 @@
 //! into the model, symbols as `dim_param`. Graph inputs and outputs keep what they declare and
 //! gain what inference knows beyond it; `value_info` entries follow inference, which has
 //! already merged what they declared. A size the model's declared types name otherwise than
-//! inference does is written with the model's name ([`super::declared_names`]): an exporter's
+//! inference does is written with the model's name (`rewrite::declared_names`): an exporter's
 //! `floor(h/2 - 1/2) + 1` stays so, on the tensors it declared and on those it did not.
 
 use std::collections::HashMap;
