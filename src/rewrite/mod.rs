@@ -70,7 +70,11 @@ pub struct Patch {
     nodes: Vec<NewNode>,
     rewires: Vec<(NodeId, usize, Wire)>,
     drop_attrs: Vec<(NodeId, &'static str)>,
-    names: HashSet<String>,
+    names: HashSet<String, foldhash::fast::RandomState>,
+    /// For each base `fresh` found taken, the next suffix to try: every smaller one is taken,
+    /// so a model whose nodes share one name costs one probe per new name, not one per
+    /// earlier name (5,000 nodes named alike took 41 s to `expand`).
+    next_suffix: HashMap<String, u64, foldhash::fast::RandomState>,
     /// Each node's index in its graph's order, built the first time an unnamed node needs
     /// one for [`Patch::base_name`] (a search per node made `expand` quadratic).
     positions: std::cell::OnceCell<crate::ir::IdMap<NodeId, usize>>,
@@ -126,7 +130,7 @@ pub(crate) fn renamed(t: Type, renames: &HashMap<Sym, Sym>) -> Type {
 impl Patch {
     /// An empty patch for `model`; names it creates avoid every name the model uses.
     pub fn new(model: &Model) -> Patch {
-        let mut names: HashSet<String> = model.values.iter().map(|v| v.name.to_string()).collect();
+        let mut names: HashSet<String, _> = model.values.iter().map(|v| v.name.to_string()).collect();
         names.extend(model.nodes.node_weights().map(|n| n.name.to_string()));
         for g in &model.graphs {
             names.extend(g.initializers.iter().map(|t| t.name.clone()));
@@ -158,7 +162,14 @@ impl Patch {
     /// A name derived from `base` that neither the model nor this patch uses yet.
     fn fresh(&mut self, base: &str) -> String {
         let name = if self.names.contains(base) {
-            (1u64..).map(|i| format!("{base}_{i}")).find(|n| !self.names.contains(n)).unwrap_or_default()
+            let next = self.next_suffix.entry(base.to_string()).or_insert(1);
+            loop {
+                let candidate = format!("{base}_{next}");
+                *next += 1;
+                if !self.names.contains(&candidate) {
+                    break candidate;
+                }
+            }
         } else {
             base.to_string()
         };
