@@ -548,6 +548,19 @@ fn rules_are_linear_in_axis_lists_and_contents() {
     }
 }
 
+/// `n` Adds of `x: [4,1]` and `b: [1,4]`, all named `name`, written to `dir/FILE.onnx` and
+/// rewritten by `expand` (which must succeed) to `dir/FILE.expanded.onnx`: the run and that
+/// path.
+fn expand_adds(dir: &Path, file: &str, name: &str, n: usize) -> (Run, PathBuf) {
+    let adds = (0..n).map(|i| node(name, "Add", &["x", "b"], &[&format!("t{i}")])).collect();
+    let m = model(graph(adds, vec![vi("x", &[4, 1]), vi("b", &[1, 4])], vec![]));
+    let p = write(dir, &format!("{file}.onnx"), &m.encode_to_vec());
+    let out = dir.join(format!("{file}.expanded.onnx"));
+    let r = run(&[OsStr::new("expand"), p.as_os_str(), OsStr::new("-o"), out.as_os_str()]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    (r, out)
+}
+
 /// Work that searched a list per node was quadratic in the model: `expand` placed each new
 /// node by searching its graph's order and named each unnamed node by its position (3.3 s
 /// in release for 50,000 rewritten Adds); inference looked each call up among the model's
@@ -559,13 +572,8 @@ fn rules_are_linear_in_axis_lists_and_contents() {
 fn passes_are_linear_in_nodes_functions_and_symbols() {
     let dir = scratch("linear_model");
     let n = 30_000;
-    // Unnamed Adds of [4,1] and [1,4]: each gets both operands expanded.
-    let adds = (0..n).map(|i| node("", "Add", &["x", "b"], &[&format!("t{i}")])).collect();
-    let m = model(graph(adds, vec![vi("x", &[4, 1]), vi("b", &[1, 4])], vec![]));
-    let p = write(&dir, "adds.onnx", &m.encode_to_vec());
-    let out = dir.join("adds.expanded.onnx");
-    let r = run(&[OsStr::new("expand"), p.as_os_str(), OsStr::new("-o"), out.as_os_str()]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    // Unnamed Adds: each gets both operands expanded.
+    let (r, out) = expand_adds(&dir, "adds", "", n);
     assert!(r.stderr.contains(&format!("{n} nodes made explicit")), "{}", r.stderr);
     // The new nodes sit before the node they feed, named after its position.
     let saved = onnx::ModelProto::decode(std::fs::read(&out).unwrap().as_slice()).unwrap().graph.unwrap();
@@ -636,14 +644,8 @@ fn passes_are_linear_in_nodes_functions_and_symbols() {
 /// 5,000 stay well inside `run`'s 10 s deadline, and every name written is distinct.
 #[test]
 fn expand_names_stay_linear_when_nodes_share_a_name() {
-    let dir = scratch("same_names");
     let n = 5_000;
-    let adds = (0..n).map(|i| node("same", "Add", &["x", "b"], &[&format!("t{i}")])).collect();
-    let m = model(graph(adds, vec![vi("x", &[4, 1]), vi("b", &[1, 4])], vec![]));
-    let p = write(&dir, "same.onnx", &m.encode_to_vec());
-    let out = dir.join("same.expanded.onnx");
-    let r = run(&[OsStr::new("expand"), p.as_os_str(), OsStr::new("-o"), out.as_os_str()]);
-    assert_eq!(r.code, 0, "{}", r.stderr);
+    let (_, out) = expand_adds(&scratch("same_names"), "same", "same", n);
     let g = onnx::ModelProto::decode(std::fs::read(&out).unwrap().as_slice()).unwrap().graph.unwrap();
     let added: Vec<&str> = g.node.iter().map(|x| x.name()).filter(|name| *name != "same").collect();
     let distinct: std::collections::HashSet<&str> = added.iter().copied().collect();
