@@ -1348,12 +1348,9 @@ fn equal(shapes: &[&[Dim]]) -> Result<Broadcast<Dim>, BroadcastError<Dim>> {
             return Err(BroadcastError::Rank { input: i, rank: s.len(), target: out.len() });
         }
         for (axis, (o, d)) in out.iter_mut().zip(s.iter()).enumerate() {
-            if let (Dim::Known(a), Dim::Known(b)) = (&*o, d) {
-                if a != b {
-                    return Err(BroadcastError::Clash { axis, sizes: vec![(0, o.clone()), (i, d.clone())] });
-                }
-            }
-            let (pinned, assumed) = o.pin(d);
+            let Some((pinned, assumed)) = o.pin(d) else {
+                return Err(BroadcastError::Clash { axis, sizes: vec![(0, o.clone()), (i, d.clone())] });
+            };
             assumptions.extend(assumed.map(|a| (axis, a)));
             *o = pinned;
         }

@@ -548,12 +548,9 @@ pub fn concat(c: &Ctx) -> R {
             if i == axis {
                 shape[i] = shape[i].add(d);
             } else {
-                if let (Dim::Known(x), Dim::Known(y)) = (&shape[i], d) {
-                    if x != y {
-                        return invalid(format!("Concat inputs differ at axis {i}: {x} and {y}"));
-                    }
-                }
-                let (pinned, assumed) = shape[i].pin(d);
+                let Some((pinned, assumed)) = shape[i].pin(d) else {
+                    return invalid(format!("Concat inputs differ at axis {i}: {} and {d}", shape[i]));
+                };
                 assumptions.extend(assumed.map(|a| (i, a)));
                 shape[i] = pinned;
             }
@@ -1156,15 +1153,13 @@ pub fn matmul(c: &Ctx) -> R {
     let a2: Shape = if a.len() == 1 { vec![Dim::Known(1), a[0].clone()] } else { a.to_vec() };
     let b2: Shape = if b.len() == 1 { vec![b[0].clone(), Dim::Known(1)] } else { b.to_vec() };
     let (ka, kb) = (&a2[a2.len() - 1], &b2[b2.len() - 2]);
-    if let (Dim::Known(x), Dim::Known(y)) = (ka, kb) {
-        if x != y {
-            return invalid(format!("MatMul's inner dimensions differ: {x} and {y}"));
-        }
-    }
+    let Some((_, inner)) = ka.pin(kb) else {
+        return invalid(format!("MatMul's inner dimensions differ: {ka} and {kb}"));
+    };
     let br = multi(&[&a2[..a2.len() - 2], &b2[..b2.len() - 2]]).map_err(RuleError::Broadcast)?;
     let mut assumptions = br.assumptions;
     let mut shape = br.shape;
-    assumptions.extend(ka.pin(kb).1.map(|a| (shape.len(), a)));
+    assumptions.extend(inner.map(|a| (shape.len(), a)));
     if a.len() > 1 {
         shape.push(a2[a2.len() - 2].clone());
     }

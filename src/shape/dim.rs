@@ -81,17 +81,18 @@ impl Dim {
     }
 
     /// Where two dims must be the same size: the one that knows more (the first of two
-    /// symbols), with the side condition that makes them equal when their names differ. Two
-    /// different known sizes are the caller's error to report; here the first is kept.
-    pub fn pin(&self, other: &Dim) -> (Dim, Option<Assumption>) {
-        match (self, other) {
+    /// symbols), with the side condition that makes them equal when their names differ; `None`
+    /// for two different known sizes, which no input makes equal.
+    pub fn pin(&self, other: &Dim) -> Option<(Dim, Option<Assumption>)> {
+        Some(match (self, other) {
+            (Dim::Known(a), Dim::Known(b)) if a != b => return None,
             (Dim::Sym(s), Dim::Known(k)) | (Dim::Known(k), Dim::Sym(s)) => {
                 (Dim::Known(*k), Some(Assumption::OneOf { sym: s.clone(), sizes: vec![*k] }))
             }
             (Dim::Sym(a), Dim::Sym(b)) if a != b => (self.clone(), Some(Assumption::Equal(a.clone(), b.clone()))),
             (Dim::Unknown, _) => (other.clone(), None),
             _ => (self.clone(), None),
-        }
+        })
     }
 
     /// This dim, or an unknown one for a symbol longer than [`MAX_EXPR`] bytes.
@@ -177,22 +178,7 @@ fn integral(text: &str) -> bool {
         if let Some(call) = ["floor(", "ceil("].into_iter().find(|c| rest.starts_with(c)) {
             // The call's argument is `a/b` of two integral operands; its own `/` is floor's.
             let open = i + call.len() - 1;
-            let mut depth = 0i32;
-            let mut close = None;
-            for (j, b) in bytes.iter().enumerate().skip(open) {
-                match b {
-                    b'(' => depth += 1,
-                    b')' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            close = Some(j);
-                            break;
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            let Some(close) = close else { return false };
+            let Some(close) = closing_paren(text, open) else { return false };
             let inner = &text[open + 1..close];
             let Some(slash) = top_slash(inner) else { return false };
             if !integral(&inner[..slash]) || !integral(&inner[slash + 1..]) {
@@ -310,23 +296,25 @@ fn atomic(text: &str) -> bool {
 /// True for `name(...)` whose closing parenthesis is the last character.
 fn balanced_call(text: &str) -> bool {
     let Some(open) = text.find('(') else { return false };
-    if !text[..open].chars().all(|ch| ch.is_ascii_alphabetic()) || !text.ends_with(')') {
-        return false;
-    }
+    text[..open].chars().all(|ch| ch.is_ascii_alphabetic()) && closing_paren(text, open) == Some(text.len() - 1)
+}
+
+/// Where the parenthesis that closes the one at byte `open` of `text` is.
+fn closing_paren(text: &str, open: usize) -> Option<usize> {
     let mut depth = 0i32;
-    for (i, ch) in text.char_indices().skip(open) {
-        match ch {
-            '(' => depth += 1,
-            ')' => {
+    for (i, b) in text.bytes().enumerate().skip(open) {
+        match b {
+            b'(' => depth += 1,
+            b')' => {
                 depth -= 1;
-                if depth == 0 && i + 1 != text.len() {
-                    return false;
+                if depth == 0 {
+                    return Some(i);
                 }
             }
             _ => {}
         }
     }
-    depth == 0
+    None
 }
 
 fn operand(d: &Dim) -> String {
