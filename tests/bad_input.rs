@@ -548,12 +548,13 @@ fn rules_are_linear_in_axis_lists_and_contents() {
     }
 }
 
-/// `n` Adds of `x: [4,1]` and `b: [1,4]`, all named `name`, written to `dir/FILE.onnx` and
-/// rewritten by `expand` (which must succeed) to `dir/FILE.expanded.onnx`: the run and that
-/// path.
+/// `n` Adds, the `i`th of `xi: [4,1]` and `bi: [1,4]` (operands of their own, so that each
+/// gets expansions of its own), all named `name`, written to `dir/FILE.onnx` and rewritten by
+/// `expand` (which must succeed) to `dir/FILE.expanded.onnx`: the run and that path.
 fn expand_adds(dir: &Path, file: &str, name: &str, n: usize) -> (Run, PathBuf) {
-    let adds = (0..n).map(|i| node(name, "Add", &["x", "b"], &[&format!("t{i}")])).collect();
-    let m = model(graph(adds, vec![vi("x", &[4, 1]), vi("b", &[1, 4])], vec![]));
+    let adds = (0..n).map(|i| node(name, "Add", &[&format!("x{i}"), &format!("b{i}")], &[&format!("t{i}")])).collect();
+    let inputs = (0..n).flat_map(|i| [vi(&format!("x{i}"), &[4, 1]), vi(&format!("b{i}"), &[1, 4])]).collect();
+    let m = model(graph(adds, inputs, vec![]));
     let p = write(dir, &format!("{file}.onnx"), &m.encode_to_vec());
     let out = dir.join(format!("{file}.expanded.onnx"));
     let r = run(&[OsStr::new("expand"), p.as_os_str(), OsStr::new("-o"), out.as_os_str()]);
@@ -587,7 +588,11 @@ fn passes_are_linear_in_nodes_functions_and_symbols() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let g = onnx::ModelProto::decode(std::fs::read(&back).unwrap().as_slice()).unwrap().graph.unwrap();
     assert_eq!(g.node.len(), n, "{}", r.stderr);
-    assert!(g.node.iter().all(|x| x.op_type() == "Add" && x.input == ["x", "b"]));
+    assert!(g
+        .node
+        .iter()
+        .enumerate()
+        .all(|(i, x)| x.op_type() == "Add" && x.input == [format!("x{i}"), format!("b{i}")]));
     assert!(g.initializer.is_empty());
 
     // One function per call, each of a distinct name.

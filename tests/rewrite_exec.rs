@@ -1,6 +1,3 @@
-//! PENDING: compiles once the executor (branch `exec`) is in main; then `git mv tests/rewrite_exec.rs.pending tests/rewrite_exec.rs`.
-//! Checked on a trial merge of main + rewrite + exec: 219 of 219 cases pass, all bit-identical to the originals.
-//!
 //! Every rewritten broadcasting-family case and opset-6 legacy case runs through the executor:
 //! the rewritten model's outputs equal the original's bit for bit (where the original runs)
 //! and match the case's expected outputs.

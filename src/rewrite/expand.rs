@@ -169,10 +169,8 @@ pub(super) struct Site<'a> {
     operands: Vec<(usize, ValueId, Shape, Option<DType>)>,
     /// An operand whose shape is the output's by the op's rule (PRelu's X, legacy A).
     exact: Option<usize>,
-    shapes: HashMap<Wire, Wire>,
-    bcast: Option<Wire>,
+    /// Each operand made explicit so far, by slot: itself at the output's rank.
     full: HashMap<usize, Wire>,
-    ones: Option<Wire>,
 }
 
 impl<'a> Site<'a> {
@@ -214,10 +212,7 @@ impl<'a> Site<'a> {
             decl,
             operands,
             exact,
-            shapes: HashMap::new(),
-            bcast: None,
             full: HashMap::new(),
-            ones: None,
         })
     }
 
@@ -364,14 +359,7 @@ impl<'a> Site<'a> {
         }
     }
 
-    fn emit_stretch(
-        &mut self,
-        patch: &mut Patch,
-        x: Wire,
-        stretch: &Stretch,
-        slot: usize,
-        dtype: Option<DType>,
-    ) -> Wire {
+    fn emit_stretch(&self, patch: &mut Patch, x: Wire, stretch: &Stretch, slot: usize, dtype: Option<DType>) -> Wire {
         let ty = Some(Type::tensor(dtype, Some(self.decl.clone())));
         let out = self.name(&format!("in{slot}_expanded"));
         match stretch {
@@ -410,33 +398,20 @@ impl<'a> Site<'a> {
         }
     }
 
-    /// A vector of 1s as long as the output's rank, made once per node.
-    fn ones(&mut self, patch: &mut Patch) -> Wire {
-        if let Some(w) = self.ones {
-            return w;
-        }
-        let w = patch.ints(self.at, &self.name("ones"), &vec![1; self.out.len()]);
-        self.ones = Some(w);
-        w
+    /// A vector of 1s as long as the output's rank.
+    fn ones(&self, patch: &mut Patch) -> Wire {
+        patch.ints(self.at, &self.name("ones"), &vec![1; self.out.len()])
     }
 
-    /// `Shape(x)` for a rank-`rank` tensor, computed once per node.
-    fn shape_of(&mut self, patch: &mut Patch, x: Wire, what: &str, rank: usize) -> Wire {
-        if let Some(w) = self.shapes.get(&x) {
-            return *w;
-        }
-        let w = patch.node(self.at, "Shape", vec![x], vec![], &self.name(what), i64s(rank));
-        self.shapes.insert(x, w);
-        w
+    /// `Shape(x)` for a rank-`rank` tensor.
+    fn shape_of(&self, patch: &mut Patch, x: Wire, what: &str, rank: usize) -> Wire {
+        patch.node(self.at, "Shape", vec![x], vec![], &self.name(what), i64s(rank))
     }
 
     /// The shape all operands broadcast to, computed in the graph: a fold of
     /// `Where(Equal(acc, 1), s, acc)` over the operands' shapes at the output's rank. Unlike
     /// an element-wise `Max` it is right when a size is 0.
-    fn bcast(&mut self, patch: &mut Patch) -> Wire {
-        if let Some(w) = self.bcast {
-            return w;
-        }
+    fn bcast(&self, patch: &mut Patch) -> Wire {
         let r = self.out.len();
         let operands: Vec<(usize, ValueId, usize)> = self.operands.iter().map(|o| (o.0, o.1, o.2.len())).collect();
         let mut acc: Option<Wire> = None;
@@ -471,14 +446,31 @@ impl<'a> Site<'a> {
                 }
             });
         }
-        let w = acc.unwrap_or_else(|| patch.ints(self.at, &self.name("bcast_shape"), &vec![1; r]));
-        self.bcast = Some(w);
-        w
+        acc.unwrap_or_else(|| patch.ints(self.at, &self.name("bcast_shape"), &vec![1; r]))
     }
 
-    /// A 1-D int64 tensor of the sizes `pieces`: constants, `Gather`s from `Shape`s, joined by
-    /// `Concat` when there is more than one run.
-    fn vector(&mut self, patch: &mut Patch, pieces: &[Src], what: &str) -> Wire {
+    /// A 1-D int64 tensor of the sizes `pieces`. Sizes read from operands are symbols (or
+    /// known), so the same sizes anywhere in the graph give the same vector, made once there
+    /// ([`Patch::sizes`]); a vector that folds the operands' shapes at run time is the node's
+    /// own.
+    fn vector(&self, patch: &mut Patch, pieces: &[Src], what: &str) -> Wire {
+        let read: Option<Vec<Dim>> = pieces
+            .iter()
+            .map(|p| match *p {
+                Src::Const(c) => Some(Dim::Known(c)),
+                Src::Dim { slot, axis } => self.operand(slot)?.2.get(axis).filter(|d| **d != Dim::Unknown).cloned(),
+                Src::Bcast(_) => None,
+            })
+            .collect();
+        match read {
+            Some(sizes) => patch.sizes(self.at, sizes, |patch| self.assemble(patch, pieces, what)),
+            None => self.assemble(patch, pieces, what),
+        }
+    }
+
+    /// [`Site::vector`] built: constants, `Gather`s from `Shape`s, joined by `Concat` when
+    /// there is more than one run.
+    fn assemble(&self, patch: &mut Patch, pieces: &[Src], what: &str) -> Wire {
         // Runs of constants, of axes of one operand, and of axes of the broadcast shape.
         #[derive(PartialEq)]
         enum Run {
@@ -526,7 +518,7 @@ impl<'a> Site<'a> {
     }
 
     /// Elements `axes` of the rank-`len` vector `v` (`v` itself when that is all of it).
-    fn gather(&mut self, patch: &mut Patch, v: Wire, len: usize, axes: &[i64], part: &str) -> Wire {
+    fn gather(&self, patch: &mut Patch, v: Wire, len: usize, axes: &[i64], part: &str) -> Wire {
         if axes.iter().copied().eq(0..len as i64) {
             return v;
         }

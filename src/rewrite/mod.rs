@@ -81,6 +81,20 @@ pub struct Patch {
     /// Symbolic sizes as the model itself names them ([`declared_names`]), for the types
     /// written for new values.
     renames: HashMap<Sym, Sym>,
+    /// Each node, int64 constant and shape vector made so far, by all that decides its
+    /// output: asked for again in the same graph, it is not made twice (common
+    /// subexpressions: a chain whose nodes all add `b` gets one `Unsqueeze` of `b` and one
+    /// `axes` constant, not one each).
+    made: HashMap<Made, Wire, foldhash::fast::RandomState>,
+}
+
+/// What decides a new node's output: its graph, op, inputs, integer attributes and declared
+/// type; a constant's graph and int64 contents; a shape vector's graph and sizes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Made {
+    Node { graph: GraphId, op: &'static str, inputs: Vec<Wire>, attrs: Vec<(String, Vec<i64>)>, ty: Option<Type> },
+    Ints { graph: GraphId, values: Vec<i64> },
+    Sizes { graph: GraphId, sizes: Vec<Dim> },
 }
 
 /// Our name for a symbolic size mapped to the model's, where the model's declared types
@@ -189,8 +203,11 @@ impl Patch {
         self.values.len() - 1
     }
 
-    /// Adds a one-output node `op` at `at`; its output is named after
-    /// `base` and declared with type `ty`.
+    /// Adds a one-output node `op` at `at`; its output is named after `base` and declared
+    /// with type `ty`. A node the patch already made in that graph with the same op, inputs,
+    /// attributes and type is not made again: its output is given instead. It was placed
+    /// before an earlier node of the graph (plans visit nodes in the graph's order), so it is
+    /// defined before this use too.
     fn node(
         &mut self,
         at: At,
@@ -200,9 +217,35 @@ impl Patch {
         base: &str,
         ty: Option<Type>,
     ) -> Wire {
-        let output = self.value(at.graph, base, ty);
-        self.nodes.push(NewNode { before: at.before, op, inputs, output, attrs, constant: None });
-        Wire::New(output)
+        let ints = |a: &Attribute| match &a.value {
+            AttrValue::Int(i) => Some((a.name.clone(), vec![*i])),
+            AttrValue::Ints(v) => Some((a.name.clone(), v.clone())),
+            _ => None,
+        };
+        let key = attrs.iter().map(ints).collect::<Option<Vec<_>>>().map(|attrs| Made::Node {
+            graph: at.graph,
+            op,
+            inputs: inputs.clone(),
+            attrs,
+            ty: ty.clone(),
+        });
+        self.made_once(key, |patch| {
+            let output = patch.value(at.graph, base, ty);
+            patch.nodes.push(NewNode { before: at.before, op, inputs, output, attrs, constant: None });
+            Wire::New(output)
+        })
+    }
+
+    /// The wire made for `key` before, or `make`'s (remembered under `key`).
+    fn made_once(&mut self, key: Option<Made>, make: impl FnOnce(&mut Patch) -> Wire) -> Wire {
+        if let Some(w) = key.as_ref().and_then(|k| self.made.get(k)) {
+            return *w;
+        }
+        let w = make(self);
+        if let Some(k) = key {
+            self.made.insert(k, w);
+        }
+        w
     }
 
     /// Adds a constant tensor, usable by nodes placed at `at`.
@@ -219,9 +262,17 @@ impl Patch {
         Wire::New(output)
     }
 
-    /// A 1-D int64 constant.
+    /// A 1-D int64 constant, made once per graph for given contents.
     fn ints(&mut self, at: At, base: &str, values: &[i64]) -> Wire {
-        self.constant(at, base, Tensor::i64s(base, values))
+        let key = Made::Ints { graph: at.graph, values: values.to_vec() };
+        self.made_once(Some(key), |patch| patch.constant(at, base, Tensor::i64s(base, values)))
+    }
+
+    /// The 1-D int64 vector of `sizes` made before in `at`'s graph, or `make`'s. Sizes that
+    /// are the same symbol are the same at run time, wherever they were read; so the run-time
+    /// shape a chain of nodes over `[batch, seq]` broadcasts to is computed once.
+    fn sizes(&mut self, at: At, sizes: Vec<Dim>, make: impl FnOnce(&mut Patch) -> Wire) -> Wire {
+        self.made_once(Some(Made::Sizes { graph: at.graph, sizes }), make)
     }
 
     /// Sets input `slot` of `node` to `wire`.
