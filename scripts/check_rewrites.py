@@ -95,7 +95,7 @@ def random_inputs(model):
         if i.name in init:
             continue
         tt = i.type.tensor_type
-        shape = [d.dim_value if d.HasField("dim_value") else SYM_SIZE for d in tt.shape.dim]
+        shape = [d.dim_value if d.HasField("dim_value") and d.dim_value > 0 else SYM_SIZE for d in tt.shape.dim]
         dtype = onnx.helper.tensor_dtype_to_np_dtype(tt.elem_type)
         if dtype == np.bool_:
             feeds[i.name] = rng.random(shape) < 0.5
@@ -174,9 +174,10 @@ def shape_of(vi):
         return None
     out = []
     for d in vi.type.tensor_type.shape.dim:
-        # `unk__N` is the name onnx's inference gives a size it does not know.
+        # `unk__N` is the name onnx's inference gives a size it does not know; a negative
+        # dim_value (paddle2onnx writes -1 for "dynamic") is no size either.
         param = d.dim_param if d.dim_param and not d.dim_param.startswith("unk__") else None
-        out.append(d.dim_value if d.HasField("dim_value") else param)
+        out.append(d.dim_value if d.HasField("dim_value") and d.dim_value >= 0 else param)
     return out
 
 
