@@ -340,7 +340,7 @@ impl<'a> Site<'a> {
     }
 
     fn unsqueeze(
-        &mut self,
+        &self,
         patch: &mut Patch,
         x: Wire,
         axes: &[i64],

@@ -217,12 +217,12 @@ impl Patch {
         base: &str,
         ty: Option<Type>,
     ) -> Wire {
-        let ints = |a: &Attribute| match &a.value {
+        let int_attr = |a: &Attribute| match &a.value {
             AttrValue::Int(i) => Some((a.name.clone(), vec![*i])),
             AttrValue::Ints(v) => Some((a.name.clone(), v.clone())),
             _ => None,
         };
-        let key = attrs.iter().map(ints).collect::<Option<Vec<_>>>().map(|attrs| Made::Node {
+        let key = attrs.iter().map(int_attr).collect::<Option<Vec<_>>>().map(|attrs| Made::Node {
             graph: at.graph,
             op,
             inputs: inputs.clone(),
