@@ -269,4 +269,8 @@ fn a_dot_in_a_name_is_not_a_decimal_point() {
     let half = Dim::sym("h*0.5").mul(&Dim::Known(4)).add(&Dim::Known(-1));
     let kept = half.div_floor(&Dim::Known(2)).to_string();
     assert!(kept.starts_with("floor(") && kept.ends_with("-1)/2)"), "{kept}");
+    // Nor one written without its leading zero: a token may not start with the dot.
+    let bare = Dim::sym("h*.5").mul(&Dim::Known(4)).add(&Dim::Known(-1));
+    let kept = bare.div_floor(&Dim::Known(2)).to_string();
+    assert!(kept.starts_with("floor(") && kept.ends_with("-1)/2)"), "{kept}");
 }

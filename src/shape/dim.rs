@@ -189,14 +189,14 @@ fn integral(text: &str) -> bool {
         }
         match bytes[i] {
             b'/' | b' ' => return false,
-            // A decimal point: a '.' in a token that starts with a digit (`0.5`), not one in
-            // a name (`DynamicDimension.1`, as paddle2onnx names dims).
+            // A decimal point: a '.' that starts a token or follows a digit that does
+            // (`0.5`, `.5`), not one in a name (`DynamicDimension.1`, as paddle2onnx names dims).
             b'.' => {
                 let start = bytes[..i]
                     .iter()
                     .rposition(|b| matches!(b, b'+' | b'-' | b'*' | b'%' | b'(' | b')' | b','))
                     .map_or(0, |p| p + 1);
-                if bytes[start].is_ascii_digit() {
+                if start == i || bytes[start].is_ascii_digit() {
                     return false;
                 }
             }
