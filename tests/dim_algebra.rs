@@ -265,12 +265,11 @@ fn a_dot_in_a_name_is_not_a_decimal_point() {
         let xv = (w - 1).div_euclid(2).div_euclid(2) + 1;
         assert_eq!(eval(&up, &env), Some((xv * 4 - 1).div_euclid(2)), "w = {w}");
     }
-    // A decimal number is still not taken apart: `h*0.5` is no integer.
-    let half = Dim::sym("h*0.5").mul(&Dim::Known(4)).add(&Dim::Known(-1));
-    let kept = half.div_floor(&Dim::Known(2)).to_string();
-    assert!(kept.starts_with("floor(") && kept.ends_with("-1)/2)"), "{kept}");
-    // Nor one written without its leading zero: a token may not start with the dot.
-    let bare = Dim::sym("h*.5").mul(&Dim::Known(4)).add(&Dim::Known(-1));
-    let kept = bare.div_floor(&Dim::Known(2)).to_string();
-    assert!(kept.starts_with("floor(") && kept.ends_with("-1)/2)"), "{kept}");
+    // A decimal number is still not taken apart: `h*0.5` is no integer, nor is `h*.5`,
+    // written without its leading zero.
+    for decimal in ["h*0.5", "h*.5"] {
+        let half = Dim::sym(decimal).mul(&Dim::Known(4)).add(&Dim::Known(-1));
+        let kept = half.div_floor(&Dim::Known(2)).to_string();
+        assert!(kept.starts_with("floor(") && kept.ends_with("-1)/2)"), "{decimal}: {kept}");
+    }
 }

@@ -189,8 +189,9 @@ fn integral(text: &str) -> bool {
         }
         match bytes[i] {
             b'/' | b' ' => return false,
-            // A decimal point: a '.' that starts a token or follows a digit that does
-            // (`0.5`, `.5`), not one in a name (`DynamicDimension.1`, as paddle2onnx names dims).
+            // A decimal point: a '.' in a token that starts with a digit or with the '.'
+            // itself (`0.5`, `.5`), not one in a name (`DynamicDimension.1`, as paddle2onnx
+            // names dims).
             b'.' => {
                 let start = bytes[..i]
                     .iter()
