@@ -1,6 +1,5 @@
 //! Where the time of `annotate` goes: read, decode (with the unknown-field walk), infer,
-//! annotate, encode and write, timed one by one on the model given (with glibc's default
-//! allocation policy, where the CLI keeps freed memory for reuse).
+//! annotate, encode and write, timed one by one on the model given.
 //!
 //! `cargo run --release --example pass_phases -- MODEL [OUT]` prints one line per phase, with
 //! the process's resident memory after it where `/proc` tells it.

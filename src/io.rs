@@ -77,14 +77,7 @@ pub fn load(path: &Path) -> Result<Model> {
 
 /// Reads and loads the model at `path` within `limits`.
 pub fn load_with(path: &Path, limits: &Limits) -> Result<Model> {
-    load_observed(path, limits, |_| {})
-}
-
-/// [`load_with`], showing the file's bytes to `on_read` once they are read and before they
-/// are decoded (the CLI sizes its memory from them, with [`footprint`]).
-pub fn load_observed(path: &Path, limits: &Limits, on_read: impl FnOnce(&[u8])) -> Result<Model> {
     let bytes = read_limited(path, limits.max_bytes)?;
-    on_read(&bytes);
     let dir = path.parent().map(|p| if p.as_os_str().is_empty() { Path::new(".") } else { p });
     decode_with(&bytes, path, dir, limits)
 }
@@ -128,45 +121,6 @@ pub fn decode_with(bytes: &[u8], path: &Path, dir: Option<&Path>, limits: &Limit
 /// Models of at least this many bytes have their unknown-field walk run on a second thread
 /// (about a millisecond per megabyte; a thread starts in tens of microseconds).
 const PARALLEL_WALK: usize = 1 << 20;
-
-/// About how many bytes of memory loading the encoded model `bytes`, inferring it and (when
-/// `writes`) saving it allocates, besides `bytes` itself: a dozen times the bytes of its
-/// nodes and value infos (twenty when it is saved), which the IR holds as tables, names,
-/// edges and types, once or twice its tensors' bytes, and the block a large file is written
-/// through. From the main graph's fields only (subgraphs count as their nodes' bytes);
-/// malformed input gives whatever was counted before the fault.
-pub fn footprint(bytes: &[u8], writes: bool) -> usize {
-    let (mut structure, mut data) = (0usize, 0usize);
-    for f in fields(bytes).map_while(|f| f.ok()) {
-        if f.number != 7 {
-            structure = structure.saturating_add(f.whole.len());
-            continue;
-        }
-        for g in fields(f.payload).map_while(|g| g.ok()) {
-            match g.number {
-                // initializer, sparse_initializer
-                5 | 15 => data = data.saturating_add(g.whole.len()),
-                _ => structure = structure.saturating_add(g.whole.len()),
-            }
-        }
-    }
-    let per = if writes { FOOTPRINT_PER_STRUCTURE_BYTE_SAVED } else { FOOTPRINT_PER_STRUCTURE_BYTE };
-    // The output is at least the input's size, so a large input is written through the block.
-    let staged = if writes && bytes.len() >= DIRECT_FROM { WRITE_BLOCK + WRITE_ALIGN } else { 0 };
-    structure.saturating_mul(per).saturating_add(data.saturating_mul(1 + usize::from(writes))).saturating_add(staged)
-}
-
-/// Bytes of memory per encoded byte of nodes and value infos, as measured on generated chains
-/// (the peak resident set of `check` over the node bytes: 14 at 100k nodes, 12 at a million).
-const FOOTPRINT_PER_STRUCTURE_BYTE: usize = 12;
-
-/// [`FOOTPRINT_PER_STRUCTURE_BYTE`] for a pass that saves the model: `annotate`'s peak is 17
-/// times the node bytes at 100k nodes, 14 at a million. The CLI populates this much ahead of
-/// the pass (`cli/memory.rs`), and does not wait for its exit to give back what it did not
-/// use, so the estimate leans high: at 12 the output's buffers and the write's block were
-/// faulted in by the pass itself (1,400 faults, about 3 ms of an 80 ms `annotate` at 100k),
-/// at 16 still the block.
-const FOOTPRINT_PER_STRUCTURE_BYTE_SAVED: usize = 20;
 
 /// prost's decode error, short: it names every enclosing message, which for a nesting bomb
 /// is a hundred of them.
@@ -326,7 +280,7 @@ const PARALLEL_ENCODE: usize = 50_000;
 /// files a user gave: it refuses to lose data or overwrite the input.
 pub fn save(model: &Model, path: &Path) -> Result<()> {
     let parts = encode_parts(model);
-    write_atomic_with(path, |f, tmp| write_parts(f, tmp, &parts.each_ref().map(Vec::as_slice)))
+    write_atomic_with(path, |f| write_parts(f, &parts.each_ref().map(Vec::as_slice)))
 }
 
 /// What [`save_checked`] may do.
@@ -395,7 +349,7 @@ fn copy_external_data(model: &Model, path: &Path) -> Result<()> {
         }
         let mut source =
             fs::File::open(from.join(location)).map_err(|source| Error::Io { path: from.join(location), source })?;
-        write_atomic_with(&target, |f, _| std::io::copy(&mut source, f).map(|_| ()))?;
+        write_atomic_with(&target, |f| std::io::copy(&mut source, f).map(|_| ()))?;
     }
     Ok(())
 }
@@ -422,71 +376,17 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// created new (never through an existing file or link) next to `path`, and removed when
 /// anything fails, so a failed write leaves any old file at `path` intact.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    write_atomic_with(path, |f, tmp| write_parts(f, tmp, &[bytes]))
+    write_atomic_with(path, |f| write_parts(f, &[bytes]))
 }
 
-/// Outputs of at least this many bytes are written past the page cache (see [`write_parts`]).
-const DIRECT_FROM: usize = 1 << 20;
-
-/// The block such outputs are staged in, and the alignment `O_DIRECT` asks of memory, sizes
-/// and offsets.
-const WRITE_BLOCK: usize = 4 << 20;
-const WRITE_ALIGN: usize = 4096;
-
-/// Writes `parts`, one after the other, to the new empty file `f` (at `tmp`). From
-/// [`DIRECT_FROM`] bytes on Linux, they go to the disk in aligned blocks through a second
-/// handle opened with `O_DIRECT`, then the file is cut to length: the page cache would take a
-/// fresh page for every 4 KiB written, and on the VMs we measure on a first touch of a page
-/// costs microseconds (a 77 MB model took 40-150 ms to copy into the cache, then 35-45 ms to
-/// sync; direct, 40-50 ms in all). A file system that refuses (`EINVAL`: tmpfs, unaligned
-/// blocks) gets the parts through `f`, as smaller outputs do.
-fn write_parts(f: &mut fs::File, tmp: &Path, parts: &[&[u8]]) -> std::io::Result<()> {
-    let total = parts.iter().map(|p| p.len()).fold(0, usize::saturating_add);
-    #[cfg(target_os = "linux")]
-    if total >= DIRECT_FROM {
-        use std::os::unix::fs::OpenOptionsExt;
-        if let Ok(mut direct) = fs::OpenOptions::new().write(true).custom_flags(libc::O_DIRECT).open(tmp) {
-            match write_blocks(&mut direct, parts, total) {
-                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => f.set_len(0)?,
-                done => return done,
-            }
-        }
-    }
+/// Writes `parts`, one after the other, to the new empty file `f`.
+fn write_parts(f: &mut fs::File, parts: &[&[u8]]) -> std::io::Result<()> {
     parts.iter().try_for_each(|p| f.write_all(p))
-}
-
-/// Writes `parts` (`total` bytes) to `f` in blocks of 4 MiB staged in memory aligned to
-/// 4 KiB, the last one padded to a multiple of 4 KiB, then cuts the file to `total`: what
-/// `O_DIRECT` asks of sizes, offsets and memory.
-#[cfg(target_os = "linux")]
-fn write_blocks(f: &mut fs::File, parts: &[&[u8]], total: usize) -> std::io::Result<()> {
-    let mut stage = vec![0u8; WRITE_BLOCK + WRITE_ALIGN];
-    let at = stage.as_ptr().align_offset(WRITE_ALIGN);
-    let stage = stage.get_mut(at..at + WRITE_BLOCK).ok_or_else(|| std::io::Error::from_raw_os_error(libc::EINVAL))?;
-    let mut used = 0;
-    for part in parts {
-        let mut part = *part;
-        while !part.is_empty() {
-            let n = part.len().min(WRITE_BLOCK - used);
-            stage[used..used + n].copy_from_slice(&part[..n]);
-            (used, part) = (used + n, &part[n..]);
-            if used == WRITE_BLOCK {
-                f.write_all(stage)?;
-                used = 0;
-            }
-        }
-    }
-    if used > 0 {
-        let padded = used.next_multiple_of(WRITE_ALIGN);
-        stage[used..padded].fill(0);
-        f.write_all(&stage[..padded])?;
-    }
-    f.set_len(total as u64)
 }
 
 /// [`write_atomic`] with the contents written by `fill`, given the open temporary file and its
 /// path.
-fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut fs::File, &Path) -> std::io::Result<()>) -> Result<()> {
+fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut fs::File) -> std::io::Result<()>) -> Result<()> {
     let io = |source| Error::Io { path: path.to_path_buf(), source };
     let dir = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -508,7 +408,7 @@ fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut fs::File, &Path) -> std
     }
     let (tmp, mut f) = created
         .ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::AlreadyExists, "no free temporary file name")))?;
-    let written = fill(&mut f, &tmp).and_then(|()| f.sync_all());
+    let written = fill(&mut f).and_then(|()| f.sync_all());
     drop(f);
     let result = written.and_then(|()| fs::rename(&tmp, path));
     if result.is_err() {
@@ -2136,19 +2036,5 @@ mod tests {
         assert_eq!(read(&back.input), types[..3]);
         assert_eq!(read(&back.output), types[3..5]);
         assert_eq!(read(&back.value_info), types);
-    }
-
-    #[test]
-    fn parts_go_through_the_first_handle_when_no_direct_one_opens() {
-        // The second handle is opened by path; where that fails (here: no such file), the
-        // parts are written through the file given, as on file systems that refuse O_DIRECT.
-        let path = std::env::temp_dir().join(format!("onnx-bcast-parts-{}", std::process::id()));
-        let mut f = fs::File::create(&path).unwrap();
-        let (a, b) = (vec![7u8; DIRECT_FROM], vec![9u8; 3]);
-        write_parts(&mut f, &path.with_extension("missing"), &[&a, &b]).unwrap();
-        drop(f);
-        let back = fs::read(&path).unwrap();
-        fs::remove_file(&path).unwrap();
-        assert_eq!(back, [a, b].concat());
     }
 }

@@ -1370,35 +1370,6 @@ fn past_a_mebibyte_the_same_models_give_the_same_answers() {
     assert_eq!(small.lossy, large.lossy);
 }
 
-#[test]
-fn the_memory_estimate_weighs_structure_and_tensors() {
-    // A dozen bytes of memory per byte of nodes and value infos, and the tensors' bytes once
-    // (read) or twice (read and written).
-    let g = graph(vec![node("relu", "Relu", &["x"], &["y"])], vec![vi("x", &[2])], vec![vi("y", &[2])]);
-    let mut m = model(g);
-    let t = onnx::TensorProto { name: Some("w".into()), raw_data: Some(vec![7; 1000]), ..Default::default() };
-    let field = nest(Vec::new(), 5, &t.encode_to_vec()).len();
-    m.graph.as_mut().unwrap().initializer.push(t);
-    let bytes = m.encode_to_vec();
-    // Counted: every field but the graph's key and length, the initializer apart.
-    let prefix = 1 + prost::encoding::encoded_len_varint(m.graph.as_ref().unwrap().encoded_len() as u64);
-    let structure = bytes.len() - prefix - field;
-    assert_eq!(io::footprint(&bytes, false), 12 * structure + field);
-    assert_eq!(io::footprint(&bytes, true), 20 * structure + 2 * field);
-    // A file of a mebibyte or more is written through a 4 MiB block, aligned to 4 KiB.
-    let mut big = m.clone();
-    let t = onnx::TensorProto { name: Some("v".into()), raw_data: Some(vec![7; 1 << 20]), ..Default::default() };
-    let big_field = nest(Vec::new(), 5, &t.encode_to_vec()).len();
-    big.graph.as_mut().unwrap().initializer.push(t);
-    let big_bytes = big.encode_to_vec();
-    let big_prefix = 1 + prost::encoding::encoded_len_varint(big.graph.as_ref().unwrap().encoded_len() as u64);
-    assert_eq!(big_bytes.len() - big_prefix - field - big_field, structure);
-    assert_eq!(io::footprint(&big_bytes, false), 12 * structure + field + big_field);
-    assert_eq!(io::footprint(&big_bytes, true), 20 * structure + 2 * (field + big_field) + (4 << 20) + 4096);
-    // Bytes that are not a model estimate what was read before the fault.
-    assert_eq!(io::footprint(&[0xff, 0xff], true), 0);
-}
-
 /// Found reading the Einsum rule: a term with two ellipses (`...i...`) sliced its input's
 /// shape past its end and panicked (exit 101). Each of these equations is refused as an
 /// invalid node naming the term; `check` exits 1.

@@ -94,9 +94,9 @@ fn in_place_replaces_the_input_when_asked() {
 
 #[test]
 fn a_large_model_is_annotated_as_the_library_annotates_it() {
-    // Large enough that the command faults its heap in on a second thread (an estimate past
-    // 16 MiB), walks unknown fields on another (past 1 MiB) and encodes on two: the file
-    // must be what loading, inferring, annotating and encoding in this process gives.
+    // Large enough that loading walks unknown fields on a second thread (past 1 MiB) and
+    // encoding runs on two: the file must be what loading, inferring, annotating and
+    // encoding in this process gives.
     use build::D;
     use prost::Message;
     let mut nodes = Vec::new();
@@ -109,7 +109,7 @@ fn a_large_model_is_annotated_as_the_library_annotates_it() {
     let x = build::input("x", &[D::S("batch"), D::N(1), D::S("seq")]);
     let m = build::model(17, vec![x, build::input("b", &[4, 1])], nodes, &[&prev]);
     let bytes = m.encode_to_vec();
-    assert!(onnx_bcast::io::footprint(&bytes, true) > 16 << 20, "too small to populate");
+    assert!(bytes.len() > 1 << 20, "too small for the second thread");
     let src = out("large_chain.onnx");
     std::fs::write(&src, &bytes).unwrap();
     let dst = out("large_chain.annotated.onnx");

@@ -77,7 +77,7 @@ pub fn bench(
     })?;
     let t = timing(ms).ok_or_else(|| Error::Usage("no timed runs".into()))?;
     match format {
-        Format::Json => println!(
+        Format::Json => super::say!(
             "{{\"model\": {}, \"threads\": {threads}, \"repeat\": {repeat}, \"warmup\": {warmup}, \
              \"median_ms\": {:.4}, \"min_ms\": {:.4}, \"max_ms\": {:.4}}}",
             json_str(&model.display().to_string()),
@@ -85,7 +85,7 @@ pub fn bench(
             t.min,
             t.max
         ),
-        _ => println!(
+        _ => super::say!(
             "{}: {threads} threads, {repeat} runs after {warmup} warm-up: median {:.3} ms, min {:.3} ms, max {:.3} ms",
             model.display(),
             t.median,

@@ -8,7 +8,7 @@ use onnx_bcast::{rewrite, Result};
 use super::{refuse, FINDINGS, OK};
 
 pub fn run(model: &Path, out: &super::Output, options: &Options) -> Result<u8> {
-    let mut m = super::memory::load_for_pass(model, true)?;
+    let mut m = onnx_bcast::io::load(model)?;
     let inf = infer::infer(&m, options);
     if refuse(model, &inf) {
         return Ok(FINDINGS);

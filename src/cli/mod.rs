@@ -2,10 +2,8 @@
 
 mod annotate;
 mod bench;
-pub mod detach;
 mod expand;
 mod implicit;
-mod memory;
 mod report;
 mod run;
 mod test;
@@ -18,6 +16,24 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use onnx_bcast::infer::{self, Options};
 use onnx_bcast::{io, Error, Result};
+
+/// Writes to stdout. A reader that has gone (`onnx-bcast infer m.onnx | head`) is no error:
+/// the rest of the output is dropped and the command ends with the code its work gives.
+pub fn emit(args: std::fmt::Arguments) -> Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_fmt(args) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(Error::Io { path: "<stdout>".into(), source: e }),
+        _ => Ok(()),
+    }
+}
+
+/// `println!` through [`emit`], returning its error from the enclosing function.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::cli::emit(format_args!("{}\n", format_args!($($arg)*)))?
+    };
+}
+pub(crate) use say;
 
 /// Exit code: done, no error findings.
 pub const OK: u8 = 0;
@@ -176,7 +192,6 @@ impl Output {
     pub fn save(&self, model: &onnx_bcast::Model, input: &Path) -> Result<PathBuf> {
         let target = self.out.clone().unwrap_or_else(|| input.to_path_buf());
         let options = io::SaveOptions { allow_lossy: self.allow_lossy, in_place: self.in_place, input: Some(input) };
-        detach::hold_replaced(&target);
         io::save_checked(model, &target, &options)?;
         Ok(target)
     }
@@ -213,38 +228,20 @@ fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
     Ok((name.to_string(), value))
 }
 
-impl Cli {
-    /// A pass over models (infer, check, a rewrite): memory in proportion to the model, a
-    /// model's worth allocated and freed phase after phase, and nothing run afterwards.
-    pub fn is_pass(&self) -> bool {
-        matches!(
-            self.command,
-            Command::Infer { .. }
-                | Command::Check { .. }
-                | Command::Annotate { .. }
-                | Command::Expand { .. }
-                | Command::Implicit { .. }
-        )
-    }
-}
-
 /// Runs the command and gives the exit code.
 pub fn run(cli: Cli) -> Result<u8> {
-    if cli.is_pass() {
-        memory::keep_freed_memory();
-    }
     match cli.command {
         Command::Infer { model, format, shapes } => {
             if format == Format::Github {
                 return Err(Error::Usage("infer prints text or json; github is for check".into()));
             }
-            let m = memory::load_for_pass(&model, false)?;
+            let m = io::load(&model)?;
             let inf = infer::infer(&m, &shapes.options());
             let text = match format {
                 Format::Json => report::infer_json(&model, &m, &inf),
                 _ => report::infer_text(&model, &m, &inf),
             };
-            print!("{text}");
+            emit(format_args!("{text}"))?;
             Ok(if inf.has_errors() { FINDINGS } else { OK })
         }
         Command::Check { models, format, shapes } => check(&models, format, &shapes.options()),
@@ -284,7 +281,7 @@ fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {
     let mut code = OK;
     let mut results = Vec::new();
     for f in &files {
-        let r = memory::load_for_pass(f, false).map(|m| {
+        let r = io::load(f).map(|m| {
             let inf = infer::infer(&m, opts);
             (m, inf)
         });
@@ -298,7 +295,7 @@ fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {
         }
         results.push((f.clone(), r));
     }
-    print!("{}", report::check(&results, format));
+    emit(format_args!("{}", report::check(&results, format)))?;
     Ok(code)
 }
 

@@ -39,7 +39,7 @@ pub fn run(model: &Path, inputs: &[(String, PathBuf)], output_dir: Option<&Path>
     for (name, t) in &outputs {
         let path = dir.join(file_name(name, &mut taken));
         npy::write(&path, t)?;
-        println!("{name}: {}{:?} -> {}", t.dtype(), t.shape, path.display());
+        super::say!("{name}: {}{:?} -> {}", t.dtype(), t.shape, path.display());
     }
     Ok(OK)
 }

@@ -143,19 +143,19 @@ pub fn test(dirs: &[PathBuf], max_memory: u64) -> Result<u8> {
         match run_case(case, &opts) {
             Verdict::Pass(sets) => {
                 passed += 1;
-                println!("PASS {name} ({sets} data set{})", if sets == 1 { "" } else { "s" });
+                super::say!("PASS {name} ({sets} data set{})", if sets == 1 { "" } else { "s" });
             }
             Verdict::Fail(why) => {
                 failed += 1;
-                println!("FAIL {name}: {why}");
+                super::say!("FAIL {name}: {why}");
             }
             Verdict::Error(e) => {
                 errors += 1;
-                println!("ERROR {name}: {e}");
+                super::say!("ERROR {name}: {e}");
             }
         }
     }
-    println!("{} cases: {passed} passed, {failed} failed, {errors} could not run", all.len());
+    super::say!("{} cases: {passed} passed, {failed} failed, {errors} could not run", all.len());
     Ok(if errors > 0 {
         FAILED
     } else if failed > 0 {

@@ -19,19 +19,19 @@ pub fn verify(original: &Path, rewritten: &Path, dims: &HashMap<String, i64>, ma
     let got_b = exec::run(&b, inputs, &opts)?;
     let mut code = OK;
     if got_a.len() != got_b.len() {
-        println!("MISMATCH: {} outputs in the original, {} in the rewrite", got_a.len(), got_b.len());
+        super::say!("MISMATCH: {} outputs in the original, {} in the rewrite", got_a.len(), got_b.len());
         return Ok(FINDINGS);
     }
     for ((na, ta), (nb, tb)) in got_a.iter().zip(&got_b) {
         let label = if na == nb { na.clone() } else { format!("{na} / {nb}") };
         match compare(tb, ta, Tolerance::EXACT) {
-            Ok(()) => println!("OK {label}: {}{:?}", ta.dtype(), ta.shape),
+            Ok(()) => super::say!("OK {label}: {}{:?}", ta.dtype(), ta.shape),
             Err(why) => {
-                println!("MISMATCH {label}: {why}");
+                super::say!("MISMATCH {label}: {why}");
                 code = FINDINGS;
             }
         }
     }
-    println!("{}", if code == OK { "outputs are identical" } else { "outputs differ" });
+    super::say!("{}", if code == OK { "outputs are identical" } else { "outputs differ" });
     Ok(code)
 }
