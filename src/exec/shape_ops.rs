@@ -261,20 +261,8 @@ pub fn slice(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
         let a = norm_axis(axes[k], r)?;
         let d = x.shape[a] as i64;
         let s = steps[k];
-        if s == 0 {
-            return Err(Fail::Invalid("a step is 0".into()));
-        }
-        let fix = |v: i64| if v < 0 { v.saturating_add(d) } else { v };
-        let (b, e) = if s > 0 {
-            (fix(starts[k]).clamp(0, d), fix(ends[k]).clamp(0, d))
-        } else if d > 0 {
-            (fix(starts[k]).clamp(0, d - 1), fix(ends[k]).clamp(-1, d - 1))
-        } else {
-            (0, 0)
-        };
-        // The number of indices b, b+s, ... strictly before e (ceil of the span over the step).
-        let span = if s > 0 { e - b } else { b - e }.max(0) as u64;
-        let n = span.div_ceil(s.unsigned_abs());
+        let (b, n) =
+            crate::shape::slice_range(d, starts[k], ends[k], s).ok_or_else(|| Fail::Invalid("a step is 0".into()))?;
         first[a] = b;
         step[a] = s;
         count[a] = n as usize;

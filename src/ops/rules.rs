@@ -394,30 +394,7 @@ pub fn gather(c: &Ctx) -> R {
 /// when the size cannot be told.
 fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
     match dim {
-        Dim::Known(d) => {
-            let d = *d;
-            let clamp = |v: i64, lo: i64, hi: i64| {
-                let v = if v < 0 { v.saturating_add(d) } else { v };
-                v.clamp(lo, hi)
-            };
-            let (s, e) = if step > 0 {
-                (clamp(start, 0, d), clamp(end, 0, d))
-            } else {
-                (clamp(start, 0, d - 1), clamp(end, -1, d - 1))
-            };
-            let len = if step > 0 {
-                if e > s {
-                    (e - s + step - 1) / step
-                } else {
-                    0
-                }
-            } else if s > e {
-                (s - e + (-step) - 1) / (-step)
-            } else {
-                0
-            };
-            Dim::Known(len)
-        }
+        Dim::Known(d) => crate::shape::slice_range(*d, start, end, step).map_or(Dim::Unknown, |(_, n)| Dim::Known(n)),
         Dim::Sym(_) => {
             // The whole axis, or a known prefix of it.
             let forward = step == 1 && start == 0 && end >= i32::MAX as i64;

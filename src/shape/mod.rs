@@ -1,9 +1,11 @@
 //! Dims, shapes and the broadcasting rules. Imports nothing from the IR: every broadcasting
 //! decision of the program is made here.
 
+mod arith;
 mod broadcast;
 mod dim;
 
+pub use arith::slice_range;
 pub use broadcast::{expand, in_dim, legacy, legacy_dims, multi, uni, Broadcast, BroadcastDim, BroadcastError};
 pub use dim::{render, Assumption, Dim, Rendered, Sym, MAX_EXPR};
 
