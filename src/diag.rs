@@ -32,6 +32,16 @@ pub enum Error {
     Exec { node: String, op: String, reason: String },
     #[error("{what} needs {bytes} bytes, over the memory budget of {budget} bytes")]
     Budget { what: String, bytes: u128, budget: u64 },
+    #[error("the dim '{name}' is bound, but no graph input declares it ({})", declared_list(declared))]
+    UnknownDim { name: String, declared: Vec<String> },
+}
+
+/// The symbolic dims the graph inputs declare, for [`Error::UnknownDim`].
+fn declared_list(declared: &[String]) -> String {
+    match declared {
+        [] => "the graph inputs declare no symbolic dim".into(),
+        names => format!("they declare: {}", names.join(", ")),
+    }
 }
 
 /// The result type of the library.

@@ -29,10 +29,22 @@ pub struct Options {
     pub floats: HashMap<String, Vec<f64>>,
     /// Known contents of small string graph inputs of the main graph.
     pub strings: HashMap<String, Vec<String>>,
-    /// Take `dim_value: 0` on a graph input as the size 0. By default it is taken as an
-    /// unknown dim with a warning, since exporters write 0 (and negative values) for "dynamic";
-    /// set this where inputs really are empty tensors (the ONNX backend cases).
-    pub literal_zero_dims: bool,
+}
+
+/// Checks `--dim` style bindings against the symbolic dims the graph inputs `declared`: a name
+/// no input declares is a mistake (a typo, or the wrong model), not a binding to ignore.
+pub fn check_bindings(
+    bindings: &HashMap<String, i64>,
+    declared: &std::collections::BTreeSet<String>,
+) -> crate::Result<()> {
+    let mut unknown: Vec<&String> = bindings.keys().filter(|k| !declared.contains(*k)).collect();
+    unknown.sort();
+    match unknown.first() {
+        Some(name) => {
+            Err(crate::Error::UnknownDim { name: name.to_string(), declared: declared.iter().cloned().collect() })
+        }
+        None => Ok(()),
+    }
 }
 
 /// A side condition symbolic broadcasting assumed, with the node that needs it.
@@ -514,18 +526,23 @@ impl Infer<'_> {
                 let is_init = model.value(input.value).initializer.is_some();
                 if g == Model::MAIN && !is_init {
                     if let Type::Tensor { shape: Some(s), .. } = &mut ty {
-                        if !self.options.literal_zero_dims && s.contains(&Dim::Known(0)) {
-                            for d in s.iter_mut().filter(|d| **d == Dim::Known(0)) {
-                                *d = Dim::Unknown;
-                            }
+                        // A declared 0 is the size 0, as the spec and onnxruntime take it; an
+                        // exporter that meant "dynamic" wrote it by mistake, so say what it means.
+                        let declared = input.ty.as_ref().and_then(Type::shape);
+                        let zeros: Vec<usize> = (0..s.len())
+                            .filter(|&a| s[a] == Dim::Known(0) && declared.is_some_and(|d| d[a] == Dim::Known(0)))
+                            .collect();
+                        if !zeros.is_empty() {
+                            let axes: Vec<String> = zeros.iter().map(usize::to_string).collect();
                             let msg = format!(
-                                "input '{}' declares a dim_value of 0, which exporters write for a dynamic size; it is taken as unknown",
-                                model.name(input.value)
+                                "input '{}' declares size 0 at axis {}: only empty tensors can be fed to it (an exporter that meant a dynamic size should write a dim_param)",
+                                model.name(input.value),
+                                axes.join(", ")
                             );
                             self.report(Diagnostic::new(Severity::Warning, "zero-dim-input", &graph.path, msg));
                         }
-                        // Each unknown input dim (no dim_param, a negative or 0 dim_value, or
-                        // the placeholder `?`) is its own fresh symbol: unknown, but equal to
+                        // Each unknown input dim (no dim_param, a negative dim_value, or the
+                        // placeholder `?`) is its own fresh symbol: unknown, but equal to
                         // itself wherever it flows.
                         for d in s.iter_mut() {
                             let anonymous = match d {
@@ -728,7 +745,8 @@ impl Infer<'_> {
         let out = match result {
             Ok(out) => out,
             Err(e) => {
-                let d = self.rule_error(n, e);
+                let aligned = def.is_some_and(|d| matches!(d.shape, ShapeRule::Multi));
+                let d = self.rule_error(n, e, aligned);
                 self.report(d);
                 Out::default()
             }
@@ -963,15 +981,29 @@ impl Infer<'_> {
         Some(Type::Tensor { dtype: id.or(*dd), shape })
     }
 
-    fn rule_error(&self, n: NodeId, e: RuleError) -> Diagnostic {
+    /// The finding of a rule's error; `aligned`: inputs align at their last axis (numpy's rule),
+    /// so an axis of the output can be named in each input's own terms.
+    fn rule_error(&self, n: NodeId, e: RuleError, aligned: bool) -> Diagnostic {
         let model = self.model;
         let node = model.node(n);
         let name =
             |i: usize| node.inputs.get(i).copied().flatten().map(|v| model.name(v).to_string()).unwrap_or_default();
         match e {
             RuleError::Broadcast(BroadcastError::Clash { axis, sizes }) => {
-                let parts: Vec<String> = sizes.iter().map(|(i, d)| format!("'{}' has size {d}", name(*i))).collect();
-                let msg = format!("inputs do not broadcast: at axis {axis}, {}", parts.join(" and "));
+                // Inputs align at their last axis: name the axis in each input's own terms where
+                // its rank is not the output's.
+                let rank =
+                    |i: usize| node.inputs.get(i).copied().flatten().and_then(|v| self.out.shape(v)).map(Vec::len);
+                let out_rank = (0..node.inputs.len()).filter_map(rank).max().unwrap_or(0);
+                let parts: Vec<String> = sizes
+                    .iter()
+                    .map(|(i, d)| match rank(*i).and_then(|r| (axis + r).checked_sub(out_rank)) {
+                        Some(own) if aligned && own != axis => format!("'{}' has size {d} (its axis {own})", name(*i)),
+                        _ => format!("'{}' has size {d}", name(*i)),
+                    })
+                    .collect();
+                let at = if parts.iter().any(|p| p.contains("(its axis")) { " of the output" } else { "" };
+                let msg = format!("inputs do not broadcast: at axis {axis}{at}, {}", parts.join(" and "));
                 let mut d = self.diag(n, Severity::Error, "broadcast-incompatible", msg);
                 d.axis = Some(axis);
                 d.sizes = sizes.into_iter().map(|(i, s)| (i, s.to_string())).collect();
@@ -987,6 +1019,20 @@ impl Infer<'_> {
                     "the broadcast places '{}' at axes {dims:?}, outside the {rank} axes of '{}'",
                     name(1),
                     name(0)
+                );
+                self.diag(n, Severity::Error, "broadcast-incompatible", msg)
+            }
+            RuleError::Unequal { input, rule } => {
+                let shape = |i: usize| {
+                    node.inputs.get(i).copied().flatten().map_or_else(|| "?".to_string(), |v| self.render(v))
+                };
+                let msg = format!(
+                    "{}'s inputs must have equal shapes {rule}: '{}' is {} and '{}' is {}",
+                    node.op_type,
+                    name(0),
+                    shape(0),
+                    name(input),
+                    shape(input)
                 );
                 self.diag(n, Severity::Error, "broadcast-incompatible", msg)
             }
@@ -1152,7 +1198,7 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
             None => tensor_out(None),
         },
         ShapeRule::Equal => match shapes {
-            Some(s) => broadcast_out(equal(&s).map_err(|e| renumber(e, &present))?),
+            Some(s) => broadcast_out(equal(&s).map_err(|e| unequal(e, &present, "at this opset"))?),
             None => tensor_out(None),
         },
         ShapeRule::Uni { to, from } => match (c.shape(to), c.shape(from)) {
@@ -1163,7 +1209,9 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
             (Some(a), Some(b)) if c.node.attr_int("broadcast").unwrap_or(0) != 0 => {
                 broadcast_out(shape::legacy(a, b, c.node.attr_int("axis")).map_err(RuleError::Broadcast)?)
             }
-            (Some(a), Some(b)) => broadcast_out(equal(&[a, b]).map_err(RuleError::Broadcast)?),
+            (Some(a), Some(b)) => {
+                broadcast_out(equal(&[a, b]).map_err(|e| unequal(e, &[0, 1], "unless broadcast=1 is set"))?)
+            }
             (a, _) => tensor_out(a.map(<[Dim]>::to_vec)),
         },
         ShapeRule::Expand => {
@@ -1328,6 +1376,17 @@ fn broadcast_out(b: Broadcast<Dim>) -> Out {
 }
 
 /// Maps input indices of a broadcast error from the present inputs back to node slots.
+/// The error of inputs that must have equal shapes, naming the input that differs from the
+/// first by its node slot.
+fn unequal(e: BroadcastError<Dim>, present: &[usize], rule: &'static str) -> RuleError {
+    let input = match e {
+        BroadcastError::Clash { sizes, .. } => sizes.last().map_or(1, |(i, _)| *i),
+        BroadcastError::Rank { input, .. } => input,
+        BroadcastError::BadDims { .. } => 1,
+    };
+    RuleError::Unequal { input: present.get(input).copied().unwrap_or(input), rule }
+}
+
 fn renumber(e: BroadcastError<Dim>, present: &[usize]) -> RuleError {
     RuleError::Broadcast(match e {
         BroadcastError::Clash { axis, sizes } => BroadcastError::Clash {

@@ -36,13 +36,9 @@ pub fn validate(model: &Model) -> Vec<Diagnostic> {
             let Some(dims) = io::declared_dims(info) else { continue };
             let name = model.name(info.value);
             let what = format!("{kind} '{name}'");
-            if let Some((code, msg)) = declared_problem(&what, &dims) {
+            if let Some((severity, code, msg)) = declared_problem(&what, &dims) {
                 let mut d = finding(model, graph, None, code, msg);
-                // Exporters (Paddle, older PyTorch) write -1 for a dynamic dim; the IR reads any
-                // negative declared dim as unknown, so this is worth a word, not a failure.
-                if code == "negative-dim" {
-                    d.severity = Severity::Warning;
-                }
+                d.severity = severity;
                 out.push(d);
             }
         }
@@ -81,12 +77,23 @@ fn dims_problem(what: &str, dims: &[i64]) -> Option<(&'static str, String)> {
 
 /// [`dims_problem`] for a declared shape, whose symbolic or unset dims (`None`) count as
 /// unknown: a negative dim at its real axis, or known dims whose product alone overflows.
-fn declared_problem(what: &str, dims: &[Option<i64>]) -> Option<(&'static str, String)> {
+/// Exporters (Paddle, older PyTorch) write -1 for a dynamic size, which is read as unknown and
+/// worth a warning; any other negative size is an error.
+fn declared_problem(what: &str, dims: &[Option<i64>]) -> Option<(Severity, &'static str, String)> {
     if let Some((axis, d)) = dims.iter().enumerate().find_map(|(i, d)| d.filter(|d| *d < 0).map(|d| (i, d))) {
-        return Some(("negative-dim", format!("{what} has dim {d} at axis {axis}; it is read as unknown")));
+        return Some(match d {
+            -1 => {
+                (Severity::Warning, "negative-dim", format!("{what} has dim -1 at axis {axis}; it is read as unknown"))
+            }
+            _ => (
+                Severity::Error,
+                "negative-dim",
+                format!("{what} has dim {d} at axis {axis}; sizes are 0 or more, and only -1 is read as unknown"),
+            ),
+        });
     }
     let known: Vec<i64> = dims.iter().flatten().copied().collect();
-    dims_problem(what, &known)
+    dims_problem(what, &known).map(|(code, msg)| (Severity::Error, code, msg))
 }
 
 /// The element count of non-negative `dims`, or `None` past `i64::MAX`.

@@ -725,10 +725,14 @@ fn negative_and_overflowing_initializer_dims_name_the_tensor() {
 #[test]
 fn negative_and_huge_declared_dims_are_findings() {
     let dir = scratch("declared");
-    let m = model(graph(vec![node("add", "Add", &["x", "x"], &["y"])], vec![vi("x", &[2, -5])], vec![]));
+    let m = model(graph(vec![node("add", "Add", &["x", "x"], &["y"])], vec![vi("x", &[2, -1])], vec![]));
     let p = write(&dir, "neg.onnx", &m.encode_to_vec());
     // Exporters write -1 for a dynamic dim: a warning, read as unknown, not a failure.
-    expect_check(&p, 0, &["warning[negative-dim]", "graph input 'x' has dim -5 at axis 1; it is read as unknown"]);
+    expect_check(&p, 0, &["warning[negative-dim]", "graph input 'x' has dim -1 at axis 1; it is read as unknown"]);
+    // Any other negative size is no size at all.
+    let m = model(graph(vec![node("add", "Add", &["x", "x"], &["y"])], vec![vi("x", &[2, -5])], vec![]));
+    let p = write(&dir, "neg5.onnx", &m.encode_to_vec());
+    expect_check(&p, 1, &["error[negative-dim]", "graph input 'x' has dim -5 at axis 1; sizes are 0 or more"]);
     // The axis counts symbolic dims too.
     let mut x = vi("x", &[0, -7]);
     if let Some(type_proto::Value::TensorType(t)) = &mut x.r#type.as_mut().unwrap().value {
@@ -736,7 +740,7 @@ fn negative_and_huge_declared_dims_are_findings() {
     }
     let m = model(graph(vec![node("add", "Add", &["x", "x"], &["y"])], vec![x], vec![]));
     let p = write(&dir, "neg_sym.onnx", &m.encode_to_vec());
-    expect_check(&p, 0, &["warning[negative-dim]", "graph input 'x' has dim -7 at axis 1"]);
+    expect_check(&p, 1, &["error[negative-dim]", "graph input 'x' has dim -7 at axis 1"]);
     let big = i64::MAX;
     let m = model(graph(
         vec![node("add", "Add", &["x", "z"], &["y"])],

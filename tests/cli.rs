@@ -120,8 +120,9 @@ fn github_annotations_follow_the_contract() {
     assert!(rest.starts_with("add_bad (Add): "), "{line}");
 }
 
-/// Models built in the test whose rendered diagnostics are snapshots: the legacy acceptance
-/// errors, an N-ary clash, a symbolic clash, a legacy axis outside the shape, a rank clash.
+/// Models built in the test whose rendered diagnostics are snapshots: a legacy node without
+/// `broadcast=1`, the legacy acceptance errors, an N-ary clash, a symbolic clash (named in the
+/// short input's own axes too), a legacy axis outside the shape, a rank clash.
 #[test]
 fn rendered_diagnostics() {
     let legacy = |name: &str, a: &[i64], b: &[i64], axis: Option<i64>| {
@@ -150,7 +151,15 @@ fn rendered_diagnostics() {
         vec![build::node("prelu", "PRelu", &["x", "slope"], &["y"])],
         &["y"],
     );
+    // Without broadcast=1 the legacy form takes equal shapes only.
+    let legacy_plain = build::model(
+        6,
+        vec![build::input("A", &[2i64, 3]), build::input("B", &[3i64])],
+        vec![build::node("add_plain", "Add", &["A", "B"], &["Y"])],
+        &["Y"],
+    );
     let cases = [
+        ("legacy_no_broadcast", legacy_plain),
         ("legacy_no_axis", legacy("add_no_axis", &[2, 3, 4, 5], &[3, 4], None)),
         ("legacy_axis1", legacy("add_axis1", &[2, 3, 4, 5], &[5], Some(1))),
         ("legacy_axis_outside", legacy("add_far", &[2, 3, 4, 5], &[4, 5], Some(3))),
@@ -392,26 +401,80 @@ fn dim_binds_a_symbol() {
     assert_eq!(r.code, 1);
     let r = run(&["infer", "models/broken.onnx", "--dim", "batch=2", "--format", "json"]);
     assert_eq!(r.json()["tensors"]["x"]["shape"], serde_json::json!([2, 3]));
-    // Binding a name no model uses changes nothing.
-    let r = run(&["check", "models/attention_mask.onnx", "--dim", "nobody=4"]);
-    assert_eq!(r.code, 0, "{}", r.render());
 }
 
+/// `--dim` mistakes end the job (exit 2) with a message that says what is wrong: a name no
+/// graph input declares (listing the names they do), one name bound to two sizes, a negative
+/// size. Binding 0 is a size like any other, with no word about exporters.
 #[test]
-fn zero_dims_are_sizes_only_when_asked() {
+fn dim_mistakes_are_errors() {
+    for cmd in ["infer", "check"] {
+        let r = run(&[cmd, "models/attention_mask.onnx", "--dim", "nobody=4"]);
+        assert_eq!(r.code, 2, "{}", r.render());
+        assert!(r.stdout.is_empty(), "{}", r.render());
+        assert!(
+            r.stderr.contains("the dim 'nobody' is bound, but no graph input declares it (they declare: batch, seq)"),
+            "{}",
+            r.render()
+        );
+        let r = run(&[cmd, "models/attention_mask.onnx", "--dim", "batch=2", "--dim", "batch=3"]);
+        assert_eq!(r.code, 2, "{}", r.render());
+        assert!(r.stderr.contains("--dim binds 'batch' twice, to 2 and to 3"), "{}", r.render());
+        let r = run(&[cmd, "models/attention_mask.onnx", "--dim", "batch=-2"]);
+        assert_eq!(r.code, 2, "{}", r.render());
+    }
+    // The same binding twice is no conflict.
+    let r = run(&["check", "models/attention_mask.onnx", "--dim", "batch=2", "--dim", "batch=2"]);
+    assert_eq!(r.code, 0, "{}", r.render());
+    // Over several models, a name one of them declares is enough.
+    let r = run(&["check", "models/attention_mask.onnx", "models/nary_sum.onnx", "--dim", "seq=4"]);
+    assert_eq!(r.code, 0, "{}", r.render());
+    // A model with no symbolic input says so.
+    let r = run(&["infer", "models/nary_sum.onnx", "--dim", "seq=4"]);
+    assert!(r.stderr.contains("the graph inputs declare no symbolic dim"), "{}", r.render());
+    // 0 binds the size 0, silently.
+    let r = run(&["infer", "models/attention_mask.onnx", "--format", "json", "--dim", "batch=0"]);
+    assert_eq!(r.code, 0, "{}", r.render());
+    assert_eq!(r.json()["tensors"]["masked"]["shape"], serde_json::json!([0, 12, "seq", "seq"]));
+    assert_eq!(r.json()["diagnostics"], serde_json::json!([]));
+}
+
+/// A declared `dim_value: 0` is the size 0, as the spec and onnxruntime take it, with a
+/// warning that only empty tensors can be fed. The old flag is accepted and changes nothing.
+#[test]
+fn a_declared_zero_is_the_size_zero() {
     let m =
         build::model(13, vec![build::input("x", &[0i64, 8])], vec![build::node("r", "Relu", &["x"], &["y"])], &["y"]);
     let p = build::write(&m, &scratch("zero_dims"), "empty.onnx");
+    for extra in [&[][..], &[Path::new("--zero-dims-are-sizes")][..]] {
+        let mut args = vec![Path::new("infer"), p.as_path(), Path::new("--format"), Path::new("json")];
+        args.extend(extra);
+        let r = run(&args);
+        assert_eq!(r.code, 0, "{}", r.render());
+        assert_eq!(r.json()["tensors"]["y"]["shape"], serde_json::json!([0, 8]));
+        let d = &r.json()["diagnostics"][0];
+        assert_eq!(d["code"], "zero-dim-input");
+        assert!(d["message"].as_str().unwrap().contains("only empty tensors can be fed"), "{d}");
+    }
+    // Add([0, 3], [1, 3]) is [0, 3], and [0] + [5] does not broadcast.
+    let m = build::model(
+        13,
+        vec![
+            build::input("a", &[0i64, 3]),
+            build::input("b", &[1i64, 3]),
+            build::input("c", &[0i64]),
+            build::input("d", &[5i64]),
+        ],
+        vec![build::node("ab", "Add", &["a", "b"], &["e"]), build::node("cd", "Add", &["c", "d"], &["f"])],
+        &["e", "f"],
+    );
+    let p = build::write(&m, &scratch("zero_dims"), "zero_add.onnx");
     let r = run(&[Path::new("infer"), p.as_path(), Path::new("--format"), Path::new("json")]);
-    let y = &r.json()["tensors"]["y"]["shape"];
-    assert_eq!(y[1], 8, "{}", r.stdout);
-    assert!(y[0].is_string(), "by default a 0 on an input is an exporter's 'dynamic': {}", r.stdout);
-    assert!(r.stdout.contains("zero-dim-input"), "{}", r.stdout);
-    let flag =
-        [Path::new("infer"), p.as_path(), Path::new("--format"), Path::new("json"), Path::new("--zero-dims-are-sizes")];
-    let r = run(&flag);
-    assert_eq!(r.json()["tensors"]["y"]["shape"], serde_json::json!([0, 8]));
-    assert!(!r.stdout.contains("zero-dim-input"), "{}", r.stdout);
+    assert_eq!(r.code, 1, "{}", r.render());
+    assert_eq!(r.json()["tensors"]["e"]["shape"], serde_json::json!([0, 3]));
+    let r = run(&[Path::new("check"), p.as_path()]);
+    assert_eq!(r.code, 1, "{}", r.render());
+    assert!(r.stdout.contains("error[broadcast-incompatible]") && r.stdout.contains("cd (Add)"), "{}", r.render());
 }
 
 #[test]
@@ -534,4 +597,58 @@ fn a_rewrite_replaces_whatever_its_output_path_names() {
         assert_eq!(std::fs::read(&out).unwrap(), want, "{kind}");
     }
     assert_eq!(std::fs::read(&pointed).unwrap(), b"left alone");
+}
+
+/// `check` says what it assumed: a model that runs only for some sizes does not look clean.
+/// In text, after the findings, one line per side condition with its node; in GitHub's
+/// format, one `::notice` each.
+#[test]
+fn check_shows_what_it_assumed() {
+    let m = build::model(
+        13,
+        vec![build::input("a", &["n"]), build::input("b", &["m"])],
+        vec![build::node("add_ab", "Add", &["a", "b"], &["c"])],
+        &["c"],
+    );
+    let p = build::write(&m, &scratch("assumed"), "two_symbols.onnx");
+    let r = run(&[Path::new("check"), p.as_path()]);
+    assert_eq!(r.code, 0, "{}", r.render());
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines[0].ends_with(": ok"), "{}", r.stdout);
+    assert_eq!(lines[1], "  assumed:", "{}", r.stdout);
+    assert_eq!(lines[2], "    m, n are equal or 1   (needed by add_ab (Add) at axis 0, main)", "{}", r.stdout);
+    let r = run(&[Path::new("check"), p.as_path(), Path::new("--format"), Path::new("github")]);
+    assert_eq!(
+        r.stdout.trim(),
+        format!("::notice file={},title=assumed::add_ab (Add): m, n are equal or 1 (axis 0, main)", p.display())
+    );
+}
+
+/// `--help` matches behaviour: every command names the exit codes, every argument has a line
+/// of help, and `--format` offers only the values the command takes.
+#[test]
+fn help_names_exit_codes_arguments_and_formats() {
+    let commands = ["infer", "check", "annotate", "expand", "implicit", "run", "test", "verify", "bench"];
+    let top = run(&["--help"]);
+    assert!(top.stdout.contains("Exit codes:\n  0  done"), "{}", top.stdout);
+    for cmd in commands {
+        let r = run(&[cmd, "--help"]);
+        assert_eq!(r.code, 0, "{}", r.render());
+        assert!(r.stdout.contains("Exit codes:\n  0  done"), "{cmd}: {}", r.stdout);
+        // In the short help every argument and option is one line: its name, then its help.
+        let short = run(&[cmd, "-h"]).stdout;
+        for line in short.lines().filter(|l| l.starts_with("  ") && !l.starts_with("   ")) {
+            let line = line.trim();
+            if line.starts_with(['<', '-']) {
+                let (_, help) = line.split_once("  ").unwrap_or((line, ""));
+                assert!(!help.trim().is_empty(), "{cmd}: no help for {line:?}");
+            }
+        }
+    }
+    for (cmd, values) in [("infer", "text, json]"), ("check", "text, json, github]"), ("bench", "text, json]")] {
+        let short = run(&[cmd, "-h"]).stdout;
+        assert!(short.contains(&format!("[possible values: {values}")), "{cmd}: {short}");
+    }
+    let r = run(&["infer", "models/nary_sum.onnx", "--format", "github"]);
+    assert_eq!(r.code, 2, "{}", r.render());
 }

@@ -30,8 +30,7 @@ fn strip_declared(model: &mut Model) {
 /// The contents of the case's small integer inputs (shapes fed at run time), as a runtime's
 /// session would see them.
 fn fed_values(case: &common::Case, model: &Model) -> Options {
-    // The backend cases feed real empty tensors: a 0 on their inputs is a size.
-    let mut options = Options { literal_zero_dims: true, ..Options::default() };
+    let mut options = Options::default();
     let inputs: Vec<String> = model.free_inputs();
     for (k, name) in inputs.iter().enumerate() {
         let pb = case.dir.join(format!("test_data_set_0/input_{k}.pb"));
@@ -196,7 +195,7 @@ fn static_stripped_beats_onnx() {
     for c in &cases {
         let mut model = onnx_bcast::load(&c.dir.join("model.onnx")).unwrap_or_else(|e| panic!("{}: {e}", c.name));
         strip_declared(&mut model);
-        let inf = infer(&model, &Options { literal_zero_dims: true, ..Options::default() });
+        let inf = infer(&model, &Options::default());
         match verdict(c, &model, &inf) {
             Verdict::Exact => exact += 1,
             Verdict::Partial(_) => {}
@@ -220,7 +219,7 @@ fn static_with_declared_types_beats_onnx() {
     let mut clashes = Vec::new();
     for c in &cases {
         let model = onnx_bcast::load(&c.dir.join("model.onnx")).unwrap_or_else(|e| panic!("{}: {e}", c.name));
-        let inf = infer(&model, &Options { literal_zero_dims: true, ..Options::default() });
+        let inf = infer(&model, &Options::default());
         for d in &inf.diagnostics {
             if d.code == "declared-shape-mismatch" {
                 clashes.push(format!("{}: {}", c.name, d.message));

@@ -215,17 +215,18 @@ fn side_conditions_that_agree_are_no_error() {
 }
 
 #[test]
-fn zero_dim_on_an_input_is_unknown_with_a_warning() {
+fn zero_dim_on_an_input_is_the_size_0_with_a_warning() {
     let g = graph(vec![node("Relu", &["x"], &["y"])], vec![f32_input("x", &[D::N(0), D::N(8)])], vec![], &["y"]);
     let m = model(g);
     let inf = infer(&m, &Options::default());
     assert_eq!(codes(&inf), vec!["zero-dim-input"]);
-    let y = shape_of(&m, &inf, "y").expect("ranked");
-    assert_eq!(y[1], d(8));
-    assert!(matches!(&y[0], Dim::Sym(s) if s.as_str().starts_with('?')), "{y:?}");
-    // Where inputs really are empty, 0 is a size.
-    let inf = infer(&m, &Options { literal_zero_dims: true, ..Options::default() });
-    assert!(inf.diagnostics.is_empty());
+    assert!(inf.diagnostics[0].message.contains("only empty tensors can be fed"), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![d(0), d(8)]));
+    // A symbol bound to 0 is the size 0 too, with no word about exporters.
+    let g = graph(vec![node("Relu", &["x"], &["y"])], vec![f32_input("x", &[D::S("n"), D::N(8)])], vec![], &["y"]);
+    let m = model(g);
+    let inf = infer(&m, &Options { bindings: [("n".to_string(), 0)].into(), ..Options::default() });
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![d(0), d(8)]));
 }
 

@@ -174,7 +174,7 @@ fuzz_target!(|spec: Spec| {
         Err(e) => panic!("a generated model does not load: {e}"),
     };
     // A declared 0 means 0 here (by default inference reads it as an exporter's "dynamic").
-    let mut options = infer::Options { literal_zero_dims: true, ..infer::Options::default() };
+    let mut options = infer::Options::default();
     if spec.bind {
         options.bindings = (0..5).map(|k| (format!("n{k}"), k as i64)).collect::<HashMap<_, _>>();
     }

@@ -9,6 +9,7 @@ use super::{refuse, FINDINGS, OK};
 
 pub fn run(model: &Path, out: &super::Output, options: &Options) -> Result<u8> {
     let mut m = onnx_bcast::io::load(model)?;
+    infer::check_bindings(&options.bindings, &m.input_dims())?;
     let mut inf = infer::infer(&m, options);
     if refuse(model, &inf) {
         return Ok(FINDINGS);
@@ -16,7 +17,8 @@ pub fn run(model: &Path, out: &super::Output, options: &Options) -> Result<u8> {
     let added = rewrite::annotate_taking(&mut m, &mut inf);
     rewrite::bind_declared(&mut m, &options.bindings);
     let out = out.save(&m, model)?;
-    eprintln!("onnx-bcast: {}: {added} value_info entries added, written to {}", model.display(), out.display());
+    let added = super::count(added, "value_info entry", "value_info entries");
+    eprintln!("onnx-bcast: {}: {added} added, written to {}", model.display(), out.display());
     // The process ends next and the OS takes the memory back at once; freeing a large model
     // piece by piece would only add time (a tenth of the run at a million nodes).
     std::mem::forget(m);

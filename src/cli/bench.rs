@@ -10,7 +10,7 @@ use onnx_bcast::exec::compare::generate;
 use onnx_bcast::exec::{self, fuse, Options};
 use onnx_bcast::{io, Error, Result};
 
-use super::{Format, OK};
+use super::{PlainFormat, OK};
 
 /// What `bench` measured, in milliseconds per whole-model run.
 struct Timing {
@@ -37,14 +37,11 @@ pub fn bench(
     threads: Option<usize>,
     repeat: usize,
     warmup: usize,
-    format: Format,
+    format: PlainFormat,
     max_memory: u64,
 ) -> Result<u8> {
     if repeat == 0 {
         return Err(Error::Usage("--repeat must be at least 1".into()));
-    }
-    if format == Format::Github {
-        return Err(Error::Usage("bench prints text or json".into()));
     }
     let m = io::load(model)?;
     let inputs = generate(&m, dims, max_memory)?;
@@ -77,7 +74,7 @@ pub fn bench(
     })?;
     let t = timing(ms).ok_or_else(|| Error::Usage("no timed runs".into()))?;
     match format {
-        Format::Json => super::say!(
+        PlainFormat::Json => super::say!(
             "{{\"model\": {}, \"threads\": {threads}, \"repeat\": {repeat}, \"warmup\": {warmup}, \
              \"median_ms\": {:.4}, \"min_ms\": {:.4}, \"max_ms\": {:.4}}}",
             json_str(&model.display().to_string()),
@@ -85,7 +82,7 @@ pub fn bench(
             t.min,
             t.max
         ),
-        _ => super::say!(
+        PlainFormat::Text => super::say!(
             "{}: {threads} threads, {repeat} runs after {warmup} warm-up: median {:.3} ms, min {:.3} ms, max {:.3} ms",
             model.display(),
             t.median,

@@ -9,6 +9,7 @@ use super::{refuse, FINDINGS, OK};
 
 pub fn run(model: &Path, out: &super::Output, options: &Options) -> Result<u8> {
     let mut m = onnx_bcast::io::load(model)?;
+    infer::check_bindings(&options.bindings, &m.input_dims())?;
     let inf = infer::infer(&m, options);
     if refuse(model, &inf) {
         return Ok(FINDINGS);
@@ -20,10 +21,10 @@ pub fn run(model: &Path, out: &super::Output, options: &Options) -> Result<u8> {
     rewrite::bind_declared(&mut m, &options.bindings);
     let out = out.save(&m, model)?;
     eprintln!(
-        "onnx-bcast: {}: {} nodes made explicit with {} added nodes and constants, written to {}",
+        "onnx-bcast: {}: {} made explicit with {} added, written to {}",
         model.display(),
-        report.rewritten,
-        report.added,
+        super::count(report.rewritten, "node", "nodes"),
+        super::count(report.added, "node or constant", "nodes and constants"),
         out.display()
     );
     Ok(OK)

@@ -16,10 +16,10 @@ pub fn run(model: &Path, out: &super::Output) -> Result<u8> {
     let report = rewrite::implicit(&mut m, &options);
     let out = out.save(&m, model)?;
     eprintln!(
-        "onnx-bcast: {}: {} explicit broadcasts removed ({} nodes and constants that fed them), written to {}",
+        "onnx-bcast: {}: {} removed ({} that fed them), written to {}",
         model.display(),
-        report.removed,
-        report.dead,
+        super::count(report.removed, "explicit broadcast", "explicit broadcasts"),
+        super::count(report.dead, "node or constant", "nodes and constants"),
         out.display()
     );
     Ok(OK)

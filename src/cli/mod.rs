@@ -27,6 +27,11 @@ pub fn emit(args: std::fmt::Arguments) -> Result<()> {
     }
 }
 
+/// `n` and the noun that counts it: `1 error`, `2 errors`.
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `println!` through [`emit`], returning its error from the enclosing function.
 macro_rules! say {
     ($($arg:tt)*) => {
@@ -42,45 +47,75 @@ pub const FINDINGS: u8 = 1;
 /// Exit code: the job could not be done.
 pub const FAILED: u8 = 2;
 
+/// What `--help` says about exit codes, on every command.
+const EXIT_CODES: &str = "Exit codes:
+  0  done, no error findings (warnings allowed)
+  1  every model was read and at least one has an error finding (for test and verify: a case
+     failed, outputs differ)
+  2  the job could not be done: unreadable or malformed file, bad arguments, I/O error, a
+     resource limit";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "onnx-bcast",
     version,
-    about = "An ONNX broadcasting pass: infer shapes, check, rewrite and run broadcasts"
+    about = "An ONNX broadcasting pass: infer shapes, check, rewrite and run broadcasts",
+    after_help = EXIT_CODES
 )]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
 }
 
+/// How `check` reports.
 #[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
 pub enum Format {
+    /// Readable text.
     Text,
+    /// One JSON document.
     Json,
+    /// GitHub Actions annotations (`::error file=...`).
     Github,
+}
+
+/// How `infer` and `bench` report.
+#[derive(Clone, Copy, Debug, ValueEnum, PartialEq, Eq)]
+pub enum PlainFormat {
+    /// Readable text.
+    Text,
+    /// One JSON document.
+    Json,
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Print every tensor's inferred type and shape.
+    #[command(after_help = EXIT_CODES)]
     Infer {
+        /// The ONNX model to read.
         model: PathBuf,
+        /// How to print the result.
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
+        format: PlainFormat,
         #[command(flatten)]
         shapes: Shapes,
     },
     /// Report findings only, over any number of models (directories are searched for *.onnx).
+    #[command(after_help = EXIT_CODES)]
     Check {
+        /// The ONNX models to check, or folders to search for *.onnx files.
         #[arg(required = true)]
         models: Vec<PathBuf>,
+        /// How to print the findings.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
         #[command(flatten)]
         shapes: Shapes,
     },
     /// Write the model back with value_info for every tensor of every graph.
+    #[command(after_help = EXIT_CODES)]
     Annotate {
+        /// The ONNX model to read.
         model: PathBuf,
         #[command(flatten)]
         out: Output,
@@ -88,7 +123,9 @@ enum Command {
         shapes: Shapes,
     },
     /// Write the model back with every implicit broadcast made explicit (Unsqueeze + Expand).
+    #[command(after_help = EXIT_CODES)]
     Expand {
+        /// The ONNX model to read.
         model: PathBuf,
         #[command(flatten)]
         out: Output,
@@ -96,13 +133,17 @@ enum Command {
         shapes: Shapes,
     },
     /// Remove Expand/Tile nodes that implicit broadcasting makes redundant (the inverse of expand).
+    #[command(after_help = EXIT_CODES)]
     Implicit {
+        /// The ONNX model to read.
         model: PathBuf,
         #[command(flatten)]
         out: Output,
     },
     /// Execute the model on the built-in CPU executor; writes one .npy per graph output.
+    #[command(after_help = EXIT_CODES)]
     Run {
+        /// The ONNX model to run.
         model: PathBuf,
         /// A graph input and its file (.npy, or an ONNX TensorProto .pb).
         #[arg(long = "input", value_name = "NAME=FILE", value_parser = parse_input, num_args = 1.., required = true)]
@@ -110,29 +151,37 @@ enum Command {
         /// Where to write the outputs (default: the current folder).
         #[arg(long)]
         output_dir: Option<PathBuf>,
-        /// The memory budget in bytes (K, M, G suffixes allowed).
-        #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
-        max_memory: u64,
+        #[command(flatten)]
+        memory: Memory,
     },
     /// Run ONNX backend-format test case folders and compare their outputs.
+    #[command(after_help = EXIT_CODES)]
     Test {
+        /// Case folders (holding model.onnx and test_data_set_*), or folders of them.
         #[arg(required = true)]
         cases: Vec<PathBuf>,
-        #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
-        max_memory: u64,
+        #[command(flatten)]
+        memory: Memory,
     },
     /// Run two models on the same generated inputs and compare their outputs exactly.
+    #[command(after_help = EXIT_CODES)]
     Verify {
+        /// The model before the rewrite.
         original: PathBuf,
+        /// The rewritten model.
         rewritten: PathBuf,
+        /// Bind a symbolic dimension of the inputs to a size (NAME=VALUE); repeatable.
         #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
         dims: Vec<(String, i64)>,
-        #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
-        max_memory: u64,
+        #[command(flatten)]
+        memory: Memory,
     },
     /// Time whole-model runs on deterministic generated inputs: median, min and max.
+    #[command(after_help = EXIT_CODES)]
     Bench {
+        /// The ONNX model to run.
         model: PathBuf,
+        /// Bind a symbolic dimension of the inputs to a size (NAME=VALUE); repeatable.
         #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
         dims: Vec<(String, i64)>,
         /// The size of the thread pool (default: one per core).
@@ -144,39 +193,58 @@ enum Command {
         /// Untimed runs first.
         #[arg(long, default_value_t = 2)]
         warmup: usize,
+        /// How to print the timings.
         #[arg(long, value_enum, default_value = "text")]
-        format: Format,
-        #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
-        max_memory: u64,
+        format: PlainFormat,
+        #[command(flatten)]
+        memory: Memory,
     },
+}
+
+/// The executor's memory budget.
+#[derive(clap::Args, Debug)]
+pub struct Memory {
+    /// The most bytes of live tensors (K, M, G, T suffixes); an allocation past it ends the run.
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes, default_value = "4G")]
+    max_memory: u64,
 }
 
 /// What inference assumes about the inputs' sizes.
 #[derive(clap::Args, Debug)]
 pub struct Shapes {
-    /// Bind a symbolic dimension before inference.
+    /// Bind a symbolic dimension of the graph inputs to a size (NAME=VALUE); repeatable.
     #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
     dims: Vec<(String, i64)>,
-    /// Take `dim_value: 0` on a graph input as the size 0 (empty tensors), not as an exporter's
-    /// "dynamic".
-    #[arg(long)]
+    /// Accepted for old scripts; does nothing: a declared `dim_value: 0` is always the size 0.
+    #[arg(long, hide = true)]
     zero_dims_are_sizes: bool,
 }
 
 impl Shapes {
-    fn options(self) -> Options {
-        Options {
-            bindings: self.dims.into_iter().collect::<HashMap<_, _>>(),
-            literal_zero_dims: self.zero_dims_are_sizes,
-            ..Options::default()
+    /// The inference options these flags give; the same name bound twice to different sizes
+    /// is an error.
+    fn options(&self) -> Result<Options> {
+        Ok(Options { bindings: bindings(&self.dims)?, ..Options::default() })
+    }
+}
+
+/// `--dim` values as a map; the same name bound twice to different sizes is an error.
+fn bindings(dims: &[(String, i64)]) -> Result<HashMap<String, i64>> {
+    let mut out = HashMap::new();
+    for (name, value) in dims {
+        if let Some(old) = out.insert(name.clone(), *value) {
+            if old != *value {
+                return Err(Error::Usage(format!("--dim binds '{name}' twice, to {old} and to {value}")));
+            }
         }
     }
+    Ok(out)
 }
 
 /// Where a rewrite writes its model, and what it may overwrite or lose.
 #[derive(clap::Args, Debug)]
 pub struct Output {
-    /// The file to write (written through a temporary file and a rename).
+    /// The file to write (through a temporary file and a rename).
     #[arg(short = 'o', long = "output", value_name = "OUT", required_unless_present = "in_place")]
     out: Option<PathBuf>,
     /// Replace the input file itself (refused otherwise).
@@ -232,31 +300,30 @@ fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
 pub fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Infer { model, format, shapes } => {
-            if format == Format::Github {
-                return Err(Error::Usage("infer prints text or json; github is for check".into()));
-            }
+            let options = shapes.options()?;
             let m = io::load(&model)?;
-            let inf = infer::infer(&m, &shapes.options());
+            infer::check_bindings(&options.bindings, &m.input_dims())?;
+            let inf = infer::infer(&m, &options);
             let text = match format {
-                Format::Json => report::infer_json(&model, &m, &inf),
-                _ => report::infer_text(&model, &m, &inf),
+                PlainFormat::Json => report::infer_json(&model, &m, &inf),
+                PlainFormat::Text => report::infer_text(&model, &m, &inf),
             };
             emit(format_args!("{text}"))?;
             Ok(if inf.has_errors() { FINDINGS } else { OK })
         }
-        Command::Check { models, format, shapes } => check(&models, format, &shapes.options()),
-        Command::Annotate { model, out, shapes } => annotate::run(&model, &out, &shapes.options()),
-        Command::Expand { model, out, shapes } => expand::run(&model, &out, &shapes.options()),
+        Command::Check { models, format, shapes } => check(&models, format, &shapes.options()?),
+        Command::Annotate { model, out, shapes } => annotate::run(&model, &out, &shapes.options()?),
+        Command::Expand { model, out, shapes } => expand::run(&model, &out, &shapes.options()?),
         Command::Implicit { model, out } => implicit::run(&model, &out),
-        Command::Bench { model, dims, threads, repeat, warmup, format, max_memory } => {
-            bench::bench(&model, &dims.into_iter().collect(), threads, repeat, warmup, format, max_memory)
+        Command::Bench { model, dims, threads, repeat, warmup, format, memory } => {
+            bench::bench(&model, &bindings(&dims)?, threads, repeat, warmup, format, memory.max_memory)
         }
-        Command::Run { model, inputs, output_dir, max_memory } => {
-            run::run(&model, &inputs, output_dir.as_deref(), max_memory)
+        Command::Run { model, inputs, output_dir, memory } => {
+            run::run(&model, &inputs, output_dir.as_deref(), memory.max_memory)
         }
-        Command::Test { cases, max_memory } => test::test(&cases, max_memory),
-        Command::Verify { original, rewritten, dims, max_memory } => {
-            verify::verify(&original, &rewritten, &dims.into_iter().collect(), max_memory)
+        Command::Test { cases, memory } => test::test(&cases, memory.max_memory),
+        Command::Verify { original, rewritten, dims, memory } => {
+            verify::verify(&original, &rewritten, &bindings(&dims)?, memory.max_memory)
         }
     }
 }
@@ -280,13 +347,15 @@ fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {
     }
     let mut code = OK;
     let mut results = Vec::new();
+    // A name bound with --dim must be declared by some model checked.
+    let mut declared = std::collections::BTreeSet::new();
     for f in &files {
         let r = io::load(f).map(|m| {
-            let inf = infer::infer(&m, opts);
-            (m, inf)
+            declared.extend(m.input_dims());
+            infer::infer(&m, opts)
         });
         match &r {
-            Ok((_, inf)) if inf.has_errors() => code = code.max(FINDINGS),
+            Ok(inf) if inf.has_errors() => code = code.max(FINDINGS),
             Ok(_) => {}
             Err(e) => {
                 eprintln!("onnx-bcast: {e}");
@@ -294,6 +363,9 @@ fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {
             }
         }
         results.push((f.clone(), r));
+    }
+    if results.iter().any(|(_, r)| r.is_ok()) {
+        infer::check_bindings(&opts.bindings, &declared)?;
     }
     emit(format_args!("{}", report::check(&results, format)))?;
     Ok(code)

@@ -255,11 +255,7 @@ pub fn infer_text(path: &Path, model: &Model, inf: &Inference) -> String {
     if !inf.constraints.is_empty() {
         let _ = writeln!(out, "\nassumed:");
         for c in &inf.constraints {
-            let _ = writeln!(
-                out,
-                "  {}   (needed by {} ({}) at axis {}, {})",
-                c.assumption, c.node, c.op_type, c.axis, c.graph
-            );
+            let _ = writeln!(out, "  {}", assumed_line(c));
         }
     }
     for d in &inf.diagnostics {
@@ -267,18 +263,32 @@ pub fn infer_text(path: &Path, model: &Model, inf: &Inference) -> String {
     }
     let errors = inf.diagnostics.iter().filter(|d| d.severity == onnx_bcast::Severity::Error).count();
     let warnings = inf.diagnostics.len() - errors;
-    let _ = writeln!(out, "\n{} tensors, {errors} errors, {warnings} warnings", values.len());
+    let count = super::count;
+    let _ = writeln!(
+        out,
+        "\n{}, {}, {}",
+        count(values.len(), "tensor", "tensors"),
+        count(errors, "error", "errors"),
+        count(warnings, "warning", "warnings")
+    );
     out
 }
 
-pub fn check(results: &[(PathBuf, Result<(Model, Inference)>)], format: Format) -> String {
+/// One line per side condition, as `check` and `infer` print it.
+fn assumed_line(c: &Constraint) -> String {
+    format!("{}   (needed by {} ({}) at axis {}, {})", c.assumption, c.node, c.op_type, c.axis, c.graph)
+}
+
+/// `check`'s report. A model that could not be read is reported once on stderr, and in the
+/// document or the annotations too for machines.
+pub fn check(results: &[(PathBuf, Result<Inference>)], format: Format) -> String {
     let mut out = String::new();
     match format {
         Format::Json => {
             let models: Vec<Json> = results
                 .iter()
                 .map(|(p, r)| match r {
-                    Ok((_, inf)) => json!({
+                    Ok(inf) => json!({
                         "model": p.display().to_string(),
                         "diagnostics": inf.diagnostics.iter().map(diag_json).collect::<Vec<_>>(),
                         "constraints": inf.constraints.iter().map(constraint_json).collect::<Vec<_>>(),
@@ -289,9 +299,10 @@ pub fn check(results: &[(PathBuf, Result<(Model, Inference)>)], format: Format) 
             let _ = writeln!(out, "{}", serde_json::to_string_pretty(&json!({"models": models})).unwrap_or_default());
         }
         Format::Github => {
+            let one_line = |s: &str| s.replace('\n', " ");
             for (p, r) in results {
                 match r {
-                    Ok((_, inf)) => {
+                    Ok(inf) => {
                         for d in &inf.diagnostics {
                             let node = d.node.clone().unwrap_or_else(|| d.graph.clone());
                             let op = d.op_type.clone().unwrap_or_default();
@@ -301,7 +312,19 @@ pub fn check(results: &[(PathBuf, Result<(Model, Inference)>)], format: Format) 
                                 d.severity,
                                 p.display(),
                                 d.code,
-                                d.message.replace('\n', " ")
+                                one_line(&d.message)
+                            );
+                        }
+                        for c in &inf.constraints {
+                            let _ = writeln!(
+                                out,
+                                "::notice file={},title=assumed::{} ({}): {} (axis {}, {})",
+                                p.display(),
+                                c.node,
+                                c.op_type,
+                                c.assumption,
+                                c.axis,
+                                c.graph
                             );
                         }
                     }
@@ -310,26 +333,27 @@ pub fn check(results: &[(PathBuf, Result<(Model, Inference)>)], format: Format) 
                             out,
                             "::error file={},title=unreadable::{}",
                             p.display(),
-                            e.to_string().replace('\n', " ")
+                            one_line(&e.to_string())
                         );
                     }
                 }
             }
         }
         Format::Text => {
-            for (p, r) in results {
-                match r {
-                    Ok((_, inf)) if inf.diagnostics.is_empty() => {
-                        let _ = writeln!(out, "{}: ok", p.display());
+            // A model that could not be read was reported on stderr.
+            for (p, inf) in results.iter().filter_map(|(p, r)| r.as_ref().ok().map(|inf| (p, inf))) {
+                if inf.diagnostics.is_empty() {
+                    let _ = writeln!(out, "{}: ok", p.display());
+                } else {
+                    let _ = writeln!(out, "{}:", p.display());
+                    for d in &inf.diagnostics {
+                        let _ = writeln!(out, "{d}\n");
                     }
-                    Ok((_, inf)) => {
-                        let _ = writeln!(out, "{}:", p.display());
-                        for d in &inf.diagnostics {
-                            let _ = writeln!(out, "{d}\n");
-                        }
-                    }
-                    Err(e) => {
-                        let _ = writeln!(out, "{}: error: {e}", p.display());
+                }
+                if !inf.constraints.is_empty() {
+                    let _ = writeln!(out, "  assumed:");
+                    for c in &inf.constraints {
+                        let _ = writeln!(out, "    {}", assumed_line(c));
                     }
                 }
             }

@@ -155,7 +155,10 @@ pub fn test(dirs: &[PathBuf], max_memory: u64) -> Result<u8> {
             }
         }
     }
-    super::say!("{} cases: {passed} passed, {failed} failed, {errors} could not run", all.len());
+    super::say!(
+        "{}: {passed} passed, {failed} failed, {errors} could not run",
+        super::count(all.len(), "case", "cases")
+    );
     Ok(if errors > 0 {
         FAILED
     } else if failed > 0 {

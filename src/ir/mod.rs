@@ -14,7 +14,7 @@ use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 
 use crate::dtype::DType;
-use crate::shape::Type;
+use crate::shape::{Dim, Type};
 
 /// The encoded protobuf message an IR entity was read from, with the parts the IR owns
 /// (names, lists of nodes and values, subgraphs, tensor data) cleared. Empty for entities a
@@ -581,6 +581,22 @@ impl Model {
             .iter()
             .filter(|i| self.value(i.value).initializer.is_none())
             .map(|i| self.name(i.value).to_string())
+            .collect()
+    }
+
+    /// The symbolic dims (`dim_param`s) the main graph's inputs declare, sorted: the names
+    /// `--dim` may bind.
+    pub fn input_dims(&self) -> std::collections::BTreeSet<String> {
+        let main = self.graph(Model::MAIN);
+        main.inputs
+            .iter()
+            .filter(|i| self.value(i.value).initializer.is_none())
+            .filter_map(|i| i.ty.as_ref().and_then(Type::shape))
+            .flatten()
+            .filter_map(|d| match d {
+                Dim::Sym(s) if s.as_str() != "?" => Some(s.as_str().to_string()),
+                _ => None,
+            })
             .collect()
     }
 

@@ -143,6 +143,10 @@ pub struct Out {
 pub enum RuleError {
     /// Inputs that do not broadcast.
     Broadcast(BroadcastError<Dim>),
+    /// Inputs that must have equal shapes and do not: the op's legacy form without
+    /// `broadcast=1`, or an old opset of Sum, Max, Min or Mean. The text says when they may
+    /// differ.
+    Unequal { input: usize, rule: &'static str },
     /// Anything else that makes the node invalid.
     Invalid(String),
 }
