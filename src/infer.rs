@@ -751,6 +751,10 @@ impl Infer<'_> {
                 Out::default()
             }
         };
+        for (code, msg) in out.warnings {
+            let d = self.diag(n, Severity::Warning, code, msg);
+            self.report(d);
+        }
         for (axis, assumption) in out.assumptions {
             let c = Constraint {
                 assumption,
@@ -1036,6 +1040,7 @@ impl Infer<'_> {
                 );
                 self.diag(n, Severity::Error, "broadcast-incompatible", msg)
             }
+            RuleError::Window(msg) => self.diag(n, Severity::Error, "window-too-large", msg),
             RuleError::Invalid(msg) => self.diag(n, Severity::Error, "invalid-node", msg),
         }
     }

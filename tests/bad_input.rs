@@ -1213,6 +1213,7 @@ fn prelu_symbolic_slope_side_condition_is_unidirectional() {
             v.len() <= 1
         }
         Assumption::Equal(a, b) => value(a.as_str()) == value(b.as_str()),
+        Assumption::AtLeast { size, min } => value(size.as_str()) >= *min,
     };
     let ruled_out = inf.has_errors() || inf.constraints.iter().any(|c| !holds(&c.assumption));
     assert!(ruled_out, "t = 1, s = 2 satisfies every side condition: {:?}", inf.constraints);

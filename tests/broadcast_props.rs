@@ -190,6 +190,7 @@ fn holds(a: &Assumption, values: &BTreeMap<String, usize>) -> bool {
             equal_or_one(&vals)
         }
         Assumption::Equal(a, b) => eval_sym(a, values) == eval_sym(b, values),
+        Assumption::AtLeast { size, min } => eval_sym(size, values) as i64 >= *min,
     }
 }
 

@@ -652,3 +652,128 @@ fn help_names_exit_codes_arguments_and_formats() {
     let r = run(&["infer", "models/nary_sum.onnx", "--format", "github"]);
     assert_eq!(r.code, 2, "{}", r.render());
 }
+
+/// Windows that do not fit (issue 25, item 3), as onnxruntime 1.32 treats them: a convolution
+/// whose window is larger than its padded input is an error naming the node, the axis, the
+/// input's size and the window; a pooling that onnxruntime runs is a warning naming the spec's
+/// size and onnxruntime's; reflect padding wider than its axis and a ConvTranspose whose
+/// pads eat its output are errors; an empty Resize output is a warning. Symbolic sizes give
+/// side conditions instead.
+#[test]
+fn windows_that_do_not_fit() {
+    use build::{input, model, node, with_floats, with_ints, with_str};
+    let dir = scratch("windows");
+    let check = |m: &onnx_bcast::onnx::ModelProto, name: &str| {
+        let p = build::write(m, &dir, name);
+        let r = run(&[Path::new("check"), p.as_path()]);
+        let inf = run(&[Path::new("infer"), p.as_path(), Path::new("--format"), Path::new("json")]);
+        (r, inf.json())
+    };
+    // Conv, kernel 3 over 2x2: onnxruntime says "Invalid input shape".
+    let conv = model(
+        17,
+        vec![input("x", &[2i64, 3, 2, 2]), input("w", &[32i64, 3, 3, 3])],
+        vec![node("conv0", "Conv", &["x", "w"], &["y"])],
+        &["y"],
+    );
+    let (r, _) = check(&conv, "conv.onnx");
+    assert_eq!(r.code, 1, "{}", r.render());
+    assert!(
+        r.stdout.contains(
+            "error[window-too-large]: Conv: at axis 2 the window (3) is larger than the padded input (2); onnxruntime refuses such a node"
+        ) && r.stdout.contains("conv0 (Conv)"),
+        "{}",
+        r.render()
+    );
+    // With padding it fits, and the padded size is spelled out when it does not.
+    let padded = |p: i64| {
+        model(
+            17,
+            vec![input("x", &[1i64, 1, 2]), input("w", &[1i64, 1, 5])],
+            vec![with_ints(node("conv1", "Conv", &["x", "w"], &["y"]), "pads", &[p, p])],
+            &["y"],
+        )
+    };
+    let (r, doc) = check(&padded(2), "conv_padded.onnx");
+    assert_eq!(r.code, 0, "{}", r.render());
+    assert_eq!(doc["tensors"]["y"]["shape"], serde_json::json!([1, 1, 2]));
+    let (r, _) = check(&padded(1), "conv_short.onnx");
+    assert!(r.stdout.contains("the window (5) is larger than the padded input (4 = 2 + pads 1, 1)"), "{}", r.render());
+    // AveragePool kernel 3, stride 3 over 2 (PaddleOCR's v4 recognizer at small heights): 0 by
+    // the spec's floor, 1 under onnxruntime, which runs it. A warning, and onnxruntime's 1.
+    let pool = |k: i64, s: i64, n: i64| {
+        let p =
+            with_ints(with_ints(node("pool0", "AveragePool", &["x"], &["y"]), "kernel_shape", &[k]), "strides", &[s]);
+        model(12, vec![input("x", &[1i64, 1, n])], vec![p], &["y"])
+    };
+    let (r, doc) = check(&pool(3, 3, 2), "pool_runs.onnx");
+    assert_eq!(r.code, 0, "{}", r.render());
+    assert!(
+        r.stdout.contains("warning[window-too-large]: AveragePool: at axis 2 the window (3) is larger than the padded input (2): by the spec's floor the output has size 0 there, by onnxruntime's integer division 1, which is what runs"),
+        "{}",
+        r.render()
+    );
+    assert_eq!(doc["tensors"]["y"]["shape"], serde_json::json!([1, 1, 1]));
+    // Stride 1 over 2: both give 0, an empty output; over 1, onnxruntime refuses.
+    let (r, doc) = check(&pool(3, 1, 2), "pool_empty.onnx");
+    assert_eq!(r.code, 0, "{}", r.render());
+    assert!(r.stdout.contains("the output is empty at axis 2"), "{}", r.render());
+    assert_eq!(doc["tensors"]["y"]["shape"], serde_json::json!([1, 1, 0]));
+    let (r, _) = check(&pool(3, 1, 1), "pool_refused.onnx");
+    assert_eq!(r.code, 1, "{}", r.render());
+    assert!(r.stdout.contains("error[window-too-large]: AveragePool: at axis 2"), "{}", r.render());
+    // Symbolic: the window fitting is a side condition.
+    let sym = model(
+        17,
+        vec![input("x", &[D::N(1), D::N(3), D::S("h"), D::S("w")]), input("k", &[8i64, 3, 7, 7])],
+        vec![with_ints(node("stem", "Conv", &["x", "k"], &["y"]), "pads", &[1, 1, 1, 1])],
+        &["y"],
+    );
+    let (r, _) = check(&sym, "conv_symbolic.onnx");
+    assert_eq!(r.code, 0, "{}", r.render());
+    assert!(r.stdout.contains("h >= 5   (needed by stem (Conv) at axis 2, main)"), "{}", r.render());
+    assert!(r.stdout.contains("w >= 5   (needed by stem (Conv) at axis 3, main)"), "{}", r.render());
+    // Reflect padding: at most size-1 a side ("Pad reflect: pre-pad (4) exceeds maximum allowed (2)").
+    let pad = |mode: &str, p: i64, n: i64| {
+        let node = with_ints(with_str(node("pad0", "Pad", &["x"], &["y"]), "mode", mode), "pads", &[0, p, 0, 0]);
+        model(10, vec![input("x", &[1i64, n])], vec![node], &["y"])
+    };
+    let (r, _) = check(&pad("reflect", 4, 3), "reflect.onnx");
+    assert_eq!(r.code, 1, "{}", r.render());
+    assert!(
+        r.stdout
+            .contains("Pad (reflect): a pad of 4 exceeds the 2 elements axis 1 can reflect; onnxruntime refuses it"),
+        "{}",
+        r.render()
+    );
+    assert_eq!(check(&pad("reflect", 2, 3), "reflect_ok.onnx").0.code, 0);
+    assert_eq!(check(&pad("edge", 4, 3), "edge.onnx").0.code, 0);
+    assert_eq!(check(&pad("edge", 1, 0), "edge_empty.onnx").0.code, 1);
+    assert_eq!(check(&pad("constant", 1, 0), "constant_empty.onnx").0.code, 0);
+    // ConvTranspose whose pads leave nothing.
+    let ct = model(
+        17,
+        vec![input("x", &[1i64, 1, 2]), input("w", &[1i64, 1, 3])],
+        vec![with_ints(node("up", "ConvTranspose", &["x", "w"], &["y"]), "pads", &[3, 3])],
+        &["y"],
+    );
+    let (r, _) = check(&ct, "convt.onnx");
+    assert_eq!(r.code, 1, "{}", r.render());
+    assert!(r.stdout.contains("ConvTranspose: at axis 2 the pads leave an output of size -2"), "{}", r.render());
+    // Resize: nearest with scale 0.1 on 3 is an empty tensor under onnxruntime, a scale of 0 it
+    // refuses; both are warnings, following the spec.
+    let up = |scale: f32| {
+        let n = with_floats(node("rs", "Upsample", &["x"], &["y"]), "scales", &[1.0, scale]);
+        model(8, vec![input("x", &[1i64, 3])], vec![n], &["y"])
+    };
+    let (r, doc) = check(&up(0.1), "resize_empty.onnx");
+    assert_eq!(r.code, 0, "{}", r.render());
+    assert!(
+        r.stdout.contains("warning[resize-empty]") && r.stdout.contains("comes out empty (floor(3 x"),
+        "{}",
+        r.render()
+    );
+    assert_eq!(doc["tensors"]["y"]["shape"], serde_json::json!([1, 0]));
+    let (r, _) = check(&up(0.0), "resize_zero.onnx");
+    assert!(r.stdout.contains("onnxruntime refuses a scale of 0"), "{}", r.render());
+}

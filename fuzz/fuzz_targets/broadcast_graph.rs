@@ -94,6 +94,7 @@ fn holds(a: &Assumption) -> Option<bool> {
             vals.len() <= 1
         }
         Assumption::Equal(a, b) => eval(a)? == eval(b)?,
+        Assumption::AtLeast { size, min } => eval(size)? as i64 >= *min,
     })
 }
 

@@ -136,6 +136,8 @@ pub struct Out {
     pub strings: Vec<Option<Vec<String>>>,
     /// Side conditions assumed, with the output axis each concerns.
     pub assumptions: Vec<(usize, Assumption)>,
+    /// Warnings about the node (code, message): what runs, but perhaps not as meant.
+    pub warnings: Vec<(&'static str, String)>,
 }
 
 /// Why a rule could not give output types.
@@ -147,6 +149,9 @@ pub enum RuleError {
     /// `broadcast=1`, or an old opset of Sum, Max, Min or Mean. The text says when they may
     /// differ.
     Unequal { input: usize, rule: &'static str },
+    /// A convolution or pooling window that does not fit in its input, or padding wider than
+    /// its axis allows.
+    Window(String),
     /// Anything else that makes the node invalid.
     Invalid(String),
 }

@@ -4,7 +4,7 @@
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::ir::{AttrValue, Tensor, TensorData};
-use crate::shape::{multi, uni, Dim, Shape, Type};
+use crate::shape::{multi, uni, Assumption, Dim, Shape, Type};
 
 type R = Result<Out, RuleError>;
 
@@ -1023,11 +1023,39 @@ pub fn pad(c: &Ctx) -> R {
     if pads.len() != 2 * axes.len() {
         return invalid(format!("Pad: {} pads for {} axes", pads.len(), axes.len()));
     }
+    // onnxruntime reflects at most size-1 elements on a side (an axis of 1 has nothing to
+    // reflect), and pads no empty axis by reflect, edge or wrap.
+    let mode = c.node.attr_str("mode").unwrap_or_else(|| "constant".into());
+    let mut out = Out::default();
     let mut shape = data.to_vec();
-    for (k, a) in axes.iter().enumerate() {
-        shape[*a] = data[*a].add(&pads[k]).add(&pads[k + axes.len()]);
+    for (k, &a) in axes.iter().enumerate() {
+        let (before, after) = (&pads[k], &pads[k + axes.len()]);
+        let widest = [before, after].into_iter().filter_map(Dim::known).max().unwrap_or(0);
+        let min = match mode.as_str() {
+            "reflect" if widest > 0 => widest.saturating_add(1),
+            "edge" | "wrap" if widest > 0 => 1,
+            _ => 0,
+        };
+        match &data[a] {
+            Dim::Known(d) if *d < min => {
+                let why = match (mode.as_str(), d) {
+                    (_, 0) => format!("axis {a} is empty"),
+                    ("reflect", _) => format!("a pad of {widest} exceeds the {} elements axis {a} can reflect", d - 1),
+                    _ => format!("axis {a} has {d} elements"),
+                };
+                return Err(RuleError::Window(format!("Pad ({mode}): {why}; onnxruntime refuses it")));
+            }
+            Dim::Sym(sym) if min > 1 => out.assumptions.push((a, Assumption::AtLeast { size: sym.clone(), min })),
+            _ => {}
+        }
+        let size = data[a].add(before).add(after);
+        if let Some(n) = size.known().filter(|n| *n < 0) {
+            return Err(RuleError::Window(format!("Pad: negative pads leave axis {a} a size of {n}")));
+        }
+        shape[a] = size;
     }
-    outs(vec![ty(dtype, Some(shape))])
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn resize(c: &Ctx) -> R {
@@ -1082,9 +1110,29 @@ pub fn resize(c: &Ctx) -> R {
     if scales.len() != axes.len() {
         return invalid(format!("Resize: {} scales for {} axes", scales.len(), axes.len()));
     }
+    let mut out = Out::default();
     for (k, a) in axes.iter().enumerate() {
+        if scales[k] < 0.0 || scales[k].is_nan() {
+            return invalid(format!("Resize: scale {} at axis {a}; scales must be 0 or more", scales[k]));
+        }
+        if scales[k] == 0.0 {
+            let msg =
+                format!("Resize: a scale of 0 at axis {a} empties it by the spec; onnxruntime refuses a scale of 0");
+            out.warnings.push(("resize-empty", msg));
+        }
         shape[*a] = match &data[*a] {
-            Dim::Known(d) => Dim::Known(((*d as f32) * (scales[k] as f32)).floor() as i64),
+            _ if scales[k] == 0.0 => Dim::Known(0),
+            Dim::Known(d) => {
+                let o = ((*d as f32) * (scales[k] as f32)).floor() as i64;
+                if o == 0 && *d > 0 && scales[k] > 0.0 {
+                    let msg = format!(
+                        "Resize: axis {a} of {d} scaled by {} comes out empty (floor({d} x {}) = 0); onnxruntime returns an empty tensor",
+                        scales[k], scales[k]
+                    );
+                    out.warnings.push(("resize-empty", msg));
+                }
+                Dim::Known(o)
+            }
             other if scales[k] == 1.0 => other.clone(),
             // Whole-number scales and their reciprocals stay exact for any size.
             other if scales[k] > 1.0 && scales[k].fract() == 0.0 && scales[k] < 1e9 => {
@@ -1096,7 +1144,8 @@ pub fn resize(c: &Ctx) -> R {
             _ => Dim::Unknown,
         };
     }
-    outs(vec![ty(dtype, Some(shape))])
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn topk(c: &Ctx) -> R {
@@ -1183,56 +1232,101 @@ pub fn gemm(c: &Ctx) -> R {
     Ok(out)
 }
 
-/// The spatial output sizes of a convolution or pooling window over `spatial` input sizes.
-fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool) -> Result<Shape, RuleError> {
+/// The spatial output sizes of a convolution or pooling window over `spatial` input sizes (the
+/// input's axes from 2), with the side conditions and warnings they come with.
+///
+/// A window larger than its padded input is refused by onnxruntime for a convolution
+/// ("Invalid input shape"): an error. For pooling the spec's floor and onnxruntime's integer
+/// division part there: kernel 3, stride 3 over 2 elements gives 0 by the spec and 1 under
+/// onnxruntime, which runs it; that is a warning naming both, and the size onnxruntime gives
+/// is inferred (it is what runs). Only a size onnxruntime finds negative is an error. Where
+/// the input's size is symbolic, the window fitting is a side condition.
+fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Out) -> Result<Shape, RuleError> {
     let n = spatial.len();
+    let op = c.node.op_type.as_str();
     if kernel.len() != n {
-        return invalid(format!("{}: kernel of rank {} for {} spatial axes", c.node.op_type, kernel.len(), n));
+        return invalid(format!("{op}: kernel of rank {} for {} spatial axes", kernel.len(), n));
     }
     let strides = c.node.attr_ints("strides").map(<[i64]>::to_vec).unwrap_or_else(|| vec![1; n]);
     let dil = c.node.attr_ints("dilations").map(<[i64]>::to_vec).unwrap_or_else(|| vec![1; n]);
-    let pads = c.node.attr_ints("pads").map(<[i64]>::to_vec).unwrap_or_else(|| vec![0; 2 * n]);
-    if strides.len() != n || dil.len() != n || pads.len() != 2 * n {
-        return invalid(format!("{}: strides, dilations or pads do not match {n} spatial axes", c.node.op_type));
-    }
-    if strides.iter().chain(&dil).any(|x| *x <= 0) {
-        return invalid(format!("{}: strides and dilations must be positive", c.node.op_type));
-    }
     let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
-    let mut out = Vec::with_capacity(n);
+    let pads = match auto.as_str() {
+        "VALID" => vec![0; 2 * n],
+        _ => c.node.attr_ints("pads").map(<[i64]>::to_vec).unwrap_or_else(|| vec![0; 2 * n]),
+    };
+    if strides.len() != n || dil.len() != n || pads.len() != 2 * n {
+        return invalid(format!("{op}: strides, dilations or pads do not match {n} spatial axes"));
+    }
+    if strides.iter().chain(&dil).any(|x| *x <= 0) || kernel.iter().any(|k| *k <= 0) {
+        return invalid(format!("{op}: kernel, strides and dilations must be positive"));
+    }
+    if pads.iter().any(|p| *p < 0) {
+        return invalid(format!("{op}: pads must be 0 or more"));
+    }
+    let conv = !matches!(op, "AveragePool" | "MaxPool" | "LpPool" | "MaxUnpool");
+    let mut shape = Vec::with_capacity(n);
     for i in 0..n {
-        let ek = (kernel[i] - 1) * dil[i] + 1;
-        let s = Dim::Known(strides[i]);
+        let axis = i + 2;
         let d = &spatial[i];
-        let o = match auto.as_str() {
-            "SAME_UPPER" | "SAME_LOWER" => d.div_ceil(&s),
-            "VALID" => d.sub(&Dim::Known(ek - 1)).div_ceil(&s),
-            _ => {
-                let span = d.add(&Dim::Known(pads[i] + pads[i + n] - ek));
-                if ceil {
-                    let mut o = span.div_ceil(&s).add(&Dim::Known(1));
-                    // The last window must start inside the input or the left padding.
-                    if let (Dim::Known(ov), Dim::Known(dv)) = (&o, d) {
-                        if (ov - 1) * strides[i] >= dv + pads[i] {
-                            o = Dim::Known(ov - 1);
-                        }
-                    } else {
-                        o = Dim::Unknown;
-                    }
-                    o
-                } else {
-                    span.div_floor(&s).add(&Dim::Known(1))
+        let s = strides[i];
+        let (Some(ek), Some(pad)) =
+            ((kernel[i] - 1).checked_mul(dil[i]).and_then(|x| x.checked_add(1)), pads[i].checked_add(pads[i + n]))
+        else {
+            return invalid(format!("{op}: the window or the pads at axis {axis} overflow"));
+        };
+        let window =
+            if dil[i] == 1 { format!("{ek}") } else { format!("{ek}: kernel {}, dilation {}", kernel[i], dil[i]) };
+        if auto.starts_with("SAME") {
+            if conv && *d == Dim::Known(0) {
+                return invalid(format!("{op}: axis {axis} of the input is empty; onnxruntime refuses it"));
+            }
+            shape.push(d.div_ceil(&Dim::Known(s)));
+            continue;
+        }
+        // The span the window's first position leaves: negative when it does not fit.
+        let span = d.add(&Dim::Known(pad)).sub(&Dim::Known(ek));
+        let Dim::Known(num) = span else {
+            if let Dim::Sym(sym) = d {
+                let min = ek.saturating_sub(pad);
+                if min > 1 {
+                    out.assumptions.push((axis, Assumption::AtLeast { size: sym.clone(), min }));
                 }
             }
+            let o = if ceil { span.div_ceil(&Dim::Known(s)) } else { span.div_floor(&Dim::Known(s)) };
+            shape.push(if ceil { Dim::Unknown } else { o.add(&Dim::Known(1)) });
+            continue;
         };
-        if let Dim::Known(k) = o {
-            if k < 0 {
-                return invalid(format!("{}: the window is larger than the padded input", c.node.op_type));
-            }
+        let dv = d.known().unwrap_or(0);
+        let padded =
+            if pad == 0 { format!("{dv}") } else { format!("{} = {dv} + pads {}, {}", dv + pad, pads[i], pads[i + n]) };
+        let mut o =
+            if ceil { num.div_euclid(s) + i64::from(num.rem_euclid(s) != 0) + 1 } else { num.div_euclid(s) + 1 };
+        // With ceil_mode the last window must start inside the input or the left padding.
+        if ceil && o > 0 && (o - 1).saturating_mul(s) >= dv + pads[i] {
+            o -= 1;
         }
-        out.push(o);
+        if num >= 0 {
+            shape.push(Dim::Known(o));
+            continue;
+        }
+        let refused = format!("{op}: at axis {axis} the window ({window}) is larger than the padded input ({padded})");
+        if conv {
+            return Err(RuleError::Window(format!("{refused}; onnxruntime refuses such a node")));
+        }
+        // onnxruntime divides as C does, toward zero.
+        let runtime = if ceil { o } else { num / s + 1 };
+        if runtime < 0 {
+            return Err(RuleError::Window(format!("{refused}; onnxruntime refuses such a node")));
+        }
+        let msg = if runtime == o {
+            format!("{refused}: the output is empty at axis {axis}")
+        } else {
+            format!("{refused}: by the spec's floor the output has size {o} there, by onnxruntime's integer division {runtime}, which is what runs")
+        };
+        out.warnings.push(("window-too-large", msg));
+        shape.push(Dim::Known(runtime));
     }
-    Ok(out)
+    Ok(shape)
 }
 
 pub fn conv(c: &Ctx) -> R {
@@ -1259,9 +1353,11 @@ pub fn conv(c: &Ctx) -> R {
             }
         },
     };
+    let mut out = Out::default();
     let mut shape = vec![x[0].clone(), w[0].clone()];
-    shape.extend(window_out(c, &x[2..], &kernel, false)?);
-    outs(vec![ty(dtype, Some(shape))])
+    shape.extend(window_out(c, &x[2..], &kernel, false, &mut out)?);
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn conv_transpose(c: &Ctx) -> R {
@@ -1298,19 +1394,39 @@ pub fn conv_transpose(c: &Ctx) -> R {
     if strides.len() != n || dil.len() != n || pads.len() != 2 * n || opad.len() != n || kernel.len() != n {
         return invalid("ConvTranspose: attributes do not match the spatial rank".into());
     }
+    if strides.iter().chain(&dil).chain(&kernel).any(|x| *x <= 0) {
+        return invalid("ConvTranspose: kernel, strides and dilations must be positive".into());
+    }
     let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
+    let mut out = Out::default();
     for i in 0..n {
         let d = &x[2 + i];
         let o = if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
             d.mul(&Dim::Known(strides[i]))
         } else {
-            let ek = (kernel[i] - 1) * dil[i] + 1;
-            let pad = if auto == "VALID" { 0 } else { pads[i] + pads[i + n] };
-            d.sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&Dim::Known(opad[i] + ek - pad))
+            let ek = (kernel[i] - 1).saturating_mul(dil[i]).saturating_add(1);
+            let pad = if auto == "VALID" { 0 } else { pads[i].saturating_add(pads[i + n]) };
+            // The output is (d-1)*stride + the rest, and onnxruntime refuses it below 1.
+            let rest = opad[i].saturating_add(ek).saturating_sub(pad);
+            match d {
+                Dim::Sym(sym) if rest < 1 => {
+                    let min = (1 - rest).div_euclid(strides[i]) + i64::from((1 - rest).rem_euclid(strides[i]) != 0) + 1;
+                    out.assumptions.push((2 + i, Assumption::AtLeast { size: sym.clone(), min }));
+                }
+                _ => {}
+            }
+            d.sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&Dim::Known(rest))
         };
+        if let Some(k) = o.known().filter(|k| *k < 1) {
+            return Err(RuleError::Window(format!(
+                "ConvTranspose: at axis {} the pads leave an output of size {k}; onnxruntime refuses such a node",
+                2 + i
+            )));
+        }
         shape.push(o);
     }
-    outs(vec![ty(dtype, Some(shape))])
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn pool(c: &Ctx) -> R {
@@ -1323,9 +1439,11 @@ pub fn pool(c: &Ctx) -> R {
         return invalid(format!("{} needs kernel_shape", c.node.op_type));
     };
     let ceil = c.node.attr_int("ceil_mode").unwrap_or(0) != 0;
+    let mut out = Out::default();
     let mut shape = vec![x[0].clone(), x[1].clone()];
-    shape.extend(window_out(c, &x[2..], kernel, ceil)?);
-    outs(vec![ty(dtype, Some(shape.clone())), ty(Some(DType::I64), Some(shape))])
+    shape.extend(window_out(c, &x[2..], kernel, ceil, &mut out)?);
+    out.types = smallvec::smallvec![ty(dtype, Some(shape.clone())), ty(Some(DType::I64), Some(shape))];
+    Ok(out)
 }
 
 pub fn global_pool(c: &Ctx) -> R {

@@ -517,6 +517,9 @@ pub enum Assumption {
     /// The two sizes are equal: axes that must match exactly (Concat's other axes, MatMul's
     /// inner dims, same-shape operands) met under two different names.
     Equal(Sym, Sym),
+    /// The size is at least `min`: a convolution or pooling window must fit in its input, a
+    /// reflect padding must be narrower than its axis.
+    AtLeast { size: Sym, min: i64 },
 }
 
 impl fmt::Display for Assumption {
@@ -535,6 +538,7 @@ impl fmt::Display for Assumption {
             }
             Assumption::Stretches { from, to } => write!(f, "{from} is 1 or {to}"),
             Assumption::Equal(a, b) => write!(f, "{a} = {b}"),
+            Assumption::AtLeast { size, min } => write!(f, "{size} >= {min}"),
         }
     }
 }

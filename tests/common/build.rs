@@ -82,6 +82,39 @@ pub fn with_int(mut n: NodeProto, attr: &str, value: i64) -> NodeProto {
     n
 }
 
+/// `node` with an attribute of integers added.
+pub fn with_ints(mut n: NodeProto, attr: &str, values: &[i64]) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(attr.to_string()),
+        r#type: Some(AttributeType::Ints as i32),
+        ints: values.to_vec(),
+        ..Default::default()
+    });
+    n
+}
+
+/// `node` with an attribute of floats added.
+pub fn with_floats(mut n: NodeProto, attr: &str, values: &[f32]) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(attr.to_string()),
+        r#type: Some(AttributeType::Floats as i32),
+        floats: values.to_vec(),
+        ..Default::default()
+    });
+    n
+}
+
+/// `node` with a string attribute added.
+pub fn with_str(mut n: NodeProto, attr: &str, value: &str) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(attr.to_string()),
+        r#type: Some(AttributeType::String as i32),
+        s: Some(value.as_bytes().to_vec()),
+        ..Default::default()
+    });
+    n
+}
+
 /// A legacy (opset < 7) binary node with `broadcast=1` and, when given, `axis`.
 pub fn legacy(name: &str, op: &str, a: &str, b: &str, out: &str, axis: Option<i64>) -> NodeProto {
     let n = with_int(node(name, op, &[a, b], &[out]), "broadcast", 1);
