@@ -1857,11 +1857,16 @@ pub fn unsafe_location(location: &str) -> Option<String> {
     None
 }
 
-/// Reads the bytes of an externally stored tensor: only a relative location inside `dir`, no
-/// symlinks or multiply-linked files, and an offset and length inside the file, checked
-/// before anything is read.
-pub fn read_external(dir: &Path, tensor: &str, location: &str, offset: u64, length: Option<u64>) -> Result<Vec<u8>> {
-    use std::io::{Read, Seek, SeekFrom};
+/// Where an externally stored tensor's bytes are, checked with `stat` alone (nothing is read):
+/// only a relative location inside `dir`, no symbolic links or multiply-linked files, and an
+/// offset and length inside the file. Gives the file's path, its metadata and the length.
+pub fn external_extent(
+    dir: &Path,
+    tensor: &str,
+    location: &str,
+    offset: u64,
+    length: Option<u64>,
+) -> Result<(PathBuf, fs::Metadata, u64)> {
     let bad = |reason: String| Error::ExternalData { tensor: tensor.to_string(), reason };
     if let Some(why) = unsafe_location(location) {
         return Err(bad(why));
@@ -1901,6 +1906,15 @@ pub fn read_external(dir: &Path, tensor: &str, location: &str, offset: u64, leng
     if offset.checked_add(length).is_none_or(|end| end > size) {
         return Err(bad(format!("offset {offset} + length {length} is past the end of '{location}' ({size} bytes)")));
     }
+    Ok((full, meta, length))
+}
+
+/// Reads the bytes of an externally stored tensor, after [`external_extent`]'s checks.
+pub fn read_external(dir: &Path, tensor: &str, location: &str, offset: u64, length: Option<u64>) -> Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let bad = |reason: String| Error::ExternalData { tensor: tensor.to_string(), reason };
+    let (full, meta, length) = external_extent(dir, tensor, location, offset, length)?;
+    let size = meta.len();
     let capacity =
         usize::try_from(length).map_err(|_| bad(format!("length {length} does not fit in memory on this machine")))?;
     let mut f = fs::File::open(&full).map_err(|e| bad(format!("'{location}': {e}")))?;

@@ -1,7 +1,7 @@
 //! Structure checks that need no shapes: tensors whose dims, element counts, byte sizes and
 //! stored data disagree, unsafe external-data references, negative or overflowing declared
-//! dims and names defined twice. Returns findings; reads no file (external weights included)
-//! and never mutates the model.
+//! dims and names defined twice, external weights that are not there. Returns findings; reads
+//! no file (external weights are looked at with a stat only) and never mutates the model.
 
 use crate::diag::{Diagnostic, Severity};
 use crate::dtype::DType;
@@ -168,9 +168,16 @@ fn tensor(model: &Model, graph: &Graph, node: Option<NodeId>, what: &str, t: &Te
                 }
             }
         }
-        TensorData::External { location, length, .. } => {
+        TensorData::External { location, offset, length } => {
             if let Some(why) = io::unsafe_location(location) {
                 push("external-data-unsafe", format!("{what}: {why}"));
+            } else if let Some(dir) = &model.dir {
+                // The weights a run would read must be there: checked with a stat, never a read.
+                if let Err(crate::Error::ExternalData { reason, .. }) =
+                    io::external_extent(dir, &t.name, location, *offset, *length)
+                {
+                    push("external-data-missing", format!("{what}: {reason}"));
+                }
             }
             if let (Some(len), Some(want)) = (length, expected) {
                 if *len != want {

@@ -863,6 +863,8 @@ fn huge_external_data_is_checked_without_reading_it() {
     let mut m = with_initializer(external("w", "weights.bin", 4 * n as u64, &[n]));
     m.graph.as_mut().unwrap().input[0] = vi("x", &[n]);
     let p = write(&dir, "big.onnx", &m.encode_to_vec());
+    // A sparse file of that size: its length is all a stat sees.
+    std::fs::File::create(dir.join("weights.bin")).unwrap().set_len(4 * n as u64).unwrap();
     let r = expect_check(&p, 0, &[]);
     assert!(r.stderr.is_empty(), "{}", r.stderr);
     let r = run(&[OsStr::new("infer"), p.as_os_str()]);
@@ -880,6 +882,27 @@ fn unsafe_external_locations_are_findings() {
     // A length that does not match the dims is a finding too (still nothing is read).
     let p = write(&dir, "len.onnx", &with_initializer(external("w", "w.bin", 7, &[2, 3])).encode_to_vec());
     expect_check(&p, 1, &["tensor-data-size", "references 7 bytes of external data, but 6 float32 elements"]);
+}
+
+/// Weights that are not there are a finding, found with a stat: a missing file, and one
+/// shorter than offset + length, each an error naming the tensor and the file.
+#[test]
+fn missing_external_weights_are_errors() {
+    let dir = scratch("ext_missing");
+    let p = write(&dir, "m.onnx", &with_initializer(external("w", "w.bin", 24, &[2, 3])).encode_to_vec());
+    let _ = std::fs::remove_file(dir.join("w.bin"));
+    expect_check(&p, 1, &["error[external-data-missing]", "initializer 'w': 'w.bin': No such file"]);
+    std::fs::write(dir.join("w.bin"), [0u8; 20]).unwrap();
+    expect_check(
+        &p,
+        1,
+        &[
+            "error[external-data-missing]",
+            "initializer 'w': offset 0 + length 24 is past the end of 'w.bin' (20 bytes)",
+        ],
+    );
+    std::fs::write(dir.join("w.bin"), [0u8; 24]).unwrap();
+    expect_check(&p, 0, &[]);
 }
 
 /// A rewrite written to another folder takes the external data files along (the written
