@@ -193,9 +193,6 @@ const MIN_CALL_BUDGET: usize = 1 << 18;
 /// Identity nodes copies a string tensor at every step. Past it, contents are not kept.
 const MIN_TRACKED_BYTES: usize = 64 << 20;
 
-/// The default-domain opset assumed when a model imports none.
-const DEFAULT_OPSET: i64 = 21;
-
 /// Infers every value's type in every graph of `model`.
 pub fn infer(model: &Model, options: &Options) -> Inference {
     let mut cx = Infer {
@@ -209,7 +206,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         budget: MIN_CALL_BUDGET.max(model.nodes.node_count().saturating_mul(16)),
         reported: Default::default(),
         tracked: MIN_TRACKED_BYTES.max(model.nodes.node_count().saturating_mul(256)),
-        default_opset: model.opset("").unwrap_or(DEFAULT_OPSET),
+        default_opset: model.opset_or_default(""),
         rows: Vec::new(),
         functions: Functions::new(model),
         out: Inference {
@@ -221,7 +218,10 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         },
     };
     if model.opset("").is_none() && !model.opsets.iter().any(|o| !o.domain.is_empty()) {
-        let msg = format!("the model imports no opset; assuming the default domain at version {DEFAULT_OPSET}");
+        let msg = format!(
+            "the model imports no opset; assuming the default domain at version {}",
+            crate::ir::default_opset("")
+        );
         cx.out.diagnostics.push(Diagnostic::new(Severity::Warning, "no-opset", "main", msg));
     }
     cx.out.diagnostics.extend(crate::validate::validate(model));
@@ -251,7 +251,7 @@ struct Infer<'a> {
     reported: std::collections::HashSet<(String, Option<String>, &'static str)>,
     /// How many more bytes of tensor contents nodes and calls may add ([`MIN_TRACKED_BYTES`]).
     tracked: usize,
-    /// The version of the default domain the model imports (or [`DEFAULT_OPSET`]).
+    /// The version of the default domain the model imports (or [`crate::ir::default_opset`]).
     default_opset: i64,
     /// The op table rows looked up last, by (domain, op type, opset): most models use a
     /// handful of ops over and over.
@@ -327,7 +327,7 @@ impl Infer<'_> {
         }
         let own = self.functions.opsets.get(&(Some(graph), norm(domain)));
         let model = || self.functions.opsets.get(&(None, norm(domain)));
-        own.or_else(model).copied().unwrap_or(if domain.is_empty() { DEFAULT_OPSET } else { 1 })
+        own.or_else(model).copied().unwrap_or_else(|| crate::ir::default_opset(domain))
     }
 
     /// A call of a model-local function: its body is inferred with the node's inputs (types
@@ -1086,7 +1086,7 @@ impl Infer<'_> {
     fn scan_body(&mut self, n: NodeId, sub: GraphId) {
         let model = self.model;
         let node = model.node(n);
-        let opset = model.opset("").unwrap_or(DEFAULT_OPSET);
+        let opset = model.opset_or_default("");
         let offset = usize::from(opset < 9);
         let m = node.attr_int("num_scan_inputs").unwrap_or(0).max(0) as usize;
         let body = model.graph(sub);

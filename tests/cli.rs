@@ -777,3 +777,37 @@ fn windows_that_do_not_fit() {
     let (r, _) = check(&up(0.0), "resize_zero.onnx");
     assert!(r.stdout.contains("onnxruntime refuses a scale of 0"), "{}", r.render());
 }
+
+/// One default opset for every part: a model that imports none is read at the default
+/// domain's version 21 by inference and by the executor alike (the executor took opset 1, so
+/// `run` refused the `Add([2,3],[3])` that `infer` accepted).
+#[test]
+fn a_model_without_opsets_is_read_alike_everywhere() {
+    use onnx_bcast::exec::{npy, HostTensor};
+    let dir = scratch("no_opset");
+    let mut m = build::binary(13, "add0", "Add", &[2, 3], &[3]);
+    m.opset_import.clear();
+    let p = build::write(&m, &dir, "m.onnx");
+    let r = run(&[Path::new("infer"), p.as_path()]);
+    assert_eq!(r.code, 0, "{}", r.render());
+    assert!(r.stdout.contains("[2, 3]") && r.stdout.contains("no-opset"), "{}", r.render());
+    let (a, b) = (dir.join("a.npy"), dir.join("b.npy"));
+    npy::write(&a, &HostTensor::from_vec(vec![2, 3], vec![1f32; 6]).unwrap()).unwrap();
+    npy::write(&b, &HostTensor::from_vec(vec![3], vec![2f32; 3]).unwrap()).unwrap();
+    let (ia, ib) = (format!("a={}", a.display()), format!("b={}", b.display()));
+    let out = dir.join("out");
+    let r = run(&[
+        Path::new("run"),
+        p.as_path(),
+        Path::new("--input"),
+        Path::new(&ia),
+        Path::new("--input"),
+        Path::new(&ib),
+        Path::new("--output-dir"),
+        out.as_path(),
+    ]);
+    assert_eq!(r.code, 0, "{}", r.render());
+    let y = npy::read(&out.join("y.npy"), 1 << 20).unwrap();
+    assert_eq!(y.shape, vec![2, 3]);
+    assert_eq!(y.elems::<f32>().unwrap(), &[3f32; 6]);
+}

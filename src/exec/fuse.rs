@@ -82,7 +82,7 @@ fn op_of(model: &Model, n: NodeId) -> Option<Op> {
     };
     // Only the multidirectional forms (and Expand): the legacy and equal-shape rules keep
     // their own kernels.
-    let def = ops::lookup(&node.domain, &node.op_type, model.opset(&node.domain).unwrap_or(1))?;
+    let def = ops::lookup(&node.domain, &node.op_type, model.opset_or_default(&node.domain))?;
     let rule_ok = match op {
         Op::Expand => matches!(def.shape, ShapeRule::Expand),
         _ => matches!(def.shape, ShapeRule::Multi),
@@ -287,7 +287,7 @@ fn node_by_node(
             })?;
             ins.push(Some(t));
         }
-        let ctx = Ctx { node, opset: model.opset(&node.domain).unwrap_or(1), inputs: ins, budget, dir };
+        let ctx = Ctx { node, opset: model.opset_or_default(&node.domain), inputs: ins, budget, dir };
         let mut outs = kern(&ctx).map_err(|f| f.at_node(&label, &node.op_type))?;
         if outs.is_empty() {
             return Err(Error::Exec { node: label, op: node.op_type.to_string(), reason: "gave no output".into() });

@@ -391,8 +391,7 @@ pub fn run(
                 }
             }
         }
-        let ctx =
-            Ctx { node, opset: model.opset(&node.domain).unwrap_or(1), inputs: ins, budget: remaining(&env), dir };
+        let ctx = Ctx { node, opset: model.opset_or_default(&node.domain), inputs: ins, budget: remaining(&env), dir };
         let outs = kern(&ctx).map_err(|f| match f {
             // Report the whole budget, and what live tensors already hold of it.
             Fail::Budget { what, bytes, .. } => {

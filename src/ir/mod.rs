@@ -156,6 +156,17 @@ impl GraphId {
     }
 }
 
+/// The version a domain is read at when the model imports none: 21 for the default domain
+/// (onnx's, the newest a model without imports is likely to have been written for), 1 for
+/// any other.
+pub fn default_opset(domain: &str) -> i64 {
+    if norm_domain(domain).is_empty() {
+        21
+    } else {
+        1
+    }
+}
+
 /// Where a value comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Def {
@@ -545,6 +556,13 @@ impl Model {
     /// The version of `domain` the model imports (`""` and `ai.onnx` are the same domain).
     pub fn opset(&self, domain: &str) -> Option<i64> {
         self.opsets.iter().find(|o| norm_domain(&o.domain) == norm_domain(domain)).map(|o| o.version)
+    }
+
+    /// The version of `domain` the model's nodes are read at: the imported one, or
+    /// [`default_opset`] where the model imports none. Inference, the executor and the
+    /// rewrites all ask here, so they cannot disagree.
+    pub fn opset_or_default(&self, domain: &str) -> i64 {
+        self.opset(domain).unwrap_or_else(|| default_opset(domain))
     }
 
     /// The node's label in messages: its name, or `op_type#index` when the name is empty.

@@ -304,7 +304,7 @@ impl Patch {
                 // Before opset 9, Constant holds floating-point tensors only: integers go
                 // through a double (exact below 2^53) and a Cast.
                 let ints = (tensor.dtype == Some(DType::I64)).then(|| tensor.ints(usize::MAX)).flatten();
-                match ints.filter(|_| model.opset("").unwrap_or(21) < 9) {
+                match ints.filter(|_| model.opset_or_default("") < 9) {
                     Some(v) => {
                         let name = self.fresh(&format!("{}_f64", model.name(out)));
                         let raw = model.add_value(graph, &name, Def::Undefined);
@@ -378,7 +378,7 @@ pub(crate) fn writable(ty: &Type) -> bool {
 
 /// The default-domain opset a node is read at.
 pub(crate) fn opset_of(model: &Model, node: &Node) -> i64 {
-    model.opset(&node.domain).unwrap_or(if node.domain.is_empty() { 21 } else { 1 })
+    model.opset_or_default(&node.domain)
 }
 
 /// The broadcasting family of the contract: nodes whose shape rule lets inputs of different
