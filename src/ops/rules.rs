@@ -2020,7 +2020,10 @@ pub fn max_unpool(c: &Ctx) -> R {
         return outs(vec![ty(dtype, c.value(2).map(<[Dim]>::to_vec))]);
     }
     let (Some(x), Some(k)) = (c.shape(0), c.node.attr_ints("kernel_shape")) else { return outs(vec![ty(dtype, None)]) };
-    let n = x.len().saturating_sub(2);
+    if x.len() < 3 {
+        return invalid(format!("MaxUnpool: input rank {} is below 3", x.len()));
+    }
+    let n = x.len() - 2;
     if k.len() != n {
         return invalid("MaxUnpool: kernel_shape does not match the spatial rank".into());
     }
@@ -2031,9 +2034,8 @@ pub fn max_unpool(c: &Ctx) -> R {
     }
     let mut shape = x[..2].to_vec();
     for i in 0..n {
-        shape.push(
-            x[2 + i].sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&Dim::Known(k[i] - pads[i] - pads[i + n])),
-        );
+        let rest = Dim::Known(k[i]).sub(&Dim::Known(pads[i])).sub(&Dim::Known(pads[i + n]));
+        shape.push(x[2 + i].sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&rest));
     }
     outs(vec![ty(dtype, Some(shape))])
 }

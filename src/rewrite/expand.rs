@@ -50,9 +50,10 @@ pub fn expand(model: &mut Model, options: &Options) -> Report {
     report
 }
 
-/// The unidirectional nodes whose slope stretches under an assumption (`S is 1 or ?1`): the
-/// expanded slope's shape is `max(S, ?1)` while the output keeps X's `?1`, equal when the
-/// assumption holds, which comparing shapes cannot show. The invariant check leaves them out.
+/// The unidirectional nodes (PRelu, the legacy `broadcast=1` form) whose stretched input
+/// stretches under an assumption (`S is 1 or ?1`, `n = 2`): the expanded input's shape is
+/// `max(S, ?1)` or `(n-1)*2` while the output keeps `?1` or `n`, equal when the assumption
+/// holds, which comparing shapes cannot show. The invariant check leaves them out.
 #[cfg(debug_assertions)]
 fn stretched_under_assumptions(model: &Model, inf: &Inference) -> Vec<NodeId> {
     let positions = model.positions();
@@ -60,7 +61,8 @@ fn stretched_under_assumptions(model: &Model, inf: &Inference) -> Vec<NodeId> {
     for g in &model.graphs {
         for &n in &g.order {
             let node = model.node(n);
-            if !(legacy::is_prelu(model, n) || matches!(family_rule(model, node), Some(ShapeRule::Uni { .. }))) {
+            let stretches = matches!(family_rule(model, node), Some(ShapeRule::Uni { .. } | ShapeRule::Legacy));
+            if !(legacy::is_prelu(model, n) || stretches) {
                 continue;
             }
             let label = model.label_with(n, &positions);
