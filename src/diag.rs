@@ -32,6 +32,8 @@ pub enum Error {
     Exec { node: String, op: String, reason: String },
     #[error("{what} needs {bytes} bytes, over the memory budget of {budget} bytes")]
     Budget { what: String, bytes: u128, budget: u64 },
+    #[error("the model has {errors} error finding{}; it is not rewritten", if *errors == 1 { "" } else { "s" })]
+    Findings { errors: usize },
     #[error("the dim '{name}' is bound, but no graph input declares it ({})", declared_list(declared))]
     UnknownDim { name: String, declared: Vec<String> },
 }

@@ -67,6 +67,8 @@ pub struct Inference {
     strings: Sparse<Vec<String>>,
     pub diagnostics: Vec<Diagnostic>,
     pub constraints: Vec<Constraint>,
+    /// The options it ran under, so that a pass can infer its result again alike.
+    options: Options,
 }
 
 /// An element of tracked tensor contents, with the memory it takes.
@@ -175,6 +177,16 @@ impl Inference {
     pub fn has_errors(&self) -> bool {
         self.diagnostics.iter().any(|d| d.severity == Severity::Error)
     }
+
+    /// The number of error findings.
+    pub fn errors(&self) -> usize {
+        self.diagnostics.iter().filter(|d| d.severity == Severity::Error).count()
+    }
+
+    /// The options inference ran under.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
 }
 
 /// How deep model-local function calls may nest (a function that calls itself stops here).
@@ -214,6 +226,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
             values: Sparse::default(),
             floats: Sparse::default(),
             strings: Sparse::default(),
+            options: options.clone(),
             ..Inference::default()
         },
     };

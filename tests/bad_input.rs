@@ -1350,7 +1350,7 @@ fn expand_checks_prelu_stretched_under_assumptions_without_panicking() {
     let mut m = io::decode(&m.encode_to_vec(), Path::new("prelu.onnx"), None).unwrap();
     let inf = onnx_bcast::infer::infer(&m, &Default::default());
     assert!(!inf.constraints.is_empty(), "the stretch is assumed: {:?}", inf.constraints);
-    let report = onnx_bcast::rewrite::expand(&mut m, &Default::default());
+    let report = onnx_bcast::rewrite::expand(&mut m, &inf).unwrap();
     assert_eq!(report.rewritten, 1, "{:?}", report.diagnostics);
 }
 

@@ -167,7 +167,8 @@ proptest! {
         let outs: Vec<&str> = outputs.iter().map(String::as_str).collect();
         let original = build::load(&model(17, inputs, nodes, &outs));
         let mut m = original.clone();
-        let report = rewrite::expand(&mut m, &infer::Options::default());
+        let inf = onnx_bcast::infer::infer(&m, &infer::Options::default());
+        let report = rewrite::expand(&mut m, &inf).unwrap();
         prop_assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
         let m: Model = io::decode(&io::encode(&m), "expanded.onnx".as_ref(), None).expect("the rewrite decodes");
         let run = |m: &Model| exec::run(m, feeds.clone(), &exec::Options::default()).expect("the model runs");

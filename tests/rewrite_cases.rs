@@ -23,7 +23,8 @@ fn implicit_broadcasts(model: &Model) -> usize {
 
 fn expanded(model: &Model) -> Model {
     let mut m = model.clone();
-    let report = rewrite::expand(&mut m, &Options::default());
+    let inf = onnx_bcast::infer::infer(&m, &Options::default());
+    let report = rewrite::expand(&mut m, &inf).unwrap();
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
     m
 }
@@ -86,7 +87,8 @@ fn implicit_undoes_expand() {
         // Through bytes, as the command line would do it.
         let bytes = io::encode(&expanded(&model));
         let mut m = io::decode(&bytes, case.name.as_ref(), None).unwrap();
-        let report = rewrite::implicit(&mut m, &Options::default());
+        let inf = onnx_bcast::infer::infer(&m, &Options::default());
+        let report = rewrite::implicit(&mut m, &inf).unwrap();
         assert_eq!(m.nodes.node_count(), model.nodes.node_count(), "{}: {report:?}", case.name);
         assert_eq!(ops(&m), original, "{}", case.name);
         assert!(m.graph(Model::MAIN).value_info.len() <= model.graph(Model::MAIN).value_info.len());
@@ -106,7 +108,8 @@ fn implicit_keeps_expands_that_change_the_result() {
     let case = family().into_iter().find(|c| c.name == "test_expand_dim_changed").unwrap();
     let mut m = load(&case);
     let before = m.nodes.node_count();
-    assert_eq!(rewrite::implicit(&mut m, &Options::default()).removed, 0);
+    let inf = onnx_bcast::infer::infer(&m, &Options::default());
+    assert_eq!(rewrite::implicit(&mut m, &inf).unwrap().removed, 0);
     assert_eq!(m.nodes.node_count(), before);
 }
 
@@ -194,15 +197,18 @@ fn rewrites_hold_over_every_backend_case() {
             continue;
         }
         let mut m = model.clone();
-        rewrite::expand(&mut m, &Options::default());
+        let inf = onnx_bcast::infer::infer(&m, &Options::default());
+        rewrite::expand(&mut m, &inf).unwrap();
         let once = io::encode(&m);
         let mut again = io::decode(&once, case.name.as_ref(), None).unwrap();
-        rewrite::expand(&mut again, &Options::default());
+        let inf = onnx_bcast::infer::infer(&again, &Options::default());
+        rewrite::expand(&mut again, &inf).unwrap();
         assert!(io::encode(&again) == once, "{}: expand is not idempotent", case.name);
         let inf = infer(&again, &Options::default());
         assert!(!inf.has_errors(), "{}: expand introduced errors: {:?}", case.name, inf.diagnostics);
         rewrite::annotate(&mut again, &inf);
-        rewrite::implicit(&mut again, &Options::default());
+        let inf = onnx_bcast::infer::infer(&again, &Options::default());
+        rewrite::implicit(&mut again, &inf).unwrap();
     }
     assert_eq!(total, 1884);
     assert!(refused < total / 10, "{refused} of {total} cases have error findings");
@@ -327,4 +333,27 @@ fn expand_makes_each_expansion_once_per_graph() {
     assert_eq!(got.len(), 1);
     assert_eq!(got[0].1.shape, vec![2, 4, 3]);
     assert_eq!(format!("{:?}", got[0].1.data), format!("{:?}", want[0].1.data));
+}
+
+/// The library takes one path with the command line: `expand` and `implicit` refuse a model
+/// with error findings (the command line exits 1 on it), and rewrite with the inference the
+/// caller gives, not one of their own: bound sizes give static targets.
+#[test]
+fn rewrites_refuse_errors_and_use_the_callers_inference() {
+    let broken = onnx_bcast::load(std::path::Path::new("models/broken.onnx")).unwrap();
+    let inf = infer(&broken, &Options::default());
+    let mut m = broken.clone();
+    match rewrite::expand(&mut m, &inf) {
+        Err(onnx_bcast::Error::Findings { errors: 1 }) => {}
+        other => panic!("expand of a broken model: {other:?}"),
+    }
+    assert!(matches!(rewrite::implicit(&mut m, &inf), Err(onnx_bcast::Error::Findings { errors: 1 })));
+    assert_eq!(io::encode(&m), io::encode(&broken), "a refused rewrite changes nothing");
+    // attention_mask.onnx under batch=2, seq=5: every target is a constant, no Shape is read.
+    let mut m = onnx_bcast::load(std::path::Path::new("models/attention_mask.onnx")).unwrap();
+    let bound = Options { bindings: [("batch".to_string(), 2), ("seq".to_string(), 5)].into(), ..Options::default() };
+    let inf = infer(&m, &bound);
+    rewrite::expand(&mut m, &inf).unwrap();
+    let ops: Vec<&str> = m.nodes.node_weights().map(|n| n.op_type.as_str()).collect();
+    assert!(ops.contains(&"Expand") && !ops.contains(&"Shape"), "{ops:?}");
 }

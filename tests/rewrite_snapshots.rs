@@ -25,7 +25,8 @@ fn dump(m: &Model) -> String {
 }
 
 fn expand(mut m: Model) -> String {
-    let report = rewrite::expand(&mut m, &Options::default());
+    let inf = onnx_bcast::infer::infer(&m, &Options::default());
+    let report = rewrite::expand(&mut m, &inf).unwrap();
     assert!(report.diagnostics.is_empty(), "{:?}", report.diagnostics);
     let inf = infer(&m, &Options::default());
     assert!(rewrite::violations(&m, &inf).is_empty());
@@ -113,10 +114,12 @@ fn expand_unknown_sizes() {
     let text = expand(m.clone());
     // And expanding again changes nothing.
     let mut once = m;
-    rewrite::expand(&mut once, &Options::default());
+    let inf = onnx_bcast::infer::infer(&once, &Options::default());
+    rewrite::expand(&mut once, &inf).unwrap();
     let bytes = onnx_bcast::io::encode(&once);
     let mut twice = onnx_bcast::io::decode(&bytes, "m".as_ref(), None).unwrap();
-    let report = rewrite::expand(&mut twice, &Options::default());
+    let inf = onnx_bcast::infer::infer(&twice, &Options::default());
+    let report = rewrite::expand(&mut twice, &inf).unwrap();
     assert_eq!(report.added, 0);
     assert!(onnx_bcast::io::encode(&twice) == bytes);
     insta::assert_snapshot!("rewrite_expand_unknown_sizes", text);
@@ -137,8 +140,10 @@ fn text(ty: Option<&Type>) -> String {
 #[test]
 fn implicit_after_expand() {
     let mut m = model("attention_mask");
-    rewrite::expand(&mut m, &Options::default());
-    let report = rewrite::implicit(&mut m, &Options::default());
+    let inf = onnx_bcast::infer::infer(&m, &Options::default());
+    rewrite::expand(&mut m, &inf).unwrap();
+    let inf = onnx_bcast::infer::infer(&m, &Options::default());
+    let report = rewrite::implicit(&mut m, &inf).unwrap();
     // Four Expands (mask, scale, keep, neg) and the Unsqueezes of the two scalars.
     assert_eq!(report.removed, 6, "{report:?}");
     insta::assert_snapshot!("rewrite_implicit_attention_mask", dump(&m));

@@ -14,7 +14,7 @@ pub fn run(model: &Path, out: &super::Output, options: &Options) -> Result<u8> {
     if refuse(model, &inf) {
         return Ok(FINDINGS);
     }
-    let report = rewrite::expand(&mut m, options);
+    let report = rewrite::expand(&mut m, &inf)?;
     for d in &report.diagnostics {
         eprintln!("{d}");
     }

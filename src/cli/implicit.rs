@@ -9,11 +9,11 @@ use super::{refuse, FINDINGS, OK};
 
 pub fn run(model: &Path, out: &super::Output) -> Result<u8> {
     let mut m = onnx_bcast::io::load(model)?;
-    let options = Options::default();
-    if refuse(model, &infer::infer(&m, &options)) {
+    let inf = infer::infer(&m, &Options::default());
+    if refuse(model, &inf) {
         return Ok(FINDINGS);
     }
-    let report = rewrite::implicit(&mut m, &options);
+    let report = rewrite::implicit(&mut m, &inf)?;
     let out = out.save(&m, model)?;
     eprintln!(
         "onnx-bcast: {}: {} removed ({} that fed them), written to {}",

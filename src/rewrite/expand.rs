@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::dtype::DType;
-use crate::infer::{self, Inference, Options};
+use crate::infer::{self, Inference};
 use crate::ir::{AttrValue, Attribute, Model, NodeId, ValueId};
 use crate::ops::ShapeRule;
 use crate::shape::{Dim, Shape, Type};
@@ -28,18 +28,21 @@ pub struct Report {
     pub handled: Vec<NodeId>,
 }
 
-/// Infers `model` under `options`, makes its broadcasts explicit and, in debug builds,
-/// checks the invariant on the result.
-pub fn expand(model: &mut Model, options: &Options) -> Report {
-    let inf = infer::infer(model, options);
-    let (patch, mut report) = plan(model, &inf);
+/// Makes every broadcast of `model` explicit, given its inference (which the caller has, and
+/// which is not run again), and in debug builds checks the invariant on the result. A model
+/// with error findings is refused, as the command line refuses it.
+pub fn expand(model: &mut Model, inf: &Inference) -> crate::Result<Report> {
+    if inf.has_errors() {
+        return Err(crate::Error::Findings { errors: inf.errors() });
+    }
+    let (patch, mut report) = plan(model, inf);
     report.added = patch.added();
     #[cfg(debug_assertions)]
-    let assumed = stretched_under_assumptions(model, &inf);
+    let assumed = stretched_under_assumptions(model, inf);
     patch.apply(model);
     #[cfg(debug_assertions)]
     {
-        let after = infer::infer(model, options);
+        let after = infer::infer(model, inf.options());
         let bad: Vec<String> = super::violations(model, &after)
             .into_iter()
             .filter(|(n, _)| report.handled.contains(n) && !assumed.contains(n))
@@ -47,7 +50,7 @@ pub fn expand(model: &mut Model, options: &Options) -> Report {
             .collect();
         debug_assert!(bad.is_empty(), "expand broke its invariant:\n{}", bad.join("\n"));
     }
-    report
+    Ok(report)
 }
 
 /// The unidirectional nodes (PRelu, the legacy `broadcast=1` form) whose stretched input

@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::dtype::DType;
-use crate::infer::{self, Inference, Options};
+use crate::infer::{self, Inference};
 use crate::ir::{AttrValue, Def, GraphId, IdMap, Model, NodeId, TensorData, ValueId};
 use crate::ops::ShapeRule;
 use crate::shape::{multi, uni, Dim, Shape};
@@ -22,18 +22,21 @@ pub struct Report {
     pub dead: usize,
 }
 
-/// Removes redundant explicit broadcasts until none is left.
-pub fn implicit(model: &mut Model, options: &Options) -> Report {
-    let mut report = Report::default();
-    loop {
-        let inf = infer::infer(model, options);
-        let plan = plan(model, &inf);
-        if plan.remove.is_empty() {
-            return report;
-        }
-        report.removed += plan.remove.len();
-        report.dead += apply(model, plan);
+/// Removes redundant explicit broadcasts until none is left, starting from the caller's
+/// inference of `model` (each further round infers the result again, under the same
+/// options). A model with error findings is refused, as the command line refuses it.
+pub fn implicit(model: &mut Model, inf: &Inference) -> crate::Result<Report> {
+    if inf.has_errors() {
+        return Err(crate::Error::Findings { errors: inf.errors() });
     }
+    let mut report = Report::default();
+    let mut round = plan(model, inf);
+    while !round.remove.is_empty() {
+        report.removed += round.remove.len();
+        report.dead += apply(model, round);
+        round = plan(model, &infer::infer(model, inf.options()));
+    }
+    Ok(report)
 }
 
 /// Consumers' inputs to replace, and the nodes that become unused.
