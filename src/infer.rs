@@ -8,7 +8,7 @@ use crate::diag::{Diagnostic, Severity};
 use crate::dtype::DType;
 use crate::ir::{norm_domain as norm, Def, GraphId, IdMap, Model, NodeId, ValueId};
 use crate::ops::{self, Ctx, Out, RuleError, ShapeRule, TypeRule};
-use crate::shape::{self, render, Assumption, Broadcast, BroadcastError, Dim, Shape, Sym, Type};
+use crate::shape::{self, Assumption, Broadcast, BroadcastError, Dim, Shape, Sym, Type};
 
 fn render_sizes(sizes: &[i64]) -> String {
     let distinct: std::collections::BTreeSet<i64> = sizes.iter().copied().collect();
@@ -653,19 +653,7 @@ impl Infer<'_> {
     }
 
     fn render(&self, v: ValueId) -> String {
-        match self.out.ty(v) {
-            Some(Type::Tensor { dtype, shape }) => {
-                let dt = dtype.map(DType::name).unwrap_or("?");
-                match shape {
-                    Some(s) => format!("{dt}{}", render(s)),
-                    None => format!("{dt}[..]"),
-                }
-            }
-            Some(Type::Sequence(_)) => "sequence".into(),
-            Some(Type::Optional(_)) => "optional".into(),
-            Some(Type::Other) => "other".into(),
-            None => "?".into(),
-        }
+        self.out.ty(v).map_or_else(|| "?".into(), Type::to_string)
     }
 
     fn node(&mut self, n: NodeId, declared: &IdMap<ValueId, (&Type, bool)>) {
@@ -953,31 +941,18 @@ impl Infer<'_> {
         else {
             return Some(inferred);
         };
-        let mut clash = None;
+        let clash = contradiction(&inferred, declared);
         // onnxruntime refuses a model whose declared element type disagrees with its own
         // inference, value_info included, but merges a disagreeing value_info shape with a
         // warning: so an element-type clash is an error wherever it is declared.
-        let mut type_clash = false;
-        if let (Some(a), Some(b)) = (id, dd) {
-            if a != b {
-                clash = Some(format!("element type {b} is declared, {a} is inferred"));
-                type_clash = true;
-            }
-        }
+        let type_clash = matches!((id, dd), (Some(a), Some(b)) if a != b);
         let shape = match (is, ds) {
-            (Some(a), Some(b)) if a.len() != b.len() => {
-                clash.get_or_insert(format!("rank {} is declared, {} is inferred", b.len(), a.len()));
-                Some(a.clone())
-            }
+            (Some(a), Some(b)) if a.len() != b.len() => Some(a.clone()),
             (Some(a), Some(b)) => Some(
                 a.iter()
                     .zip(b)
-                    .enumerate()
-                    .map(|(axis, (x, y))| match (x, y) {
-                        (Dim::Known(p), Dim::Known(q)) if p != q => {
-                            clash.get_or_insert(format!("size {q} is declared at axis {axis}, {p} is inferred"));
-                            x.clone()
-                        }
+                    .map(|(x, y)| match (x, y) {
+                        (Dim::Known(p), Dim::Known(q)) if p != q => x.clone(),
                         (Dim::Unknown, _) => y.clone(),
                         (Dim::Sym(_), Dim::Known(_)) => y.clone(),
                         (Dim::Sym(f), Dim::Sym(_)) if f.as_str().starts_with('?') => y.clone(),
@@ -1204,6 +1179,29 @@ fn merge(a: Option<Type>, b: Option<Type>) -> Option<Type> {
         (x, y) if x == y => Some(x),
         _ => None,
     }
+}
+
+/// Where a declared type contradicts an inferred one, in words: the element type, the rank or
+/// a known size (the first of these that differs); `None` where they agree or one is unknown.
+pub fn contradiction(inferred: &Type, declared: &Type) -> Option<String> {
+    let (Type::Tensor { dtype: id, shape: is }, Type::Tensor { dtype: dd, shape: ds }) = (inferred, declared) else {
+        return None;
+    };
+    if let (Some(a), Some(b)) = (id, dd) {
+        if a != b {
+            return Some(format!("element type {b} is declared, {a} is inferred"));
+        }
+    }
+    let (Some(a), Some(b)) = (is, ds) else { return None };
+    if a.len() != b.len() {
+        return Some(format!("rank {} is declared, {} is inferred", b.len(), a.len()));
+    }
+    a.iter().zip(b).enumerate().find_map(|(axis, (x, y))| match (x, y) {
+        (Dim::Known(p), Dim::Known(q)) if p != q => {
+            Some(format!("size {q} is declared at axis {axis}, {p} is inferred"))
+        }
+        _ => None,
+    })
 }
 
 /// Applies a row of the op table to a node.

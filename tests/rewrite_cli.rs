@@ -125,3 +125,45 @@ fn a_large_model_is_annotated_as_the_library_annotates_it() {
     let name = "a_rather_long_tensor_name_59998";
     assert_eq!(last, build::input(name, &[D::S("batch"), D::N(4), D::S("seq")]));
 }
+
+/// `--fix-declared`: where the only errors are declared types that contradict inference (an
+/// exporter's `[1, seqlen]` for an output that is `[20, 1, 8210]` at run time), `annotate` and
+/// `expand` replace them with the inferred types, warn for each, and go on; without the flag
+/// they refuse, and with it a model with other errors is still refused.
+#[test]
+fn fix_declared_replaces_contradicted_types() {
+    use build::D;
+    use prost::Message;
+    let mut m = build::model(
+        17,
+        vec![build::input("x", &[2i64, 3]), build::input("b", &[3i64])],
+        vec![build::node("add0", "Add", &["x", "b"], &["y"])],
+        &["y"],
+    );
+    m.graph.as_mut().unwrap().output[0] = build::input("y", &[D::N(1), D::S("seqlen")]);
+    let src = out("wrong_declared.onnx");
+    std::fs::write(&src, m.encode_to_vec()).unwrap();
+    for cmd in ["annotate", "expand"] {
+        let dst = out(&format!("wrong_declared.{cmd}.onnx"));
+        let _ = std::fs::remove_file(&dst);
+        let r = bin().arg(cmd).arg(&src).arg("-o").arg(&dst).output().unwrap();
+        assert_eq!(r.status.code(), Some(1), "{cmd}: {}", String::from_utf8_lossy(&r.stderr));
+        assert!(!dst.exists(), "{cmd}: refused, nothing written");
+        let r = bin().arg(cmd).arg(&src).arg("-o").arg(&dst).arg("--fix-declared").output().unwrap();
+        let stderr = String::from_utf8_lossy(&r.stderr);
+        assert_eq!(r.status.code(), Some(0), "{cmd}: {stderr}");
+        assert!(
+            stderr.contains("warning[declared-type-fixed]: graph output 'y': the declared type float32[1, seqlen] is replaced by the inferred float32[2, 3] (size 1 is declared at axis 0, 2 is inferred)"),
+            "{cmd}: {stderr}"
+        );
+        let written = onnx_bcast::onnx::ModelProto::decode(std::fs::read(&dst).unwrap().as_slice()).unwrap();
+        assert_eq!(written.graph.unwrap().output[0], build::input("y", &[2i64, 3]), "{cmd}");
+    }
+    // Another error besides: still refused.
+    let mut m2 = m.clone();
+    m2.graph.as_mut().unwrap().input[1] = build::input("b", &[4i64]);
+    let src2 = out("wrong_declared_and_broken.onnx");
+    std::fs::write(&src2, m2.encode_to_vec()).unwrap();
+    let r = bin().arg("expand").arg(&src2).arg("-o").arg(out("never.onnx")).arg("--fix-declared").output().unwrap();
+    assert_eq!(r.status.code(), Some(1));
+}

@@ -2,18 +2,13 @@
 
 use std::path::Path;
 
-use onnx_bcast::infer::{self, Options};
+use onnx_bcast::infer::Options;
 use onnx_bcast::{rewrite, Result};
 
-use super::{refuse, FINDINGS, OK};
+use super::{prepare, FINDINGS, OK};
 
-pub fn run(model: &Path, out: &super::Output, options: &Options) -> Result<u8> {
-    let mut m = onnx_bcast::io::load(model)?;
-    infer::check_bindings(&options.bindings, &m.input_dims())?;
-    let inf = infer::infer(&m, options);
-    if refuse(model, &inf) {
-        return Ok(FINDINGS);
-    }
+pub fn run(model: &Path, out: &super::Output, options: &Options, fix_declared: bool) -> Result<u8> {
+    let Some((mut m, inf)) = prepare(model, options, fix_declared)? else { return Ok(FINDINGS) };
     let report = rewrite::expand(&mut m, &inf)?;
     for d in &report.diagnostics {
         eprintln!("{d}");

@@ -2,17 +2,13 @@
 
 use std::path::Path;
 
-use onnx_bcast::infer::{self, Options};
+use onnx_bcast::infer::Options;
 use onnx_bcast::{rewrite, Result};
 
-use super::{refuse, FINDINGS, OK};
+use super::{prepare, FINDINGS, OK};
 
 pub fn run(model: &Path, out: &super::Output) -> Result<u8> {
-    let mut m = onnx_bcast::io::load(model)?;
-    let inf = infer::infer(&m, &Options::default());
-    if refuse(model, &inf) {
-        return Ok(FINDINGS);
-    }
+    let Some((mut m, inf)) = prepare(model, &Options::default(), false)? else { return Ok(FINDINGS) };
     let report = rewrite::implicit(&mut m, &inf)?;
     let out = out.save(&m, model)?;
     eprintln!(

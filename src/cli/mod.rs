@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use onnx_bcast::infer::{self, Options};
-use onnx_bcast::{io, Error, Result};
+use onnx_bcast::{io, Error, Model, Result};
 
 /// Writes to stdout. A reader that has gone (`onnx-bcast infer m.onnx | head`) is no error:
 /// the rest of the output is dropped and the command ends with the code its work gives.
@@ -121,6 +121,10 @@ enum Command {
         out: Output,
         #[command(flatten)]
         shapes: Shapes,
+        /// Replace declared types that contradict inference with the inferred ones (a warning
+        /// each) when they are the model's only errors, instead of refusing the model.
+        #[arg(long)]
+        fix_declared: bool,
     },
     /// Write the model back with every implicit broadcast made explicit (Unsqueeze + Expand).
     #[command(after_help = EXIT_CODES)]
@@ -131,6 +135,10 @@ enum Command {
         out: Output,
         #[command(flatten)]
         shapes: Shapes,
+        /// Replace declared types that contradict inference with the inferred ones (a warning
+        /// each) when they are the model's only errors, instead of refusing the model.
+        #[arg(long)]
+        fix_declared: bool,
     },
     /// Remove Expand/Tile nodes that implicit broadcasting makes redundant (the inverse of expand).
     #[command(after_help = EXIT_CODES)]
@@ -312,8 +320,12 @@ pub fn run(cli: Cli) -> Result<u8> {
             Ok(if inf.has_errors() { FINDINGS } else { OK })
         }
         Command::Check { models, format, shapes } => check(&models, format, &shapes.options()?),
-        Command::Annotate { model, out, shapes } => annotate::run(&model, &out, &shapes.options()?),
-        Command::Expand { model, out, shapes } => expand::run(&model, &out, &shapes.options()?),
+        Command::Annotate { model, out, shapes, fix_declared } => {
+            annotate::run(&model, &out, &shapes.options()?, fix_declared)
+        }
+        Command::Expand { model, out, shapes, fix_declared } => {
+            expand::run(&model, &out, &shapes.options()?, fix_declared)
+        }
         Command::Implicit { model, out } => implicit::run(&model, &out),
         Command::Bench { model, dims, threads, repeat, warmup, format, memory } => {
             bench::bench(&model, &bindings(&dims)?, threads, repeat, warmup, format, memory.max_memory)
@@ -328,16 +340,29 @@ pub fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-/// Prints the error findings of a model a rewrite will not touch; true when there are any.
-fn refuse(path: &Path, inf: &infer::Inference) -> bool {
+/// Loads and infers the model a rewrite reads. With `fix_declared`, declared types that
+/// contradict inference are replaced by the inferred ones (a warning each) when they are the
+/// model's only errors, and the model is inferred again. `None` when errors remain: they are
+/// printed, and the rewrite is refused.
+fn prepare(path: &Path, options: &Options, fix_declared: bool) -> Result<Option<(Model, infer::Inference)>> {
+    let mut m = io::load(path)?;
+    infer::check_bindings(&options.bindings, &m.input_dims())?;
+    let mut inf = infer::infer(&m, options);
+    let errors = || inf.diagnostics.iter().filter(|d| d.severity == onnx_bcast::Severity::Error);
+    if fix_declared && inf.has_errors() && errors().all(|d| d.code == "declared-shape-mismatch") {
+        for d in onnx_bcast::rewrite::fix_declared(&mut m, &inf) {
+            eprintln!("{}: {d}", path.display());
+        }
+        inf = infer::infer(&m, options);
+    }
     if !inf.has_errors() {
-        return false;
+        return Ok(Some((m, inf)));
     }
     for d in inf.diagnostics.iter().filter(|d| d.severity == onnx_bcast::Severity::Error) {
         eprintln!("{}: {d}", path.display());
     }
     eprintln!("onnx-bcast: {}: not rewritten: the model has error findings", path.display());
-    true
+    Ok(None)
 }
 
 fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {

@@ -427,6 +427,39 @@ pub fn violations(model: &Model, inf: &Inference) -> Vec<(NodeId, String)> {
     out
 }
 
+/// Replaces each declared type that contradicts inference (on a graph output or a
+/// `value_info`, in any graph) with the inferred one, and gives a warning for each: for a
+/// model whose exporter declared a wrong type (`[1, seqlen]` for an output that is
+/// `[8, 1, 8210]` at run time), the only thing between it and a rewrite.
+pub fn fix_declared(model: &mut Model, inf: &Inference) -> Vec<crate::Diagnostic> {
+    let mut fixed = Vec::new();
+    for gi in 0..model.graphs.len() {
+        let path = model.graphs[gi].path.clone();
+        let g = &model.graphs[gi];
+        let mut found = Vec::new();
+        for (kind, list, infos) in [("graph output", 0, &g.outputs), ("value_info", 1, &g.value_info)] {
+            for (k, vi) in infos.iter().enumerate() {
+                let (Some(declared), Some(inferred)) = (&vi.ty, inf.ty(vi.value)) else { continue };
+                if let Some(why) = crate::infer::contradiction(inferred, declared) {
+                    let name = &model.values[vi.value.index()].name;
+                    let msg = format!(
+                        "{kind} '{name}': the declared type {} is replaced by the inferred {} ({why})",
+                        declared, inferred
+                    );
+                    found.push((list, k, inferred.clone(), msg));
+                }
+            }
+        }
+        for (list, k, ty, msg) in found {
+            let g = &mut model.graphs[gi];
+            let infos = if list == 0 { &mut g.outputs } else { &mut g.value_info };
+            infos[k].ty = Some(ty);
+            fixed.push(crate::Diagnostic::new(crate::Severity::Warning, "declared-type-fixed", &path, msg));
+        }
+    }
+    fixed
+}
+
 /// Replaces the symbols bound by `--dim` in every graph's declared inputs, outputs and
 /// value_info with their values, so the rewritten model states the sizes it was specialised to.
 pub fn bind_declared(model: &mut Model, bindings: &HashMap<String, i64>) {

@@ -25,6 +25,24 @@ pub enum Type {
     Other,
 }
 
+impl std::fmt::Display for Type {
+    /// `float32[batch, 3]`; `?` for what is unknown (`?[..]`: not even the rank).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Type::Tensor { dtype, shape } => {
+                f.write_str(dtype.map(DType::name).unwrap_or("?"))?;
+                match shape {
+                    Some(s) => write!(f, "{}", Rendered(s)),
+                    None => f.write_str("[..]"),
+                }
+            }
+            Type::Sequence(_) => f.write_str("sequence"),
+            Type::Optional(_) => f.write_str("optional"),
+            Type::Other => f.write_str("other"),
+        }
+    }
+}
+
 impl Type {
     /// A tensor type.
     pub fn tensor(dtype: Option<DType>, shape: Option<Shape>) -> Type {
