@@ -56,10 +56,10 @@ fn expanded(t: &HostTensor, out: &[usize]) -> HostTensor {
     HostTensor::new(out.to_vec(), data).unwrap()
 }
 
-/// An output shape and some input shapes that broadcast to it: each input takes a suffix of
-/// the output's axes, with some of them set to 1.
+/// An output shape (empty axes included) and some input shapes that broadcast to it: each
+/// input takes a suffix of the output's axes, with some of them set to 1.
 fn shapes(inputs: usize) -> impl Strategy<Value = (Vec<usize>, Vec<Vec<usize>>)> {
-    prop::collection::vec(1usize..5, 0..5).prop_flat_map(move |out| {
+    prop::collection::vec(0usize..5, 0..5).prop_flat_map(move |out| {
         let r = out.len();
         let one = (0..=r, prop::collection::vec(any::<bool>(), r)).prop_map({
             let out = out.clone();
@@ -69,11 +69,16 @@ fn shapes(inputs: usize) -> impl Strategy<Value = (Vec<usize>, Vec<Vec<usize>>)>
     })
 }
 
-/// The shape numpy gives for inputs made by `shapes`: right-aligned, each axis the largest
-/// size among the inputs that have it (they are that size or 1 by construction).
+/// The shape numpy gives for inputs made by `shapes`: right-aligned, each axis the size other
+/// than 1 among the inputs that have it (they are that size or 1 by construction), else 1.
 fn numpy_shape(ins: &[Vec<usize>]) -> Vec<usize> {
     let r = ins.iter().map(Vec::len).max().unwrap_or(0);
-    (0..r).map(|a| ins.iter().filter_map(|s| (a + s.len()).checked_sub(r).map(|i| s[i])).max().unwrap_or(1)).collect()
+    (0..r)
+        .map(|a| {
+            let mut sizes = ins.iter().filter_map(|s| (a + s.len()).checked_sub(r).map(|i| s[i]));
+            sizes.find(|d| *d != 1).unwrap_or(1)
+        })
+        .collect()
 }
 
 fn ints(shape: &[usize], seed: u64) -> HostTensor {

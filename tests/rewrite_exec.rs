@@ -89,3 +89,53 @@ fn rewritten_cases_run_like_the_originals() {
     // The executor runs every original too (legacy broadcasts included).
     assert_eq!(identical, cases.len());
 }
+
+/// Where ranks are unknown (here a Reshape to a shape fed at run time; in silero VAD an `If`
+/// whose branches differ in rank), `expand` computes the broadcast in the graph: each operand
+/// unsqueezed by the ranks it lacks, then expanded to the fold of the padded shapes. The
+/// result leaves no implicit broadcast and computes the original's outputs bit for bit, for
+/// operands of either rank and for empty ones; expanding it again changes nothing.
+#[test]
+fn broadcasts_of_unknown_rank_are_computed_in_the_graph() {
+    #[path = "common/build.rs"]
+    mod build;
+    use build::D;
+    let m = build::model(
+        17,
+        vec![
+            build::input("x", &[D::S("n")]),
+            build::typed("s", onnx_bcast::onnx::tensor_proto::DataType::Int64, &[D::S("k")]),
+            build::input("b", &[1i64, 3]),
+        ],
+        vec![build::node("shape_it", "Reshape", &["x", "s"], &["y"]), build::node("add0", "Add", &["y", "b"], &["z"])],
+        &["z"],
+    );
+    let original = build::load(&m);
+    let mut expanded = original.clone();
+    let inf = onnx_bcast::infer::infer(&expanded, &Default::default());
+    assert!(inf.shape(original.local(Model::MAIN, "y").unwrap()).is_none(), "y's rank is unknown");
+    let report = rewrite::expand(&mut expanded, &inf).unwrap();
+    assert_eq!((report.rewritten, report.diagnostics.len()), (1, 0), "{:?}", report.diagnostics);
+    let bytes = io::encode(&expanded);
+    let mut again = io::decode(&bytes, Path::new("e.onnx"), None).unwrap();
+    let inf = onnx_bcast::infer::infer(&again, &Default::default());
+    assert_eq!(rewrite::expand(&mut again, &inf).unwrap().rewritten, 0);
+    assert_eq!(io::encode(&again), bytes, "expand of its own output changes nothing");
+    let f = |shape: Vec<usize>| {
+        let n: usize = shape.iter().product();
+        HostTensor::from_vec(shape, (0..n).map(|i| i as f32 * 0.5 - 1.0).collect::<Vec<f32>>()).unwrap()
+    };
+    for (n, s) in
+        [(6, vec![2, 3]), (3, vec![3]), (3, vec![1, 3]), (12, vec![2, 2, 3]), (0, vec![0, 3]), (6, vec![2, 1, 3])]
+    {
+        let s_t = HostTensor::from_vec(vec![s.len()], s.iter().map(|d| *d as i64).collect::<Vec<i64>>()).unwrap();
+        let feed = vec![("x".to_string(), f(vec![n])), ("s".to_string(), s_t), ("b".to_string(), f(vec![1, 3]))];
+        let want = exec::run(&original, feed.clone(), &Options::default()).unwrap();
+        let got = exec::run(&expanded, feed, &Options::default()).unwrap();
+        assert_eq!(got[0].1.shape, want[0].1.shape, "{s:?}");
+        assert_eq!(format!("{:?}", got[0].1.data), format!("{:?}", want[0].1.data), "{s:?}");
+    }
+    // At run time the Add sees operands of its output's shape: no implicit broadcast is left.
+    let ops: Vec<&str> = expanded.nodes.node_weights().map(|n| n.op_type.as_str()).collect();
+    assert_eq!(ops.iter().filter(|o| **o == "Expand").count(), 2, "{ops:?}");
+}

@@ -150,7 +150,8 @@ impl<const K: usize> Plan<K> {
         let nd = self.dims.len();
         let inner = self.dims[nd - 1];
         let istr = self.strides[nd - 1];
-        if inner == 0 {
+        // No elements: an outer axis may be empty too, which the unravelling below divides by.
+        if inner == 0 || out.is_empty() {
             return;
         }
         // Unravel the start once per chunk: the only divisions.

@@ -26,6 +26,9 @@ pub struct Report {
     pub diagnostics: Vec<Diagnostic>,
     /// The family nodes the plan vouches for: made explicit, or explicit already.
     pub handled: Vec<NodeId>,
+    /// The family nodes of unknown rank whose broadcast is computed in the graph: explicit by
+    /// construction, which inferred shapes cannot show.
+    pub computed: Vec<NodeId>,
 }
 
 /// Makes every broadcast of `model` explicit, given its inference (which the caller has, and
@@ -88,13 +91,29 @@ pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
             let result = match family_rule(model, node) {
                 _ if legacy::is_prelu(model, n) => legacy::prelu(&mut patch, model, inf, n),
                 Some(ShapeRule::Legacy) => legacy::binary(&mut patch, model, inf, n),
-                Some(ShapeRule::Multi) => {
+                Some(ShapeRule::Multi) if ranked(model, inf, n) => {
                     let slots: Vec<usize> = (0..node.inputs.len()).filter(|i| node.inputs[*i].is_some()).collect();
                     Site::new(&patch, model, inf, n, None).and_then(|s| s.run(&mut patch, &slots, leading)).map(Some)
                 }
-                Some(ShapeRule::Uni { to, from }) => Site::new(&patch, model, inf, n, Some(to))
-                    .and_then(|s| s.run(&mut patch, &[from], leading))
-                    .map(Some),
+                Some(ShapeRule::Uni { to, from }) if ranked(model, inf, n) => {
+                    Site::new(&patch, model, inf, n, Some(to))
+                        .and_then(|s| s.run(&mut patch, &[from], leading))
+                        .map(Some)
+                }
+                Some(ShapeRule::Multi | ShapeRule::Uni { .. }) => {
+                    let uni = match family_rule(model, node) {
+                        Some(ShapeRule::Uni { to, from }) => Some((to, from)),
+                        _ => None,
+                    };
+                    match unranked(&mut patch, model, inf, n, uni) {
+                        Ok(changed) => {
+                            report.computed.push(n);
+                            report.rewritten += usize::from(changed);
+                            continue;
+                        }
+                        Err(why) => Err(why),
+                    }
+                }
                 _ if legacy::is_gemm(model, n) => legacy::gemm(&mut patch, model, inf, n),
                 _ => continue,
             };
@@ -119,6 +138,175 @@ pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
         }
     }
     (patch, report)
+}
+
+/// True when the node's output and every input it has are of known rank.
+fn ranked(model: &Model, inf: &Inference, n: NodeId) -> bool {
+    let node = model.node(n);
+    node.inputs.iter().chain(node.outputs.first()).flatten().all(|v| inf.shape(*v).is_some())
+}
+
+/// Makes a node explicit whose ranks are not all known (an `If` whose branches give different
+/// ranks feeds it): the broadcast is computed in the graph. Each operand is unsqueezed at the
+/// front by as many axes as its rank falls short of the largest (`Shape`, `Size`, `Max`,
+/// `Sub`, `Range`, `Unsqueeze`), the target is the fold `Where(Equal(acc, 1), s, acc)` of the
+/// padded shapes (right for size 0), and each operand is expanded to it. For a unidirectional
+/// node (`uni`: the output's slot and the stretched one) only the stretched operand moves, to
+/// the other's rank and shape. Needs opset 13, where `Unsqueeze` takes its axes as an input.
+fn unranked(
+    patch: &mut Patch,
+    model: &Model,
+    inf: &Inference,
+    n: NodeId,
+    uni: Option<(usize, usize)>,
+) -> Result<bool, String> {
+    let node = model.node(n);
+    let opset = opset_of(model, node);
+    let mut operands = Vec::new();
+    for (slot, v) in node.inputs.iter().enumerate() {
+        let Some(v) = *v else { continue };
+        let dtype = inf
+            .ty(v)
+            .and_then(Type::dtype)
+            .ok_or_else(|| format!("the element type of '{}' is unknown", model.name(v)))?;
+        operands.push((slot, v, dtype));
+    }
+    if opset < 13 {
+        return Err(format!("a rank is unknown, and an operand's rank is raised in the graph only from opset 13 (the model imports {opset})"));
+    }
+    // Made explicit already (by this pass, before): the operands that move are expanded to one
+    // target, which for a unidirectional node is the other operand's shape.
+    let expanded_to = |v: ValueId| match model.value(v).def {
+        crate::ir::Def::Node(e, 0) if model.node(e).op_type == "Expand" => {
+            model.node(e).inputs.get(1).copied().flatten()
+        }
+        _ => None,
+    };
+    let targets: Vec<Option<ValueId>> = match uni {
+        Some((_, from)) => vec![node.inputs.get(from).copied().flatten().and_then(expanded_to)],
+        None => operands.iter().map(|o| expanded_to(o.1)).collect(),
+    };
+    let shape_of_to = |t: ValueId| match (uni, model.value(t).def) {
+        (Some((to, _)), crate::ir::Def::Node(s, 0)) => {
+            model.node(s).op_type == "Shape" && model.node(s).inputs.first() == node.inputs.get(to)
+        }
+        (None, _) => true,
+        _ => false,
+    };
+    if let Some(Some(t)) = targets.first() {
+        if targets.iter().all(|x| *x == Some(*t)) && shape_of_to(*t) {
+            return Ok(false);
+        }
+    }
+    let at = At::node(model, n);
+    let base = patch.base_name(model, n);
+    let name = |what: &str| format!("{base}_{what}");
+    // Every shape vector here is as long as the largest rank: one symbol says so, so that the
+    // `Equal` and `Where` of the fold are seen to take operands of one shape.
+    let len = match uni {
+        Some(_) => Dim::Unknown,
+        None => Dim::sym(&name("rank")),
+    };
+    let i64_vec = Some(Type::tensor(Some(DType::I64), Some(vec![len.clone()])));
+    let i64_scalar = Some(Type::tensor(Some(DType::I64), Some(vec![])));
+    let scalar = |patch: &mut Patch, what: &str, k: i64| {
+        let t = crate::ir::Tensor::new(&name(what), DType::I64, vec![], crate::ir::TensorData::Int64s(vec![k]));
+        patch.constant(at, &name(what), t)
+    };
+    // Each operand's shape and rank.
+    let mut shapes = HashMap::new();
+    let mut ranks = Vec::new();
+    for &(slot, v, _) in &operands {
+        let s = patch.node(at, "Shape", vec![Wire::Old(v)], vec![], &name(&format!("in{slot}_shape")), i64_vec.clone());
+        let r = patch.node(at, "Size", vec![s], vec![], &name(&format!("in{slot}_rank")), i64_scalar.clone());
+        shapes.insert(slot, s);
+        ranks.push((slot, r));
+    }
+    let (rank, moved): (Wire, Vec<usize>) = match uni {
+        Some((to, from)) => {
+            let r = ranks.iter().find(|(s, _)| *s == to).map(|(_, r)| *r).ok_or("the stretched-to input is absent")?;
+            (r, vec![from])
+        }
+        None => {
+            let all = ranks.iter().map(|(_, r)| *r).collect();
+            (
+                patch.node(at, "Max", all, vec![], &name("rank"), i64_scalar.clone()),
+                operands.iter().map(|o| o.0).collect(),
+            )
+        }
+    };
+    let (zero, one) = (scalar(patch, "zero", 0), scalar(patch, "one", 1));
+    let mut padded = HashMap::new();
+    for &(slot, v, dtype) in operands.iter().filter(|o| moved.contains(&o.0)) {
+        let r = ranks.iter().find(|(s, _)| *s == slot).map(|(_, r)| *r).ok_or("an operand vanished")?;
+        let pad = patch.node(at, "Sub", vec![rank, r], vec![], &name(&format!("in{slot}_pad")), i64_scalar.clone());
+        let axes =
+            patch.node(at, "Range", vec![zero, pad, one], vec![], &name(&format!("in{slot}_axes")), i64_vec.clone());
+        let ty = Some(Type::tensor(Some(dtype), None));
+        let u =
+            patch.node(at, "Unsqueeze", vec![Wire::Old(v), axes], vec![], &name(&format!("in{slot}_unsqueezed")), ty);
+        padded.insert(slot, u);
+    }
+    let target = match uni {
+        Some((to, _)) => shapes[&to],
+        None => {
+            let mut acc: Option<Wire> = None;
+            let mut ones: Option<Wire> = None;
+            for &(slot, _, _) in &operands {
+                let s = patch.node(
+                    at,
+                    "Shape",
+                    vec![padded[&slot]],
+                    vec![],
+                    &name(&format!("in{slot}_padded_shape")),
+                    i64_vec.clone(),
+                );
+                acc = Some(match acc {
+                    None => s,
+                    Some(a) => {
+                        let bool_vec = Some(Type::tensor(Some(DType::Bool), Some(vec![len.clone()])));
+                        let ones = ones.get_or_insert_with(|| {
+                            let axis = patch.ints(at, &name("rank_axes"), &[0]);
+                            let len = patch.node(
+                                at,
+                                "Unsqueeze",
+                                vec![rank, axis],
+                                vec![],
+                                &name("rank_vector"),
+                                i64_vec.clone(),
+                            );
+                            let value =
+                                Attribute::new("value", AttrValue::Tensor(crate::ir::Tensor::i64s("value", &[1])));
+                            patch.node(at, "ConstantOfShape", vec![len], vec![value], &name("ones"), i64_vec.clone())
+                        });
+                        let is_one = patch.node(
+                            at,
+                            "Equal",
+                            vec![a, *ones],
+                            vec![],
+                            &name(&format!("in{slot}_is_one")),
+                            bool_vec,
+                        );
+                        patch.node(
+                            at,
+                            "Where",
+                            vec![is_one, s, a],
+                            vec![],
+                            &name(&format!("bcast_shape{slot}")),
+                            i64_vec.clone(),
+                        )
+                    }
+                });
+            }
+            acc.ok_or("the node has no operand")?
+        }
+    };
+    for &(slot, _, dtype) in operands.iter().filter(|o| moved.contains(&o.0)) {
+        let ty = Some(Type::tensor(Some(dtype), None));
+        let e = patch.node(at, "Expand", vec![padded[&slot], target], vec![], &name(&format!("in{slot}_expanded")), ty);
+        patch.rewire(n, slot, e);
+    }
+    Ok(true)
 }
 
 /// The axes `Unsqueeze` inserts to bring a rank-`rank` operand to rank `r` by numpy's rule:
