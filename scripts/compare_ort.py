@@ -93,15 +93,10 @@ NP = {
 }
 
 
-def run_shapes(path: str, model: onnx.ModelProto, dims: dict[str, int], values: dict[str, float],
-               given: dict[str, list[int]]) -> dict[str, tuple]:
-    """Every top-level tensor's shape in one onnxruntime run."""
-    m = onnx.ModelProto()
-    m.CopyFrom(model)
-    present = {o.name for o in m.graph.output}
-    for n in main_outputs(m):
-        if n not in present:
-            m.graph.output.append(helper.make_empty_tensor_value_info(n))
+def make_feeds(path: str, m: onnx.ModelProto, dims: dict[str, int], values: dict[str, float],
+               given: dict[str, list[int]]) -> dict:
+    """The inputs of a run: a backend folder's own, else random floats and integers equal to
+    --value (default 1), shaped by the declared dims, --dim and --shape."""
     inits = {i.name for i in m.graph.initializer}
     feeds = {}
     rng = np.random.default_rng(0)
@@ -123,6 +118,19 @@ def run_shapes(path: str, model: onnx.ModelProto, dims: dict[str, int], values: 
             feeds[i.name] = np.full(shape, values.get(i.name, 1), dtype=dt)
         else:
             feeds[i.name] = rng.standard_normal(shape).astype(dt)
+    return feeds
+
+
+def run_shapes(path: str, model: onnx.ModelProto, dims: dict[str, int], values: dict[str, float],
+               given: dict[str, list[int]]) -> dict[str, tuple]:
+    """Every top-level tensor's shape in one onnxruntime run."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    present = {o.name for o in m.graph.output}
+    for n in main_outputs(m):
+        if n not in present:
+            m.graph.output.append(helper.make_empty_tensor_value_info(n))
+    feeds = make_feeds(path, m, dims, values, given)
     opts = ort.SessionOptions()
     opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     opts.log_severity_level = 3

@@ -30,6 +30,10 @@ pub enum Error {
     WouldOverwrite { path: PathBuf },
     #[error("node {node} ({op}): {reason}")]
     Exec { node: String, op: String, reason: String },
+    /// The executor does not run what the model holds: an op without a kernel (`what` is the
+    /// op), an op with subgraphs, an element type, a cast to one.
+    #[error("{}the executor does not run {what}", place.as_ref().map(|p| format!("{p}: ")).unwrap_or_default())]
+    Unsupported { place: Option<String>, what: String },
     #[error("{what} needs {bytes} bytes, over the memory budget of {budget} bytes")]
     Budget { what: String, bytes: u128, budget: u64 },
     #[error("the model has {errors} error finding{}; it is not rewritten", if *errors == 1 { "" } else { "s" })]

@@ -162,6 +162,22 @@ fn cli_test_fails_a_case_with_a_wrong_expected_output() {
     assert!(stdout.contains("2 cases: 1 passed, 1 failed"), "{stdout}");
 }
 
+/// A case whose op the executor lacks is a SKIP, counted apart from failures, by op; only a
+/// FAIL makes `test` exit 1.
+#[test]
+fn cli_test_skips_what_the_executor_does_not_run() {
+    let node = common::data().join("node");
+    let cases = ["test_add", "test_softmax_example", "test_transpose_default", "test_transpose_all_permutations_0"];
+    let out = bin().arg("test").args(cases.iter().map(|c| node.join(c))).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("SKIP test_softmax_example: the executor does not run Softmax"), "{stdout}");
+    assert_eq!(
+        stdout.lines().last().unwrap(),
+        "4 cases: 1 passed, 0 failed, 3 skipped, as the executor does not run Transpose (2), Softmax (1)"
+    );
+}
+
 #[test]
 fn expand_past_the_budget_fails_at_once() {
     let mut node = Node::new("expand_huge", "Expand", Model::MAIN);

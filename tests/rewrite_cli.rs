@@ -167,3 +167,40 @@ fn fix_declared_replaces_contradicted_types() {
     let r = bin().arg("expand").arg(&src2).arg("-o").arg(out("never.onnx")).arg("--fix-declared").output().unwrap();
     assert_eq!(r.status.code(), Some(1));
 }
+
+/// `verify` checks a rewrite site by site: every node the rewrite changed runs on the
+/// executor with what computes its new inputs, against the original node on the same data; so
+/// a model with an op the executor lacks (Softmax here) is still checked where it was
+/// rewritten, and a broken rewrite fails.
+#[test]
+fn verify_checks_every_rewritten_site() {
+    use build::D;
+    use prost::Message;
+    let m = build::model(
+        17,
+        vec![build::input("x", &[D::S("batch"), D::N(4), D::S("seq")]), build::input("b", &[4i64, 1])],
+        vec![build::node("add0", "Add", &["x", "b"], &["y"]), build::node("soft", "Softmax", &["y"], &["z"])],
+        &["z"],
+    );
+    let src = out("verify_softmax.onnx");
+    std::fs::write(&src, m.encode_to_vec()).unwrap();
+    let dst = out("verify_softmax.expanded.onnx");
+    assert_eq!(bin().arg("expand").arg(&src).arg("-o").arg(&dst).status().unwrap().code(), Some(0));
+    let r = bin().arg("verify").arg(&src).arg(&dst).arg("--dim").arg("batch=2").output().unwrap();
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert_eq!(r.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("OK add0 (Add) in main: identical"), "{stdout}");
+    assert!(stdout.contains("1 site changed at batch=2, seq=4: 1 identical, 0 differ, 0 not run"), "{stdout}");
+    assert!(stdout.contains("whole model: not run (node soft: the executor does not run Softmax)"), "{stdout}");
+    // Broken on purpose: the Add takes b where the rewrite expanded it, unexpanded x.
+    let mut broken = onnx_bcast::onnx::ModelProto::decode(std::fs::read(&dst).unwrap().as_slice()).unwrap();
+    let g = broken.graph.as_mut().unwrap();
+    let add = g.node.iter_mut().find(|n| n.name.as_deref() == Some("add0")).unwrap();
+    add.input[1] = "x".into();
+    let bad = out("verify_softmax.broken.onnx");
+    std::fs::write(&bad, broken.encode_to_vec()).unwrap();
+    let r = bin().arg("verify").arg(&src).arg(&bad).output().unwrap();
+    let stdout = String::from_utf8_lossy(&r.stdout);
+    assert_eq!(r.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains("MISMATCH add0 (Add) in main: output 0:"), "{stdout}");
+}

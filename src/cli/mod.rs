@@ -178,9 +178,13 @@ enum Command {
         original: PathBuf,
         /// The rewritten model.
         rewritten: PathBuf,
-        /// Bind a symbolic dimension of the inputs to a size (NAME=VALUE); repeatable.
+        /// Bind a symbolic dimension of the inputs to a size (NAME=VALUE); repeatable. Dims
+        /// left unbound take the size 4.
         #[arg(long = "dim", value_name = "NAME=VALUE", value_parser = parse_dim)]
         dims: Vec<(String, i64)>,
+        /// The shape of an input whose dims have no name (NAME=D0,D1,...); repeatable.
+        #[arg(long = "shape", value_name = "NAME=DIMS", value_parser = parse_shape)]
+        shapes: Vec<(String, Vec<i64>)>,
         #[command(flatten)]
         memory: Memory,
     },
@@ -295,6 +299,20 @@ fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
     n.checked_mul(1u64 << shift).ok_or_else(|| format!("'{s}' is too large"))
 }
 
+fn parse_shape(s: &str) -> std::result::Result<(String, Vec<i64>), String> {
+    let (name, dims) = s.split_once('=').ok_or_else(|| format!("'{s}' is not NAME=D0,D1,..."))?;
+    let dims: Vec<i64> = dims
+        .split(',')
+        .filter(|d| !d.trim().is_empty())
+        .map(|d| d.trim().parse::<i64>().ok().filter(|n| *n >= 0))
+        .collect::<Option<_>>()
+        .ok_or_else(|| format!("'{s}' needs sizes of 0 or more, separated by commas"))?;
+    if name.is_empty() {
+        return Err(format!("'{s}' names no input"));
+    }
+    Ok((name.to_string(), dims))
+}
+
 fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
     let (name, value) = s.split_once('=').ok_or_else(|| format!("'{s}' is not NAME=VALUE"))?;
     let value: i64 = value.trim().parse().map_err(|_| format!("'{value}' in '{s}' is not an integer"))?;
@@ -334,8 +352,8 @@ pub fn run(cli: Cli) -> Result<u8> {
             run::run(&model, &inputs, output_dir.as_deref(), memory.max_memory)
         }
         Command::Test { cases, memory } => test::test(&cases, memory.max_memory),
-        Command::Verify { original, rewritten, dims, memory } => {
-            verify::verify(&original, &rewritten, &bindings(&dims)?, memory.max_memory)
+        Command::Verify { original, rewritten, dims, shapes, memory } => {
+            verify::verify(&original, &rewritten, &bindings(&dims)?, &shapes.into_iter().collect(), memory.max_memory)
         }
     }
 }

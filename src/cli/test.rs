@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use onnx_bcast::exec::compare::{compare, Tolerance};
 use onnx_bcast::exec::{self, tensor, HostTensor, Options};
+use onnx_bcast::shape::Type;
 use onnx_bcast::{io, Error, Model, Result};
 
 use super::{FAILED, FINDINGS, OK};
@@ -51,6 +52,9 @@ enum Verdict {
     Pass(usize),
     /// The model computed something else, or the executor could not run it.
     Fail(String),
+    /// The executor does not run what the case holds (an op, an element type): the case says
+    /// nothing either way.
+    Skip(String),
     /// The job could not be done: unreadable files, a resource limit.
     Error(Error),
 }
@@ -90,9 +94,8 @@ fn run_case(dir: &Path, opts: &Options) -> Verdict {
                 let set_name = set.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
                 return Verdict::Fail(format!("{set_name}: {why}"));
             }
-            Err(e @ (Error::Exec { .. } | Error::Tensor { .. } | Error::Usage(_))) => {
-                return Verdict::Fail(e.to_string())
-            }
+            Err(Error::Unsupported { what, .. }) => return Verdict::Skip(what),
+            Err(e @ (Error::Exec { .. } | Error::Tensor { .. })) => return Verdict::Fail(e.to_string()),
             Err(e) => return Verdict::Error(e),
         }
     }
@@ -102,6 +105,10 @@ fn run_case(dir: &Path, opts: &Options) -> Verdict {
 /// Runs one data set; `Some(reason)` when an output differs.
 fn run_set(model: &Model, set: &Path, opts: &Options) -> Result<Option<String>> {
     let main = model.graph(Model::MAIN);
+    let tensor = |ty: &Option<onnx_bcast::shape::Type>| !matches!(ty, Some(Type::Sequence(_) | Type::Optional(_)));
+    if !main.inputs.iter().chain(&main.outputs).all(|i| tensor(&i.ty)) {
+        return Err(Error::Unsupported { place: None, what: "sequence and optional values".into() });
+    }
     let free: Vec<String> = model.free_inputs();
     let names: Vec<String> = main.inputs.iter().map(|i| model.name(i.value).to_string()).collect();
     let mut feeds = Vec::new();
@@ -116,6 +123,9 @@ fn run_set(model: &Model, set: &Path, opts: &Options) -> Result<Option<String>> 
                 .ok_or_else(|| Error::Usage(format!("{}: more inputs than the model has", path.display())))?
         };
         feeds.push((name, t));
+    }
+    if let Some(missing) = free.iter().find(|f| !feeds.iter().any(|(n, _)| n == *f)) {
+        return Err(Error::Usage(format!("{}: no file holds input '{missing}'", set.display())));
     }
     let got = exec::run(model, feeds, opts)?;
     let want = numbered(set, "output_")?;
@@ -138,16 +148,22 @@ pub fn test(dirs: &[PathBuf], max_memory: u64) -> Result<u8> {
     }
     let opts = Options { max_memory };
     let (mut passed, mut failed, mut errors) = (0usize, 0usize, 0usize);
+    // Skipped cases by what the executor does not run.
+    let mut skipped: std::collections::BTreeMap<String, usize> = Default::default();
     for case in &all {
         let name = case.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         match run_case(case, &opts) {
             Verdict::Pass(sets) => {
                 passed += 1;
-                super::say!("PASS {name} ({sets} data set{})", if sets == 1 { "" } else { "s" });
+                super::say!("PASS {name} ({})", super::count(sets, "data set", "data sets"));
             }
             Verdict::Fail(why) => {
                 failed += 1;
                 super::say!("FAIL {name}: {why}");
+            }
+            Verdict::Skip(what) => {
+                super::say!("SKIP {name}: the executor does not run {what}");
+                *skipped.entry(what).or_default() += 1;
             }
             Verdict::Error(e) => {
                 errors += 1;
@@ -155,10 +171,18 @@ pub fn test(dirs: &[PathBuf], max_memory: u64) -> Result<u8> {
             }
         }
     }
-    super::say!(
-        "{}: {passed} passed, {failed} failed, {errors} could not run",
-        super::count(all.len(), "case", "cases")
-    );
+    let mut summary = format!("{}: {passed} passed, {failed} failed", super::count(all.len(), "case", "cases"));
+    if !skipped.is_empty() {
+        let mut by_count: Vec<(&String, &usize)> = skipped.iter().collect();
+        by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        let ops: Vec<String> = by_count.iter().map(|(op, k)| format!("{op} ({k})")).collect();
+        let n = skipped.values().sum::<usize>();
+        summary += &format!(", {n} skipped, as the executor does not run {}", ops.join(", "));
+    }
+    if errors > 0 {
+        summary += &format!(", {errors} could not run");
+    }
+    super::say!("{summary}");
     Ok(if errors > 0 {
         FAILED
     } else if failed > 0 {

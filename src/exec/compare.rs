@@ -102,10 +102,7 @@ impl Rng {
 }
 
 /// Deterministic inputs for every graph input of `model` that has no initializer, from its
-/// declared type: floats are multiples of 1/8 in [-4, 4) (exact in every float type), signed
-/// integers in [-8, 8), unsigned in [0, 16), bools and short strings at random. Symbolic dims
-/// take their value from `dims`; each input's stream is seeded by its name, so two models
-/// with the same inputs get the same data.
+/// declared type, by [`tensor_for`]. Symbolic dims take their value from `dims`.
 pub fn generate(model: &Model, dims: &HashMap<String, i64>, budget: u64) -> Result<Vec<(String, HostTensor)>, Error> {
     let main = model.graph(Model::MAIN);
     let mut out = Vec::new();
@@ -129,40 +126,49 @@ pub fn generate(model: &Model, dims: &HashMap<String, i64>, budget: u64) -> Resu
                 Dim::Unknown => Err(bad("has an unknown dim; declare it or bind a symbol with --dim".into())),
             })
             .collect::<Result<_, _>>()?;
-        let n = super::tensor::numel(&shape).ok_or_else(|| bad(format!("shape {shape:?} overflows")))?;
-        let bytes = n as u128 * dtype.size().unwrap_or(24) as u128;
-        if bytes > budget as u128 {
-            return Err(Error::Budget { what: format!("generated input '{name}'"), bytes, budget });
-        }
-        let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
-        let mut rng = Rng(seed);
-        let mut fl = || (rng.int(-32, 32) as f64) / 8.0;
-        let data = match dtype {
-            DType::F16 => Data::F16((0..n).map(|_| f16::from_f64(fl())).collect()),
-            DType::BF16 => Data::BF16((0..n).map(|_| bf16::from_f64(fl())).collect()),
-            DType::F32 => {
-                // Large inputs on huge pages, as numpy gives onnxruntime's inputs.
-                let mut v = Vec::with_capacity(n);
-                super::tensor::advise_huge(&v);
-                v.extend((0..n).map(|_| fl() as f32));
-                Data::F32(v)
-            }
-            DType::F64 => Data::F64((0..n).map(|_| fl()).collect()),
-            DType::I8 => Data::I8((0..n).map(|_| rng.int(-8, 8) as i8).collect()),
-            DType::I16 => Data::I16((0..n).map(|_| rng.int(-8, 8) as i16).collect()),
-            DType::I32 => Data::I32((0..n).map(|_| rng.int(-8, 8) as i32).collect()),
-            DType::I64 => Data::I64((0..n).map(|_| rng.int(-8, 8)).collect()),
-            DType::U8 => Data::U8((0..n).map(|_| rng.int(0, 16) as u8).collect()),
-            DType::U16 => Data::U16((0..n).map(|_| rng.int(0, 16) as u16).collect()),
-            DType::U32 => Data::U32((0..n).map(|_| rng.int(0, 16) as u32).collect()),
-            DType::U64 => Data::U64((0..n).map(|_| rng.int(0, 16) as u64).collect()),
-            DType::Bool => Data::Bool((0..n).map(|_| rng.next() & 1 == 1).collect()),
-            DType::Str => Data::Str((0..n).map(|_| format!("s{}", rng.int(0, 4)).into_bytes()).collect()),
-            other => return Err(bad(format!("element type {other} cannot be generated"))),
-        };
-        out.push((name.clone(), HostTensor::new(shape, data).map_err(|f| f.into_error(&name))?));
+        out.push((name.clone(), tensor_for(&name, dtype, shape, budget)?));
     }
     Ok(out)
+}
+
+/// A deterministic tensor of `dtype` and `shape` for the value `name`: floats are multiples of
+/// 1/8 in [-4, 4) (exact in every float type), signed integers in [-8, 8), unsigned in [0, 16),
+/// bools and short strings at random. The stream is seeded by the name, so a value of the
+/// same name gets the same data wherever it is generated.
+pub fn tensor_for(name: &str, dtype: DType, shape: Vec<usize>, budget: u64) -> Result<HostTensor, Error> {
+    let bad = |reason: String| Error::Tensor { tensor: name.to_string(), reason };
+    let n = super::tensor::numel(&shape).ok_or_else(|| bad(format!("shape {shape:?} overflows")))?;
+    let bytes = n as u128 * dtype.size().unwrap_or(24) as u128;
+    if bytes > budget as u128 {
+        return Err(Error::Budget { what: format!("generated input '{name}'"), bytes, budget });
+    }
+    let seed = name.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+    let mut rng = Rng(seed);
+    let mut fl = || (rng.int(-32, 32) as f64) / 8.0;
+    let data = match dtype {
+        DType::F16 => Data::F16((0..n).map(|_| f16::from_f64(fl())).collect()),
+        DType::BF16 => Data::BF16((0..n).map(|_| bf16::from_f64(fl())).collect()),
+        DType::F32 => {
+            // Large inputs on huge pages, as numpy gives onnxruntime's inputs.
+            let mut v = Vec::with_capacity(n);
+            super::tensor::advise_huge(&v);
+            v.extend((0..n).map(|_| fl() as f32));
+            Data::F32(v)
+        }
+        DType::F64 => Data::F64((0..n).map(|_| fl()).collect()),
+        DType::I8 => Data::I8((0..n).map(|_| rng.int(-8, 8) as i8).collect()),
+        DType::I16 => Data::I16((0..n).map(|_| rng.int(-8, 8) as i16).collect()),
+        DType::I32 => Data::I32((0..n).map(|_| rng.int(-8, 8) as i32).collect()),
+        DType::I64 => Data::I64((0..n).map(|_| rng.int(-8, 8)).collect()),
+        DType::U8 => Data::U8((0..n).map(|_| rng.int(0, 16) as u8).collect()),
+        DType::U16 => Data::U16((0..n).map(|_| rng.int(0, 16) as u16).collect()),
+        DType::U32 => Data::U32((0..n).map(|_| rng.int(0, 16) as u32).collect()),
+        DType::U64 => Data::U64((0..n).map(|_| rng.int(0, 16) as u64).collect()),
+        DType::Bool => Data::Bool((0..n).map(|_| rng.next() & 1 == 1).collect()),
+        DType::Str => Data::Str((0..n).map(|_| format!("s{}", rng.int(0, 4)).into_bytes()).collect()),
+        other => return Err(bad(format!("element type {other} cannot be generated"))),
+    };
+    HostTensor::new(shape, data).map_err(|f| f.into_error(name))
 }
 
 #[cfg(test)]

@@ -782,7 +782,7 @@ fn cast_from<S: Conv>(bu: Budget, v: &[S], to: DType) -> Result<Data, Fail> {
                     .collect(),
             )
         }
-        other => return Err(Fail::Invalid(format!("cannot cast to {other}"))),
+        other => return Err(Fail::Unsupported(format!("Cast to {other}"))),
     })
 }
 

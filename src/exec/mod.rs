@@ -11,6 +11,7 @@ pub mod npy;
 pub mod scalar;
 pub mod shape_ops;
 pub mod tensor;
+pub mod verify;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -44,6 +45,8 @@ pub enum Fail {
     Budget { what: String, bytes: u128, budget: u64 },
     /// The inputs or attributes are invalid for the op.
     Invalid(String),
+    /// The executor does not run this (an element type, a cast to one).
+    Unsupported(String),
 }
 
 impl std::fmt::Display for Fail {
@@ -53,6 +56,7 @@ impl std::fmt::Display for Fail {
                 write!(f, "{what} needs {bytes} bytes, over the memory budget of {budget} bytes")
             }
             Fail::Invalid(s) => f.write_str(s),
+            Fail::Unsupported(what) => write!(f, "the executor does not run {what}"),
         }
     }
 }
@@ -63,6 +67,7 @@ impl Fail {
         match self {
             Fail::Budget { what: w, bytes, budget } => Error::Budget { what: format!("{what}: {w}"), bytes, budget },
             Fail::Invalid(reason) => Error::Tensor { tensor: what.to_string(), reason },
+            Fail::Unsupported(w) => Error::Unsupported { place: Some(format!("tensor '{what}'")), what: w },
         }
     }
 
@@ -72,6 +77,7 @@ impl Fail {
                 Error::Budget { what: format!("the {what} of node {label} ({op})"), bytes, budget }
             }
             Fail::Invalid(reason) => Error::Exec { node: label.to_string(), op: op.to_string(), reason },
+            Fail::Unsupported(what) => Error::Unsupported { place: Some(format!("node {label} ({op})")), what },
         }
     }
 }
@@ -218,10 +224,11 @@ pub fn run_node(
     kern(&ctx).map_err(|f| f.at_node(&label, &node.op_type))
 }
 
+/// The error for a node whose op the executor has no kernel for (ops with subgraphs among them).
 fn unsupported(label: &str, node: &Node) -> Error {
     let op =
         if node.domain.is_empty() { node.op_type.to_string() } else { format!("{}::{}", node.domain, node.op_type) };
-    Error::Exec { node: label.to_string(), op, reason: "the executor has no kernel for this op".into() }
+    Error::Unsupported { place: Some(format!("node {label}")), what: op }
 }
 
 /// The live tensors and the bytes they hold (shared data counted once).
@@ -374,11 +381,7 @@ pub fn run(
         let node = model.node(*n);
         let label = model.node_label(*n);
         if !node.subgraphs().is_empty() {
-            return Err(Error::Exec {
-                node: label,
-                op: node.op_type.to_string(),
-                reason: "ops with subgraphs (If, Loop, Scan) are not supported by the executor".into(),
-            });
+            return Err(unsupported(&label, node));
         }
         let kern = kernel(&node.domain, &node.op_type).ok_or_else(|| unsupported(&label, node))?;
         let mut ins = Vec::with_capacity(node.inputs.len());

@@ -249,7 +249,7 @@ fn budget_check(what: &str, n: usize, size: usize, budget: u64) -> Result<(), Fa
 
 /// Decodes little-endian bytes of `dtype` into typed data; `what` names the tensor.
 pub fn from_le_bytes(dtype: DType, bytes: &[u8], n: usize, what: &str) -> Result<Data, Fail> {
-    let size = dtype.size().filter(|_| supported(dtype)).ok_or_else(|| unsupported(dtype, what))?;
+    let size = dtype.size().filter(|_| supported(dtype)).ok_or_else(|| unsupported(dtype))?;
     let want = n.checked_mul(size).ok_or_else(|| Fail::Invalid(format!("tensor '{what}': size overflows")))?;
     if bytes.len() != want {
         return Err(Fail::Invalid(format!(
@@ -282,7 +282,7 @@ pub fn from_le_bytes(dtype: DType, bytes: &[u8], n: usize, what: &str) -> Result
         DType::U32 => dec!(u32, U32, 4),
         DType::U64 => dec!(u64, U64, 8),
         DType::Bool => Data::Bool(bytes.iter().map(|b| *b != 0).collect()),
-        other => return Err(unsupported(other, what)),
+        other => return Err(unsupported(other)),
     })
 }
 
@@ -333,8 +333,8 @@ fn supported(dtype: DType) -> bool {
     )
 }
 
-fn unsupported(dtype: DType, what: &str) -> Fail {
-    Fail::Invalid(format!("tensor '{what}': element type {dtype} is not supported by the executor"))
+fn unsupported(dtype: DType) -> Fail {
+    Fail::Unsupported(format!("element type {dtype}"))
 }
 
 /// Converts an IR tensor (initializer, attribute or `.pb` file) to a host tensor. External
@@ -344,7 +344,7 @@ pub fn from_ir(t: &Tensor, dir: Option<&Path>, budget: u64) -> Result<HostTensor
     let what = t.name.as_str();
     let dtype = t.dtype.ok_or_else(|| Fail::Invalid(format!("tensor '{what}' has no element type")))?;
     if !supported(dtype) {
-        return Err(unsupported(dtype, what));
+        return Err(unsupported(dtype));
     }
     let shape: Vec<usize> = t
         .dims

@@ -618,6 +618,21 @@ impl Model {
             .collect()
     }
 
+    /// Declares the shape of the main graph's input `name` as `dims` (element type kept): for
+    /// inputs whose dims have no name a binding could reach.
+    pub fn declare_input_shape(&mut self, name: &str, dims: &[i64]) -> crate::Result<()> {
+        let v = self
+            .local(Model::MAIN, name)
+            .filter(|v| self.graph(Model::MAIN).inputs.iter().any(|i| i.value == *v))
+            .ok_or_else(|| crate::Error::Usage(format!("the model has no input named '{name}'")))?;
+        let main = self.graph_mut(Model::MAIN);
+        if let Some(info) = main.inputs.iter_mut().find(|i| i.value == v) {
+            let dtype = info.ty.as_ref().and_then(Type::dtype);
+            info.ty = Some(Type::tensor(dtype, Some(dims.iter().map(|d| Dim::Known(*d)).collect())));
+        }
+        Ok(())
+    }
+
     /// Looks `name` up in `graph`'s scope and then its ancestors'.
     pub fn resolve(&self, mut graph: GraphId, name: &str) -> Option<ValueId> {
         loop {
