@@ -140,6 +140,15 @@ pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
     (patch, report)
 }
 
+/// An error when inference never reached the node of output `v` (it has no type at all):
+/// a branch of an `If` that no input takes.
+fn unreached(inf: &Inference, v: ValueId) -> Result<(), String> {
+    match inf.ty(v) {
+        Some(_) => Ok(()),
+        None => Err("inference did not reach the node (an If branch that these sizes never take)".into()),
+    }
+}
+
 /// True when the node's output and every input it has are of known rank.
 fn ranked(model: &Model, inf: &Inference, n: NodeId) -> bool {
     let node = model.node(n);
@@ -162,6 +171,7 @@ fn unranked(
 ) -> Result<bool, String> {
     let node = model.node(n);
     let opset = opset_of(model, node);
+    unreached(inf, node.outputs.first().copied().flatten().ok_or("the node has no output")?)?;
     let mut operands = Vec::new();
     for (slot, v) in node.inputs.iter().enumerate() {
         let Some(v) = *v else { continue };
@@ -201,12 +211,12 @@ fn unranked(
     let at = At::node(model, n);
     let base = patch.base_name(model, n);
     let name = |what: &str| format!("{base}_{what}");
-    // Every shape vector here is as long as the largest rank: one symbol says so, so that the
-    // `Equal` and `Where` of the fold are seen to take operands of one shape.
-    let len = match uni {
-        Some(_) => Dim::Unknown,
-        None => Dim::sym(&name("rank")),
-    };
+    // Every vector inserted here is declared with a symbol for its length (no unknown size, so
+    // inferring the result invents no symbol, and the model's own unknown sizes keep their
+    // names): the padded shapes and the fold's with the largest rank's, so that the fold's
+    // `Equal` and `Where` are seen to take operands of one shape.
+    let len = Dim::sym(&name("rank"));
+    let vector = |what: String| Some(Type::tensor(Some(DType::I64), Some(vec![Dim::sym(&name(&what))])));
     let i64_vec = Some(Type::tensor(Some(DType::I64), Some(vec![len.clone()])));
     let i64_scalar = Some(Type::tensor(Some(DType::I64), Some(vec![])));
     let scalar = |patch: &mut Patch, what: &str, k: i64| {
@@ -217,7 +227,8 @@ fn unranked(
     let mut shapes = HashMap::new();
     let mut ranks = Vec::new();
     for &(slot, v, _) in &operands {
-        let s = patch.node(at, "Shape", vec![Wire::Old(v)], vec![], &name(&format!("in{slot}_shape")), i64_vec.clone());
+        let own = vector(format!("in{slot}_rank"));
+        let s = patch.node(at, "Shape", vec![Wire::Old(v)], vec![], &name(&format!("in{slot}_shape")), own);
         let r = patch.node(at, "Size", vec![s], vec![], &name(&format!("in{slot}_rank")), i64_scalar.clone());
         shapes.insert(slot, s);
         ranks.push((slot, r));
@@ -240,8 +251,14 @@ fn unranked(
     for &(slot, v, dtype) in operands.iter().filter(|o| moved.contains(&o.0)) {
         let r = ranks.iter().find(|(s, _)| *s == slot).map(|(_, r)| *r).ok_or("an operand vanished")?;
         let pad = patch.node(at, "Sub", vec![rank, r], vec![], &name(&format!("in{slot}_pad")), i64_scalar.clone());
-        let axes =
-            patch.node(at, "Range", vec![zero, pad, one], vec![], &name(&format!("in{slot}_axes")), i64_vec.clone());
+        let axes = patch.node(
+            at,
+            "Range",
+            vec![zero, pad, one],
+            vec![],
+            &name(&format!("in{slot}_axes")),
+            vector(format!("in{slot}_pad")),
+        );
         let ty = Some(Type::tensor(Some(dtype), None));
         let u =
             patch.node(at, "Unsqueeze", vec![Wire::Old(v), axes], vec![], &name(&format!("in{slot}_unsqueezed")), ty);
@@ -273,7 +290,7 @@ fn unranked(
                                 vec![rank, axis],
                                 vec![],
                                 &name("rank_vector"),
-                                i64_vec.clone(),
+                                Some(Type::tensor(Some(DType::I64), Some(vec![Dim::Known(1)]))),
                             );
                             let value =
                                 Attribute::new("value", AttrValue::Tensor(crate::ir::Tensor::i64s("value", &[1])));
@@ -301,8 +318,11 @@ fn unranked(
             acc.ok_or("the node has no operand")?
         }
     };
+    // Each expanded operand has the output's shape: declared so where it is known, so that the
+    // nodes after this one are inferred as before.
+    let out_shape = node.outputs.first().copied().flatten().and_then(|v| inf.shape(v)).cloned();
     for &(slot, _, dtype) in operands.iter().filter(|o| moved.contains(&o.0)) {
-        let ty = Some(Type::tensor(Some(dtype), None));
+        let ty = Some(Type::tensor(Some(dtype), out_shape.clone()));
         let e = patch.node(at, "Expand", vec![padded[&slot], target], vec![], &name(&format!("in{slot}_expanded")), ty);
         patch.rewire(n, slot, e);
     }
@@ -377,6 +397,7 @@ impl<'a> Site<'a> {
     ) -> Result<Site<'a>, String> {
         let node = model.node(n);
         let out_v = node.outputs.first().copied().flatten().ok_or("the node has no output")?;
+        unreached(inf, out_v)?;
         let out = inf.shape(out_v).ok_or("the output's rank is unknown")?.clone();
         let base = patch.base_name(model, n);
         let mut operands = Vec::new();
