@@ -8,7 +8,7 @@ use crate::diag::{Diagnostic, Severity};
 use crate::dtype::DType;
 use crate::ir::{norm_domain as norm, Def, GraphId, IdMap, Model, NodeId, ValueId};
 use crate::ops::{self, Ctx, Out, RuleError, ShapeRule, TypeRule};
-use crate::shape::{self, Assumption, Broadcast, BroadcastError, Dim, Shape, Sym, Type};
+use crate::shape::{self, Assumption, Broadcast, BroadcastError, Dim, Shape, Term, Type};
 
 fn render_sizes(sizes: &[i64]) -> String {
     let distinct: std::collections::BTreeSet<i64> = sizes.iter().copied().collect();
@@ -80,7 +80,7 @@ impl Contents for Dim {
     /// Its expression's text counted in full, though clones share it: an upper bound.
     fn bytes(&self) -> usize {
         let text = match self {
-            Dim::Sym(s) => s.as_str().len(),
+            Dim::Term(t) => t.size() as usize * 16,
             _ => 0,
         };
         std::mem::size_of::<Dim>().saturating_add(text)
@@ -315,7 +315,7 @@ impl Infer<'_> {
     }
 
     /// A declared type as inference reads it: `--dim` bindings applied, and a `dim_param`
-    /// longer than [`MAX_EXPR`] bytes unknown (a long name carried to every tensor it
+    /// longer than [`shape::MAX_TEXT`] bytes unknown (a long name carried to every tensor it
     /// broadcasts into would multiply the output; the model keeps it as written).
     fn bind(&self, ty: &Type) -> Type {
         ty.map_dims(&|d| d.bind(&self.options.bindings).bounded())
@@ -420,7 +420,7 @@ impl Infer<'_> {
             Type::Tensor { dtype, shape: Some(mut s) } => {
                 for d in s.iter_mut().filter(|d| **d == Dim::Unknown) {
                     self.fresh += 1;
-                    *d = Dim::sym(&format!("?{}", self.fresh));
+                    *d = Dim::fresh(self.fresh as u64);
                 }
                 Type::Tensor { dtype, shape: Some(s) }
             }
@@ -434,8 +434,8 @@ impl Infer<'_> {
     fn contradictions(&mut self) {
         let constraints = &self.out.constraints;
         // Each symbol's class under the `Equal` conditions: a union-find keyed by symbol.
-        let mut parent: HashMap<&Sym, &Sym> = HashMap::new();
-        fn root<'a>(parent: &mut HashMap<&'a Sym, &'a Sym>, mut s: &'a Sym) -> &'a Sym {
+        let mut parent: HashMap<&Term, &Term> = HashMap::new();
+        fn root<'a>(parent: &mut HashMap<&'a Term, &'a Term>, mut s: &'a Term) -> &'a Term {
             while let Some(&p) = parent.get(s) {
                 if let Some(&up) = parent.get(p) {
                     parent.insert(s, up);
@@ -454,10 +454,10 @@ impl Infer<'_> {
         }
         // Keyed by class: a model with many symbols has as many entries (a list searched per
         // condition took 2.6 s for 50,000).
-        let mut allowed: HashMap<&Sym, (Vec<i64>, &Constraint, &Sym)> = HashMap::new();
+        let mut allowed: HashMap<&Term, (Vec<i64>, &Constraint, &Term)> = HashMap::new();
         let mut found = Vec::new();
         // A class is reported once: later conditions on it only repeat the first conflict.
-        let mut reported: std::collections::HashSet<&Sym> = std::collections::HashSet::new();
+        let mut reported: std::collections::HashSet<&Term> = std::collections::HashSet::new();
         for c in constraints {
             let Assumption::OneOf { sym, sizes } = &c.assumption else { continue };
             let class = root(&mut parent, sym);
@@ -557,16 +557,9 @@ impl Infer<'_> {
                         // Each unknown input dim (no dim_param, a negative dim_value, or the
                         // placeholder `?`) is its own fresh symbol: unknown, but equal to
                         // itself wherever it flows.
-                        for d in s.iter_mut() {
-                            let anonymous = match d {
-                                Dim::Unknown => true,
-                                Dim::Sym(sym) => sym.as_str() == "?" || sym.as_str().is_empty(),
-                                Dim::Known(_) => false,
-                            };
-                            if anonymous {
-                                self.fresh += 1;
-                                *d = Dim::sym(&format!("?{}", self.fresh));
-                            }
+                        for d in s.iter_mut().filter(|d| **d == Dim::Unknown) {
+                            self.fresh += 1;
+                            *d = Dim::fresh(self.fresh as u64);
                         }
                     }
                 }
@@ -954,8 +947,8 @@ impl Infer<'_> {
                     .map(|(x, y)| match (x, y) {
                         (Dim::Known(p), Dim::Known(q)) if p != q => x.clone(),
                         (Dim::Unknown, _) => y.clone(),
-                        (Dim::Sym(_), Dim::Known(_)) => y.clone(),
-                        (Dim::Sym(f), Dim::Sym(_)) if f.as_str().starts_with('?') => y.clone(),
+                        (Dim::Term(_), Dim::Known(_)) => y.clone(),
+                        (Dim::Term(f), Dim::Term(_)) if f.is_anonymous() => y.clone(),
                         _ => x.clone(),
                     })
                     .collect(),

@@ -17,11 +17,11 @@ use prost::Message;
 use crate::diag::{Error, Result};
 use crate::dtype::DType;
 use crate::ir::{
-    AttrValue, Attribute, Def, Graph, GraphId, Model, Name, Node, NodeId, Opaque, Opset, Slots, Tensor, TensorData,
-    ValueId, ValueInfo,
+    AttrValue, Attribute, Def, Graph, GraphId, Model, Name, Node, NodeId, Opaque, Opset, Slots, Spellings, Tensor,
+    TensorData, ValueId, ValueInfo,
 };
 use crate::onnx;
-use crate::shape::{Dim, Sym, Type};
+use crate::shape::{Dim, Term, Type};
 
 /// Protobuf's hard limit on one message.
 pub const MAX_MESSAGE: u64 = 2 * 1024 * 1024 * 1024 - 1;
@@ -613,6 +613,7 @@ fn load_graph(proto: onnx::ModelProto, graph: &[u8], path: &Path, dir: Option<&P
         nodes: Default::default(),
         dir: dir.map(Path::to_path_buf),
         functions: Vec::new(),
+        spellings: Spellings::default(),
         proto: Opaque(proto.encode_to_vec()),
         lossy: Vec::new(),
     };
@@ -758,7 +759,7 @@ impl Loader<'_> {
         for vi in inputs {
             let vi = onnx::ValueInfoProto::decode(vi)?;
             let v = self.model.add_value(id, vi.name.as_deref().unwrap_or(""), Def::Input);
-            let info = value_info_from(vi, v);
+            let info = value_info_from(vi, v, &mut self.model.spellings);
             self.model.graph_mut(id).inputs.push(info);
         }
         for t in initializers {
@@ -871,13 +872,13 @@ impl Loader<'_> {
         for vi in outputs {
             let vi = onnx::ValueInfoProto::decode(vi)?;
             let v = self.use_name(id, vi.name.as_deref().unwrap_or(""));
-            let info = value_info_from(vi, v);
+            let info = value_info_from(vi, v, &mut self.model.spellings);
             self.model.graph_mut(id).outputs.push(info);
         }
         for vi in value_info {
             let vi = onnx::ValueInfoProto::decode(vi)?;
             let v = self.use_name(id, vi.name.as_deref().unwrap_or(""));
-            let info = value_info_from(vi, v);
+            let info = value_info_from(vi, v, &mut self.model.spellings);
             self.model.graph_mut(id).value_info.push(info);
         }
         Ok(id)
@@ -991,8 +992,11 @@ fn simple_attr(a: &onnx::AttributeProto, kind: i32) -> AttrValue {
     }
 }
 
-fn value_info_from(vi: onnx::ValueInfoProto, value: ValueId) -> ValueInfo {
+fn value_info_from(vi: onnx::ValueInfoProto, value: ValueId, spellings: &mut Spellings) -> ValueInfo {
     let ty = vi.r#type.as_ref().map(type_from);
+    if let (Some(t), Some(declared)) = (&ty, &vi.r#type) {
+        spell(t, declared, spellings);
+    }
     ValueInfo { value, ty, proto: Opaque(vi.encode_to_vec()) }
 }
 
@@ -1014,12 +1018,41 @@ fn dim_from(d: &onnx::tensor_shape_proto::Dimension) -> Dim {
     use onnx::tensor_shape_proto::dimension::Value;
     match &d.value {
         Some(Value::DimValue(v)) if *v >= 0 => Dim::Known(*v),
-        Some(Value::DimParam(p)) if !p.is_empty() => Dim::Sym(Sym::new(p)),
+        // `?` is a placeholder some exporters write for a size they do not name.
+        Some(Value::DimParam(p)) if !p.is_empty() && p != "?" => Dim::parse(p),
         _ => Dim::Unknown,
     }
 }
 
-fn type_to(t: &Type) -> onnx::TypeProto {
+/// Records the model's text for each symbolic size of `t` (read from `declared`) whose
+/// canonical text differs, where none was recorded yet.
+fn spell(t: &Type, declared: &onnx::TypeProto, spellings: &mut Spellings) {
+    use onnx::tensor_shape_proto::dimension::Value;
+    let (Type::Tensor { shape: Some(shape), .. }, Some(onnx::type_proto::Value::TensorType(tt))) = (t, &declared.value)
+    else {
+        return;
+    };
+    let Some(declared) = &tt.shape else { return };
+    for (d, dim) in shape.iter().zip(&declared.dim) {
+        if let (Dim::Term(term), Some(Value::DimParam(text))) = (d, &dim.value) {
+            if term.as_name().is_none() && spellings.get(term).is_none() && term.to_string() != *text {
+                spellings.insert(term.clone(), text.as_str().into());
+            }
+        }
+    }
+}
+
+/// A term's text as written to `dim_param`: the model's own spelling of it, else its name as
+/// it is (without a copy), else its canonical text.
+fn term_text<'a>(t: &'a Term, spellings: &'a Spellings) -> std::borrow::Cow<'a, str> {
+    use std::borrow::Cow;
+    match spellings.get(t) {
+        Some(text) => Cow::Borrowed(text),
+        None => t.as_name().map_or_else(|| Cow::Owned(t.to_string()), Cow::Borrowed),
+    }
+}
+
+fn type_to(t: &Type, sp: &Spellings) -> onnx::TypeProto {
     use onnx::tensor_shape_proto::{dimension::Value as DV, Dimension};
     use onnx::type_proto::{Optional, Sequence, Tensor as TT, Value as V};
     let value = match t {
@@ -1032,18 +1065,18 @@ fn type_to(t: &Type) -> onnx::TypeProto {
                         denotation: None,
                         value: match d {
                             Dim::Known(n) => Some(DV::DimValue(*n)),
-                            Dim::Sym(s) => Some(DV::DimParam(s.as_str().to_string())),
-                            Dim::Unknown => None,
+                            Dim::Term(t) if !t.has_fresh() => Some(DV::DimParam(term_text(t, sp).into_owned())),
+                            Dim::Term(_) | Dim::Unknown => None,
                         },
                     })
                     .collect(),
             }),
         }),
         Type::Sequence(e) => {
-            V::SequenceType(Box::new(Sequence { elem_type: e.as_deref().map(|t| Box::new(type_to(t))) }))
+            V::SequenceType(Box::new(Sequence { elem_type: e.as_deref().map(|t| Box::new(type_to(t, sp))) }))
         }
         Type::Optional(e) => {
-            V::OptionalType(Box::new(Optional { elem_type: e.as_deref().map(|t| Box::new(type_to(t))) }))
+            V::OptionalType(Box::new(Optional { elem_type: e.as_deref().map(|t| Box::new(type_to(t, sp))) }))
         }
         Type::Other => return onnx::TypeProto::default(),
     };
@@ -1201,7 +1234,7 @@ fn graph_front(model: &Model, id: GraphId, front: onnx::GraphProto, out: &mut Ve
     let mid = onnx::GraphProto { initializer: g.initializers.iter().map(tensor_to).collect(), ..front };
     mid.encode_raw(out);
     drop(mid);
-    let mut last = LastType::default();
+    let mut last = LastType::new(model);
     for v in &g.inputs {
         value_info_bytes(model, v, 11, out, &mut last);
     }
@@ -1213,7 +1246,7 @@ fn graph_front(model: &Model, id: GraphId, front: onnx::GraphProto, out: &mut Ve
 /// Writes `infos` as a graph's `value_info` fields (13). After them come what the graph's
 /// carry holds beyond (quantization annotations, sparse initializers, metadata).
 fn value_infos(model: &Model, infos: &[ValueInfo], out: &mut Vec<u8>) {
-    let mut last = LastType::default();
+    let mut last = LastType::new(model);
     for v in infos {
         value_info_bytes(model, v, 13, out, &mut last);
     }
@@ -1223,20 +1256,24 @@ fn value_infos(model: &Model, infos: &[ValueInfo], out: &mut Vec<u8>) {
 /// type is the same: a graph's tensors share a handful of types, mostly in runs (every value
 /// info of a 10k-node chain after the first), and comparing a type costs less than
 /// measuring and writing it again.
-#[derive(Default)]
 struct LastType<'m> {
     ty: Option<&'m Type>,
     field: Vec<u8>,
+    spellings: &'m Spellings,
 }
 
 impl<'m> LastType<'m> {
+    fn new(model: &'m Model) -> LastType<'m> {
+        LastType { ty: None, field: Vec::new(), spellings: &model.spellings }
+    }
+
     /// The `type` field (2) of a `ValueInfoProto` for `t`.
     fn field(&mut self, t: &'m Type) -> &[u8] {
         if self.ty != Some(t) {
             self.field.clear();
             put_key(&mut self.field, 2, 2);
-            put_varint(type_len(t) as u64, &mut self.field);
-            put_type(t, &mut self.field);
+            put_varint(type_len(t, self.spellings) as u64, &mut self.field);
+            put_type(t, &mut self.field, self.spellings);
             self.ty = Some(t);
         }
         &self.field
@@ -1407,10 +1444,10 @@ fn value_info_bytes<'m>(model: &Model, v: &'m ValueInfo, field: u32, out: &mut V
 }
 
 /// The encoded size of [`type_to`]'s `TypeProto` for `t`.
-fn type_len(t: &Type) -> usize {
+fn type_len(t: &Type, sp: &Spellings) -> usize {
     match t {
-        Type::Tensor { dtype, shape } => len_field_len(1, tensor_type_len(*dtype, shape.as_deref())),
-        _ => type_to(t).encoded_len(),
+        Type::Tensor { dtype, shape } => len_field_len(1, tensor_type_len(*dtype, shape.as_deref(), sp)),
+        _ => type_to(t, sp).encoded_len(),
     }
 }
 
@@ -1418,45 +1455,47 @@ fn elem_code(dtype: Option<DType>) -> u64 {
     i64::from(dtype.map(DType::onnx).unwrap_or(0)) as u64
 }
 
-fn tensor_type_len(dtype: Option<DType>, shape: Option<&[Dim]>) -> usize {
-    1 + prost::encoding::encoded_len_varint(elem_code(dtype)) + shape.map_or(0, |s| len_field_len(2, shape_len(s)))
+fn tensor_type_len(dtype: Option<DType>, shape: Option<&[Dim]>, sp: &Spellings) -> usize {
+    1 + prost::encoding::encoded_len_varint(elem_code(dtype)) + shape.map_or(0, |s| len_field_len(2, shape_len(s, sp)))
 }
 
-fn shape_len(shape: &[Dim]) -> usize {
-    shape.iter().map(|d| len_field_len(1, dim_len(d))).sum()
+fn shape_len(shape: &[Dim], sp: &Spellings) -> usize {
+    shape.iter().map(|d| len_field_len(1, dim_len(d, sp))).sum()
 }
 
-fn dim_len(d: &Dim) -> usize {
+/// A dim's encoded size. A size inference invented (`?3`, or a term over one) is written as
+/// an unnamed dim: its number means nothing outside one run of inference.
+fn dim_len(d: &Dim, sp: &Spellings) -> usize {
     match d {
         Dim::Known(n) => 1 + prost::encoding::encoded_len_varint(*n as u64),
-        Dim::Sym(s) => len_field_len(2, s.as_str().len()),
-        Dim::Unknown => 0,
+        Dim::Term(t) if !t.has_fresh() => len_field_len(2, term_text(t, sp).len()),
+        Dim::Term(_) | Dim::Unknown => 0,
     }
 }
 
 /// Writes the fields of [`type_to`]'s `TypeProto` for `t`.
-fn put_type(t: &Type, out: &mut Vec<u8>) {
+fn put_type(t: &Type, out: &mut Vec<u8>, sp: &Spellings) {
     let Type::Tensor { dtype, shape } = t else {
-        type_to(t).encode_raw(out);
+        type_to(t, sp).encode_raw(out);
         return;
     };
     put_key(out, 1, 2);
-    put_varint(tensor_type_len(*dtype, shape.as_deref()) as u64, out);
+    put_varint(tensor_type_len(*dtype, shape.as_deref(), sp) as u64, out);
     put_key(out, 1, 0);
     put_varint(elem_code(*dtype), out);
     if let Some(shape) = shape {
         put_key(out, 2, 2);
-        put_varint(shape_len(shape) as u64, out);
+        put_varint(shape_len(shape, sp) as u64, out);
         for d in shape {
             put_key(out, 1, 2);
-            put_varint(dim_len(d) as u64, out);
+            put_varint(dim_len(d, sp) as u64, out);
             match d {
                 Dim::Known(n) => {
                     put_key(out, 1, 0);
                     put_varint(*n as u64, out);
                 }
-                Dim::Sym(s) => put_len_field(out, 2, s.as_str().as_bytes()),
-                Dim::Unknown => {}
+                Dim::Term(t) if !t.has_fresh() => put_len_field(out, 2, term_text(t, sp).as_bytes()),
+                Dim::Term(_) | Dim::Unknown => {}
             }
         }
     }
@@ -1466,7 +1505,7 @@ fn value_info_to(model: &Model, v: &ValueInfo) -> onnx::ValueInfoProto {
     let mut p: onnx::ValueInfoProto = carry(&v.proto);
     put_str(&mut p.name, model.name(v.value));
     if p.r#type.as_ref().map(type_from) != v.ty {
-        p.r#type = v.ty.as_ref().map(type_to);
+        p.r#type = v.ty.as_ref().map(|t| type_to(t, &model.spellings));
     }
     p
 }

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use onnx_bcast::shape::{self, Assumption, BroadcastError, Dim, Sym};
+use onnx_bcast::shape::{self, Assumption, BroadcastError, Dim};
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------------------------------------
@@ -163,35 +163,16 @@ fn equal_or_one(vals: &[usize]) -> bool {
     }
 }
 
-/// The value of a symbol: a name's value, or for `max(a,b,..)` (the size its members
-/// broadcast to, given that they are equal or 1) the member value that is not 1, else 1.
-fn eval_sym(s: &Sym, values: &BTreeMap<String, usize>) -> usize {
-    let vals: Vec<usize> = s.atoms().iter().map(|a| values[*a]).collect();
-    vals.iter().copied().find(|&v| v != 1).unwrap_or(1)
-}
-
 fn eval(d: &Dim, values: &BTreeMap<String, usize>) -> usize {
     match d {
         Dim::Known(k) => *k as usize,
-        Dim::Sym(s) => eval_sym(s, values),
+        Dim::Term(t) => t.eval(&|a| a.as_name().map(|n| values[n] as i64)).expect("a broadcast that holds") as usize,
         Dim::Unknown => unreachable!("the strategies make no unknown dims"),
     }
 }
 
 fn holds(a: &Assumption, values: &BTreeMap<String, usize>) -> bool {
-    match a {
-        Assumption::OneOf { sym, sizes } => sizes.contains(&(eval_sym(sym, values) as i64)),
-        Assumption::Stretches { from, to } => {
-            let f = eval_sym(from, values) as i64;
-            f == 1 || f == eval_sym(to, values) as i64
-        }
-        Assumption::EqualOrOne(syms) => {
-            let vals: Vec<usize> = syms.iter().map(|s| eval_sym(s, values)).collect();
-            equal_or_one(&vals)
-        }
-        Assumption::Equal(a, b) => eval_sym(a, values) == eval_sym(b, values),
-        Assumption::AtLeast { size, min } => eval_sym(size, values) as i64 >= *min,
-    }
+    a.holds(&|t| t.as_name().map(|n| values[n] as i64)) == Some(true)
 }
 
 // ---------------------------------------------------------------------------------------------

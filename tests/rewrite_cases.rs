@@ -231,14 +231,10 @@ fn expand_declares_inserted_tensors_with_the_models_names_for_sizes() {
         vec![with_int(node("cat", "Concat", &["x", "y"], &["c"]), "axis", 0), node("add", "Add", &["c", "s"], &["z"])],
         &["z"],
     );
+    // As saved: the text each inserted tensor's size is written with.
     let dims_of_inserted = |m: &Model| -> Vec<String> {
-        let g = m.graph(Model::MAIN);
-        g.value_info
-            .iter()
-            .filter(|vi| m.name(vi.value).ends_with("_expanded"))
-            .flat_map(|vi| vi.ty.as_ref().and_then(|t| t.shape()).cloned().unwrap_or_default())
-            .map(|d| d.to_string())
-            .collect()
+        let g = saved(m);
+        g.value_info.iter().filter(|vi| vi.name().ends_with("_expanded")).flat_map(dim_texts).collect()
     };
     let plain = expanded(&load(&proto));
     assert_eq!(dims_of_inserted(&plain), vec!["a+b"]);
@@ -260,11 +256,11 @@ fn annotate_keeps_the_models_names_for_sizes() {
         vec![with_int(node("cat", "Concat", &["x", "y"], &["c"]), "axis", 0), node("relu", "Relu", &["c"], &["r"])],
         &["r"],
     );
+    // As saved: the text the tensor's size is written with.
     let dims = |m: &Model, name: &str| -> Vec<String> {
-        let v = m.resolve(Model::MAIN, name).expect("a value");
-        let g = m.graph(Model::MAIN);
-        let vi = g.value_info.iter().chain(&g.outputs).find(|vi| vi.value == v).expect("annotated");
-        vi.ty.as_ref().and_then(|t| t.shape()).cloned().unwrap_or_default().iter().map(|d| d.to_string()).collect()
+        let g = saved(m);
+        let vi = g.value_info.iter().chain(&g.output).find(|vi| vi.name() == name).expect("annotated");
+        dim_texts(vi)
     };
     let annotated = |p: &onnx_bcast::onnx::ModelProto| {
         let mut m = load(p);
@@ -277,6 +273,28 @@ fn annotate_keeps_the_models_names_for_sizes() {
     proto.graph.as_mut().expect("a graph").value_info.push(input("c", &["a + b"]));
     let named = annotated(&proto);
     assert_eq!((dims(&named, "c"), dims(&named, "r")), (vec!["a + b".to_string()], vec!["a + b".to_string()]));
+}
+
+/// The main graph of `m` as saved.
+fn saved(m: &Model) -> onnx_bcast::onnx::GraphProto {
+    use prost::Message;
+    onnx_bcast::onnx::ModelProto::decode(io::encode(m).as_slice()).expect("saved").graph.expect("a graph")
+}
+
+/// Each dim of a value info's shape as its text: `dim_param` or `dim_value`.
+fn dim_texts(vi: &onnx_bcast::onnx::ValueInfoProto) -> Vec<String> {
+    use onnx_bcast::onnx::{tensor_shape_proto::dimension::Value, type_proto};
+    let Some(type_proto::Value::TensorType(t)) = vi.r#type.as_ref().and_then(|t| t.value.as_ref()) else {
+        return Vec::new();
+    };
+    let dims = t.shape.as_ref().map(|s| s.dim.as_slice()).unwrap_or_default();
+    dims.iter()
+        .map(|d| match &d.value {
+            Some(Value::DimParam(p)) => p.clone(),
+            Some(Value::DimValue(v)) => v.to_string(),
+            None => "?".into(),
+        })
+        .collect()
 }
 
 /// A chain of `n` nodes that each broadcast `b: [4,1]` against the chain's

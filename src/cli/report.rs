@@ -71,7 +71,7 @@ impl serde::Serialize for DimJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         match self.0 {
             Dim::Known(n) => s.serialize_i64(*n),
-            Dim::Sym(sym) => s.serialize_str(sym.as_str()),
+            Dim::Term(t) => s.collect_str(t),
             Dim::Unknown => s.serialize_unit(),
         }
     }

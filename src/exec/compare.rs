@@ -119,10 +119,10 @@ pub fn generate(model: &Model, dims: &HashMap<String, i64>, budget: u64) -> Resu
             .iter()
             .map(|d| match d {
                 Dim::Known(n) => usize::try_from(*n).map_err(|_| bad(format!("has a negative dim {n}"))),
-                Dim::Sym(s) => dims
-                    .get(s.as_str())
-                    .and_then(|n| usize::try_from(*n).ok())
-                    .ok_or_else(|| bad(format!("dim '{s}' is symbolic; bind it with --dim {s}=N"))),
+                Dim::Term(t) => t
+                    .eval(&|a| a.as_name().and_then(|n| dims.get(n)).copied())
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or_else(|| bad(format!("dim '{t}' is symbolic; bind it with --dim {t}=N"))),
                 Dim::Unknown => Err(bad("has an unknown dim; declare it or bind a symbol with --dim".into())),
             })
             .collect::<Result<_, _>>()?;

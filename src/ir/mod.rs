@@ -14,7 +14,7 @@ use petgraph::visit::EdgeRef;
 use petgraph::Direction;
 
 use crate::dtype::DType;
-use crate::shape::{Dim, Type};
+use crate::shape::{Dim, Term, Type};
 
 /// The encoded protobuf message an IR entity was read from, with the parts the IR owns
 /// (names, lists of nodes and values, subgraphs, tensor data) cleared. Empty for entities a
@@ -166,6 +166,9 @@ pub fn default_opset(domain: &str) -> i64 {
         1
     }
 }
+
+/// The model's own text for symbolic sizes, by term ([`Model::spellings`]).
+pub type Spellings = HashMap<Term, Box<str>>;
 
 /// Where a value comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -511,6 +514,10 @@ pub struct Model {
     /// parent, not reachable from the main graph). Read-only: saving writes the functions
     /// back as they were read.
     pub functions: Vec<Function>,
+    /// The model's own text for symbolic sizes whose canonical text differs (an exporter's
+    /// `floor(h/2 - 1/2) + 1`), first seen in its declared types: sizes written for tensors
+    /// the model did not declare use it, so that other tools see one size, not two.
+    pub(crate) spellings: Spellings,
     pub(crate) proto: Opaque,
 }
 
@@ -611,10 +618,9 @@ impl Model {
             .filter(|i| self.value(i.value).initializer.is_none())
             .filter_map(|i| i.ty.as_ref().and_then(Type::shape))
             .flatten()
-            .filter_map(|d| match d {
-                Dim::Sym(s) if s.as_str() != "?" => Some(s.as_str().to_string()),
-                _ => None,
-            })
+            .filter_map(Dim::term)
+            .flat_map(Term::atoms)
+            .filter_map(|a| a.as_name().map(str::to_string))
             .collect()
     }
 

@@ -22,10 +22,10 @@ pub mod fold {
     fn cmp(a: &Dim, b: &Dim) -> Option<std::cmp::Ordering> {
         match (a, b) {
             (Dim::Known(x), Dim::Known(y)) => Some(x.cmp(y)),
-            (Dim::Sym(_), _) if a == b => Some(std::cmp::Ordering::Equal),
+            (Dim::Term(_), _) if a == b => Some(std::cmp::Ordering::Equal),
             // A size against a negative constant (torch's `expand(-1)` tests `shape == -1`).
-            (Dim::Sym(_), Dim::Known(k)) if *k < 0 && a.is_nonneg() => Some(std::cmp::Ordering::Greater),
-            (Dim::Known(k), Dim::Sym(_)) if *k < 0 && b.is_nonneg() => Some(std::cmp::Ordering::Less),
+            (Dim::Term(_), Dim::Known(k)) if *k < 0 && a.is_nonneg() => Some(std::cmp::Ordering::Greater),
+            (Dim::Known(k), Dim::Term(_)) if *k < 0 && b.is_nonneg() => Some(std::cmp::Ordering::Less),
             _ => None,
         }
     }
@@ -395,7 +395,7 @@ pub fn gather(c: &Ctx) -> R {
 fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
     match dim {
         Dim::Known(d) => crate::shape::slice_range(*d, start, end, step).map_or(Dim::Unknown, |(_, n)| Dim::Known(n)),
-        Dim::Sym(_) => {
+        Dim::Term(_) => {
             // The whole axis, or a known prefix of it.
             let forward = step == 1 && start == 0 && end >= i32::MAX as i64;
             let backward = step == -1 && start >= i32::MAX as i64 - 1 && end <= -(i32::MAX as i64);
@@ -635,7 +635,7 @@ fn infer_minus_one(input: &[Dim], others: &[Dim]) -> Dim {
     match (&n, &d) {
         (Dim::Known(a), Dim::Known(b)) if *b != 0 && a % b == 0 => Dim::Known(a / b),
         (_, Dim::Known(1)) => n,
-        (Dim::Sym(_), Dim::Known(b)) if *b > 0 => n.div_floor(&d),
+        (Dim::Term(_), Dim::Known(b)) if *b > 0 => n.div_floor(&d),
         _ => Dim::Unknown,
     }
 }
@@ -976,7 +976,7 @@ pub fn split(c: &Ctx) -> R {
                 }
                 Dim::Known(k) if k % parts == 0 => vec![Dim::Known(k / parts); n],
                 Dim::Known(k) => return invalid(format!("Split: {k} does not split evenly into {parts}")),
-                Dim::Sym(_) if n == 1 => vec![d.clone()],
+                Dim::Term(_) if n == 1 => vec![d.clone()],
                 _ => vec![Dim::Unknown; n],
             }
         }
@@ -1045,7 +1045,7 @@ pub fn pad(c: &Ctx) -> R {
                 };
                 return Err(RuleError::Window(format!("Pad ({mode}): {why}; onnxruntime refuses it")));
             }
-            Dim::Sym(sym) if min > 1 => out.assumptions.push((a, Assumption::AtLeast { size: sym.clone(), min })),
+            Dim::Term(sym) if min > 1 => out.assumptions.push((a, Assumption::AtLeast { size: sym.clone(), min })),
             _ => {}
         }
         let size = data[a].add(before).add(after);
@@ -1286,7 +1286,7 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
         // The span the window's first position leaves: negative when it does not fit.
         let span = d.add(&Dim::Known(pad)).sub(&Dim::Known(ek));
         let Dim::Known(num) = span else {
-            if let Dim::Sym(sym) = d {
+            if let Dim::Term(sym) = d {
                 let min = ek.saturating_sub(pad);
                 if min > 1 {
                     out.assumptions.push((axis, Assumption::AtLeast { size: sym.clone(), min }));
@@ -1409,7 +1409,7 @@ pub fn conv_transpose(c: &Ctx) -> R {
             // The output is (d-1)*stride + the rest, and onnxruntime refuses it below 1.
             let rest = opad[i].saturating_add(ek).saturating_sub(pad);
             match d {
-                Dim::Sym(sym) if rest < 1 => {
+                Dim::Term(sym) if rest < 1 => {
                     let min = (1 - rest).div_euclid(strides[i]) + i64::from((1 - rest).rem_euclid(strides[i]) != 0) + 1;
                     out.assumptions.push((2 + i, Assumption::AtLeast { size: sym.clone(), min }));
                 }
@@ -2605,7 +2605,7 @@ mod tests {
     fn a_size_is_never_a_negative_constant() {
         let seq = Dim::sym("seq");
         assert_eq!(fold::eq(&seq, &Dim::Known(-1)), Dim::Known(0));
-        assert_eq!(fold::eq(&Dim::Known(-1), &Dim::sym("min(64,seq)")), Dim::Known(0));
+        assert_eq!(fold::eq(&Dim::Known(-1), &Dim::parse("min(64,seq)")), Dim::Known(0));
         assert_eq!(fold::lt(&Dim::Known(-1), &seq.mul(&Dim::sym("batch"))), Dim::Known(1));
         // An expression with a subtraction may be negative; a size may be any other size.
         assert_eq!(fold::eq(&seq.sub(&Dim::Known(2)), &Dim::Known(-1)), Dim::Unknown);

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use crate::infer::Inference;
 use crate::ir::{Def, GraphId, IdMap, Model, ValueId, ValueInfo};
-use crate::shape::{Dim, Sym, Type};
+use crate::shape::{Dim, Term, Type};
 
 use super::{declared_names, renamed, writable};
 
@@ -57,7 +57,7 @@ impl Types for Taking<'_> {
     }
 }
 
-fn annotate_from(model: &mut Model, inf: &mut impl Types, renames: &HashMap<Sym, Sym>) -> usize {
+fn annotate_from(model: &mut Model, inf: &mut impl Types, renames: &HashMap<Term, Term>) -> usize {
     let mut added = 0;
     let graphs: Vec<GraphId> = model.graph_ids().collect();
     for g in graphs {
@@ -66,7 +66,7 @@ fn annotate_from(model: &mut Model, inf: &mut impl Types, renames: &HashMap<Sym,
     added
 }
 
-fn graph(model: &mut Model, g: GraphId, inf: &mut impl Types, renames: &HashMap<Sym, Sym>) -> usize {
+fn graph(model: &mut Model, g: GraphId, inf: &mut impl Types, renames: &HashMap<Term, Term>) -> usize {
     let fill_all = |infos: &mut Vec<ValueInfo>| {
         for vi in infos.iter_mut() {
             let owned;

@@ -91,6 +91,11 @@ pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
             let result = match family_rule(model, node) {
                 _ if legacy::is_prelu(model, n) => legacy::prelu(&mut patch, model, inf, n),
                 Some(ShapeRule::Legacy) => legacy::binary(&mut patch, model, inf, n),
+                Some(ShapeRule::Multi) if super::inputs_alike(inf, node) => continue,
+                Some(ShapeRule::Multi) if expanded_alike(model, node) => {
+                    report.computed.push(n);
+                    continue;
+                }
                 Some(ShapeRule::Multi) if ranked(model, inf, n) => {
                     let slots: Vec<usize> = (0..node.inputs.len()).filter(|i| node.inputs[*i].is_some()).collect();
                     Site::new(&patch, model, inf, n, None).and_then(|s| s.run(&mut patch, &slots, leading)).map(Some)
@@ -146,6 +151,28 @@ fn unreached(inf: &Inference, v: ValueId) -> Result<(), String> {
     match inf.ty(v) {
         Some(_) => Ok(()),
         None => Err("inference did not reach the node (an If branch that these sizes never take)".into()),
+    }
+}
+
+/// True when every operand of the node is the output of an `Expand` to one and the same
+/// target (as `expand` writes a broadcast whose sizes it folds at run time): the operands have
+/// one shape by construction, which inference may not see (each `Expand` of an unknown size
+/// gets a size of its own).
+fn expanded_alike(model: &Model, node: &crate::ir::Node) -> bool {
+    let target = |v: &Option<ValueId>| match v.map(|v| model.value(v).def) {
+        Some(crate::ir::Def::Node(e, 0))
+            if model.node(e).op_type == "Expand" && opset_of(model, model.node(e)) >= 8 =>
+        {
+            model.node(e).inputs.get(1).copied().flatten()
+        }
+        _ => None,
+    };
+    let mut targets = node.inputs.iter().filter(|v| v.is_some()).map(target);
+    match targets.next() {
+        Some(Some(first)) => {
+            node.inputs.iter().filter(|v| v.is_some()).count() >= 2 && targets.all(|t| t == Some(first))
+        }
+        _ => false,
     }
 }
 
@@ -492,15 +519,16 @@ impl<'a> Site<'a> {
     fn stretch(&self, placed: &[Dim]) -> Result<Stretch, String> {
         let r = self.out.len();
         if self.opset >= 8 {
-            let pieces: Option<Vec<Src>> = (0..r)
-                .map(|k| {
-                    if same(&placed[k], &self.out[k]) {
-                        Some(Src::Const(1))
-                    } else {
-                        self.source(k).or((self.opset >= 9).then_some(Src::Bcast(k)))
-                    }
-                })
-                .collect();
+            let piece = |k: usize| self.source(k).or((self.opset >= 9).then_some(Src::Bcast(k)));
+            let pieces: Option<Vec<Src>> =
+                (0..r).map(|k| if same(&placed[k], &self.out[k]) { Some(Src::Const(1)) } else { piece(k) }).collect();
+            // A size folded at run time is one inference cannot name: every operand then
+            // expands to the whole output shape, one vector for all, so that the operands are
+            // seen to have one shape (`expanded_alike`) when the result is expanded again.
+            let pieces = match pieces {
+                Some(p) if p.iter().any(|x| matches!(x, Src::Bcast(_))) => (0..r).map(piece).collect(),
+                other => other,
+            };
             return pieces.map(Stretch::Expand).ok_or_else(|| {
                 "a symbolic size needs a run-time broadcast of shapes, which needs opset 9 (Where)".to_string()
             });
@@ -534,7 +562,7 @@ impl<'a> Site<'a> {
                 let axis = (k + shape.len()).checked_sub(r)?;
                 return Some(Src::Dim { slot, axis });
             }
-            Dim::Sym(_) => {}
+            Dim::Term(_) => {}
             Dim::Unknown => return None,
         }
         let want = &self.out[k];

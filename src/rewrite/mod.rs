@@ -14,7 +14,7 @@ use crate::dtype::DType;
 use crate::infer::Inference;
 use crate::ir::{AttrValue, Attribute, Def, GraphId, Model, Node, NodeId, Tensor, TensorData, ValueId, ValueInfo};
 use crate::ops::{self, ShapeRule};
-use crate::shape::{render, Dim, Sym, Type};
+use crate::shape::{render, Dim, Term, Type};
 
 pub use annotate::{annotate, annotate_taking};
 pub use expand::expand;
@@ -80,7 +80,7 @@ pub struct Patch {
     positions: std::cell::OnceCell<crate::ir::IdMap<NodeId, usize>>,
     /// Symbolic sizes as the model itself names them ([`declared_names`]), for the types
     /// written for new values.
-    renames: HashMap<Sym, Sym>,
+    renames: HashMap<Term, Term>,
     /// Each node, int64 constant and shape vector made so far, by all that decides its
     /// output: asked for again in the same graph, it is not made twice (common
     /// subexpressions: a chain whose nodes all add `b` gets one `Unsqueeze` of `b` and one
@@ -104,9 +104,9 @@ enum Made {
 /// different size. A name the model gives two texts is left as ours, and so is a size that
 /// holds an unknown (`?1`) or a broadcast taken under a side condition (`max(a,b)`): the
 /// model's name for it states more than inference knows.
-pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Sym, Sym> {
-    let guessed = |s: &Sym| s.as_str().contains('?') || s.as_str().contains("max(");
-    let mut seen: HashMap<Sym, Option<Sym>> = HashMap::new();
+pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Term, Term> {
+    let guessed = |t: &Term| t.has_fresh() || t.has_broadcast();
+    let mut seen: HashMap<Term, Option<Term>> = HashMap::new();
     for g in &model.graphs {
         for info in g.inputs.iter().chain(&g.outputs).chain(&g.value_info) {
             let (Some(declared), Some(ours)) = (info.ty.as_ref().and_then(Type::shape), inf.shape(info.value)) else {
@@ -116,8 +116,8 @@ pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Sym, Sym
                 continue;
             }
             for (d, o) in declared.iter().zip(ours) {
-                if let (Dim::Sym(theirs), Dim::Sym(ours)) = (d, o) {
-                    if theirs != ours && !guessed(ours) && !theirs.as_str().starts_with('?') {
+                if let (Dim::Term(theirs), Dim::Term(ours)) = (d, o) {
+                    if theirs != ours && !guessed(ours) && !theirs.has_fresh() {
                         let entry = seen.entry(ours.clone()).or_insert_with(|| Some(theirs.clone()));
                         if entry.as_ref() != Some(theirs) {
                             *entry = None;
@@ -131,12 +131,12 @@ pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Sym, Sym
 }
 
 /// `t` with each symbolic size that `renames` holds written with the name it maps to.
-pub(crate) fn renamed(t: Type, renames: &HashMap<Sym, Sym>) -> Type {
+pub(crate) fn renamed(t: Type, renames: &HashMap<Term, Term>) -> Type {
     if renames.is_empty() {
         return t;
     }
     t.map_dims(&|d| match d {
-        Dim::Sym(s) => renames.get(s).map_or_else(|| d.clone(), |t| Dim::Sym(t.clone())),
+        Dim::Term(s) => renames.get(s).map_or_else(|| d.clone(), |t| Dim::Term(t.clone())),
         d => d.clone(),
     })
 }
@@ -192,7 +192,7 @@ impl Patch {
     }
 
     /// Writes new values' types with the model's own names for sizes ([`declared_names`]).
-    pub(crate) fn rename_as(&mut self, renames: HashMap<Sym, Sym>) {
+    pub(crate) fn rename_as(&mut self, renames: HashMap<Term, Term>) {
         self.renames = renames;
     }
 
@@ -358,12 +358,21 @@ impl Patch {
 
 /// True when two dims are provably the same size: equal known sizes or equal symbols.
 pub(crate) fn same(a: &Dim, b: &Dim) -> bool {
-    matches!((a, b), (Dim::Known(x), Dim::Known(y)) if x == y) || matches!((a, b), (Dim::Sym(x), Dim::Sym(y)) if x == y)
+    matches!((a, b), (Dim::Known(x), Dim::Known(y)) if x == y)
+        || matches!((a, b), (Dim::Term(x), Dim::Term(y)) if x == y)
 }
 
 /// True when two shapes are provably equal.
 pub(crate) fn same_shape(a: &[Dim], b: &[Dim]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y))
+}
+
+/// True when the node has two or more inputs and all have one and the same known shape: it
+/// broadcasts nothing, whatever name a declared output gives a size inference left anonymous.
+pub(crate) fn inputs_alike(inf: &Inference, node: &Node) -> bool {
+    let mut shapes = node.inputs.iter().flatten().map(|v| inf.shape(*v));
+    let Some(Some(first)) = shapes.next() else { return false };
+    node.inputs.iter().flatten().count() >= 2 && shapes.all(|s| s.is_some_and(|s| same_shape(s, first)))
 }
 
 /// A type fit to write to `value_info`: tensors (also inside sequences and optionals) whose
@@ -399,7 +408,7 @@ pub fn violations(model: &Model, inf: &Inference) -> Vec<(NodeId, String)> {
     for g in &model.graphs {
         for &n in &g.order {
             let node = model.node(n);
-            if family_rule(model, node).is_none() {
+            if family_rule(model, node).is_none() || inputs_alike(inf, node) {
                 continue;
             }
             let label = format!("{}: {} ({})", g.path, model.label_with(n, &positions), node.op_type);

@@ -3,7 +3,8 @@
 //! form built from it. Generic over the dimension type so that inference (`Dim`) and the
 //! executor (`usize`) share one rule.
 
-use super::dim::{Assumption, Dim, Sym};
+use super::dim::{Assumption, Dim};
+use super::term::{self, Term};
 
 /// A dimension type the broadcast rule can work on.
 pub trait BroadcastDim: Clone + PartialEq + std::fmt::Debug {
@@ -47,12 +48,12 @@ impl BroadcastDim for Dim {
         Dim::Known(1)
     }
 
-    /// A known size other than 1 wins and each symbol must be 1 or that size; else an unknown
-    /// size wins; else one symbol, or the largest of several, which must each be 1 or equal.
+    /// A known size other than 1 wins and each term must be 1 or that size; else an unknown
+    /// size wins; else one term, or the broadcast of several, which must each be 1 or equal.
     /// `multi` takes axes whose sizes agree before it asks.
     fn axis(dims: &[&Dim]) -> Option<(Dim, Vec<Assumption>)> {
         let mut known: Option<i64> = None;
-        let mut syms: smallvec::SmallVec<[&Sym; 4]> = smallvec::SmallVec::new();
+        let mut terms: smallvec::SmallVec<[&Term; 4]> = smallvec::SmallVec::new();
         let mut unknown = false;
         for d in dims {
             match d {
@@ -61,27 +62,27 @@ impl BroadcastDim for Dim {
                     Some(k) if k != *n => return None,
                     _ => known = Some(*n),
                 },
-                Dim::Sym(s) => syms.push(s),
+                Dim::Term(t) => terms.push(t),
                 Dim::Unknown => unknown = true,
             }
         }
-        syms.sort_unstable();
-        syms.dedup();
+        terms.sort_unstable();
+        terms.dedup();
         if let Some(k) = known {
-            // A known size other than 1 wins; each symbol must be 1 or that size.
+            // A known size other than 1 wins; each term must be 1 or that size.
             let sizes = |k| if k == 1 { vec![1] } else { vec![1, k] };
-            let assume = syms.into_iter().map(|s| Assumption::OneOf { sym: s.clone(), sizes: sizes(k) }).collect();
+            let assume = terms.into_iter().map(|t| Assumption::OneOf { sym: t.clone(), sizes: sizes(k) }).collect();
             return Some((Dim::Known(k), assume));
         }
         if unknown {
             return Some((Dim::Unknown, Vec::new()));
         }
-        match syms.as_slice() {
+        match terms.as_slice() {
             [] => Some((Dim::Known(1), Vec::new())),
-            [one] => Some((Dim::Sym((*one).clone()), Vec::new())),
+            [one] => Some((Dim::Term((*one).clone()), Vec::new())),
             many => {
-                let assume = Assumption::EqualOrOne(many.iter().map(|s| (*s).clone()).collect());
-                Some((Dim::Sym(Sym::max_of(many.iter().copied())).bounded(), vec![assume]))
+                let assume = Assumption::EqualOrOne(many.iter().map(|t| (*t).clone()).collect());
+                Some((term::broadcast(many), vec![assume]))
             }
         }
     }
@@ -92,9 +93,9 @@ impl BroadcastDim for Dim {
             (a, b) if a == b => Some(Vec::new()),
             (Dim::Unknown, _) | (_, Dim::Unknown) => Some(Vec::new()),
             (Dim::Known(_), Dim::Known(_)) => None,
-            (Dim::Sym(s), Dim::Known(k)) => Some(vec![Assumption::OneOf { sym: s.clone(), sizes: vec![1, *k] }]),
-            (Dim::Known(k), Dim::Sym(t)) => Some(vec![Assumption::OneOf { sym: t.clone(), sizes: vec![*k] }]),
-            (Dim::Sym(s), Dim::Sym(t)) => Some(vec![Assumption::Stretches { from: s.clone(), to: t.clone() }]),
+            (Dim::Term(s), Dim::Known(k)) => Some(vec![Assumption::OneOf { sym: s.clone(), sizes: vec![1, *k] }]),
+            (Dim::Known(k), Dim::Term(t)) => Some(vec![Assumption::OneOf { sym: t.clone(), sizes: vec![*k] }]),
+            (Dim::Term(s), Dim::Term(t)) => Some(vec![Assumption::Stretches { from: s.clone(), to: t.clone() }]),
         }
     }
 }
@@ -280,12 +281,13 @@ mod tests {
         // A known size beats a symbol and records the side condition.
         let out = multi(&[&[s.clone()][..], &[Dim::Known(512)]]).unwrap();
         assert_eq!(out.shape, vec![Dim::Known(512)]);
-        let want = Assumption::OneOf { sym: Sym::new("seq"), sizes: vec![1, 512] };
+        let want = Assumption::OneOf { sym: Term::name("seq"), sizes: vec![1, 512] };
         assert_eq!(out.assumptions, vec![(0, want)]);
         // Two different symbols: a result plus a side condition.
         let out = multi(&[std::slice::from_ref(&s), std::slice::from_ref(&b)]).unwrap();
-        assert_eq!(out.shape, vec![Dim::sym("max(batch,seq)")]);
-        let want = Assumption::EqualOrOne(vec![Sym::new("batch"), Sym::new("seq")]);
+        assert_eq!(out.shape, vec![Dim::parse("broadcast(batch,seq)")]);
+        assert_eq!(out.shape[0].to_string(), "broadcast(batch,seq)");
+        let want = Assumption::EqualOrOne(vec![Term::name("batch"), Term::name("seq")]);
         assert_eq!(out.assumptions, vec![(0, want)]);
         // Unknown with a known non-1 size gives that size; with 1 stays unknown.
         assert_eq!(multi(&[&[Dim::Unknown][..], &[Dim::Known(4)]]).unwrap().shape, vec![Dim::Known(4)]);

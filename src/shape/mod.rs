@@ -4,10 +4,14 @@
 mod arith;
 mod broadcast;
 mod dim;
+mod parse;
+mod term;
 
 pub use arith::slice_range;
 pub use broadcast::{expand, in_dim, legacy, legacy_dims, multi, uni, Broadcast, BroadcastDim, BroadcastError};
-pub use dim::{render, Assumption, Dim, Rendered, Sym, MAX_EXPR};
+pub use dim::{render, Assumption, Dim, Rendered};
+pub use parse::{parse, MAX_TEXT};
+pub use term::{Term, MAX_NODES};
 
 /// A shape as inference knows it.
 pub type Shape = Vec<Dim>;

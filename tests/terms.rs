@@ -1,11 +1,14 @@
-//! `Dim` arithmetic against integers: random sequences of the operations shape rules use,
-//! applied to symbols and, in step, to the integers the symbols stand for. The expression a
-//! symbolic result prints must evaluate, by the small parser here (independent of the
-//! simplifications in `src/shape/dim.rs`), to the integer result.
+//! Sizes as terms against integers. Random sequences of the operations shape rules use, applied
+//! to named sizes and, in step, to the integers the names stand for: each result's value
+//! (`Term::eval`) must be the integer result, and so must the text it prints, read by the small
+//! evaluator here (independent of `src/shape`), and reading that text back (`shape::parse`)
+//! must give the same term. And terms of the class the canonical form is guaranteed for
+//! (integer-affine over names plus one floor of such a form), equal on every binding tried,
+//! must be one term.
 
 use std::collections::HashMap;
 
-use onnx_bcast::shape::Dim;
+use onnx_bcast::shape::{self, Dim};
 use proptest::prelude::*;
 
 /// Evaluates an expression as `Dim` prints them: integers, names, `+ - * %` (`%` with the
@@ -120,15 +123,26 @@ impl Eval<'_> {
     }
 }
 
+/// The value of a dim's printed text, by the evaluator above.
+fn eval_text(d: &Dim, env: &HashMap<String, i64>) -> Option<i64> {
+    match d {
+        Dim::Known(k) => Some(*k),
+        Dim::Unknown => None,
+        Dim::Term(t) => {
+            let text = t.to_string();
+            let mut e = Eval { text: text.as_bytes(), at: 0, env };
+            let v = e.expr()?;
+            (e.at == e.text.len()).then_some(v)
+        }
+    }
+}
+
+/// The value of a dim by `Term::eval`, names taking their values from `env`.
 fn eval(d: &Dim, env: &HashMap<String, i64>) -> Option<i64> {
     match d {
         Dim::Known(k) => Some(*k),
         Dim::Unknown => None,
-        Dim::Sym(s) => {
-            let mut e = Eval { text: s.as_str().as_bytes(), at: 0, env };
-            let v = e.expr()?;
-            (e.at == e.text.len()).then_some(v)
-        }
+        Dim::Term(t) => t.eval(&|a| a.as_name().and_then(|n| env.get(n)).copied()),
     }
 }
 
@@ -147,7 +161,8 @@ fn the_evaluator_reads_what_it_should() {
         ("ceil((-7)/2)", -3),
     ];
     for (text, want) in cases {
-        assert_eq!(eval(&Dim::sym(text), &env), Some(want), "{text}");
+        let mut e = Eval { text: text.as_bytes(), at: 0, env: &env };
+        assert_eq!(e.expr(), Some(want), "{text}");
     }
 }
 
@@ -214,8 +229,11 @@ proptest! {
             if matches!(op, Op::Min(..)) && (vals.iter().any(|x| x.1 < 0)) {
                 break;
             }
-            let got = eval(&d, &env);
-            prop_assert_eq!(got, Some(v), "{} with h={}, w={}", d, h, w);
+            prop_assert_eq!(eval(&d, &env), Some(v), "{} with h={}, w={}", d, h, w);
+            prop_assert_eq!(eval_text(&d, &env), Some(v), "the text of {} with h={}, w={}", d, h, w);
+            if d.to_string().len() <= shape::MAX_TEXT {
+                prop_assert_eq!(&shape::parse(&d.to_string()), &d, "{} read back", d);
+            }
             vals.push((d, v));
         }
     }
@@ -225,51 +243,145 @@ proptest! {
 fn a_stride_two_layer_after_a_two_times_upsampling_gives_the_size_back() {
     // YOLO necks: a feature map of size `a` is upsampled twice (a*2*2), then each stride-2
     // convolution (kernel 3, pad 1: floor((x-1)/2)+1) halves it again.
-    let a = Dim::sym("h").add(&Dim::Known(-1)).div_floor(&Dim::Known(2)).add(&Dim::Known(1));
+    let conv = |x: &Dim| x.add(&Dim::Known(-1)).div_floor(&Dim::Known(2)).add(&Dim::Known(1));
+    let a = conv(&Dim::sym("h"));
     assert_eq!(a.to_string(), "floor((h-1)/2)+1");
     let up = a.mul(&Dim::Known(2)).mul(&Dim::Known(2));
-    assert_eq!(up.to_string(), "(floor((h-1)/2)+1)*4");
-    let conv = |x: &Dim| x.add(&Dim::Known(-1)).div_floor(&Dim::Known(2)).add(&Dim::Known(1));
+    assert_eq!(up.to_string(), "floor((h-1)/2)*4+4");
     let p4 = conv(&up);
-    assert_eq!(p4.to_string(), "(floor((h-1)/2)+1)*2");
+    assert_eq!(p4, a.mul(&Dim::Known(2)));
     assert_eq!(conv(&p4), a);
-    // The same with ceil: ceil((a*4+1)/2) is a*2+1.
-    assert_eq!(up.add(&Dim::Known(1)).div_ceil(&Dim::Known(2)).to_string(), "(floor((h-1)/2)+1)*2+1");
+    // ceil((a*4+1)/2) is a*2+1.
+    assert_eq!(up.add(&Dim::Known(1)).div_ceil(&Dim::Known(2)), a.mul(&Dim::Known(2)).add(&Dim::Known(1)));
 }
 
 #[test]
-fn true_division_written_by_an_exporter_is_not_taken_apart() {
-    // onnx writes `h/2 - 1/2` for a size; `(h/2 - 1/2)*4` is not a multiple of an integer
-    // expression, so floor((that*4-1)/2) stays as it is.
-    let x = Dim::sym("h/2 - 1/2").mul(&Dim::Known(4)).add(&Dim::Known(-1));
-    assert_eq!(x.div_floor(&Dim::Known(2)).to_string(), "floor(((h/2 - 1/2)*4-1)/2)");
-    // Nor is a factor the divisor does not divide.
-    let y = Dim::sym("h").mul(&Dim::Known(3)).add(&Dim::Known(-1));
-    assert_eq!(y.div_floor(&Dim::Known(2)).to_string(), "floor((h*3-1)/2)");
+fn a_chain_of_convolutions_is_one_floor() {
+    // floor(floor(e/a)/b) = floor(e/(a*b)): five stride-2 layers over `h` are one floor, so a
+    // condition relating two stages of a pyramid reads in the terms a person would write.
+    let conv = |x: &Dim| x.add(&Dim::Known(-1)).div_floor(&Dim::Known(2)).add(&Dim::Known(1));
+    let mut x = Dim::sym("h");
+    for _ in 0..5 {
+        x = conv(&x);
+    }
+    assert_eq!(x.to_string(), "floor((h-1)/32)+1");
+    for h in 0i64..300 {
+        let mut v = h;
+        for _ in 0..5 {
+            v = (v - 1).div_euclid(2) + 1;
+        }
+        assert_eq!(eval(&x, &HashMap::from([("h".to_string(), h)])), Some(v), "h = {h}");
+    }
+}
+
+#[test]
+fn exporters_spellings_read_as_the_same_terms() {
+    let conv = Dim::sym("h").add(&Dim::Known(-1)).div_floor(&Dim::Known(2)).add(&Dim::Known(1));
+    // onnx writes `floor(h/2 - 1/2) + 1` for this size; torch writes `2*s0` for `s0*2`.
+    assert_eq!(shape::parse("floor(h/2 - 1/2) + 1"), conv);
+    assert_eq!(shape::parse("2*s0"), Dim::sym("s0").mul(&Dim::Known(2)));
+    assert_eq!(shape::parse("ceil(h/2)"), Dim::sym("h").div_ceil(&Dim::Known(2)));
+    // True division that is no integer, a decimal factor, a name with a dot: names, whole.
+    for text in ["h/2 - 1/2", "h*0.5", "h*.5", "DynamicDimension.1", "batch size", "a+"] {
+        assert_eq!(shape::parse(text), Dim::sym(text), "{text}");
+    }
+    // `h*0.5*4` is an integer again.
+    assert_eq!(shape::parse("h*0.5*4"), Dim::sym("h").mul(&Dim::Known(2)));
 }
 
 #[test]
 fn a_dot_in_a_name_is_not_a_decimal_point() {
     // paddle2onnx names input dims `DynamicDimension.1`. Reshape's -1 over a PP-OCR
-    // recognizer's [n, 120, 1, x*3] divides x*360 by 360; the dot made the division stay
-    // (`floor(((...)*360)/360)`) and grow into a 1.5 KB `max(...)` down the model.
+    // recognizer's [n, 120, 1, x*3] divides x*360 by 360: it must give x back.
     let conv = |d: &Dim| d.add(&Dim::Known(-1)).div_floor(&Dim::Known(2)).add(&Dim::Known(1));
     let x = conv(&conv(&Dim::sym("DynamicDimension.1")));
-    assert_eq!(x.to_string(), "floor(floor((DynamicDimension.1-1)/2)/2)+1");
-    let back = x.mul(&Dim::Known(360)).div_floor(&Dim::Known(360));
-    assert_eq!(back, x);
+    assert_eq!(x.to_string(), "floor((DynamicDimension.1-1)/4)+1");
+    assert_eq!(x.mul(&Dim::Known(360)).div_floor(&Dim::Known(360)), x);
     let up = x.mul(&Dim::Known(4)).add(&Dim::Known(-1)).div_floor(&Dim::Known(2));
-    assert_eq!(up.to_string(), "(floor(floor((DynamicDimension.1-1)/2)/2)+1)*2-1");
     for w in 1i64..200 {
         let env = HashMap::from([("DynamicDimension.1".to_string(), w)]);
         let xv = (w - 1).div_euclid(2).div_euclid(2) + 1;
         assert_eq!(eval(&up, &env), Some((xv * 4 - 1).div_euclid(2)), "w = {w}");
+        assert_eq!(eval_text(&up, &env), Some((xv * 4 - 1).div_euclid(2)), "w = {w}");
     }
-    // A decimal number is still not taken apart: `h*0.5` is no integer, nor is `h*.5`,
-    // written without its leading zero.
-    for decimal in ["h*0.5", "h*.5"] {
-        let half = Dim::sym(decimal).mul(&Dim::Known(4)).add(&Dim::Known(-1));
-        let kept = half.div_floor(&Dim::Known(2)).to_string();
-        assert!(kept.starts_with("floor(") && kept.ends_with("-1)/2)"), "{decimal}: {kept}");
+}
+
+#[test]
+fn a_chain_of_broadcasts_over_new_names_stays_linear() {
+    // 10,000 broadcasts, each over a new name: each step builds a constant amount.
+    let mut acc = Dim::sym("s0");
+    let start = std::time::Instant::now();
+    for i in 1..10_000 {
+        acc = Dim::broadcast_of(&[&acc, &Dim::sym(&format!("s{i}"))]);
+    }
+    assert!(start.elapsed() < std::time::Duration::from_secs(5), "{:?}", start.elapsed());
+    // Past the node limit the size is unknown rather than ever larger.
+    assert!(matches!(acc, Dim::Unknown) || acc.term().is_some_and(|t| t.size() <= shape::MAX_NODES));
+}
+
+/// An integer-affine form over `a` and `b`: constant, coefficient of a, coefficient of b.
+type Affine = (i64, i64, i64);
+
+fn affine(f: Affine) -> Dim {
+    Dim::Known(f.0).add(&Dim::sym("a").mul(&Dim::Known(f.1))).add(&Dim::sym("b").mul(&Dim::Known(f.2)))
+}
+
+fn value(f: Affine, a: i64, b: i64) -> i64 {
+    f.0 + f.1 * a + f.2 * b
+}
+
+/// A term of the guaranteed class, `m*floor(A/k) + B`, built in one of several ways that give
+/// the same size: directly, with a multiple of `k` moved into the floor and out again, with a
+/// common factor put in, as a floor of a floor, or as a ceil.
+fn class_term(outer: i64, inner: Affine, k: i64, rest: Affine, way: u8) -> Dim {
+    let floor = match way % 5 {
+        0 => affine(inner).div_floor(&Dim::Known(k)),
+        1 => affine(inner).add(&Dim::sym("b").mul(&Dim::Known(k))).div_floor(&Dim::Known(k)).sub(&Dim::sym("b")),
+        2 => affine(inner).mul(&Dim::Known(3)).add(&Dim::Known(2)).div_floor(&Dim::Known(3 * k)),
+        3 => affine(inner).div_floor(&Dim::Known(1)).div_floor(&Dim::Known(k)),
+        _ => affine(inner).sub(&Dim::Known(k - 1)).div_ceil(&Dim::Known(k)),
+    };
+    floor.mul(&Dim::Known(outer)).add(&affine(rest))
+}
+
+fn class_value(outer: i64, inner: Affine, k: i64, rest: Affine, a: i64, b: i64) -> i64 {
+    outer * value(inner, a, b).div_euclid(k) + value(rest, a, b)
+}
+
+fn affine_strategy() -> impl Strategy<Value = Affine> {
+    (-9i64..10, -4i64..5, -4i64..5)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3000))]
+
+    #[test]
+    fn one_size_built_two_ways_is_one_term(
+        outer in -3i64..4,
+        inner in affine_strategy(),
+        k in 1i64..7,
+        rest in affine_strategy(),
+        ways in (0u8..5, 0u8..5),
+    ) {
+        let (x, y) = (class_term(outer, inner, k, rest, ways.0), class_term(outer, inner, k, rest, ways.1));
+        for a in 0..12 {
+            for b in 0..12 {
+                let env = HashMap::from([("a".to_string(), a), ("b".to_string(), b)]);
+                prop_assert_eq!(eval(&x, &env), Some(class_value(outer, inner, k, rest, a, b)));
+            }
+        }
+        prop_assert_eq!(&x, &y, "{} and {}", x, y);
+    }
+
+    #[test]
+    fn terms_equal_on_every_binding_are_one_term(
+        p in (-3i64..4, affine_strategy(), 1i64..7, affine_strategy()),
+        q in (-3i64..4, affine_strategy(), 1i64..7, affine_strategy()),
+    ) {
+        let (x, y) = (class_term(p.0, p.1, p.2, p.3, 0), class_term(q.0, q.1, q.2, q.3, 0));
+        let equal = (0..16).all(|a| (0..16).all(|b| {
+            class_value(p.0, p.1, p.2, p.3, a, b) == class_value(q.0, q.1, q.2, q.3, a, b)
+        }));
+        prop_assert_eq!(equal, x == y, "{} and {}", x, y);
     }
 }
