@@ -1,4 +1,4 @@
-"""Pass speed as a user meets it: `onnx-bcast check` and `onnx-bcast annotate`, each a whole
+"""Pass speed as a user meets it: `onnx-bcast check` and `onnx-bcast annotate` (and `infer`), each a whole
 process, on generated chains of 10k, 100k and 1M broadcasting nodes; against another build of
 onnx-bcast (`--base`, optional) and, for reference, onnx's shape inference.
 
@@ -83,6 +83,8 @@ def main():
     ap.add_argument("--base", help="another onnx-bcast binary to compare with")
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--runs", type=int, default=11, help="alternating rounds per size and command")
+    ap.add_argument("--commands", default="check,annotate",
+                    help="of check, annotate and infer (infer prints every tensor; onnx's side is as for check)")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     print("load average before the run: %.2f %.2f %.2f" % os.getloadavg())
@@ -106,7 +108,9 @@ def main():
         def onnx_annotate():
             onnx.save(onnx.shape_inference.infer_shapes(onnx.load(path)), theirs_out)
 
-        for command, theirs_f in [("check", onnx_check), ("annotate", onnx_annotate)]:
+        sides = {"check": onnx_check, "infer": onnx_check, "annotate": onnx_annotate}
+        for command in args.commands.split(","):
+            theirs_f = sides[command]
             extra = ["-o", out] if command == "annotate" else []
             ours, base, theirs = [], [], []
             for _ in range(args.runs):

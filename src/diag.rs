@@ -87,6 +87,8 @@ pub struct Diagnostic {
     pub inputs: Vec<(String, String)>,
     /// The clashing (input index, size) pairs, for broadcasting.
     pub sizes: Vec<(usize, String)>,
+    /// Where each clashing size came from (input index, the path in words).
+    pub origins: Vec<(usize, String)>,
     pub message: String,
 }
 
@@ -102,6 +104,7 @@ impl Diagnostic {
             axis: None,
             inputs: Vec::new(),
             sizes: Vec::new(),
+            origins: Vec::new(),
             message,
         }
     }
@@ -124,6 +127,9 @@ impl fmt::Display for Diagnostic {
                 }
                 _ => write!(f, "\n   | input {i} '{name}': {shape}")?,
             }
+        }
+        for (i, origin) in &self.origins {
+            write!(f, "\n   = input {i}: {origin}")?;
         }
         Ok(())
     }

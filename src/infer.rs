@@ -67,6 +67,8 @@ pub struct Inference {
     strings: Sparse<Vec<String>>,
     pub diagnostics: Vec<Diagnostic>,
     pub constraints: Vec<Constraint>,
+    /// For which sizes of each symbolic input dim the side conditions hold.
+    pub contract: crate::contract::Contract,
     /// The options it ran under, so that a pass can infer its result again alike.
     options: Options,
 }
@@ -208,6 +210,7 @@ const MIN_TRACKED_BYTES: usize = 64 << 20;
 /// Infers every value's type in every graph of `model`.
 pub fn infer(model: &Model, options: &Options) -> Inference {
     let mut cx = Infer {
+        traced: Default::default(),
         model,
         options,
         seen: Default::default(),
@@ -240,10 +243,21 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
     cx.out.diagnostics.extend(crate::validate::validate(model));
     cx.graph(Model::MAIN);
     cx.contradictions();
+    let reported =
+        cx.out.diagnostics.iter().filter(|d| d.code == "symbol-contradiction").filter_map(|d| d.node.clone());
+    let (mut contract, found) = crate::contract::solve(&cx.out.constraints, &reported.collect());
+    crate::contract::explain(&mut contract, model, &cx.out);
+    cx.out.contract = contract;
+    cx.out.diagnostics.extend(found);
     cx.out
 }
 
+/// How many clashes of a model get their sizes traced back ([`crate::provenance`]).
+const MAX_TRACED: usize = 1000;
+
 struct Infer<'a> {
+    /// Clashes traced so far.
+    traced: std::cell::Cell<usize>,
     model: &'a Model,
     options: &'a Options,
     out: Inference,
@@ -641,6 +655,18 @@ impl Infer<'_> {
     }
 
     /// The node's label in messages: its name, or `op_type#index`.
+    /// The finding `d` with where each of the node's inputs comes from (a finding about whole
+    /// shapes, such as ranks, has no one size to trace).
+    fn with_sources(&self, mut d: Diagnostic, n: NodeId) -> Diagnostic {
+        let positions = self.position.get_or_init(|| self.model.positions());
+        for (i, v) in self.model.node(n).inputs.iter().enumerate() {
+            if let Some(v) = v {
+                d.origins.push((i, crate::provenance::source_of(self.model, positions, *v)));
+            }
+        }
+        d
+    }
+
     fn label(&self, n: NodeId) -> String {
         self.model.label_with(n, self.position.get_or_init(|| self.model.positions()))
     }
@@ -991,13 +1017,35 @@ impl Infer<'_> {
                 let msg = format!("inputs do not broadcast: at axis {axis}{at}, {}", parts.join(" and "));
                 let mut d = self.diag(n, Severity::Error, "broadcast-incompatible", msg);
                 d.axis = Some(axis);
-                d.sizes = sizes.into_iter().map(|(i, s)| (i, s.to_string())).collect();
+                d.sizes = sizes.iter().map(|(i, s)| (*i, s.to_string())).collect();
+                // Where each clashing size came from, for the first clashes of a model.
+                if self.traced.get() < MAX_TRACED {
+                    self.traced.set(self.traced.get() + 1);
+                    let positions = self.position.get_or_init(|| model.positions());
+                    for (i, size) in &sizes {
+                        let own =
+                            rank(*i).and_then(|r| if aligned { (axis + r).checked_sub(out_rank) } else { Some(axis) });
+                        let Some(v) = node.inputs.get(*i).copied().flatten() else { continue };
+                        // Where the input is not aligned at its last axis (the legacy `axis`),
+                        // the axis holding the clashing size.
+                        let shape = self.out.shape(v);
+                        let own = own.filter(|a| shape.is_some_and(|s| s.get(*a) == Some(size))).or_else(|| {
+                            let s = shape?;
+                            let mut at = s.iter().enumerate().filter(|(_, d)| *d == size).map(|(a, _)| a);
+                            at.next().filter(|_| at.next().is_none())
+                        });
+                        let Some(own) = own else { continue };
+                        if let Some(o) = crate::provenance::trace(model, &self.out, positions, v, own) {
+                            d.origins.push((*i, o.render(&|d: &Dim| d.to_string())));
+                        }
+                    }
+                }
                 d
             }
             RuleError::Broadcast(BroadcastError::Rank { input, rank, target }) => {
                 let msg =
                     format!("'{}' has rank {rank}, more than the rank {target} it must broadcast to", name(input));
-                self.diag(n, Severity::Error, "broadcast-incompatible", msg)
+                self.with_sources(self.diag(n, Severity::Error, "broadcast-incompatible", msg), n)
             }
             RuleError::Broadcast(BroadcastError::BadDims { dims, rank }) => {
                 let msg = format!(
@@ -1005,7 +1053,7 @@ impl Infer<'_> {
                     name(1),
                     name(0)
                 );
-                self.diag(n, Severity::Error, "broadcast-incompatible", msg)
+                self.with_sources(self.diag(n, Severity::Error, "broadcast-incompatible", msg), n)
             }
             RuleError::Unequal { input, rule } => {
                 let shape = |i: usize| {
@@ -1019,7 +1067,7 @@ impl Infer<'_> {
                     name(input),
                     shape(input)
                 );
-                self.diag(n, Severity::Error, "broadcast-incompatible", msg)
+                self.with_sources(self.diag(n, Severity::Error, "broadcast-incompatible", msg), n)
             }
             RuleError::Window(msg) => self.diag(n, Severity::Error, "window-too-large", msg),
             RuleError::Invalid(msg) => self.diag(n, Severity::Error, "invalid-node", msg),

@@ -6,6 +6,7 @@
 #[path = "common/build.rs"]
 mod build;
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -617,10 +618,17 @@ fn check_shows_what_it_assumed() {
     assert!(lines[0].ends_with(": ok"), "{}", r.stdout);
     assert_eq!(lines[1], "  assumed:", "{}", r.stdout);
     assert_eq!(lines[2], "    m, n are equal or 1   (needed by add_ab (Add) at axis 0, main)", "{}", r.stdout);
+    // A condition over two dims is a relation of the contract.
+    assert_eq!(lines[3], "  contract:", "{}", r.stdout);
+    assert_eq!(lines[4], "    m, n: m, n are equal or 1   (needed by add_ab)", "{}", r.stdout);
     let r = run(&[Path::new("check"), p.as_path(), Path::new("--format"), Path::new("github")]);
+    let file = p.display();
     assert_eq!(
         r.stdout.trim(),
-        format!("::notice file={},title=assumed::add_ab (Add): m, n are equal or 1 (axis 0, main)", p.display())
+        format!(
+            "::notice file={file},title=assumed::add_ab (Add): m, n are equal or 1 (axis 0, main)\n\
+             ::notice file={file},title=contract::m, n: m, n are equal or 1   (needed by add_ab)"
+        )
     );
 }
 
@@ -810,4 +818,192 @@ fn a_model_without_opsets_is_read_alike_everywhere() {
     let y = npy::read(&out.join("y.npy"), 1 << 20).unwrap();
     assert_eq!(y.shape, vec![2, 3]);
     assert_eq!(y.elems::<f32>().unwrap(), &[3f32; 6]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Input contracts (`contract` in the JSON, `--require`, `unsatisfiable`).
+
+/// x [1, 1, h] through two MaxPools (kernel 2, stride 2), the second doubled by a Concat
+/// and added to the first. onnxruntime divides pooling sizes toward zero, so a pooling runs on
+/// an input smaller than its window; run for h = 1..=40 (onnxruntime 1.32) it accepts 1, 2, 3,
+/// 4, 5, 8, 9, 12, 13, ...: 1 to 3, then h mod 4 of 0 or 1; h = 6 fails at `sum` (3 and 2).
+fn pooled_model() -> onnx_bcast::onnx::ModelProto {
+    use build::{input, model, node, with_int, with_ints};
+    let pool = |name: &str, i: &str, o: &str| {
+        with_ints(with_ints(node(name, "MaxPool", &[i], &[o]), "kernel_shape", &[2]), "strides", &[2])
+    };
+    model(
+        17,
+        vec![input("x", &[D::N(1), D::N(1), D::S("h")])],
+        vec![
+            pool("pool1", "x", "a"),
+            pool("pool2", "a", "b"),
+            with_int(node("twice", "Concat", &["b", "b"], &["c"]), "axis", 2),
+            node("sum", "Add", &["a", "c"], &["y"]),
+        ],
+        &["y"],
+    )
+}
+
+#[test]
+fn contracts_say_which_sizes_run() {
+    let p = build::write(&pooled_model(), &scratch("contract"), "pooled.onnx");
+    let r = run(&[OsStr::new("infer"), p.as_os_str(), OsStr::new("--format"), OsStr::new("json")]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    let h = &doc["contract"]["dims"]["h"];
+    assert_eq!(h["min"], 1, "{h}");
+    assert_eq!(h["max"], Value::Null);
+    assert_eq!(h["modulus"], 4);
+    assert_eq!(h["residues"], serde_json::json!([0, 1]));
+    assert_eq!(h["except"], serde_json::json!([]));
+    assert_eq!(h["also"], serde_json::json!([2, 3]));
+    assert_eq!(h["exact"], true);
+    assert_eq!(h["counterexample"]["value"], 6);
+    assert_eq!(h["counterexample"]["node"], "sum");
+    // Where each size `sum` gets at h = 6 came from.
+    assert_eq!(
+        h["counterexample"]["provenance"][1],
+        "'c': x axis 2 = 6 -> pool1 (MaxPool) 3 -> pool2 (MaxPool) 1 -> twice (Concat) 2"
+    );
+    let text = run(&[OsStr::new("check"), p.as_os_str()]);
+    assert!(text.stdout.contains("h: a multiple of 4, or 1 more than one, or 2, 3"), "{}", text.stdout);
+    // --require: every size accepted passes; one refused fails, naming it.
+    let ok = run(&[OsStr::new("check"), p.as_os_str(), OsStr::new("--require"), OsStr::new("h=4..=64/4")]);
+    assert_eq!(ok.code, 0, "{}", ok.stdout);
+    let bad = run(&[OsStr::new("check"), p.as_os_str(), OsStr::new("--require"), OsStr::new("h=1..=8")]);
+    assert_eq!(bad.code, 1, "{}", bad.stdout);
+    assert!(bad.stdout.contains("require-failed") && bad.stdout.contains("h=6"), "{}", bad.stdout);
+    let unknown = run(&[OsStr::new("check"), p.as_os_str(), OsStr::new("--require"), OsStr::new("w=1,2")]);
+    assert_eq!(unknown.code, 2, "{}", unknown.stderr);
+    let spec = run(&[OsStr::new("check"), p.as_os_str(), OsStr::new("--require"), OsStr::new("h=9..=1")]);
+    assert_eq!(spec.code, 2, "{}", spec.stderr);
+}
+
+/// A Reshape to [-1, 6] of x [batch, 12] gives [batch*2, 6], added to y [7, 6]: batch*2 must
+/// be 1 or 7, which no integer is.
+#[test]
+fn a_condition_no_size_satisfies_is_an_error() {
+    use build::{input, model, node};
+    use onnx_bcast::onnx;
+    let shape = onnx::TensorProto {
+        name: Some("shape".into()),
+        data_type: Some(7),
+        dims: vec![2],
+        int64_data: vec![-1, 6],
+        ..Default::default()
+    };
+    let mut m = model(
+        17,
+        vec![input("x", &[D::S("batch"), D::N(12)]), input("y", &[7, 6])],
+        vec![node("reshape", "Reshape", &["x", "shape"], &["r"]), node("add", "Add", &["r", "y"], &["z"])],
+        &["z"],
+    );
+    m.graph.as_mut().unwrap().initializer.push(shape);
+    let p = build::write(&m, &scratch("contract"), "unsat.onnx");
+    let r = run(&[OsStr::new("check"), p.as_os_str()]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stdout.contains("error[unsatisfiable]") && r.stdout.contains("add (Add)"), "{}", r.stdout);
+    // --deny-warnings: a model with only a warning fails.
+    let warn = build::write(&build::binary(17, "n", "Add", &[0, 3], &[1, 3]), &scratch("contract"), "warn.onnx");
+    assert_eq!(run(&[OsStr::new("check"), warn.as_os_str()]).code, 0);
+    assert_eq!(run(&[OsStr::new("check"), warn.as_os_str(), OsStr::new("--deny-warnings")]).code, 1);
+}
+
+/// x [BATCH, H] reshaped to [BATCH, -1, K]: H must be a multiple of K.
+fn windowed(batch: D, h: &'static str, k: i64) -> onnx_bcast::onnx::ModelProto {
+    use build::{input, model, node};
+    let shape = onnx_bcast::onnx::TensorProto {
+        name: Some("shape".into()),
+        data_type: Some(7),
+        dims: vec![3],
+        int64_data: vec![0, -1, k],
+        ..Default::default()
+    };
+    let mut m = model(
+        17,
+        vec![input("x", &[batch, D::S(h)])],
+        vec![node("windows", "Reshape", &["x", "shape"], &["y"])],
+        &["y"],
+    );
+    m.graph.as_mut().unwrap().initializer.push(shape);
+    m
+}
+
+#[test]
+fn diff_finds_what_callers_would_meet() {
+    let dir = scratch("diff");
+    let base = build::write(&windowed(D::S("batch"), "h", 32), &dir, "base.onnx");
+    let with = |name: &str, m| build::write(&m, &dir, name);
+    let diff = |new: &Path| run(&[Path::new("diff"), base.as_path(), new]);
+    // The contract of the base: h a multiple of 32.
+    let r = run(&[Path::new("check"), base.as_path()]);
+    assert!(r.stdout.contains("h: a multiple of 32"), "{}", r.stdout);
+    // Two saves of one model: nothing.
+    let saved = dir.join("saved.onnx");
+    assert_eq!(run(&[Path::new("annotate"), base.as_path(), Path::new("-o"), saved.as_path()]).code, 0);
+    let r = diff(&saved);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.ends_with("no differences\n"), "{}", r.stdout);
+    // A batch that became fixed.
+    let r = diff(&with("fixed.onnx", windowed(D::N(2), "h", 32)));
+    assert_eq!(r.code, 1);
+    assert!(
+        r.stdout.contains("error[dim-fixed]: input 'x' axis 0 was 'batch'") && r.stdout.contains("fixed to 2"),
+        "{}",
+        r.stdout
+    );
+    // A height that must now be a multiple of 64: 32 was accepted and is not.
+    let r = diff(&with("narrow.onnx", windowed(D::S("batch"), "h", 64)));
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("error[contract-narrowed]: 'h' no longer accepts 32"), "{}", r.stdout);
+    // A renamed symbol; its contract is compared under the new name.
+    let r = diff(&with("renamed.onnx", windowed(D::S("batch"), "height", 32)));
+    assert_eq!(r.code, 1);
+    assert!(r.stdout.contains("error[symbol-renamed]: input 'x' axis 1 was 'h', is now 'height'"), "{}", r.stdout);
+    assert!(!r.stdout.contains("contract-narrowed"), "{}", r.stdout);
+    // JSON and GitHub formats.
+    let r =
+        run(&[Path::new("diff"), base.as_path(), &dir.join("fixed.onnx"), Path::new("--format"), Path::new("json")]);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(doc["diagnostics"][0]["code"], "dim-fixed");
+    let r =
+        run(&[Path::new("diff"), base.as_path(), &dir.join("fixed.onnx"), Path::new("--format"), Path::new("github")]);
+    assert!(r.stdout.starts_with("::error file="), "{}", r.stdout);
+}
+
+/// An equal Split of a symbolic axis needs a multiple of its parts; with `num_outputs`
+/// (opset 18) the last part takes what is left, which must not be negative.
+#[test]
+fn splits_say_which_sizes_divide() {
+    use build::{input, model, node, with_int};
+    let split = with_int(node("thirds", "Split", &["x"], &["a", "b", "c"]), "axis", 1);
+    let m = model(13, vec![input("x", &[D::S("batch"), D::S("n")])], vec![split], &["a", "b", "c"]);
+    let p = build::write(&m, &scratch("split"), "thirds.onnx");
+    let r = run(&[OsStr::new("infer"), p.as_os_str()]);
+    assert!(r.stdout.contains("a       float32  [batch, floor(n/3)]"), "{}", r.stdout);
+    assert!(r.stdout.contains("n: a multiple of 3   (fails at n=1: thirds (Split)"), "{}", r.stdout);
+    let split = with_int(with_int(node("parts", "Split", &["x"], &["a", "b", "c", "d"]), "axis", 1), "num_outputs", 4);
+    let m = model(18, vec![input("x", &[D::S("batch"), D::S("n")])], vec![split], &["a", "b", "c", "d"]);
+    let p = build::write(&m, &scratch("split"), "parts.onnx");
+    let r = run(&[OsStr::new("infer"), p.as_os_str(), OsStr::new("--format"), OsStr::new("json")]);
+    let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+    // ceil(n/4)*3 <= n: n = 1, 2 and 5 leave the last part negative (2+2+2 > 5); onnxruntime
+    // 1.32 refuses just these of 1..=12 ("Split sizes would produce a negative final split").
+    let n = &doc["contract"]["dims"]["n"];
+    let accepted: Vec<i64> = (1..=12)
+        .filter(|v| {
+            let c = n;
+            let list = |k: &str| c[k].as_array().unwrap().iter().any(|x| x == v);
+            list("also")
+                || (*v >= c["min"].as_i64().unwrap()
+                    && c["residues"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|r| r.as_i64() == Some(v % c["modulus"].as_i64().unwrap()))
+                    && !list("except"))
+        })
+        .collect();
+    assert_eq!(accepted, vec![3, 4, 6, 7, 8, 9, 10, 11, 12], "{n}");
 }

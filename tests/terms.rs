@@ -385,3 +385,87 @@ proptest! {
         prop_assert_eq!(equal, x == y, "{} and {}", x, y);
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Contracts: the solver's set of sizes against the conditions evaluated size by size.
+
+/// A term of the one size `h`: steps of `+k`, `*k`, `floor(/k)`, `ceil(/k)` and `min(k, .)`.
+fn one_size_term(steps: &[(u8, i64)]) -> Dim {
+    let mut d = Dim::sym("h");
+    for &(op, k) in steps {
+        d = match op % 5 {
+            0 => d.add(&Dim::Known(k - 3)),
+            1 => d.mul(&Dim::Known(k.clamp(1, 3))),
+            2 => d.div_floor(&Dim::Known(k.max(2))),
+            3 => d.div_ceil(&Dim::Known(k.max(2))),
+            _ => Dim::min_of(&[&d, &Dim::Known(k * 9)]),
+        };
+    }
+    d
+}
+
+fn condition(kind: u8, a: &Dim, b: &Dim, k: i64) -> Option<shape::Assumption> {
+    use shape::Assumption as A;
+    let (Dim::Term(ta), tb) = (a, b) else { return None };
+    // `a` rounded down to a multiple of `k`: conditions that repeat with a period.
+    let kk = Dim::Known(k % 7 + 2);
+    let rounded = a.div_floor(&kk).mul(&kk);
+    if let (4 | 5, Dim::Term(r)) = (kind % 6, &rounded) {
+        if r != ta {
+            return Some(match kind % 6 {
+                4 => A::Equal(ta.clone(), r.clone()),
+                _ => A::EqualOrOne(vec![r.clone(), b.mul(&Dim::Known(2)).term()?.clone()]),
+            });
+        }
+    }
+    Some(match (kind % 4, tb) {
+        (0, _) => A::OneOf { sym: ta.clone(), sizes: vec![1, k] },
+        (1, Dim::Term(tb)) if ta != tb => A::Equal(ta.clone(), tb.clone()),
+        (2, Dim::Term(tb)) if ta != tb => A::EqualOrOne(vec![ta.clone(), tb.clone()]),
+        _ => A::AtLeast { size: ta.clone(), min: k },
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// For random conditions on one size, the contract accepts exactly the sizes at which
+    /// every condition holds, checked on every size up to 3,000 (beyond the solver's window).
+    #[test]
+    fn contracts_are_the_sizes_where_the_conditions_hold(
+        conds in prop::collection::vec(
+            (prop::collection::vec((any::<u8>(), 1i64..6), 0..4),
+             prop::collection::vec((any::<u8>(), 1i64..6), 0..4),
+             any::<u8>(), 2i64..40),
+            1..4),
+    ) {
+        let h = onnx_bcast::shape::Term::name("h");
+        let mut constraints = Vec::new();
+        for (i, (sa, sb, kind, k)) in conds.iter().enumerate() {
+            let (a, b) = (one_size_term(sa), one_size_term(sb));
+            if let Some(assumption) = condition(*kind, &a, &b, *k) {
+                constraints.push(onnx_bcast::infer::Constraint {
+                    assumption,
+                    graph: "main".into(),
+                    node: format!("n{i}"),
+                    op_type: "Add".into(),
+                    axis: 0,
+                });
+            }
+        }
+        let (contract, errors) = onnx_bcast::contract::solve(&constraints, &Default::default());
+        prop_assume!(contract.relations.is_empty());
+        let holds = |v: i64| constraints.iter().all(|c| c.assumption.holds(&|t| (*t == h).then_some(v)) == Some(true));
+        if !errors.is_empty() {
+            prop_assert!((1..=3000).all(|v| !holds(v)), "unsatisfiable, yet a size holds: {errors:?}");
+        } else {
+            for v in 1..=3000 {
+                prop_assert_eq!(contract.accepts("h", v), holds(v), "h={} {:?}", v, contract.dims.get("h"));
+            }
+            if let Some(d) = contract.dims.get("h") {
+                let c = d.counterexample.as_ref().expect("a restricted dim has a counterexample");
+                prop_assert!(!holds(c.value) && (1..c.value).all(holds));
+            }
+        }
+    }
+}

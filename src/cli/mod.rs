@@ -111,6 +111,13 @@ enum Command {
         format: Format,
         #[command(flatten)]
         shapes: Shapes,
+        /// Fail unless the model runs at every size of the input dim NAME in SPEC: a range
+        /// `32..=2048`, a stepped range `32..=2048/32` or a list `1,2,4`.
+        #[arg(long = "require", value_name = "NAME=SPEC")]
+        require: Vec<String>,
+        /// Count warnings as failures (exit 1).
+        #[arg(long)]
+        deny_warnings: bool,
     },
     /// Write the model back with value_info for every tensor of every graph.
     #[command(after_help = EXIT_CODES)]
@@ -170,6 +177,17 @@ enum Command {
         cases: Vec<PathBuf>,
         #[command(flatten)]
         memory: Memory,
+    },
+    /// Compare two versions of a model: input and output types and shapes, and contracts.
+    #[command(after_help = EXIT_CODES)]
+    Diff {
+        /// The model before.
+        old: PathBuf,
+        /// The model after.
+        new: PathBuf,
+        /// How to print the findings.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
     },
     /// Run two models on the same generated inputs and compare their outputs exactly.
     #[command(after_help = EXIT_CODES)]
@@ -337,7 +355,9 @@ pub fn run(cli: Cli) -> Result<u8> {
             emit(format_args!("{text}"))?;
             Ok(if inf.has_errors() { FINDINGS } else { OK })
         }
-        Command::Check { models, format, shapes } => check(&models, format, &shapes.options()?),
+        Command::Check { models, format, shapes, require, deny_warnings } => {
+            check(&models, format, &shapes.options()?, &requirements(&require)?, deny_warnings)
+        }
         Command::Annotate { model, out, shapes, fix_declared } => {
             annotate::run(&model, &out, &shapes.options()?, fix_declared)
         }
@@ -352,6 +372,7 @@ pub fn run(cli: Cli) -> Result<u8> {
             run::run(&model, &inputs, output_dir.as_deref(), memory.max_memory)
         }
         Command::Test { cases, memory } => test::test(&cases, memory.max_memory),
+        Command::Diff { old, new, format } => diff(&old, &new, format),
         Command::Verify { original, rewritten, dims, shapes, memory } => {
             verify::verify(&original, &rewritten, &bindings(&dims)?, &shapes.into_iter().collect(), memory.max_memory)
         }
@@ -383,7 +404,61 @@ fn prepare(path: &Path, options: &Options, fix_declared: bool) -> Result<Option<
     Ok(None)
 }
 
-fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {
+/// `diff`: the findings between two versions of a model; exit 1 when there are any.
+fn diff(old: &Path, new: &Path, format: Format) -> Result<u8> {
+    let (om, nm) = (io::load(old)?, io::load(new)?);
+    let opts = Options::default();
+    let (oi, ni) = (infer::infer(&om, &opts), infer::infer(&nm, &opts));
+    let found = onnx_bcast::diff::diff((&om, &oi), (&nm, &ni));
+    let text = match format {
+        Format::Json => {
+            let doc = serde_json::json!({
+                "old": old.display().to_string(),
+                "new": new.display().to_string(),
+                "diagnostics": found.iter().map(report::diag_json).collect::<Vec<_>>(),
+            });
+            format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default())
+        }
+        Format::Github => found
+            .iter()
+            .map(|d| format!("::{} file={},title={}::{}\n", d.severity, new.display(), d.code, d.message))
+            .collect(),
+        Format::Text if found.is_empty() => format!("{} -> {}: no differences\n", old.display(), new.display()),
+        Format::Text => {
+            let mut out = format!("{} -> {}:\n", old.display(), new.display());
+            for d in &found {
+                out.push_str(&format!("{}[{}]: {}\n", d.severity, d.code, d.message));
+            }
+            out
+        }
+    };
+    emit(format_args!("{text}"))?;
+    Ok(if found.is_empty() { OK } else { FINDINGS })
+}
+
+/// The sizes `check --require NAME=SPEC` asks for, by dim name.
+fn requirements(specs: &[String]) -> Result<HashMap<String, Vec<i64>>> {
+    let mut out = HashMap::new();
+    for spec in specs {
+        let parsed =
+            spec.split_once('=').and_then(|(name, s)| Some((name.trim(), onnx_bcast::contract::parse_spec(s)?)));
+        let Some((name, sizes)) = parsed.filter(|(n, s)| !n.is_empty() && !s.is_empty()) else {
+            return Err(Error::Usage(format!(
+                "--require '{spec}': expected NAME=SPEC, SPEC a range 32..=2048, a stepped range 32..=2048/32 or a list 1,2,4"
+            )));
+        };
+        out.entry(name.to_string()).or_insert_with(Vec::new).extend(sizes);
+    }
+    Ok(out)
+}
+
+fn check(
+    paths: &[PathBuf],
+    format: Format,
+    opts: &Options,
+    required: &HashMap<String, Vec<i64>>,
+    deny_warnings: bool,
+) -> Result<u8> {
     let mut files = Vec::new();
     for p in paths {
         collect(p, &mut files)?;
@@ -395,10 +470,16 @@ fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {
     for f in &files {
         let r = io::load(f).map(|m| {
             declared.extend(m.input_dims());
-            infer::infer(&m, opts)
+            let mut inf = infer::infer(&m, opts);
+            let dims = m.input_dims();
+            let asked: HashMap<String, Vec<i64>> =
+                required.iter().filter(|(n, _)| dims.contains(*n)).map(|(n, v)| (n.clone(), v.clone())).collect();
+            inf.diagnostics.extend(onnx_bcast::contract::require(&inf.contract, &asked));
+            inf
         });
         match &r {
             Ok(inf) if inf.has_errors() => code = code.max(FINDINGS),
+            Ok(inf) if deny_warnings && !inf.diagnostics.is_empty() => code = code.max(FINDINGS),
             Ok(_) => {}
             Err(e) => {
                 eprintln!("onnx-bcast: {e}");
@@ -409,6 +490,13 @@ fn check(paths: &[PathBuf], format: Format, opts: &Options) -> Result<u8> {
     }
     if results.iter().any(|(_, r)| r.is_ok()) {
         infer::check_bindings(&opts.bindings, &declared)?;
+        if let Some(name) = required.keys().find(|n| !declared.contains(*n)) {
+            let names: Vec<&String> = declared.iter().collect();
+            return Err(Error::Usage(format!(
+                "--require names '{name}', which no graph input declares (they declare: {})",
+                names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ")
+            )));
+        }
     }
     emit(format_args!("{}", report::check(&results, format)))?;
     Ok(code)

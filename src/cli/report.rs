@@ -127,6 +127,10 @@ pub fn diag_json(d: &Diagnostic) -> Json {
         let inputs: Vec<Json> = d.inputs.iter().map(|(n, s)| json!({"name": n, "shape": s})).collect();
         m.insert("inputs".into(), Json::Array(inputs));
     }
+    if !d.origins.is_empty() {
+        let origins: Vec<Json> = d.origins.iter().map(|(i, o)| json!({"input": i, "origin": o})).collect();
+        m.insert("provenance".into(), Json::Array(origins));
+    }
     if !d.sizes.is_empty() {
         let sizes: Vec<Json> = d.sizes.iter().map(|(i, s)| json!({"input": i, "size": s})).collect();
         m.insert("sizes".into(), Json::Array(sizes));
@@ -137,6 +141,53 @@ pub fn diag_json(d: &Diagnostic) -> Json {
 
 fn constraint_json(c: &Constraint) -> Json {
     json!({"condition": c.assumption.to_string(), "node": c.node, "op_type": c.op_type, "graph": c.graph, "axis": c.axis})
+}
+
+fn contract_json(c: &onnx_bcast::contract::Contract) -> Json {
+    let dims: Map<String, Json> = c
+        .dims
+        .iter()
+        .map(|(name, d)| {
+            let counter = d.counterexample.as_ref().map(|c| {
+                json!({"value": c.value, "node": c.node, "op_type": c.op_type, "graph": c.graph, "message": c.message,
+                       "provenance": c.origins})
+            });
+            let entry = json!({
+                "min": d.min, "max": d.max, "modulus": d.modulus, "residues": d.residues,
+                "except": d.except, "also": d.also, "exact": d.exact, "text": d.text,
+                "counterexample": counter,
+            });
+            (name.clone(), entry)
+        })
+        .collect();
+    let relations: Vec<Json> = c
+        .relations
+        .iter()
+        .map(|r| json!({"dims": r.dims, "condition": r.condition, "node": r.node, "exact": r.exact}))
+        .collect();
+    json!({"dims": dims, "relations": relations})
+}
+
+/// One line per restricted dim and per relation, as `check` and `infer` print the contract.
+fn contract_lines(c: &onnx_bcast::contract::Contract) -> Vec<String> {
+    let mut out = Vec::new();
+    for (name, d) in &c.dims {
+        let mut line = format!("{name}: {}", d.text);
+        if !d.exact {
+            line.push_str(" (not exact)");
+        }
+        if let Some(x) = &d.counterexample {
+            line.push_str(&format!("   (fails at {})", x.message));
+            for o in &x.origins {
+                line.push_str(&format!("\n      {o}"));
+            }
+        }
+        out.push(line);
+    }
+    for r in &c.relations {
+        out.push(format!("{}: {}   (needed by {})", r.dims.join(", "), r.condition, r.node));
+    }
+    out
 }
 
 pub fn infer_json(path: &Path, model: &Model, inf: &Inference) -> String {
@@ -219,7 +270,7 @@ impl serde::Serialize for InferDoc<'_> {
                 map.end()
             }
         }
-        let mut map = s.serialize_map(Some(7))?;
+        let mut map = s.serialize_map(Some(8))?;
         map.serialize_entry("model", &self.path.display().to_string())?;
         map.serialize_entry("ir_version", &self.model.ir_version)?;
         map.serialize_entry("opsets", &self.opsets)?;
@@ -227,6 +278,7 @@ impl serde::Serialize for InferDoc<'_> {
         map.serialize_entry("nodes", &Nodes(self))?;
         map.serialize_entry("diagnostics", &self.inf.diagnostics.iter().map(diag_json).collect::<Vec<_>>())?;
         map.serialize_entry("constraints", &self.inf.constraints.iter().map(constraint_json).collect::<Vec<_>>())?;
+        map.serialize_entry("contract", &contract_json(&self.inf.contract))?;
         map.end()
     }
 }
@@ -256,6 +308,13 @@ pub fn infer_text(path: &Path, model: &Model, inf: &Inference) -> String {
         let _ = writeln!(out, "\nassumed:");
         for c in &inf.constraints {
             let _ = writeln!(out, "  {}", assumed_line(c));
+        }
+    }
+    let lines = contract_lines(&inf.contract);
+    if !lines.is_empty() {
+        let _ = writeln!(out, "\ncontract:");
+        for l in lines {
+            let _ = writeln!(out, "  {l}");
         }
     }
     for d in &inf.diagnostics {
@@ -292,6 +351,7 @@ pub fn check(results: &[(PathBuf, Result<Inference>)], format: Format) -> String
                         "model": p.display().to_string(),
                         "diagnostics": inf.diagnostics.iter().map(diag_json).collect::<Vec<_>>(),
                         "constraints": inf.constraints.iter().map(constraint_json).collect::<Vec<_>>(),
+                        "contract": contract_json(&inf.contract),
                     }),
                     Err(e) => json!({"model": p.display().to_string(), "error": e.to_string()}),
                 })
@@ -327,6 +387,9 @@ pub fn check(results: &[(PathBuf, Result<Inference>)], format: Format) -> String
                                 c.graph
                             );
                         }
+                        for l in contract_lines(&inf.contract) {
+                            let _ = writeln!(out, "::notice file={},title=contract::{}", p.display(), one_line(&l));
+                        }
                     }
                     Err(e) => {
                         let _ = writeln!(
@@ -354,6 +417,13 @@ pub fn check(results: &[(PathBuf, Result<Inference>)], format: Format) -> String
                     let _ = writeln!(out, "  assumed:");
                     for c in &inf.constraints {
                         let _ = writeln!(out, "    {}", assumed_line(c));
+                    }
+                }
+                let lines = contract_lines(&inf.contract);
+                if !lines.is_empty() {
+                    let _ = writeln!(out, "  contract:");
+                    for l in lines {
+                        let _ = writeln!(out, "    {l}");
                     }
                 }
             }

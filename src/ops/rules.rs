@@ -640,6 +640,41 @@ fn infer_minus_one(input: &[Dim], others: &[Dim]) -> Dim {
     }
 }
 
+/// What a Reshape of `data` to `shape` needs of symbolic sizes: as many elements in and out,
+/// or, with a `-1` at `minus`, an element count the other sizes divide. Equal factors on both
+/// sides are cancelled first; `None` where nothing symbolic is left to hold.
+fn reshape_condition(data: &[Dim], shape: &[Dim], minus: Option<usize>) -> Option<Assumption> {
+    let mut num: Vec<&Dim> = data.iter().collect();
+    let mut den: Vec<&Dim> = Vec::new();
+    for (i, d) in shape.iter().enumerate() {
+        if Some(i) == minus {
+            continue;
+        }
+        match num.iter().position(|n| *n == d) {
+            Some(p) => {
+                num.remove(p);
+            }
+            None => den.push(d),
+        }
+    }
+    let (n, d) = (Dim::product(num), Dim::product(den));
+    let total = match minus {
+        // `n` must be a multiple of `d`: `n = floor(n/d)*d`.
+        Some(_) => match &d {
+            Dim::Known(k) if *k > 0 => n.div_floor(&d).mul(&d),
+            _ => return None,
+        },
+        None => d,
+    };
+    match (n, total) {
+        (Dim::Term(a), Dim::Term(b)) if a != b => Some(Assumption::Equal(a, b)),
+        (Dim::Term(a), Dim::Known(k)) | (Dim::Known(k), Dim::Term(a)) if k > 0 => {
+            Some(Assumption::OneOf { sym: a, sizes: vec![k] })
+        }
+        _ => None,
+    }
+}
+
 pub fn reshape(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let target: Option<Vec<Dim>> = if c.opset < 5 {
@@ -685,7 +720,9 @@ pub fn reshape(c: &Ctx) -> R {
             }
         }
     }
+    let condition = data.and_then(|data| reshape_condition(data, &shape, minus));
     let mut out = one(Type::tensor(dtype, Some(shape)));
+    out.assumptions.extend(condition.map(|a| (0, a)));
     out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
     out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
     Ok(out)
@@ -947,6 +984,7 @@ pub fn split(c: &Ctx) -> R {
     let splits = ints_from(c, "split", 1).unwrap_or(None);
     let unknown_sizes = c.has(1) && splits.is_none() && c.node.attr_ints("split").is_none();
     let d = &data[axis];
+    let mut condition = None;
     let sizes: Vec<Dim> = match splits {
         Some(s) if !s.is_empty() => {
             if s.len() != n {
@@ -977,6 +1015,25 @@ pub fn split(c: &Ctx) -> R {
                 Dim::Known(k) if k % parts == 0 => vec![Dim::Known(k / parts); n],
                 Dim::Known(k) => return invalid(format!("Split: {k} does not split evenly into {parts}")),
                 Dim::Term(_) if n == 1 => vec![d.clone()],
+                Dim::Term(_) if c.node.attr_int("num_outputs").is_some() => {
+                    // ceil(d / parts) each, the last what is left, which must not be negative.
+                    let chunk = d.div_ceil(&Dim::Known(parts));
+                    let last = d.sub(&chunk.mul(&Dim::Known(n as i64 - 1)));
+                    if let Dim::Term(t) = &last {
+                        condition = Some(Assumption::AtLeast { size: t.clone(), min: 0 });
+                    }
+                    (0..n).map(|i| if i + 1 == n { last.clone() } else { chunk.clone() }).collect()
+                }
+                Dim::Term(t) => {
+                    // Equal parts: the size must be a multiple of their number.
+                    let part = d.div_floor(&Dim::Known(parts));
+                    if let Dim::Term(whole) = part.mul(&Dim::Known(parts)) {
+                        if &whole != t {
+                            condition = Some(Assumption::Equal(t.clone(), whole));
+                        }
+                    }
+                    vec![part; n]
+                }
                 _ => vec![Dim::Unknown; n],
             }
         }
@@ -999,7 +1056,7 @@ pub fn split(c: &Ctx) -> R {
             ty(dtype, Some(shape))
         })
         .collect();
-    Ok(Out { types, values, ..Out::default() })
+    Ok(Out { types, values, assumptions: condition.map(|a| vec![(axis, a)]).unwrap_or_default(), ..Out::default() })
 }
 
 pub fn pad(c: &Ctx) -> R {
@@ -1287,7 +1344,9 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
         let span = d.add(&Dim::Known(pad)).sub(&Dim::Known(ek));
         let Dim::Known(num) = span else {
             if let Dim::Term(sym) = d {
-                let min = ek.saturating_sub(pad);
+                // Convolutions need the window to fit; onnxruntime runs a pooling until its
+                // output size, divided toward zero, comes out negative (see below).
+                let min = if conv { ek.saturating_sub(pad) } else { ek.saturating_sub(pad).saturating_sub(2 * s) + 1 };
                 if min > 1 {
                     out.assumptions.push((axis, Assumption::AtLeast { size: sym.clone(), min }));
                 }

@@ -4,12 +4,14 @@
 mod arith;
 mod broadcast;
 mod dim;
+mod growth;
 mod parse;
 mod term;
 
 pub use arith::slice_range;
 pub use broadcast::{expand, in_dim, legacy, legacy_dims, multi, uni, Broadcast, BroadcastDim, BroadcastError};
 pub use dim::{render, Assumption, Dim, Rendered};
+pub use growth::{lcm, Growth, MAX_PERIOD};
 pub use parse::{parse, MAX_TEXT};
 pub use term::{Term, MAX_NODES};
 

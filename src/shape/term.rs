@@ -41,7 +41,7 @@ struct Node {
 
 /// One node of a term. Children are terms, compared by identity (they are interned).
 #[derive(PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     /// A named size: a `dim_param`, or an exporter's expression this module cannot read.
     Name(Box<str>),
     /// A size inference knows nothing about, numbered (`?3`).
@@ -612,6 +612,10 @@ pub(super) fn broadcast(terms: &[&Term]) -> Dim {
 }
 
 impl Term {
+    pub(super) fn kind(&self) -> &Kind {
+        &self.0.kind
+    }
+
     /// The size named `name` (a `dim_param` as written; not read as an expression).
     pub fn name(name: &str) -> Term {
         intern(Kind::Name(name.into())).expect("a name is one node")

@@ -1,0 +1,475 @@
+//! Input contracts: for which sizes of each symbolic input dim the model's size conditions
+//! hold, found exactly rather than by sampling.
+//!
+//! Each side condition inference took (`Constraint`) that names one input dim is solved over
+//! the sizes 1, 2, ...: its terms grow, beyond some size, as arithmetic sequences on each class
+//! modulo a period ([`Growth`]), so the condition holds on `v + period` exactly when on `v`
+//! past that size. Evaluating it on every size up to there plus one period decides it for all
+//! sizes. The conditions on a dim are combined the same way, and the result is written as a
+//! least size, an optional largest, a modulus with the residues allowed, and finite exceptions.
+//! Conditions over several dims, or that cannot be reduced so, are kept as relations.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use crate::diag::{Diagnostic, Severity};
+use crate::infer::Constraint;
+use crate::shape::{Assumption, Growth, Term};
+
+/// The most sizes evaluated for one dim; a condition that would need more is a relation.
+const MAX_WINDOW: i64 = 1 << 16;
+
+/// The contract of a model: per restricted input dim, and the relations left over.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Contract {
+    pub dims: BTreeMap<String, DimContract>,
+    pub relations: Vec<Relation>,
+}
+
+/// The sizes (at least 1) one input dim may take: `v` is accepted iff it is in `also`, or
+/// `min <= v <= max` and `v % modulus` is in `residues` and `v` is not in `except`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DimContract {
+    pub min: i64,
+    pub max: Option<i64>,
+    pub modulus: i64,
+    pub residues: Vec<i64>,
+    pub except: Vec<i64>,
+    pub also: Vec<i64>,
+    /// False when a condition on this dim could not be solved (it ties other dims, holds an
+    /// unknown size, or grows in a way the solver does not follow).
+    pub exact: bool,
+    pub text: String,
+    /// The smallest size refused, with the node that refuses it.
+    pub counterexample: Option<Counterexample>,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Counterexample {
+    pub value: i64,
+    pub node: String,
+    pub op_type: String,
+    pub graph: String,
+    /// The axis of the condition: of the node's output, or of its first input for a window
+    /// that must fit (`window`).
+    pub axis: usize,
+    pub window: bool,
+    pub message: String,
+    /// Where each size the node gets there came from ([`crate::provenance`]).
+    pub origins: Vec<String>,
+}
+
+/// A condition over several dims, or one not reduced to a set of sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Relation {
+    pub dims: Vec<String>,
+    pub condition: String,
+    pub node: String,
+    pub exact: bool,
+}
+
+impl DimContract {
+    /// True when the contract accepts the size `v`.
+    pub fn accepts(&self, v: i64) -> bool {
+        self.also.contains(&v)
+            || (v >= self.min
+                && self.max.is_none_or(|m| v <= m)
+                && self.residues.contains(&v.rem_euclid(self.modulus))
+                && !self.except.contains(&v))
+    }
+}
+
+impl Contract {
+    /// True when the contract accepts the size `v` for the dim `name` (a dim it does not
+    /// restrict accepts every size of at least 1).
+    pub fn accepts(&self, name: &str, v: i64) -> bool {
+        self.dims.get(name).map_or(v >= 1, |d| d.accepts(v))
+    }
+}
+
+/// One condition solved for one dim: whether it holds on each size `1..=settle + period`,
+/// and beyond that repeating with the period.
+struct Solved<'a> {
+    constraint: &'a Constraint,
+    settle: i64,
+    period: i64,
+    holds: Vec<bool>,
+}
+
+impl Solved<'_> {
+    fn at(&self, v: i64) -> bool {
+        let v = if v > self.settle + self.period { self.settle + 1 + (v - self.settle - 1) % self.period } else { v };
+        self.holds[(v - 1) as usize]
+    }
+}
+
+/// The terms a condition relates.
+fn terms(a: &Assumption) -> Vec<&Term> {
+    match a {
+        Assumption::OneOf { sym, .. } => vec![sym],
+        Assumption::EqualOrOne(ts) => ts.iter().collect(),
+        Assumption::Stretches { from, to } => vec![from, to],
+        Assumption::Equal(a, b) => vec![a, b],
+        Assumption::AtLeast { size, .. } => vec![size],
+    }
+}
+
+/// Beyond which size, and with which period, the condition repeats as a function of `x`.
+fn window(a: &Assumption, x: &Term) -> Option<(i64, i64)> {
+    let growths: Vec<Growth> = terms(a).iter().map(|t| t.growth(x)).collect::<Option<_>>()?;
+    let mut settle = growths.iter().map(|g| g.settle).fold(0.0, f64::max);
+    let mut period = 1;
+    for g in &growths {
+        period = crate::shape::lcm(period, g.period)?;
+    }
+    let mut cross = |g: &Growth, c: i64| settle = settle.max(g.crossing(&Growth::constant(c)));
+    match a {
+        Assumption::OneOf { sizes, .. } => sizes.iter().for_each(|s| cross(&growths[0], *s)),
+        Assumption::AtLeast { min, .. } => cross(&growths[0], *min),
+        _ => growths.iter().for_each(|g| cross(g, 1)),
+    }
+    for (i, g) in growths.iter().enumerate() {
+        for h in &growths[i + 1..] {
+            settle = settle.max(g.crossing(h));
+        }
+    }
+    let settle = settle.ceil();
+    (settle.is_finite() && settle + (period as f64) <= MAX_WINDOW as f64).then_some((settle as i64, period))
+}
+
+fn solve_one<'a>(c: &'a Constraint, x: &Term) -> Option<Solved<'a>> {
+    let (settle, period) = window(&c.assumption, x)?;
+    let holds = (1..=settle + period).map(|v| holds_at(&c.assumption, x, v)).collect();
+    Some(Solved { constraint: c, settle, period, holds })
+}
+
+fn holds_at(a: &Assumption, x: &Term, v: i64) -> bool {
+    a.holds(&|t| (t == x).then_some(v)).unwrap_or(false)
+}
+
+/// The contract of the conditions `constraints`, and an `unsatisfiable` error for each dim no
+/// size suits. `skip` names nodes whose conflict is already reported.
+pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, Vec<Diagnostic>) {
+    let mut contract = Contract::default();
+    let mut found = Vec::new();
+    // Each condition by the dims it names; those naming an unknown make them inexact.
+    let mut single: BTreeMap<String, (Term, Vec<&Constraint>)> = BTreeMap::new();
+    let mut inexact: BTreeSet<String> = BTreeSet::new();
+    for c in constraints {
+        let mut atoms: Vec<Term> = terms(&c.assumption).iter().flat_map(|t| t.atoms()).collect();
+        atoms.sort();
+        atoms.dedup();
+        let names: Vec<String> = atoms.iter().filter_map(|a| a.as_name().map(str::to_string)).collect();
+        if names.len() < atoms.len() {
+            inexact.extend(names);
+            continue;
+        }
+        match atoms.as_slice() {
+            [x] => single.entry(names[0].clone()).or_insert_with(|| (x.clone(), Vec::new())).1.push(c),
+            _ => {
+                inexact.extend(names.iter().cloned());
+                contract.relations.push(Relation {
+                    dims: names,
+                    condition: c.assumption.to_string(),
+                    node: c.node.clone(),
+                    exact: false,
+                });
+            }
+        }
+    }
+    for (name, (x, cs)) in single {
+        let mut solved = Vec::new();
+        for c in cs {
+            match solve_one(c, &x) {
+                Some(s) => solved.push(s),
+                None => {
+                    inexact.insert(name.clone());
+                    contract.relations.push(Relation {
+                        dims: vec![name.clone()],
+                        condition: c.assumption.to_string(),
+                        node: c.node.clone(),
+                        exact: false,
+                    });
+                }
+            }
+        }
+        if solved.is_empty() {
+            continue;
+        }
+        let settle = solved.iter().map(|s| s.settle).max().unwrap_or(0);
+        let Some(period) = solved.iter().try_fold(1, |p, s| crate::shape::lcm(p, s.period)) else {
+            inexact.insert(name.clone());
+            continue;
+        };
+        let end = (settle + period).min(MAX_WINDOW);
+        let exact = settle + period <= MAX_WINDOW && !inexact.contains(&name);
+        let ok: Vec<bool> = (1..=end).map(|v| solved.iter().all(|s| s.at(v))).collect();
+        let refused = (1..=end).find(|v| !ok[(*v - 1) as usize]);
+        let Some(refused) = refused else { continue };
+        if !ok.contains(&true) {
+            if let Some(d) =
+                unsatisfiable(&name, &solved, end).filter(|d| !d.node.as_ref().is_some_and(|n| skip.contains(n)))
+            {
+                found.push(d);
+            }
+            continue;
+        }
+        let mut dim = describe(&ok, settle.min(end), period, end);
+        dim.exact = exact;
+        let first = solved.iter().find(|s| !s.at(refused)).map(|s| s.constraint);
+        dim.counterexample = first.map(|c| Counterexample {
+            value: refused,
+            node: c.node.clone(),
+            op_type: c.op_type.clone(),
+            graph: c.graph.clone(),
+            axis: c.axis,
+            window: matches!(c.assumption, Assumption::AtLeast { .. }),
+            message: failure(c, &x, &name, refused),
+            origins: Vec::new(),
+        });
+        contract.dims.insert(name, dim);
+    }
+    for name in inexact {
+        if let Some(d) = contract.dims.get_mut(&name) {
+            d.exact = false;
+        }
+    }
+    (contract, found)
+}
+
+/// Fills in where the sizes each counterexample's node gets came from, evaluated at the
+/// counterexample's size.
+pub fn explain(contract: &mut Contract, model: &crate::Model, inf: &crate::infer::Inference) {
+    if contract.dims.values().all(|d| d.counterexample.is_none()) {
+        return;
+    }
+    let positions = model.positions();
+    let nodes: HashMap<(&str, String), crate::ir::NodeId> = model
+        .graphs
+        .iter()
+        .flat_map(|g| g.order.iter().map(move |n| (g.path.as_str(), *n)))
+        .map(|(path, n)| ((path, model.label_with(n, &positions)), n))
+        .collect();
+    for (name, d) in contract.dims.iter_mut() {
+        let Some(ce) = d.counterexample.as_mut() else { continue };
+        let Some(&n) = nodes.get(&(ce.graph.as_str(), ce.node.clone())) else { continue };
+        let node = model.node(n);
+        let x = Term::name(name);
+        let show = crate::provenance::valued(&x, ce.value);
+        let out_rank = node.outputs.first().copied().flatten().and_then(|v| inf.shape(v)).map(Vec::len);
+        let inputs = node.inputs.iter().flatten().take(if ce.window { 1 } else { usize::MAX });
+        for &v in inputs {
+            let Some(shape) = inf.shape(v) else { continue };
+            let axis = match out_rank {
+                _ if ce.window => Some(ce.axis),
+                Some(r) => (ce.axis + shape.len()).checked_sub(r),
+                None => None,
+            };
+            let Some(axis) = axis.filter(|a| *a < shape.len()) else { continue };
+            if show(&shape[axis]) == "1" && !ce.window {
+                continue;
+            }
+            if let Some(o) = crate::provenance::trace(model, inf, &positions, v, axis) {
+                ce.origins.push(format!("'{}': {}", model.name(v), o.render(&show)));
+            }
+        }
+    }
+}
+
+/// The error for a dim no size suits: the first condition that no size satisfies alone, or
+/// else the one that leaves none together with those before it.
+fn unsatisfiable(name: &str, solved: &[Solved], end: i64) -> Option<Diagnostic> {
+    let alone = solved.iter().find(|s| (1..=end).all(|v| !s.at(v)));
+    let culprit = alone.or_else(|| {
+        let mut ok = vec![true; end as usize];
+        solved.iter().find(|s| {
+            for v in 1..=end {
+                ok[(v - 1) as usize] &= s.at(v);
+            }
+            !ok.contains(&true)
+        })
+    })?;
+    let c = culprit.constraint;
+    let msg = if alone.is_some() {
+        format!("no size of {name} satisfies {}: the model cannot run at any {name}", c.assumption)
+    } else {
+        format!(
+            "no size of {name} satisfies {} together with the conditions before it: the model cannot run at any {name}",
+            c.assumption
+        )
+    };
+    let mut d = Diagnostic::new(Severity::Error, "unsatisfiable", &c.graph, msg);
+    d.node = Some(c.node.clone());
+    d.op_type = Some(c.op_type.clone());
+    d.axis = Some(c.axis);
+    Some(d)
+}
+
+/// What the condition `c` meets at `x = v`, in words.
+fn failure(c: &Constraint, x: &Term, name: &str, v: i64) -> String {
+    let at = |t: &Term| t.eval(&|a| (a == x).then_some(v));
+    let show = |t: &Term| at(t).map_or_else(|| "sizes that do not broadcast".to_string(), |n| n.to_string());
+    let head = format!("{name}={v}: {} ({})", c.node, c.op_type);
+    match &c.assumption {
+        Assumption::OneOf { sym, sizes } => {
+            let want: Vec<String> = sizes.iter().map(i64::to_string).collect();
+            format!("{head} gets {} at axis {}, where it needs {}", show(sym), c.axis, want.join(" or "))
+        }
+        Assumption::EqualOrOne(ts) => {
+            let mut vals: Vec<String> = ts.iter().map(show).collect();
+            vals.dedup();
+            format!("{head} gets {} at axis {}", vals.join(" and "), c.axis)
+        }
+        Assumption::Stretches { from, to } => {
+            format!("{head} gets {} to stretch to {} at axis {}", show(from), show(to), c.axis)
+        }
+        Assumption::Equal(a, b) => {
+            format!("{head} gets {} and {} at axis {}, which must be equal", show(a), show(b), c.axis)
+        }
+        Assumption::AtLeast { size, min } => {
+            format!("{head} gets {} at axis {}, where it needs at least {min}", show(size), c.axis)
+        }
+    }
+}
+
+/// The contract of the accepted sizes `ok[v-1]` (`v` in `1..=end`), which repeat with `period`
+/// beyond `settle`.
+fn describe(ok: &[bool], settle: i64, period: i64, end: i64) -> DimContract {
+    let at = |v: i64| ok[(v - 1) as usize];
+    let tail: Vec<i64> = (settle + 1..=end).filter(|v| at(*v)).collect();
+    if tail.is_empty() {
+        // Finitely many sizes.
+        let sizes: Vec<i64> = (1..=settle).filter(|v| at(*v)).collect();
+        let (min, max) = (sizes[0], sizes[sizes.len() - 1]);
+        let gaps: Vec<i64> = (min..=max).filter(|v| !at(*v)).collect();
+        let mut d = DimContract {
+            min,
+            max: Some(max),
+            modulus: 1,
+            residues: vec![0],
+            except: gaps.clone(),
+            also: Vec::new(),
+            exact: true,
+            text: String::new(),
+            counterexample: None,
+        };
+        if gaps.len() > sizes.len() {
+            d.except.clear();
+            d.residues.clear();
+            d.also = sizes.clone();
+        }
+        d.text = match sizes.as_slice() {
+            [one] => format!("only {one}"),
+            _ if gaps.is_empty() => format!("{min} to {max}"),
+            _ if sizes.len() <= 8 => format!("one of {}", list(&sizes)),
+            _ => format!("{min} to {max}, except {}", list(&gaps)),
+        };
+        return d;
+    }
+    // The smallest modulus the tail repeats with.
+    let pattern: Vec<bool> = (0..period).map(|r| at(settle + 1 + ((r - settle - 1).rem_euclid(period)))).collect();
+    let modulus = (1..=period)
+        .filter(|m| period % m == 0)
+        .find(|m| (0..period).all(|r| pattern[r as usize] == pattern[(r % m) as usize]))
+        .unwrap_or(period);
+    let residues: Vec<i64> = (0..modulus).filter(|r| pattern[*r as usize]).collect();
+    let base = |v: i64| residues.contains(&v.rem_euclid(modulus));
+    let min = (1..=end).find(|v| at(*v)).unwrap_or(1);
+    let except: Vec<i64> = (min..=settle).filter(|v| base(*v) && !at(*v)).collect();
+    let also: Vec<i64> = (min..=settle).filter(|v| !base(*v) && at(*v)).collect();
+    let mut text = if modulus == 1 { format!("at least {min}") } else { periodic_text(modulus, &residues) };
+    let first_base = (1..=modulus).find(|v| base(*v)).unwrap_or(1);
+    if modulus > 1 && min > first_base {
+        text.push_str(&format!(", at least {min}"));
+    }
+    if !except.is_empty() {
+        text.push_str(&format!(", except {}", list(&except)));
+    }
+    if !also.is_empty() {
+        text.push_str(&format!(", or {}", list(&also)));
+    }
+    DimContract { min, max: None, modulus, residues, except, also, exact: true, text, counterexample: None }
+}
+
+/// Sizes with these residues modulo `m` in words: "a multiple of 32, or 1 to 3 less than one".
+fn periodic_text(m: i64, residues: &[i64]) -> String {
+    let mut parts = Vec::new();
+    if residues.contains(&0) {
+        parts.push(format!("a multiple of {m}"));
+    }
+    // Offsets above a multiple (1, 2, ...) and below the next (-1, -2, ...), as runs.
+    let above: Vec<i64> = residues.iter().copied().filter(|r| *r > 0 && 2 * r <= m).collect();
+    let below: Vec<i64> = residues.iter().rev().map(|r| m - r).filter(|b| *b > 0 && 2 * b < m).collect();
+    let one = if parts.is_empty() { format!("a multiple of {m}") } else { "one".to_string() };
+    for (offsets, word) in [(above, "more"), (below, "less")] {
+        for run in runs(&offsets) {
+            let amount = match run {
+                (a, b) if a == b => a.to_string(),
+                (a, b) => format!("{a} to {b}"),
+            };
+            parts.push(format!("{amount} {word} than {one}"));
+        }
+    }
+    parts.join(", or ")
+}
+
+/// Runs of consecutive integers in sorted `xs`, as (first, last).
+fn runs(xs: &[i64]) -> Vec<(i64, i64)> {
+    let mut out: Vec<(i64, i64)> = Vec::new();
+    for &x in xs {
+        match out.last_mut() {
+            Some((_, last)) if *last + 1 == x => *last = x,
+            _ => out.push((x, x)),
+        }
+    }
+    out
+}
+
+/// A list of sizes in words: the first few and how many more.
+fn list(sizes: &[i64]) -> String {
+    let shown: Vec<String> = sizes.iter().take(6).map(i64::to_string).collect();
+    match sizes.len() {
+        n if n > 6 => format!("{} and {} more", shown.join(", "), n - 6),
+        _ => shown.join(", "),
+    }
+}
+
+/// A required set of sizes for `check --require NAME=SPEC`: a range `a..=b`, a stepped range
+/// `a..=b/s`, or a list `1,2,4`.
+pub fn parse_spec(spec: &str) -> Option<Vec<i64>> {
+    let spec = spec.trim();
+    if let Some((a, rest)) = spec.split_once("..=") {
+        let (b, step) = match rest.split_once('/') {
+            Some((b, s)) => (b, s.trim().parse::<i64>().ok()?),
+            None => (rest, 1),
+        };
+        let (a, b) = (a.trim().parse::<i64>().ok()?, b.trim().parse::<i64>().ok()?);
+        if step < 1 || a > b || (b - a) / step > 1_000_000 {
+            return None;
+        }
+        return Some((0..).map(|k| a + k * step).take_while(|v| *v <= b).collect());
+    }
+    spec.split(',').map(|s| s.trim().parse::<i64>().ok()).collect()
+}
+
+/// For each required dim, the first size the contract refuses, as an error finding.
+pub fn require(contract: &Contract, required: &HashMap<String, Vec<i64>>) -> Vec<Diagnostic> {
+    let mut found = Vec::new();
+    let mut names: Vec<&String> = required.keys().collect();
+    names.sort();
+    for name in names {
+        let Some(v) = required[name].iter().find(|v| !contract.accepts(name, **v)) else { continue };
+        let dim = contract.dims.get(name);
+        let why = match dim.and_then(|d| d.counterexample.as_ref()).filter(|c| c.value == *v) {
+            Some(c) => c.message.clone(),
+            None => dim.map_or_else(|| format!("{name} must be at least 1"), |d| format!("{name} must be {}", d.text)),
+        };
+        let msg = format!("--require {name}: the model does not run at {name}={v}: {why}");
+        let mut d = Diagnostic::new(Severity::Error, "require-failed", "main", msg);
+        if let Some(c) = dim.and_then(|d| d.counterexample.as_ref()) {
+            d.node = Some(c.node.clone());
+            d.op_type = Some(c.op_type.clone());
+        }
+        found.push(d);
+    }
+    found
+}

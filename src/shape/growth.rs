@@ -1,0 +1,169 @@
+//! How a size term of one named size grows: what the contract solver needs to prove, rather
+//! than sample, for which sizes a condition holds.
+//!
+//! A term built from sums, products by constants, floors by constants, `min`, `max` and
+//! `broadcast` of one size `x` is, beyond some size (`settle`), an exact arithmetic sequence on
+//! each class of sizes modulo a `period`: a floor by `k` of a term that grows by `d` over `p`
+//! grows by exactly `d` over `p*k`; of two arguments of `min`/`max`/`broadcast` with equal
+//! slopes the difference repeats with the period, and with different slopes they never cross
+//! again beyond the point their envelopes allow. A condition comparing such terms (equal, one
+//! of some sizes, at least a size) is therefore, beyond the largest such point, the same on
+//! `x` and `x + period`.
+
+use super::term::{Kind, Term};
+
+/// The longest period followed; a term that needs a longer one is not analysed.
+pub const MAX_PERIOD: i64 = 1 << 20;
+
+/// See the module's documentation. `slope` is exact (`num/den`); `offset` and `spread` bound
+/// the term: `|t(x) - slope*x - offset| <= spread` for every size `x >= 1`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Growth {
+    pub num: i128,
+    pub den: i128,
+    pub offset: f64,
+    pub spread: f64,
+    pub period: i64,
+    /// Beyond this size the term is arithmetic on each class modulo `period`.
+    pub settle: f64,
+}
+
+impl Growth {
+    pub fn constant(c: i64) -> Growth {
+        Growth { num: 0, den: 1, offset: c as f64, spread: 0.0, period: 1, settle: 0.0 }
+    }
+
+    fn slope(&self) -> f64 {
+        self.num as f64 / self.den as f64
+    }
+
+    fn same_slope(&self, other: &Growth) -> bool {
+        self.num * other.den == other.num * self.den
+    }
+
+    /// The size beyond which `self` and `other` are never equal unless their slopes agree
+    /// (0 when they do: their difference then repeats with the period).
+    pub fn crossing(&self, other: &Growth) -> f64 {
+        if self.same_slope(other) {
+            return 0.0;
+        }
+        let gap = (self.offset - other.offset).abs() + self.spread + other.spread;
+        gap / (self.slope() - other.slope()).abs() + 1.0
+    }
+
+    fn scale(self, c: i64) -> Option<Growth> {
+        let num = self.num.checked_mul(i128::from(c))?;
+        Some(Growth { num, offset: self.offset * c as f64, spread: self.spread * (c as f64).abs(), ..self }.reduced())
+    }
+
+    fn add(self, o: Growth) -> Option<Growth> {
+        let num = self.num.checked_mul(o.den)?.checked_add(o.num.checked_mul(self.den)?)?;
+        Some(
+            Growth {
+                num,
+                den: self.den.checked_mul(o.den)?,
+                offset: self.offset + o.offset,
+                spread: self.spread + o.spread,
+                period: lcm(self.period, o.period)?,
+                settle: self.settle.max(o.settle),
+            }
+            .reduced(),
+        )
+    }
+
+    fn floor(self, k: i64) -> Option<Growth> {
+        let period = self.period.checked_mul(k).filter(|p| *p <= MAX_PERIOD)?;
+        Some(
+            Growth {
+                den: self.den.checked_mul(i128::from(k))?,
+                offset: self.offset / k as f64 - 0.5,
+                spread: self.spread / k as f64 + 0.5,
+                period,
+                ..self
+            }
+            .reduced(),
+        )
+    }
+
+    /// `max` (or `min`) of two; `broadcast` takes the larger where slopes differ, as the
+    /// smaller must then be 1 for the sizes to broadcast.
+    fn extreme(self, o: Growth, max: bool) -> Option<Growth> {
+        if self.num < 0 || o.num < 0 {
+            return None;
+        }
+        let period = lcm(self.period, o.period)?;
+        let settle = self.settle.max(o.settle);
+        if self.same_slope(&o) {
+            let pick = |a: f64, b: f64| if max { a.max(b) } else { a.min(b) };
+            let lo = pick(self.offset - self.spread, o.offset - o.spread);
+            let hi = pick(self.offset + self.spread, o.offset + o.spread);
+            return Some(Growth { offset: (lo + hi) / 2.0, spread: (hi - lo) / 2.0, period, settle, ..self });
+        }
+        let larger = self.slope() > o.slope();
+        let winner = if larger == max { self } else { o };
+        Some(Growth { period, settle: settle.max(self.crossing(&o)), ..winner })
+    }
+
+    fn reduced(self) -> Growth {
+        let g = gcd(self.num.abs(), self.den.abs()).max(1);
+        Growth { num: self.num / g, den: self.den / g, ..self }
+    }
+}
+
+fn gcd(a: i128, b: i128) -> i128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+pub fn lcm(a: i64, b: i64) -> Option<i64> {
+    let g = gcd(i128::from(a), i128::from(b)).max(1);
+    i64::try_from(i128::from(a) / g * i128::from(b)).ok().filter(|p| *p <= MAX_PERIOD)
+}
+
+impl Term {
+    /// How the term grows as a function of the named size `x`; `None` when it holds another
+    /// size, a product of sizes, a symbolic divisor, or needs a period past [`MAX_PERIOD`].
+    pub fn growth(&self, x: &Term) -> Option<Growth> {
+        match self.kind() {
+            Kind::Name(_) | Kind::Fresh(_) => (self == x).then_some(Growth { num: 1, ..Growth::constant(0) }),
+            Kind::Sum(c0, monomials) => {
+                let mut acc = Growth::constant(*c0);
+                for (m, c) in monomials.iter() {
+                    acc = acc.add(m.growth(x)?.scale(*c)?)?;
+                }
+                Some(acc)
+            }
+            Kind::Product(_) | Kind::Div(..) => None,
+            Kind::Floor(e, k) => e.growth(x)?.floor(*k),
+            Kind::Min(c, ts) | Kind::Max(c, ts) => {
+                let max = matches!(self.kind(), Kind::Max(..));
+                let mut acc: Option<Growth> = c.map(Growth::constant);
+                for t in ts.iter() {
+                    let g = t.growth(x)?;
+                    acc = Some(match acc {
+                        None => g,
+                        Some(a) => a.extreme(g, max)?,
+                    });
+                }
+                acc
+            }
+            Kind::Broadcast(ts) => {
+                let one = Growth::constant(1);
+                let mut acc: Option<Growth> = None;
+                for t in ts.iter() {
+                    let g = t.growth(x)?;
+                    // Beyond this, whether the member is 1 no longer changes along a class.
+                    let g = Growth { settle: g.settle.max(g.crossing(&one)), ..g };
+                    acc = Some(match acc {
+                        None => g,
+                        Some(a) => a.extreme(g, true)?,
+                    });
+                }
+                acc
+            }
+        }
+    }
+}
