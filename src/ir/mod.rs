@@ -167,7 +167,7 @@ pub fn default_opset(domain: &str) -> i64 {
     }
 }
 
-/// The model's own text for symbolic sizes, by term ([`Model::spellings`]).
+/// The model's own text for symbolic sizes, by term (a model's `spellings`).
 pub type Spellings = HashMap<Term, Box<str>>;
 
 /// Where a value comes from.

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use crate::diag::{Diagnostic, Severity};
 use crate::dtype::DType;
-use crate::infer::{self, Inference};
+use crate::infer::Inference;
 use crate::ir::{AttrValue, Attribute, Model, NodeId, ValueId};
 use crate::ops::ShapeRule;
 use crate::shape::{Dim, Shape, Type};
@@ -45,7 +45,7 @@ pub fn expand(model: &mut Model, inf: &Inference) -> crate::Result<Report> {
     patch.apply(model);
     #[cfg(debug_assertions)]
     {
-        let after = infer::infer(model, inf.options());
+        let after = crate::infer::infer(model, inf.options());
         let bad: Vec<String> = super::violations(model, &after)
             .into_iter()
             .filter(|(n, _)| report.handled.contains(n) && !assumed.contains(n))
