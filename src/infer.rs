@@ -29,6 +29,9 @@ pub struct Options {
     pub floats: HashMap<String, Vec<f64>>,
     /// Known contents of small string graph inputs of the main graph.
     pub strings: HashMap<String, Vec<String>>,
+    /// Shape rules declared as data (`--op-rules`), for ops no built-in rule covers; they
+    /// come before the shipped contrib rules.
+    pub op_rules: Option<std::sync::Arc<ops::OpRules>>,
 }
 
 /// Checks `--dim` style bindings against the symbolic dims the graph inputs `declared`: a name
@@ -667,6 +670,15 @@ impl Infer<'_> {
         d
     }
 
+    /// True when a rule declared as data (`--op-rules`), a contrib rule or a shipped contrib
+    /// rule covers the node.
+    fn declared_rule(&self, node: &crate::ir::Node) -> bool {
+        let (d, op) = (node.domain.as_str(), node.op_type.as_str());
+        self.options.op_rules.as_ref().is_some_and(|r| r.has(d, op))
+            || ops::has_contrib(d, op)
+            || ops::OpRules::builtin().has(d, op)
+    }
+
     fn label(&self, n: NodeId) -> String {
         self.model.label_with(n, self.position.get_or_init(|| self.model.positions()))
     }
@@ -749,6 +761,13 @@ impl Infer<'_> {
                     )))
                 }
                 Some(def) => apply(def, &self.ctx(node, opset)),
+                None if self.declared_rule(node) => {
+                    let c = self.ctx(node, opset);
+                    let user = self.options.op_rules.as_ref().and_then(|r| r.apply(&c));
+                    user.or_else(|| ops::contrib(&c))
+                        .or_else(|| ops::OpRules::builtin().apply(&c))
+                        .unwrap_or_else(|| Ok(Out::default()))
+                }
                 None => {
                     let domain = if node.domain.is_empty() { "ai.onnx" } else { &node.domain };
                     let msg = if ops::exists(&node.domain, &node.op_type) {

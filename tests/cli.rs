@@ -1007,3 +1007,122 @@ fn splits_say_which_sizes_divide() {
         .collect();
     assert_eq!(accepted, vec![3, 4, 6, 7, 8, 9, 10, 11, 12], "{n}");
 }
+
+/// Ops of a domain no built-in rule covers: shapes flow through a rule declared as data, and a
+/// broadcast conflict behind it is found; without the rule each op is listed once.
+#[test]
+fn rules_declared_as_data_carry_shapes_through_custom_ops() {
+    use build::{input, model, node};
+    let custom = |name: &str, i: &str, o: &str| onnx_bcast::onnx::NodeProto {
+        domain: Some("my.ops".into()),
+        ..node(name, "Scale2", &[i], &[o])
+    };
+    let mut m = model(
+        17,
+        vec![input("x", &[D::S("batch"), D::N(8)]), input("z", &[D::S("batch"), D::N(7)])],
+        vec![custom("s1", "x", "a"), custom("s2", "a", "b"), node("add", "Add", &["b", "z"], &["y"])],
+        &["y"],
+    );
+    m.opset_import.push(onnx_bcast::onnx::OperatorSetIdProto { domain: Some("my.ops".into()), version: Some(1) });
+    let dir = scratch("op_rules");
+    let p = build::write(&m, &dir, "custom.onnx");
+    // Without a rule: one warning for the op, with its count; the Add cannot be checked.
+    let r = run(&[OsStr::new("check"), p.as_os_str()]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert_eq!(r.stdout.matches("warning[unknown-op]").count(), 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("no shape rule for my.ops.Scale2; its outputs are unknown (2 nodes use it"),
+        "{}",
+        r.stdout
+    );
+    // With the rule: the shapes flow through both nodes and the Add's conflict is found.
+    let rules = dir.join("rules.json");
+    std::fs::write(
+        &rules,
+        r#"{"rules": [
+  {"domain": "my.ops", "op": "Scale2", "outputs": [{"shape": {"same": 0}, "type": {"input": 0}}]}
+]}"#,
+    )
+    .unwrap();
+    let r = run(&[OsStr::new("check"), p.as_os_str(), OsStr::new("--op-rules"), rules.as_os_str()]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(
+        r.stdout.contains("error[broadcast-incompatible]") && r.stdout.contains("'b' has size 8 and 'z' has size 7"),
+        "{}",
+        r.stdout
+    );
+    // The size's origin runs through the custom nodes back to x.
+    assert!(r.stdout.contains("= input 0: x axis 1 = 8"), "{}", r.stdout);
+    // The same from the environment.
+    let out = Command::new(env!("CARGO_BIN_EXE_onnx-bcast"))
+        .args([OsStr::new("infer"), p.as_os_str()])
+        .env("ONNX_BCAST_OP_RULES", &rules)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("b       float32  [batch, 8]"));
+    // A mistake in the file is exit 2, naming the file and the line.
+    std::fs::write(&rules, "{\"rules\": [\n  {\"op\": \"Scale2\", \"outputs\": [{\"shape\": {\"sideways\": 0}}]}\n]}")
+        .unwrap();
+    let r = run(&[OsStr::new("check"), p.as_os_str(), OsStr::new("--op-rules"), rules.as_os_str()]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("rules.json:2:"), "{}", r.stderr);
+}
+
+/// The shipped contrib rules parse and cover what they claim.
+#[test]
+fn the_shipped_contrib_rules_parse() {
+    let rules = onnx_bcast::ops::OpRules::builtin();
+    assert!(rules.has("com.microsoft", "Gelu"));
+}
+
+/// onnxruntime's contrib ops, on shapes onnxruntime 1.32 itself infers for them (one-node
+/// models, as read back from an onnxruntime session): Attention with a past, FusedMatMul with
+/// transB, SkipLayerNormalization's mean, MatMulNBits.
+#[test]
+fn contrib_ops_have_onnxruntimes_shapes() {
+    use build::{input, model, node, with_int};
+    use onnx_bcast::onnx;
+    let ms = |n: onnx::NodeProto| onnx::NodeProto { domain: Some("com.microsoft".into()), ..n };
+    let nodes = vec![
+        ms(with_int(node("att", "Attention", &["x", "w", "bias", "", "past"], &["a", "present"]), "num_heads", 4)),
+        ms(with_int(node("fmm", "FusedMatMul", &["p", "q"], &["f"]), "transB", 1)),
+        ms(node("sln", "SkipLayerNormalization", &["s", "s", "g"], &["sy", "mean"])),
+        ms(with_int(
+            with_int(with_int(node("nb", "MatMulNBits", &["s", "qb", "qs"], &["nbo"]), "K", 16), "N", 32),
+            "block_size",
+            16,
+        )),
+    ];
+    let mut m = model(
+        17,
+        vec![
+            input("x", &[2i64, 5, 16]),
+            input("w", &[16i64, 48]),
+            input("bias", &[48i64]),
+            input("past", &[2i64, 2, 4, 2, 4]),
+            input("p", &[3i64, 2, 5, 4]),
+            input("q", &[2i64, 6, 4]),
+            input("s", &[D::S("batch"), D::S("seq"), D::N(16)]),
+            input("g", &[16i64]),
+            input("qb", &[32i64, 1, 8]),
+            input("qs", &[32i64]),
+        ],
+        nodes,
+        &["a", "present", "f", "sy", "mean", "nbo"],
+    );
+    m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) });
+    let p = build::write(&m, &scratch("contrib"), "contrib.onnx");
+    let r = run(&[OsStr::new("infer"), p.as_os_str()]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    for want in [
+        "a        float32  [2, 5, 16]",
+        "present  float32  [2, 2, 4, 7, 4]",
+        "f        float32  [3, 2, 5, 6]",
+        "sy       float32  [batch, seq, 16]",
+        "mean     float32  [batch, seq, 1]",
+        "nbo      float32  [batch, seq, 32]",
+    ] {
+        assert!(r.stdout.contains(want), "{want}\n{}", r.stdout);
+    }
+}

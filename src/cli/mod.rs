@@ -248,13 +248,27 @@ pub struct Shapes {
     /// Accepted for old scripts; does nothing: a declared `dim_value: 0` is always the size 0.
     #[arg(long, hide = true)]
     zero_dims_are_sizes: bool,
+    /// Shape rules declared as data for ops of any domain (a JSON file; see docs/op-rules.md).
+    /// Default: the file named by ONNX_BCAST_OP_RULES, if set.
+    #[arg(long = "op-rules", value_name = "FILE")]
+    op_rules: Option<PathBuf>,
 }
 
 impl Shapes {
     /// The inference options these flags give; the same name bound twice to different sizes
-    /// is an error.
+    /// is an error, and so is a rules file that cannot be read.
     fn options(&self) -> Result<Options> {
-        Ok(Options { bindings: bindings(&self.dims)?, ..Options::default() })
+        let file = self.op_rules.clone().or_else(|| std::env::var_os("ONNX_BCAST_OP_RULES").map(PathBuf::from));
+        let op_rules = match file {
+            Some(path) => {
+                let text = std::fs::read_to_string(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
+                let rules =
+                    onnx_bcast::ops::OpRules::parse(&text, &path.display().to_string()).map_err(Error::Usage)?;
+                Some(std::sync::Arc::new(rules))
+            }
+            None => None,
+        };
+        Ok(Options { bindings: bindings(&self.dims)?, op_rules, ..Options::default() })
     }
 }
 

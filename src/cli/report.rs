@@ -342,6 +342,29 @@ fn assumed_line(c: &Constraint) -> String {
 /// document or the annotations too for machines.
 pub fn check(results: &[(PathBuf, Result<Inference>)], format: Format) -> String {
     let mut out = String::new();
+    // Each op without a rule once, with how many nodes use it.
+    let shown = |inf: &Inference| -> Vec<Diagnostic> {
+        let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        let mut list: Vec<(Diagnostic, usize)> = Vec::new();
+        for d in &inf.diagnostics {
+            if d.code == "unknown-op" && d.message.starts_with("no shape rule for") {
+                if let Some(&at) = first.get(d.message.as_str()) {
+                    list[at].1 += 1;
+                    continue;
+                }
+                first.insert(&d.message, list.len());
+            }
+            list.push((d.clone(), 1));
+        }
+        list.into_iter()
+            .map(|(mut d, n)| {
+                if n > 1 {
+                    d.message = format!("{} ({n} nodes use it; the first is shown)", d.message);
+                }
+                d
+            })
+            .collect()
+    };
     match format {
         Format::Json => {
             let models: Vec<Json> = results
@@ -363,7 +386,7 @@ pub fn check(results: &[(PathBuf, Result<Inference>)], format: Format) -> String
             for (p, r) in results {
                 match r {
                     Ok(inf) => {
-                        for d in &inf.diagnostics {
+                        for d in &shown(inf) {
                             let node = d.node.clone().unwrap_or_else(|| d.graph.clone());
                             let op = d.op_type.clone().unwrap_or_default();
                             let _ = writeln!(
@@ -409,7 +432,7 @@ pub fn check(results: &[(PathBuf, Result<Inference>)], format: Format) -> String
                     let _ = writeln!(out, "{}: ok", p.display());
                 } else {
                     let _ = writeln!(out, "{}:", p.display());
-                    for d in &inf.diagnostics {
+                    for d in &shown(inf) {
                         let _ = writeln!(out, "{d}\n");
                     }
                 }

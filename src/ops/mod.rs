@@ -1,9 +1,13 @@
 //! The op table: one row per operator (and per opset version where its rule changes), naming
 //! its shape rule and its element-type rule. Adding an op touches this table only.
 
+mod contrib;
+mod declared;
 mod rules;
 mod table;
 
+pub use contrib::{contrib, has_contrib};
+pub use declared::OpRules;
 pub use rules::{tensor_floats, tensor_ints, tensor_strings, MAX_TRACKED};
 
 use std::collections::HashMap;

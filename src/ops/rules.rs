@@ -1230,6 +1230,13 @@ pub fn matmul(c: &Ctx) -> R {
         _ => (1, c.dtype(0)),
     };
     let (Some(a), Some(b)) = (c.shape(0), c.shape(bi)) else { return outs(vec![ty(dtype, None)]) };
+    let (shape, assumptions) = matmul_shape(a, b)?;
+    Ok(Out { types: smallvec::smallvec![ty(dtype, Some(shape))], assumptions, ..Out::default() })
+}
+
+/// numpy's matmul of shapes `a` and `b`, with its side conditions (batch axes broadcast,
+/// inner sizes equal).
+pub(super) fn matmul_shape(a: &[Dim], b: &[Dim]) -> Result<(Shape, Vec<(usize, Assumption)>), RuleError> {
     if a.is_empty() || b.is_empty() {
         return invalid("MatMul needs inputs of rank 1 or more".into());
     }
@@ -1249,7 +1256,7 @@ pub fn matmul(c: &Ctx) -> R {
     if b.len() > 1 {
         shape.push(b2[b2.len() - 1].clone());
     }
-    Ok(Out { types: smallvec::smallvec![ty(dtype, Some(shape))], assumptions, ..Out::default() })
+    Ok((shape, assumptions))
 }
 
 /// Gemm: `Y[M,N] = alpha * A' B' + beta * C`, C stretching unidirectionally to `[M,N]` (with

@@ -1,0 +1,437 @@
+"""Models as deployed: onnxruntime's contrib ops (com.microsoft) and quantized graphs, against
+onnxruntime's run-time shapes. Run by hand, never inside `cargo test` (needs onnx, onnxruntime
+with its `transformers` and `quantization` packages, numpy, torch and transformers):
+
+    cargo build --release
+    python3 scripts/deployed_models.py [--rebuild] [--only SUBSTRING] [--as-is] [--bin BINARY]
+
+Build (into target/deployed-models/, never committed; a file that exists is kept unless
+--rebuild; about 15 s). Tiny random-weight models, hidden 64, 2 layers, 4 heads, vocabulary
+1000, exported by torch.onnx (TorchScript, opset 17, dynamic batch and seq) into export/:
+
+  bert_opt           BertModel, then onnxruntime.transformers' optimize_model(model_type="bert")
+  gpt2_opt           GPT2Model without past (use_cache=False), optimize_model(model_type="gpt2")
+  llama_opt          LlamaModel (intermediate 128, 2 kv heads, use_cache=False); this onnxruntime
+                     has no "llama" model type (MODEL_TYPES), so model_type="gpt2", whose
+                     fusions are BERT's plus GPT-2's attention
+  bert_mha           bert_opt with FusionOptions.use_multi_head_attention (MultiHeadAttention)
+  bert_ort           the BERT export as onnxruntime writes it after its own C++ fusions
+                     (ORT_ENABLE_EXTENDED, SessionOptions.optimized_model_filepath)
+  llama_ort          the same for the Llama export
+  bert_int8          quantize_dynamic of the BERT export
+  bert_opt_int8      quantize_dynamic of bert_opt, after onnxruntime's symbolic shape inference
+                     (onnx's knows no contrib op, and the quantizer needs every MatMul's type)
+  bert_opt_int8_ort  bert_opt_int8 written by onnxruntime (ORT_ENABLE_EXTENDED)
+  bert_qdq           quantize_static of the BERT export, QuantFormat.QDQ, 4 random calibration inputs
+  bert_qdq_ort       bert_qdq written by onnxruntime (ORT_ENABLE_EXTENDED)
+  cnn_qdq            the same for a small conv net (dynamic batch, height and width)
+  cnn_qdq_ort        cnn_qdq written by onnxruntime (ORT_ENABLE_EXTENDED)
+
+Attention is exported eager (attn_implementation="eager"), the pattern the fusions look for.
+optimize_model runs at opt_level=1 (onnxruntime's basic, portable rewrites, then the Python
+fusions); the *_ort files keep onnxruntime's CPU fusions at the extended level, not the
+layout-specific ones. A step that fails (an export, a fusion) is reported and skipped.
+
+Compare. onnxruntime (CPU, ORT_DISABLE_ALL, so the graph runs as written) runs a copy of each
+model with every output of the main graph's nodes made a graph output (typeless; not nameless
+ones, nor names that are initializers or inputs), at batch=2, seq=7, images 2x3x32x24: ids in
+[0, 1000), masks ones, token types zeros, floats random. Those are the top-level tensors. Then
+`BIN infer --format json` runs twice, without bindings and with --dim NAME=VALUE for every
+symbolic input dim at the run's size, on a copy without value_info and without declared output
+shapes (target/deployed-models/stripped/), so that only onnx-bcast's rules speak: the quantizer
+and symbolic shape inference write value_info for nearly every tensor. --as-is infers the files
+as they are. Per run, of the top-level tensors:
+
+  ranked  onnx-bcast gives the tensor a rank (its "shape" is not null);
+  full    every dim is known (not null); with --dim, every dim is a number;
+  wrong   the rank differs from the run's, a dim given as a number differs, the dtype given
+          differs, or a symbol (an input's, an invented ?N, an expression) stands for two sizes:
+          one symbol is one size everywhere, an input symbol the size it is bound to.
+          A tensor wrong in both runs counts once.
+
+Unknown ops are the distinct ops of onnx-bcast's `unknown-op` diagnostics (no --dim run).
+Prints each model's op histogram ((domain, op_type) -> count), a markdown table, the first wrong
+tensors of each model with both shapes, and the times. Exits 1 if any tensor is wrong, or if
+onnx-bcast or onnxruntime fails on a model.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import logging
+import os
+import subprocess
+import sys
+import time
+import warnings
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+from onnx import helper
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OUT = os.path.join(ROOT, "target", "deployed-models")
+VOCAB, HIDDEN, LAYERS, HEADS = 1000, 64, 2, 4
+SIZES = {"batch": 2, "seq": 7, "height": 32, "width": 24}  # the run's sizes, by input symbol
+TEXT_AXES = {0: "batch", 1: "seq"}
+IMAGE_AXES = {0: "batch", 2: "height", 3: "width"}
+
+
+# ---------------------------------------------------------------------------------------- build
+
+def export(make, keys, path, axes):
+    """torch.onnx (TorchScript, opset 17) of make() with the inputs `keys` and dynamic `axes`."""
+    import torch
+
+    class Wrap(torch.nn.Module):  # one output, inputs by keyword
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, *xs):
+            out = self.m(**dict(zip(keys, xs)))
+            return out if isinstance(out, torch.Tensor) else out.last_hidden_state
+
+    torch.manual_seed(0)
+    if keys == ["x"]:
+        args = (torch.randn(SIZES["batch"], 3, SIZES["height"], SIZES["width"]),)
+    else:
+        args = tuple(feed_value(k, np.int64, (SIZES["batch"], SIZES["seq"])) for k in keys)
+        args = tuple(torch.from_numpy(a) for a in args)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Wrap(make()).eval(), args, path, input_names=keys, output_names=["y"],
+                          dynamic_axes={k: axes for k in keys}, opset_version=17, dynamo=False)
+
+
+def text_model(kind):
+    import transformers as T
+
+    eager = dict(attn_implementation="eager")
+    if kind == "bert":
+        return lambda: T.BertModel(T.BertConfig(
+            vocab_size=VOCAB, hidden_size=HIDDEN, num_hidden_layers=LAYERS, num_attention_heads=HEADS,
+            intermediate_size=4 * HIDDEN, max_position_embeddings=128, **eager), add_pooling_layer=False)
+    if kind == "gpt2":
+        return lambda: T.GPT2Model(T.GPT2Config(
+            vocab_size=VOCAB, n_positions=128, n_embd=HIDDEN, n_layer=LAYERS, n_head=HEADS, use_cache=False,
+            bos_token_id=0, eos_token_id=0, **eager))
+    return lambda: T.LlamaModel(T.LlamaConfig(
+        vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=2 * HIDDEN, num_hidden_layers=LAYERS,
+        num_attention_heads=HEADS, num_key_value_heads=2, max_position_embeddings=128, use_cache=False, **eager))
+
+
+def cnn():
+    import torch
+    from torch import nn
+
+    class Net(nn.Module):  # Conv, Relu, Add, MaxPool, Concat, GlobalAveragePool, Flatten, Gemm
+        def __init__(self):
+            super().__init__()
+            self.c1, self.c2 = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(8, 8, 3, padding=1)
+            self.c3, self.fc = nn.Conv2d(8, 8, 3, padding=1, stride=2), nn.Linear(16, 10)
+
+        def forward(self, x):
+            a = torch.relu(self.c1(x))
+            b = nn.functional.max_pool2d(a + torch.relu(self.c2(a)), 2)
+            c = torch.cat([b, torch.relu(self.c3(a))], dim=1)
+            return self.fc(torch.flatten(nn.functional.adaptive_avg_pool2d(c, 1), 1))
+
+    return Net
+
+
+def ort_save(src, dst):
+    """The model as onnxruntime itself writes it after its CPU fusions (ORT_ENABLE_EXTENDED)."""
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    so.optimized_model_filepath = dst
+    so.log_severity_level = 3
+    ort.InferenceSession(src, so, providers=["CPUExecutionProvider"])
+
+
+def optimize(src, dst, model_type, mha=False):
+    from onnxruntime.transformers.fusion_options import FusionOptions
+    from onnxruntime.transformers.optimizer import optimize_model
+
+    options = FusionOptions(model_type)
+    options.use_multi_head_attention = mha
+    m = optimize_model(src, model_type=model_type, num_heads=HEADS, hidden_size=HIDDEN, opt_level=1,
+                       optimization_options=options)
+    m.save_model_to_file(dst)
+
+
+def quant_dynamic(src, dst):
+    """quantize_dynamic; onnx's shape inference knows no contrib op, so a fused model gets
+    onnxruntime's symbolic shape inference first (the quantizer needs every MatMul's type)."""
+    from onnxruntime.quantization import quantize_dynamic
+    from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
+
+    m = onnx.load(src)
+    if any(n.domain == "com.microsoft" for n in m.graph.node):
+        m = SymbolicShapeInference.infer_shapes(m, auto_merge=True)
+    quantize_dynamic(m, dst)
+
+
+def quant_qdq(src, dst):
+    """quantize_static, QDQ format, calibrated on four random inputs at the run's sizes."""
+    from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
+
+    model = onnx.load(src)
+    rng = np.random.default_rng(1)
+    samples = iter([feeds(model, bindings(model), rng) for _ in range(4)])
+
+    class Reader(CalibrationDataReader):
+        def get_next(self):
+            return next(samples, None)
+
+    quantize_static(src, dst, Reader(), quant_format=QuantFormat.QDQ)
+
+
+def steps():
+    """(file, how to build it, the file it is built from): exports first, then their rewrites."""
+    e = lambda n: os.path.join(OUT, "export", n + ".onnx")  # noqa: E731
+    text = ["input_ids", "attention_mask"]
+    return [
+        (e("bert"), lambda p: export(text_model("bert"), text + ["token_type_ids"], p, TEXT_AXES), None),
+        (e("gpt2"), lambda p: export(text_model("gpt2"), text, p, TEXT_AXES), None),
+        (e("llama"), lambda p: export(text_model("llama"), text, p, TEXT_AXES), None),
+        (e("cnn"), lambda p: export(cnn(), ["x"], p, IMAGE_AXES), None),
+        ("bert_opt", lambda p: optimize(e("bert"), p, "bert"), e("bert")),
+        ("gpt2_opt", lambda p: optimize(e("gpt2"), p, "gpt2"), e("gpt2")),
+        ("llama_opt", lambda p: optimize(e("llama"), p, "gpt2"), e("llama")),
+        ("bert_mha", lambda p: optimize(e("bert"), p, "bert", mha=True), e("bert")),
+        ("bert_ort", lambda p: ort_save(e("bert"), p), e("bert")),
+        ("llama_ort", lambda p: ort_save(e("llama"), p), e("llama")),
+        ("bert_int8", lambda p: quant_dynamic(e("bert"), p), e("bert")),
+        ("bert_opt_int8", lambda p: quant_dynamic(path_of("bert_opt"), p), path_of("bert_opt")),
+        ("bert_opt_int8_ort", lambda p: ort_save(path_of("bert_opt_int8"), p), path_of("bert_opt_int8")),
+        ("bert_qdq", lambda p: quant_qdq(e("bert"), p), e("bert")),
+        ("bert_qdq_ort", lambda p: ort_save(path_of("bert_qdq"), p), path_of("bert_qdq")),
+        ("cnn_qdq", lambda p: quant_qdq(e("cnn"), p), e("cnn")),
+        ("cnn_qdq_ort", lambda p: ort_save(path_of("cnn_qdq"), p), path_of("cnn_qdq")),
+    ]
+
+
+def path_of(name):
+    return name if os.path.isabs(name) else os.path.join(OUT, name + ".onnx")
+
+
+def histogram(model):
+    """(domain, op_type) -> count over the main graph, com.microsoft first."""
+    c = collections.Counter((n.domain or "ai.onnx", n.op_type) for n in model.graph.node)
+    return dict(sorted(c.items(), key=lambda kv: (kv[0][0] != "com.microsoft", kv[0])))
+
+
+def build(rebuild):
+    """Builds what is missing (everything with --rebuild); returns the deployed models' paths."""
+    os.makedirs(os.path.join(OUT, "export"), exist_ok=True)
+    logging.getLogger().setLevel(logging.ERROR)  # the quantizer's advice to pre-process
+    built = []
+    for name, make, src in steps():
+        path = path_of(name)
+        if rebuild or not os.path.exists(path):
+            if src is not None and not os.path.exists(src):
+                print(f"skip {name}: {os.path.relpath(src, ROOT)} was not built", file=sys.stderr)
+                continue
+            t = time.perf_counter()
+            try:
+                make(path)
+            except Exception as err:  # noqa: BLE001 - a failed export or rewrite skips its models.
+                print(f"skip {name}: {type(err).__name__}: {str(err).splitlines()[0][:300]}", file=sys.stderr)
+                continue
+            print(f"built {os.path.relpath(path, ROOT)} in {time.perf_counter() - t:.1f} s")
+        if not os.path.isabs(name):
+            built.append(path)
+    return built
+
+
+# -------------------------------------------------------------------------------------- compare
+
+NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.FLOAT16: np.float16, onnx.TensorProto.INT64: np.int64,
+      onnx.TensorProto.INT32: np.int32, onnx.TensorProto.UINT8: np.uint8, onnx.TensorProto.INT8: np.int8,
+      onnx.TensorProto.BOOL: np.bool_}
+
+
+def feed_value(name, dtype, shape, rng=None):
+    """An input by its name: masks are ones, token types zeros, ids in [0, VOCAB), floats random."""
+    rng = rng or np.random.default_rng(0)
+    if np.issubdtype(dtype, np.floating):
+        return rng.standard_normal(shape).astype(dtype)
+    if "mask" in name:
+        return np.ones(shape, dtype)
+    if "token_type" in name:
+        return np.zeros(shape, dtype)
+    if "position" in name:
+        return np.broadcast_to(np.arange(shape[-1]), shape).astype(dtype)
+    return rng.integers(0, VOCAB, shape).astype(dtype)
+
+
+def bindings(model):
+    """Every symbolic input dim and the size the run gives it (by name, else by axis)."""
+    out = {}
+    for i in model.graph.input:
+        axes = IMAGE_AXES if len(i.type.tensor_type.shape.dim) == 4 else TEXT_AXES
+        for axis, d in enumerate(i.type.tensor_type.shape.dim):
+            if d.dim_param:
+                out.setdefault(d.dim_param, SIZES.get(d.dim_param, SIZES.get(axes.get(axis), 1)))
+    return out
+
+
+def feeds(model, dims, rng):
+    """Inputs for one run, symbolic dims at their `dims` sizes."""
+    inits = {t.name for t in model.graph.initializer}
+    out = {}
+    for i in model.graph.input:
+        if i.name not in inits:
+            tt = i.type.tensor_type
+            shape = [d.dim_value if d.HasField("dim_value") else dims.get(d.dim_param, 1) for d in tt.shape.dim]
+            out[i.name] = feed_value(i.name, NP[tt.elem_type], shape, rng)
+    return out
+
+
+def run_ort(model, dims):
+    """{name: (shape, dtype)} of every top-level tensor in one onnxruntime run."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    # A graph output cannot also be an initializer or an input, nor be nameless (an absent output).
+    taken = {o.name for o in m.graph.output} | {t.name for t in m.graph.initializer} | {i.name for i in m.graph.input}
+    for n in [o for node in m.graph.node for o in node.output]:
+        if n and n not in taken:
+            m.graph.output.append(helper.make_empty_tensor_value_info(n))
+            taken.add(n)
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.log_severity_level = 3
+    sess = ort.InferenceSession(m.SerializeToString(), so, providers=["CPUExecutionProvider"])
+    names = [o.name for o in sess.get_outputs()]
+    values = sess.run(names, feeds(model, dims, np.random.default_rng(0)))
+    tops = {o for node in model.graph.node for o in node.output}
+    return {n: (tuple(v.shape), str(v.dtype)) for n, v in zip(names, values)
+            if n in tops and isinstance(v, np.ndarray)}
+
+
+def ours(binary, path, dims):
+    cmd = [binary, "infer", path, "--format", "json"] + [f"--dim={k}={v}" for k, v in dims.items()]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode == 2 or not r.stdout.strip():
+        raise RuntimeError(f"onnx-bcast exit {r.returncode}: {r.stderr.strip()[:300]}")
+    return json.loads(r.stdout)
+
+
+def judge(doc, run, dims, numbers):
+    """(ranked, full, {tensor: why it is wrong}) of one onnx-bcast run against the run's shapes;
+    `dims` are the input symbols and their sizes; full means all numbers if `numbers`."""
+    ranked = full = 0
+    wrong = {}
+    seen = collections.defaultdict(lambda: collections.defaultdict(list))  # symbol -> size -> tensors
+    for n, (rt, rdt) in run.items():
+        t = doc["tensors"].get(n) or {}
+        shape, dt = t.get("shape"), t.get("dtype")
+        if dt is not None and dt != rdt:
+            wrong[n] = f"dtype {dt} {shape} vs run {rdt} {list(rt)}"
+        if shape is None:
+            continue
+        ranked += 1
+        full += all(isinstance(d, int) if numbers else d is not None for d in shape)
+        if len(shape) != len(rt):
+            wrong[n] = f"rank {len(shape)} {shape} vs run {list(rt)}"
+            continue
+        for d, r in zip(shape, rt):
+            if isinstance(d, int) and d != r:
+                wrong.setdefault(n, f"{shape} vs run {list(rt)}")
+            elif isinstance(d, str):
+                seen[d][r].append(n)
+    for sym, sizes in seen.items():
+        want = dims.get(sym, max(sizes, key=lambda s: len(sizes[s])))
+        if len(sizes) > 1 or want not in sizes:
+            for size, names in sizes.items():
+                for n in names if size != want else []:
+                    where = "as bound" if sym in dims else "elsewhere"
+                    wrong.setdefault(n, f"{doc['tensors'][n]['shape']} vs run {list(run[n][0])}: "
+                                        f"{sym!r} is {size} here, {want} {where}")
+    return ranked, full, wrong
+
+
+def unknown_ops(doc):
+    domains = {n["name"]: n.get("domain") or "ai.onnx" for n in doc.get("nodes", [])}
+    ops = {f"{domains.get(d.get('node'), '?')}.{d.get('op_type')}" for d in doc.get("diagnostics", [])
+           if d.get("code") == "unknown-op"}
+    return sorted(ops)
+
+
+def stripped(model, name):
+    """A copy without value_info and declared output shapes, so that only inference speaks."""
+    m = onnx.ModelProto()
+    m.CopyFrom(model)
+    del m.graph.value_info[:]
+    for o in m.graph.output:
+        o.type.tensor_type.ClearField("shape")
+    os.makedirs(os.path.join(OUT, "stripped"), exist_ok=True)
+    path = os.path.join(OUT, "stripped", name + ".onnx")
+    onnx.save(m, path)
+    return path
+
+
+def compare(binary, path, as_is):
+    """One row of the table, the wrong tensors, and whether the model failed."""
+    model = onnx.load(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    inferred = path if as_is else stripped(model, name)
+    hist = histogram(model)
+    ms = ", ".join(f"{op} {k}" for (dom, op), k in hist.items() if dom == "com.microsoft") or "-"
+    dims = bindings(model)
+    try:
+        run = run_ort(model, dims)
+    except Exception as err:  # noqa: BLE001 - reported as a failed row.
+        return f"| {name} | {ms} | onnxruntime failed: {str(err).splitlines()[0][:200]} |", [], True
+    try:
+        free, bound = ours(binary, inferred, {}), ours(binary, inferred, dims)
+    except RuntimeError as err:
+        return f"| {name} | {ms} | {len(run)} | {err} |", [], True
+    r0, f0, w0 = judge(free, run, dims, numbers=False)
+    r1, f1, w1 = judge(bound, run, dims, numbers=True)
+    wrong = {**{n: f"(no --dim) {w}" for n, w in w0.items()}, **{n: f"(--dim) {w}" for n, w in w1.items()}}
+    unk = ", ".join(unknown_ops(free)) or "-"
+    row = f"| {name} | {ms} | {len(run)} | {r0} / {f0} | {r1} / {f1} | {len(wrong)} | {unk} |"
+    return row, [f"{n}: {w}" for n, w in wrong.items()], bool(wrong)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rebuild", action="store_true", help="build every model again")
+    ap.add_argument("--only", default="", help="compare only the models whose name contains this")
+    ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "onnx-bcast"))
+    ap.add_argument("--as-is", action="store_true", help="infer with the models' value_info and output shapes")
+    a = ap.parse_args()
+    if not os.access(a.bin, os.X_OK):
+        sys.exit(f"{a.bin}: no such binary (cargo build --release, or --bin)")
+    t = time.perf_counter()
+    paths = build(a.rebuild)
+    built = time.perf_counter() - t
+    paths = [p for p in paths if a.only in os.path.basename(p)]
+    for p in paths:
+        hist = histogram(onnx.load(p, load_external_data=False))
+        print(f"\n{os.path.basename(p)}: " + ", ".join(f"{d}:{op} {k}" for (d, op), k in hist.items()))
+    t = time.perf_counter()
+    rows, details, bad = [], [], False
+    for p in paths:
+        row, wrong, failed = compare(a.bin, p, a.as_is)
+        rows.append(row)
+        bad |= failed
+        if wrong:
+            details.append(f"{os.path.basename(p)}: {len(wrong)} wrong")
+            details += [f"  {w}" for w in wrong[:8]]
+    print("\n| model | com.microsoft ops (count) | top-level tensors | ranked / full (no --dim) | ranked / full (--dim)"
+          " | wrong | unknown ops (onnx-bcast) |")
+    print("|---|---|---|---|---|---|---|")
+    print("\n".join(rows))
+    if details:
+        print("\n" + "\n".join(details))
+    print(f"\nbuild {built:.1f} s, compare {time.perf_counter() - t:.1f} s")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

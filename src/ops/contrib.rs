@@ -1,0 +1,267 @@
+//! Shape rules for onnxruntime's `com.microsoft` ops that do not fit the vocabulary of rules
+//! declared as data (`rules/com.microsoft.json` holds those that do). Facts from
+//! onnxruntime's schemas (`onnxruntime/core/graph/contrib_ops/*_defs.cc`) and what
+//! onnxruntime 1.32 infers and checks at run time.
+
+use super::{rules, Ctx, Out, RuleError};
+use crate::dtype::DType;
+use crate::shape::{Dim, Shape, Type};
+
+type R = Result<Out, RuleError>;
+type Rule = fn(&Ctx) -> R;
+
+const RULES: &[(&str, Rule)] = &[
+    ("Attention", attention),
+    ("QAttention", attention),
+    ("MultiHeadAttention", multi_head_attention),
+    ("GroupQueryAttention", group_query_attention),
+    ("FusedMatMul", fused_matmul),
+    ("FusedConv", rules::conv),
+    ("QLinearConv", qlinear_conv),
+    ("QGemm", qgemm),
+    ("QLinearConcat", qlinear_concat),
+    ("QLinearGlobalAveragePool", qlinear_global_average_pool),
+    ("QuantizeLinear", quantize_linear),
+    ("DynamicQuantizeLSTM", dynamic_quantize_lstm),
+    ("BiasSplitGelu", bias_split_gelu),
+];
+
+/// True when a rule here covers `domain.op`.
+pub fn has_contrib(domain: &str, op: &str) -> bool {
+    domain == "com.microsoft" && RULES.iter().any(|(name, _)| *name == op)
+}
+
+/// The node's outputs under the rule here; `None` when there is none.
+pub fn contrib(c: &Ctx) -> Option<R> {
+    if c.node.domain != "com.microsoft" {
+        return None;
+    }
+    RULES.iter().find(|(name, _)| *name == c.node.op_type).map(|(_, rule)| rule(c))
+}
+
+fn out(types: Vec<Option<Type>>) -> R {
+    Ok(Out { types: types.into(), ..Out::default() })
+}
+
+fn tensor(dtype: Option<DType>, shape: Option<Shape>) -> Option<Type> {
+    Some(Type::tensor(dtype, shape))
+}
+
+fn invalid<T>(c: &Ctx, msg: String) -> Result<T, RuleError> {
+    Err(RuleError::Invalid(format!("{}: {msg}", c.node.op_type)))
+}
+
+/// Attention and QAttention: output [B, S, v_hidden], v_hidden from `qkv_hidden_sizes[2]` or
+/// a third of the bias; `present` [2, B, N, P+S, H] from `past` (input 4, QAttention 8). The
+/// type is the bias's (QAttention's input is integer).
+fn attention(c: &Ctx) -> R {
+    let past_at = if c.node.op_type == "QAttention" { 8 } else { 4 };
+    let dtype = c.dtype(2).or(c.dtype(0));
+    let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None), tensor(dtype, None)]) };
+    if x.len() != 3 {
+        return invalid(c, format!("input has rank {}, not 3", x.len()));
+    }
+    let v_hidden = match c.node.attr_ints("qkv_hidden_sizes") {
+        Some([_, _, v]) => Dim::Known(*v),
+        Some(other) => return invalid(c, format!("qkv_hidden_sizes has {} entries, not 3", other.len())),
+        None => match c.shape(2).or_else(|| c.shape(1).map(|w| &w[w.len().saturating_sub(1)..])) {
+            Some([b]) => match b {
+                Dim::Known(n) if n % 3 != 0 => return invalid(c, format!("a bias of {n} does not split in three")),
+                _ => b.div_floor(&Dim::Known(3)),
+            },
+            _ => Dim::Unknown,
+        },
+    };
+    let output = vec![x[0].clone(), x[1].clone(), v_hidden];
+    let present = c.shape(past_at).map(|p| {
+        let mut p = p.to_vec();
+        if p.len() == 5 && c.node.attr_int("past_present_share_buffer").unwrap_or(0) == 0 {
+            p[3] = p[3].add(&x[1]);
+            p
+        } else {
+            p
+        }
+    });
+    out(vec![tensor(dtype, Some(output)), tensor(dtype, present)])
+}
+
+/// MultiHeadAttention: output [B, S, v_hidden] (packed QKV [B, L, N, 3, H]: [B, L, N*H]);
+/// `present_key`/`present_value` [B, N, P+L, H] from `past_key` (input 6).
+fn multi_head_attention(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(q) = c.shape(0) else { return out(vec![tensor(dtype, None); 3]) };
+    let output = match (q.len(), c.shape(2), c.shape(1)) {
+        (5, _, _) => Some(vec![q[0].clone(), q[1].clone(), q[2].mul(&q[4])]),
+        (3, Some(v), _) if v.len() == 3 => Some(vec![q[0].clone(), q[1].clone(), v[2].clone()]),
+        (3, Some(v), _) if v.len() == 4 => Some(vec![q[0].clone(), q[1].clone(), v[1].mul(&v[3])]),
+        (3, None, Some(k)) if k.len() == 5 => Some(q.to_vec()),
+        (3, None, Some(k)) if k.len() == 3 => Some(q.to_vec()),
+        (3, None, None) => None,
+        (3, _, _) => None,
+        (r, _, _) => return invalid(c, format!("query has rank {r}, not 3 or 5")),
+    };
+    // The new keys' length: the value's (or key's) axis 1 for rank-3 inputs; the query's.
+    let kv_len = match (c.shape(2), c.shape(1)) {
+        (Some(v), _) if v.len() == 3 => Some(v[1].clone()),
+        (_, Some(k)) if k.len() == 3 || k.len() == 5 => Some(k[1].clone()),
+        _ if q.len() == 5 => Some(q[1].clone()),
+        _ => None,
+    };
+    let present = |past: Option<&[Dim]>| {
+        let (p, len) = (past?, kv_len.clone()?);
+        (p.len() == 4).then(|| vec![p[0].clone(), p[1].clone(), p[2].add(&len), p[3].clone()])
+    };
+    out(vec![tensor(dtype, output), tensor(dtype, present(c.shape(6))), tensor(dtype, present(c.shape(7)))])
+}
+
+/// GroupQueryAttention: output like the query ([B, S, N*H]; packed QKV gives N*H of
+/// (N + 2*N_kv)*H); `present_key`/`present_value` [B, N_kv, T, H] with T the total sequence
+/// length where it is known (a constant input 6, or no past), else unknown.
+fn group_query_attention(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let cache = c.dtype(3).or(dtype);
+    let n = c.node.attr_int("num_heads").unwrap_or(0);
+    let kv = c.node.attr_int("kv_num_heads").unwrap_or(0);
+    let Some(q) = c.shape(0) else { return out(vec![tensor(dtype, None), tensor(cache, None), tensor(cache, None)]) };
+    if q.len() != 3 {
+        return invalid(c, format!("query has rank {}, not 3", q.len()));
+    }
+    if n <= 0 || kv <= 0 || n % kv != 0 {
+        return invalid(c, format!("num_heads {n} is not a positive multiple of kv_num_heads {kv}"));
+    }
+    let packed = !c.has(2);
+    let hidden = if packed { q[2].mul(&Dim::Known(n)).div_floor(&Dim::Known(n + 2 * kv)) } else { q[2].clone() };
+    let head = if packed { q[2].div_floor(&Dim::Known(n + 2 * kv)) } else { q[2].div_floor(&Dim::Known(n)) };
+    let output = vec![q[0].clone(), q[1].clone(), hidden];
+    let total = c.value(6).and_then(|v| v.first().cloned());
+    let present = match (c.shape(3), total) {
+        (Some(p), _) if p.len() == 4 && c.node.attr_int("sliding_window_cache").unwrap_or(0) == 1 => Some(p.to_vec()),
+        (Some(p), Some(Dim::Known(t))) if p.len() == 4 => {
+            Some(vec![p[0].clone(), p[1].clone(), Dim::max_of(&[&p[2], &Dim::Known(t)]), p[3].clone()])
+        }
+        (Some(p), _) if p.len() == 4 => Some(vec![p[0].clone(), p[1].clone(), Dim::Unknown, p[3].clone()]),
+        (None, Some(t)) => Some(vec![q[0].clone(), Dim::Known(kv), t, head]),
+        (None, None) => {
+            let len = c.shape(1).filter(|k| k.len() == 3).map_or_else(|| q[1].clone(), |k| k[1].clone());
+            Some(vec![q[0].clone(), Dim::Known(kv), len, head])
+        }
+        _ => None,
+    };
+    out(vec![tensor(dtype, Some(output)), tensor(cache, present.clone()), tensor(cache, present)])
+}
+
+/// FusedMatMul: MatMul of A and B, each transposed as `transA`/`transB` ask (the last two
+/// axes) and `transBatchA`/`transBatchB` (the first axis moved behind the batch axes).
+fn fused_matmul(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(a), Some(b)) = (c.shape(0), c.shape(1)) else { return out(vec![tensor(dtype, None)]) };
+    let view = |s: &[Dim], trans: &str, batch: &str| -> Shape {
+        let r = s.len();
+        if r < 2 {
+            return s.to_vec();
+        }
+        let tb = c.node.attr_int(batch).unwrap_or(0) != 0;
+        let t = c.node.attr_int(trans).unwrap_or(0) != 0;
+        let mut dims: Shape = if tb { s[1..r - 1].to_vec() } else { s[..r - 2].to_vec() };
+        let row = if tb { s[0].clone() } else { s[r - 2].clone() };
+        let col = s[r - 1].clone();
+        if t {
+            dims.extend([col, row]);
+        } else {
+            dims.extend([row, col]);
+        }
+        dims
+    };
+    let (a, b) = (view(a, "transA", "transBatchA"), view(b, "transB", "transBatchB"));
+    let (shape, assumptions) = rules::matmul_shape(&a, &b)?;
+    Ok(Out { types: smallvec::smallvec![tensor(dtype, Some(shape))], assumptions, ..Out::default() })
+}
+
+/// The contrib QLinearConv: the standard rule, or with `channels_last` an NHWC input and output.
+fn qlinear_conv(c: &Ctx) -> R {
+    if c.node.attr_int("channels_last").unwrap_or(0) == 0 {
+        return rules::conv(c);
+    }
+    // NHWC: not followed; the type is y_zero_point's.
+    out(vec![tensor(c.dtype(7), c.shape(0).map(|s| vec![Dim::Unknown; s.len()]))])
+}
+
+/// QGemm: [M, N] of A and B (each possibly transposed), in y_zero_point's type when given,
+/// else float.
+fn qgemm(c: &Ctx) -> R {
+    let dtype = if c.has(8) { c.dtype(8) } else { Some(DType::F32) };
+    let (Some(a), Some(b)) = (c.shape(0), c.shape(3)) else { return out(vec![tensor(dtype, None)]) };
+    if a.len() != 2 || b.len() != 2 {
+        return invalid(c, format!("A and B have ranks {} and {}, not 2", a.len(), b.len()));
+    }
+    let t = |n: &str| c.node.attr_int(n).unwrap_or(0) != 0;
+    let m = if t("transA") { &a[1] } else { &a[0] };
+    let n = if t("transB") { &b[0] } else { &b[1] };
+    out(vec![tensor(dtype, Some(vec![m.clone(), n.clone()]))])
+}
+
+/// QLinearConcat: (Y_scale, Y_zero_point, then (tensor, scale, zero point) triples), concatenated
+/// along `axis`, in Y_zero_point's type.
+fn qlinear_concat(c: &Ctx) -> R {
+    let dtype = c.dtype(1);
+    let k = c.inputs.len();
+    if k < 5 || (k - 2) % 3 != 0 {
+        return invalid(c, format!("{k} inputs are not 2 plus (tensor, scale, zero point) triples"));
+    }
+    let shapes: Option<Vec<&[Dim]>> = (2..k).step_by(3).map(|i| c.shape(i)).collect();
+    let Some(shapes) = shapes else { return out(vec![tensor(dtype, None)]) };
+    let r = shapes[0].len();
+    let axis = c.node.attr_int("axis").unwrap_or(0);
+    let a = if axis < 0 { axis + r as i64 } else { axis };
+    if !(0..r as i64).contains(&a) || shapes.iter().any(|s| s.len() != r) {
+        return invalid(c, format!("axis {axis} or the inputs' ranks do not fit"));
+    }
+    let mut shape = shapes[0].to_vec();
+    shape[a as usize] = shapes.iter().fold(Dim::Known(0), |acc, s| acc.add(&s[a as usize]));
+    out(vec![tensor(dtype, Some(shape))])
+}
+
+/// QLinearGlobalAveragePool: every spatial axis 1 (NCHW: axes 2..; `channels_last`: 1..r-1).
+fn qlinear_global_average_pool(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0).filter(|s| s.len() >= 2) else { return out(vec![tensor(dtype, None)]) };
+    let r = x.len();
+    let last = c.node.attr_int("channels_last").unwrap_or(0) != 0;
+    let spatial = if last { 1..r - 1 } else { 2..r };
+    let shape =
+        x.iter().enumerate().map(|(i, d)| if spatial.contains(&i) { Dim::Known(1) } else { d.clone() }).collect();
+    out(vec![tensor(dtype, Some(shape))])
+}
+
+/// The contrib QuantizeLinear: like x, in y_zero_point's type, uint8 without one.
+fn quantize_linear(c: &Ctx) -> R {
+    let dtype = if c.has(2) { c.dtype(2) } else { Some(DType::U8) };
+    out(vec![tensor(dtype, c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+/// DynamicQuantizeLSTM (the ONNX LSTM rule): Y [seq, dirs, B, hidden], Y_h and Y_c
+/// [dirs, B, hidden], float.
+fn dynamic_quantize_lstm(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let dirs = if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 };
+    let hidden = c.node.attr_int("hidden_size").map_or(Dim::Unknown, Dim::Known);
+    let Some(x) = c.shape(0).filter(|s| s.len() == 3) else { return out(vec![tensor(dtype, None); 3]) };
+    let d = Dim::Known(dirs);
+    let y = vec![x[0].clone(), d.clone(), x[1].clone(), hidden.clone()];
+    let h = vec![d, x[1].clone(), hidden];
+    out(vec![tensor(dtype, Some(y)), tensor(dtype, Some(h.clone())), tensor(dtype, Some(h))])
+}
+
+/// BiasSplitGelu: X [N, S, D] and a bias of D give [N, S, D/2].
+fn bias_split_gelu(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(x), Some(b)) = (c.shape(0), c.shape(1)) else { return out(vec![tensor(dtype, None)]) };
+    if x.len() != 3 || b.len() != 1 {
+        return invalid(c, format!("X and bias have ranks {} and {}, not 3 and 1", x.len(), b.len()));
+    }
+    let half = match &b[0] {
+        Dim::Known(n) if n % 2 != 0 => return invalid(c, format!("a bias of {n} does not split in two")),
+        d => d.div_floor(&Dim::Known(2)),
+    };
+    out(vec![tensor(dtype, Some(vec![x[0].clone(), x[1].clone(), half]))])
+}

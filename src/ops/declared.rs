@@ -1,0 +1,268 @@
+//! Shape rules declared as data: a JSON file (`--op-rules FILE`, or `ONNX_BCAST_OP_RULES`)
+//! gives the output types of ops of any domain in a small vocabulary, and the rules of
+//! onnxruntime's contrib ops that fit it ship in `rules/com.microsoft.json` in the same form.
+//!
+//! ```json
+//! {"rules": [
+//!   {"domain": "com.microsoft", "op": "BiasGelu",
+//!    "outputs": [{"shape": {"broadcast": [0, 1]}, "type": {"input": 0}}]}
+//! ]}
+//! ```
+//!
+//! A shape is `{"same": i}` (input i's; `"set": [[axis, dim], ..]` replaces some of its dims), `{"broadcast": [i, j, ..]}` (numpy's rule, with its
+//! conflicts and side conditions), `{"matmul": [i, j]}`, `{"reduce": i, "axes": "A",
+//! "keepdims": "B"}` (attribute names; all axes when `A` is absent; `keepdims` defaults to 1),
+//! `{"concat": "A"}` (the inputs along the axis attribute `A`), or `{"dims": [..]}` with each
+//! dim a size, `{"input": i, "dim": k}` (negative `k` counts from the end) or `{"attr": "A"}`
+//! (`"index": k` for an ints attribute). A type is `{"input": i}` or an element type's name
+//! (`"float32"`, `"int64"`, ...). An output without a rule, or a rule whose inputs are not
+//! known, gives an unknown type.
+
+use std::collections::HashMap;
+
+use serde::Deserialize;
+
+use super::{Ctx, Out, RuleError};
+use crate::dtype::DType;
+use crate::shape::{multi, Dim, Shape, Type};
+
+/// The rules of a file, by (domain, op type).
+#[derive(Clone, Debug, Default)]
+pub struct OpRules {
+    rules: HashMap<(String, String), Vec<Output>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    rules: Vec<Rule>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Rule {
+    #[serde(default)]
+    domain: String,
+    op: String,
+    outputs: Vec<Output>,
+    /// Free text: where the rule comes from.
+    #[serde(default)]
+    #[allow(dead_code)]
+    note: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Output {
+    #[serde(default)]
+    shape: Option<ShapeOf>,
+    #[serde(rename = "type", default)]
+    dtype: Option<TypeOf>,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+enum ShapeOf {
+    Same {
+        same: usize,
+        /// Dims of the input replaced: `[axis, dim]` pairs, a negative axis from the end.
+        #[serde(default)]
+        set: Vec<(i64, DimOf)>,
+    },
+    Broadcast {
+        broadcast: Vec<usize>,
+    },
+    MatMul {
+        matmul: [usize; 2],
+    },
+    Reduce {
+        reduce: usize,
+        #[serde(default)]
+        axes: Option<String>,
+        #[serde(default)]
+        keepdims: Option<String>,
+    },
+    Concat {
+        concat: String,
+    },
+    Dims {
+        dims: Vec<DimOf>,
+    },
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged, deny_unknown_fields)]
+enum DimOf {
+    Size(i64),
+    Input {
+        input: usize,
+        dim: i64,
+    },
+    Attr {
+        attr: String,
+        #[serde(default)]
+        index: Option<usize>,
+    },
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum TypeOf {
+    Input { input: usize },
+    Named(String),
+}
+
+impl OpRules {
+    /// The rules of `text` (the file `source`); an error names the line.
+    pub fn parse(text: &str, source: &str) -> Result<OpRules, String> {
+        let file: File = serde_json::from_str(text).map_err(|e| format!("{source}:{}: {e}", e.line()))?;
+        let mut rules = HashMap::new();
+        for r in file.rules {
+            for o in &r.outputs {
+                if let Some(TypeOf::Named(name)) = &o.dtype {
+                    if DType::from_name(name).is_none() {
+                        return Err(format!("{source}: {}.{}: no element type is named '{name}'", r.domain, r.op));
+                    }
+                }
+            }
+            let domain = if r.domain == "ai.onnx" { String::new() } else { r.domain };
+            rules.insert((domain, r.op), r.outputs);
+        }
+        Ok(OpRules { rules })
+    }
+
+    /// The rules shipped for onnxruntime's contrib ops that fit the vocabulary.
+    pub fn builtin() -> &'static OpRules {
+        static RULES: std::sync::OnceLock<OpRules> = std::sync::OnceLock::new();
+        RULES.get_or_init(|| {
+            OpRules::parse(include_str!("../../rules/com.microsoft.json"), "rules/com.microsoft.json")
+                .expect("the shipped rules parse (tests/cli.rs checks them)")
+        })
+    }
+
+    /// True when a rule for `domain.op` is declared.
+    pub fn has(&self, domain: &str, op: &str) -> bool {
+        self.rules.contains_key(&(domain.to_string(), op.to_string()))
+    }
+
+    /// The outputs of the node under its declared rule; `None` when none is declared.
+    pub fn apply(&self, c: &Ctx) -> Option<Result<Out, RuleError>> {
+        let outputs = self.rules.get(&(c.node.domain.to_string(), c.node.op_type.to_string()))?;
+        Some(apply(outputs, c))
+    }
+}
+
+fn apply(outputs: &[Output], c: &Ctx) -> Result<Out, RuleError> {
+    let mut out = Out::default();
+    for (k, o) in outputs.iter().enumerate() {
+        let dtype = match &o.dtype {
+            Some(TypeOf::Input { input }) => c.dtype(*input),
+            Some(TypeOf::Named(name)) => DType::from_name(name),
+            None => None,
+        };
+        let shape = match &o.shape {
+            Some(s) => shape_of(s, c, &mut out, k)?,
+            None => None,
+        };
+        out.types.push(Some(Type::tensor(dtype, shape)));
+    }
+    Ok(out)
+}
+
+/// The output shape `s` gives, recording side conditions in `out`; `None` where an input it
+/// reads is of unknown rank.
+fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out, _k: usize) -> Result<Option<Shape>, RuleError> {
+    let invalid = |m: String| Err(RuleError::Invalid(format!("{}: {m}", c.node.op_type)));
+    Ok(match s {
+        ShapeOf::Same { same, set } => {
+            let Some(mut shape) = c.shape(*same).map(<[Dim]>::to_vec) else { return Ok(None) };
+            let r = shape.len() as i64;
+            for (axis, d) in set {
+                let a = if *axis < 0 { axis + r } else { *axis };
+                if !(0..r).contains(&a) {
+                    return invalid(format!("axis {axis} is outside rank {r}"));
+                }
+                shape[a as usize] = dim_of(d, c);
+            }
+            Some(shape)
+        }
+        ShapeOf::Broadcast { broadcast } => {
+            let shapes: Option<Vec<&[Dim]>> = broadcast.iter().filter(|i| c.has(**i)).map(|i| c.shape(*i)).collect();
+            let Some(shapes) = shapes else { return Ok(None) };
+            let b = multi(&shapes).map_err(RuleError::Broadcast)?;
+            out.assumptions.extend(b.assumptions);
+            Some(b.shape)
+        }
+        ShapeOf::MatMul { matmul: [i, j] } => {
+            let (Some(a), Some(b)) = (c.shape(*i), c.shape(*j)) else { return Ok(None) };
+            let (shape, assumptions) = super::rules::matmul_shape(a, b)?;
+            out.assumptions.extend(assumptions);
+            Some(shape)
+        }
+        ShapeOf::Reduce { reduce, axes, keepdims } => {
+            let Some(data) = c.shape(*reduce) else { return Ok(None) };
+            let keep = keepdims.as_deref().and_then(|a| c.node.attr_int(a)).unwrap_or(1) != 0;
+            let mut picked = vec![false; data.len()];
+            match axes.as_deref().and_then(|a| c.node.attr_ints(a)) {
+                Some(list) if !list.is_empty() => {
+                    for a in list {
+                        let r = data.len() as i64;
+                        let Some(p) = Some(if *a < 0 { a + r } else { *a }).filter(|p| (0..r).contains(p)) else {
+                            return invalid(format!("axis {a} is outside rank {r}"));
+                        };
+                        picked[p as usize] = true;
+                    }
+                }
+                _ => picked.iter_mut().for_each(|p| *p = true),
+            }
+            let kept = data.iter().zip(&picked).filter_map(|(d, p)| match (p, keep) {
+                (false, _) => Some(d.clone()),
+                (true, true) => Some(Dim::Known(1)),
+                (true, false) => None,
+            });
+            Some(kept.collect())
+        }
+        ShapeOf::Concat { concat } => {
+            let shapes: Option<Vec<&[Dim]>> = (0..c.inputs.len()).filter(|i| c.has(*i)).map(|i| c.shape(i)).collect();
+            let Some(shapes) = shapes.filter(|s| !s.is_empty()) else { return Ok(None) };
+            let r = shapes[0].len() as i64;
+            let a = c.node.attr_int(concat).unwrap_or(0);
+            let Some(a) = Some(if a < 0 { a + r } else { a }).filter(|a| (0..r).contains(a)) else {
+                return invalid(format!("concat axis {a} is outside rank {r}"));
+            };
+            let mut shape = shapes[0].to_vec();
+            shape[a as usize] =
+                shapes.iter().fold(Dim::Known(0), |acc, s| acc.add(s.get(a as usize).unwrap_or(&Dim::Unknown)));
+            Some(shape)
+        }
+        ShapeOf::Dims { dims } => {
+            let shape: Vec<Dim> = dims.iter().map(|d| dim_of(d, c)).collect();
+            Some(shape)
+        }
+    })
+}
+
+fn dim_of(d: &DimOf, c: &Ctx) -> Dim {
+    match d {
+        DimOf::Size(n) => Dim::Known(*n),
+        DimOf::Input { input, dim } => match c.shape(*input) {
+            Some(s) => {
+                let r = s.len() as i64;
+                let k = if *dim < 0 { dim + r } else { *dim };
+                if (0..r).contains(&k) {
+                    s[k as usize].clone()
+                } else {
+                    Dim::Unknown
+                }
+            }
+            None => Dim::Unknown,
+        },
+        DimOf::Attr { attr, index } => {
+            let v = match index {
+                Some(i) => c.node.attr_ints(attr).and_then(|v| v.get(*i).copied()),
+                None => c.node.attr_int(attr),
+            };
+            v.map_or(Dim::Unknown, Dim::Known)
+        }
+    }
+}
