@@ -271,26 +271,26 @@ fn node_by_node(
     let mut last = None;
     for (n, _) in &g.nodes {
         let node = model.node(*n);
-        let label = model.node_label(*n);
-        let kern = kernel(&node.domain, &node.op_type).ok_or_else(|| unsupported(&label, node))?;
+        let label = || model.node_label(*n);
+        let kern = kernel(&node.domain, &node.op_type).ok_or_else(|| unsupported(&label(), node))?;
         let mut ins = Vec::with_capacity(node.inputs.len());
         for v in &node.inputs {
             let v = v.ok_or_else(|| Error::Exec {
-                node: label.clone(),
+                node: label(),
                 op: node.op_type.to_string(),
                 reason: "an input is missing".into(),
             })?;
             let t = vals.get(&v).or_else(|| leaves.get(&v)).cloned().ok_or_else(|| Error::Exec {
-                node: label.clone(),
+                node: label(),
                 op: node.op_type.to_string(),
                 reason: format!("value '{}' is not computed", model.name(v)),
             })?;
             ins.push(Some(t));
         }
         let ctx = Ctx { node, opset: model.opset_or_default(&node.domain), inputs: ins, budget, dir };
-        let mut outs = kern(&ctx).map_err(|f| f.at_node(&label, &node.op_type))?;
+        let mut outs = kern(&ctx).map_err(|f| f.at_node(&label(), &node.op_type))?;
         if outs.is_empty() {
-            return Err(Error::Exec { node: label, op: node.op_type.to_string(), reason: "gave no output".into() });
+            return Err(Error::Exec { node: label(), op: node.op_type.to_string(), reason: "gave no output".into() });
         }
         let t = outs.swap_remove(0);
         if let Some(v) = node.outputs[0] {
@@ -395,9 +395,9 @@ fn fused_f32(
         ops[k] = s;
     }
     let Some(plan) = Plan::<MAX_LEAVES>::new(&out_shape, ops) else { return Ok(None) };
-    let label = model.node_label(g.nodes[g.nodes.len() - 1].0);
+    let label = || model.node_label(g.nodes[g.nodes.len() - 1].0);
     let op_name = &model.node(g.nodes[g.nodes.len() - 1].0).op_type;
-    budget.check::<f32>("output", plan.len()).map_err(|f| f.at_node(&label, op_name))?;
+    budget.check::<f32>("output", plan.len()).map_err(|f| f.at_node(&label(), op_name))?;
     let mut data_f: [&[f32]; MAX_LEAVES] = [&[]; MAX_LEAVES];
     for (k, x) in &f32s {
         data_f[*k] = x;
@@ -417,7 +417,7 @@ fn fused_f32(
         nt: plan.len() * 4 >= NT_BYTES,
     };
     plan.drive_chunks(&mut buf, &|o, start| lp.chunk(&plan, start, o));
-    HostTensor::new(out_shape, Data::F32(buf)).map(Some).map_err(|f| f.at_node(&label, op_name))
+    HostTensor::new(out_shape, Data::F32(buf)).map(Some).map_err(|f| f.at_node(&label(), op_name))
 }
 
 /// The fused program and its operands.
