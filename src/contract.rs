@@ -443,10 +443,10 @@ pub fn parse_spec(spec: &str) -> Option<Vec<i64>> {
             None => (rest, 1),
         };
         let (a, b) = (a.trim().parse::<i64>().ok()?, b.trim().parse::<i64>().ok()?);
-        if step < 1 || a > b || (b - a) / step > 1_000_000 {
+        if step < 1 || a > b || b.checked_sub(a)? / step > 1_000_000 {
             return None;
         }
-        return Some((0..).map(|k| a + k * step).take_while(|v| *v <= b).collect());
+        return Some((0..).map_while(|k: i64| a.checked_add(k.checked_mul(step)?)).take_while(|v| *v <= b).collect());
     }
     spec.split(',').map(|s| s.trim().parse::<i64>().ok()).collect()
 }
@@ -472,4 +472,23 @@ pub fn require(contract: &Contract, required: &HashMap<String, Vec<i64>>) -> Vec
         found.push(d);
     }
     found
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_spec;
+
+    #[test]
+    fn specs_read_as_users_write_them_and_extremes_do_not_overflow() {
+        assert_eq!(parse_spec("32..=128/32"), Some(vec![32, 64, 96, 128]));
+        assert_eq!(parse_spec("1..=3"), Some(vec![1, 2, 3]));
+        assert_eq!(parse_spec(" 1, 2,4 "), Some(vec![1, 2, 4]));
+        assert_eq!(parse_spec("9..=1"), None);
+        assert_eq!(parse_spec("1..=9/0"), None);
+        assert_eq!(parse_spec("x"), None);
+        // Near the ends of i64: no overflow, and no million-element list.
+        assert_eq!(parse_spec(&format!("{}..={}", i64::MIN, i64::MAX)), None);
+        let top = i64::MAX - 2;
+        assert_eq!(parse_spec(&format!("{top}..={}/2", i64::MAX)), Some(vec![top, top + 2]));
+    }
 }

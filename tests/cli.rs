@@ -1126,3 +1126,27 @@ fn contrib_ops_have_onnxruntimes_shapes() {
         assert!(r.stdout.contains(want), "{want}\n{}", r.stdout);
     }
 }
+
+/// Attributes from the model are bad input too: a GroupQueryAttention whose head counts
+/// overflow is an invalid node, not a panic.
+#[test]
+fn contrib_attributes_that_overflow_are_findings() {
+    use build::{input, model, node, with_int};
+    let gqa = with_int(
+        with_int(node("gqa", "GroupQueryAttention", &["q"], &["o"]), "num_heads", 2),
+        "kv_num_heads",
+        i64::MAX,
+    );
+    let mut m = model(
+        17,
+        vec![input("q", &[2i64, 5, 16])],
+        vec![onnx_bcast::onnx::NodeProto { domain: Some("com.microsoft".into()), ..gqa }],
+        &["o"],
+    );
+    m.opset_import
+        .push(onnx_bcast::onnx::OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) });
+    let p = build::write(&m, &scratch("contrib"), "gqa_overflow.onnx");
+    let r = run(&[OsStr::new("check"), p.as_os_str()]);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stdout.contains("error[invalid-node]") && r.stdout.contains("kv_num_heads"), "{}", r.stdout);
+}

@@ -126,12 +126,13 @@ fn group_query_attention(c: &Ctx) -> R {
     if q.len() != 3 {
         return invalid(c, format!("query has rank {}, not 3", q.len()));
     }
-    if n <= 0 || kv <= 0 || n % kv != 0 {
+    let heads = kv.checked_mul(2).and_then(|k| k.checked_add(n));
+    let Some(heads) = heads.filter(|_| n > 0 && kv > 0 && n % kv == 0) else {
         return invalid(c, format!("num_heads {n} is not a positive multiple of kv_num_heads {kv}"));
-    }
+    };
     let packed = !c.has(2);
-    let hidden = if packed { q[2].mul(&Dim::Known(n)).div_floor(&Dim::Known(n + 2 * kv)) } else { q[2].clone() };
-    let head = if packed { q[2].div_floor(&Dim::Known(n + 2 * kv)) } else { q[2].div_floor(&Dim::Known(n)) };
+    let hidden = if packed { q[2].mul(&Dim::Known(n)).div_floor(&Dim::Known(heads)) } else { q[2].clone() };
+    let head = if packed { q[2].div_floor(&Dim::Known(heads)) } else { q[2].div_floor(&Dim::Known(n)) };
     let output = vec![q[0].clone(), q[1].clone(), hidden];
     let total = c.value(6).and_then(|v| v.first().cloned());
     let present = match (c.shape(3), total) {

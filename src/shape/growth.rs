@@ -105,17 +105,17 @@ impl Growth {
     }
 
     fn reduced(self) -> Growth {
-        let g = gcd(self.num.abs(), self.den.abs()).max(1);
+        let g = gcd(self.num, self.den).max(1);
         Growth { num: self.num / g, den: self.den / g, ..self }
     }
 }
 
 fn gcd(a: i128, b: i128) -> i128 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
+    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
     }
+    i128::try_from(a).unwrap_or(1)
 }
 
 pub fn lcm(a: i64, b: i64) -> Option<i64> {
