@@ -67,6 +67,13 @@ pub struct Relation {
     pub exact: bool,
 }
 
+impl Relation {
+    /// The condition `c` as a relation over `dims`, not reduced to sets of sizes.
+    fn of(dims: Vec<String>, c: &Constraint) -> Relation {
+        Relation { dims, condition: c.assumption.to_string(), node: c.node.clone(), exact: false }
+    }
+}
+
 impl DimContract {
     /// True when the contract accepts the size `v`.
     pub fn accepts(&self, v: i64) -> bool {
@@ -167,12 +174,7 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
             [x] => single.entry(names[0].clone()).or_insert_with(|| (x.clone(), Vec::new())).1.push(c),
             _ => {
                 inexact.extend(names.iter().cloned());
-                contract.relations.push(Relation {
-                    dims: names,
-                    condition: c.assumption.to_string(),
-                    node: c.node.clone(),
-                    exact: false,
-                });
+                contract.relations.push(Relation::of(names, c));
             }
         }
     }
@@ -183,12 +185,7 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
                 Some(s) => solved.push(s),
                 None => {
                     inexact.insert(name.clone());
-                    contract.relations.push(Relation {
-                        dims: vec![name.clone()],
-                        condition: c.assumption.to_string(),
-                        node: c.node.clone(),
-                        exact: false,
-                    });
+                    contract.relations.push(Relation::of(vec![name.clone()], c));
                 }
             }
         }
@@ -200,8 +197,9 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
             inexact.insert(name.clone());
             continue;
         };
+        // Past the window the sizes are sampled, not decided: the dim is then not exact.
         let end = (settle + period).min(MAX_WINDOW);
-        let exact = settle + period <= MAX_WINDOW && !inexact.contains(&name);
+        let exact = settle + period <= MAX_WINDOW;
         let ok: Vec<bool> = (1..=end).map(|v| solved.iter().all(|s| s.at(v))).collect();
         let refused = (1..=end).find(|v| !ok[(*v - 1) as usize]);
         let Some(refused) = refused else { continue };
@@ -452,9 +450,14 @@ pub fn parse_spec(spec: &str) -> Option<Vec<i64>> {
 }
 
 /// For each required dim, the first size the contract refuses, as an error finding.
-pub fn require(contract: &Contract, required: &HashMap<String, Vec<i64>>) -> Vec<Diagnostic> {
+/// Names the model's inputs do not `declare` are left to the caller (another model may).
+pub fn require(
+    contract: &Contract,
+    required: &HashMap<String, Vec<i64>>,
+    declare: &BTreeSet<String>,
+) -> Vec<Diagnostic> {
     let mut found = Vec::new();
-    let mut names: Vec<&String> = required.keys().collect();
+    let mut names: Vec<&String> = required.keys().filter(|n| declare.contains(*n)).collect();
     names.sort();
     for name in names {
         let Some(v) = required[name].iter().find(|v| !contract.accepts(name, **v)) else { continue };

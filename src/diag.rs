@@ -38,8 +38,8 @@ pub enum Error {
     Budget { what: String, bytes: u128, budget: u64 },
     #[error("the model has {errors} error finding{}; it is not rewritten", if *errors == 1 { "" } else { "s" })]
     Findings { errors: usize },
-    #[error("the dim '{name}' is bound, but no graph input declares it ({})", declared_list(declared))]
-    UnknownDim { name: String, declared: Vec<String> },
+    #[error("the dim '{name}' is {what}, but no graph input declares it ({})", declared_list(declared))]
+    UnknownDim { name: String, what: &'static str, declared: Vec<String> },
 }
 
 /// The symbolic dims the graph inputs declare, for [`Error::UnknownDim`].

@@ -40,11 +40,19 @@ pub fn check_bindings(
     bindings: &HashMap<String, i64>,
     declared: &std::collections::BTreeSet<String>,
 ) -> crate::Result<()> {
-    let mut unknown: Vec<&String> = bindings.keys().filter(|k| !declared.contains(*k)).collect();
-    unknown.sort();
-    match unknown.first() {
+    check_declared(bindings.keys(), declared, "bound")
+}
+
+/// Checks that each of `names` (dims `what`: "bound", "required") is a symbolic dim the graph
+/// inputs `declared`; the first other, in order, is an error listing those they declare.
+pub fn check_declared<'a>(
+    names: impl IntoIterator<Item = &'a String>,
+    declared: &std::collections::BTreeSet<String>,
+    what: &'static str,
+) -> crate::Result<()> {
+    match names.into_iter().filter(|k| !declared.contains(*k)).min() {
         Some(name) => {
-            Err(crate::Error::UnknownDim { name: name.to_string(), declared: declared.iter().cloned().collect() })
+            Err(crate::Error::UnknownDim { name: name.to_string(), what, declared: declared.iter().cloned().collect() })
         }
         None => Ok(()),
     }
@@ -670,13 +678,12 @@ impl Infer<'_> {
         d
     }
 
-    /// True when a rule declared as data (`--op-rules`), a contrib rule or a shipped contrib
-    /// rule covers the node.
-    fn declared_rule(&self, node: &crate::ir::Node) -> bool {
-        let (d, op) = (node.domain.as_str(), node.op_type.as_str());
-        self.options.op_rules.as_ref().is_some_and(|r| r.has(d, op))
-            || ops::has_contrib(d, op)
-            || ops::OpRules::builtin().has(d, op)
+    /// The node's outputs under a rule declared as data (`--op-rules`), a contrib op's code or
+    /// a shipped contrib rule, in that order; `None` when none covers it.
+    fn declared(&self, node: &crate::ir::Node, opset: i64) -> Option<Result<Out, RuleError>> {
+        let c = self.ctx(node, opset);
+        let user = self.options.op_rules.as_ref().and_then(|r| r.apply(&c));
+        user.or_else(|| ops::contrib(&c)).or_else(|| ops::OpRules::builtin().apply(&c))
     }
 
     fn label(&self, n: NodeId) -> String {
@@ -761,24 +768,25 @@ impl Infer<'_> {
                     )))
                 }
                 Some(def) => apply(def, &self.ctx(node, opset)),
-                None if self.declared_rule(node) => {
-                    let c = self.ctx(node, opset);
-                    let user = self.options.op_rules.as_ref().and_then(|r| r.apply(&c));
-                    user.or_else(|| ops::contrib(&c))
-                        .or_else(|| ops::OpRules::builtin().apply(&c))
-                        .unwrap_or_else(|| Ok(Out::default()))
-                }
-                None => {
-                    let domain = if node.domain.is_empty() { "ai.onnx" } else { &node.domain };
-                    let msg = if ops::exists(&node.domain, &node.op_type) {
-                        format!("{} does not exist in {domain} opset {opset}; its outputs are unknown", node.op_type)
-                    } else {
-                        format!("no shape rule for {domain}.{}; its outputs are unknown", node.op_type)
-                    };
-                    let d = self.diag(n, Severity::Warning, "unknown-op", msg);
-                    self.report(d);
-                    Ok(Out::default())
-                }
+                // No table row: rules declared as data (`--op-rules`), then the contrib ops'
+                // code, then the shipped contrib rules.
+                None => match self.declared(node, opset) {
+                    Some(out) => out,
+                    None => {
+                        let domain = if node.domain.is_empty() { "ai.onnx" } else { &node.domain };
+                        let msg = if ops::exists(&node.domain, &node.op_type) {
+                            format!(
+                                "{} does not exist in {domain} opset {opset}; its outputs are unknown",
+                                node.op_type
+                            )
+                        } else {
+                            format!("no shape rule for {domain}.{}; its outputs are unknown", node.op_type)
+                        };
+                        let d = self.diag(n, Severity::Warning, "unknown-op", msg);
+                        self.report(d);
+                        Ok(Out::default())
+                    }
+                },
             },
         };
         let out = match result {

@@ -483,12 +483,10 @@ fn check(
     let mut declared = std::collections::BTreeSet::new();
     for f in &files {
         let r = io::load(f).map(|m| {
-            declared.extend(m.input_dims());
-            let mut inf = infer::infer(&m, opts);
             let dims = m.input_dims();
-            let asked: HashMap<String, Vec<i64>> =
-                required.iter().filter(|(n, _)| dims.contains(*n)).map(|(n, v)| (n.clone(), v.clone())).collect();
-            inf.diagnostics.extend(onnx_bcast::contract::require(&inf.contract, &asked));
+            let mut inf = infer::infer(&m, opts);
+            inf.diagnostics.extend(onnx_bcast::contract::require(&inf.contract, required, &dims));
+            declared.extend(dims);
             inf
         });
         match &r {
@@ -504,13 +502,7 @@ fn check(
     }
     if results.iter().any(|(_, r)| r.is_ok()) {
         infer::check_bindings(&opts.bindings, &declared)?;
-        if let Some(name) = required.keys().find(|n| !declared.contains(*n)) {
-            let names: Vec<&String> = declared.iter().collect();
-            return Err(Error::Usage(format!(
-                "--require names '{name}', which no graph input declares (they declare: {})",
-                names.iter().map(|n| n.as_str()).collect::<Vec<_>>().join(", ")
-            )));
-        }
+        infer::check_declared(required.keys(), &declared, "required")?;
     }
     emit(format_args!("{}", report::check(&results, format)))?;
     Ok(code)

@@ -3,9 +3,10 @@
 //! onnxruntime's schemas (`onnxruntime/core/graph/contrib_ops/*_defs.cc`) and what
 //! onnxruntime 1.32 infers and checks at run time.
 
-use super::{rules, Ctx, Out, RuleError};
+use super::rules::{self, axis_in, outs as out, ty as tensor};
+use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
-use crate::shape::{Dim, Shape, Type};
+use crate::shape::{Dim, Shape};
 
 type R = Result<Out, RuleError>;
 type Rule = fn(&Ctx) -> R;
@@ -26,25 +27,12 @@ const RULES: &[(&str, Rule)] = &[
     ("BiasSplitGelu", bias_split_gelu),
 ];
 
-/// True when a rule here covers `domain.op`.
-pub fn has_contrib(domain: &str, op: &str) -> bool {
-    domain == "com.microsoft" && RULES.iter().any(|(name, _)| *name == op)
-}
-
 /// The node's outputs under the rule here; `None` when there is none.
 pub fn contrib(c: &Ctx) -> Option<R> {
     if c.node.domain != "com.microsoft" {
         return None;
     }
     RULES.iter().find(|(name, _)| *name == c.node.op_type).map(|(_, rule)| rule(c))
-}
-
-fn out(types: Vec<Option<Type>>) -> R {
-    Ok(Out { types: types.into(), ..Out::default() })
-}
-
-fn tensor(dtype: Option<DType>, shape: Option<Shape>) -> Option<Type> {
-    Some(Type::tensor(dtype, shape))
 }
 
 fn invalid<T>(c: &Ctx, msg: String) -> Result<T, RuleError> {
@@ -96,8 +84,7 @@ fn multi_head_attention(c: &Ctx) -> R {
         (3, Some(v), _) if v.len() == 4 => Some(vec![q[0].clone(), q[1].clone(), v[1].mul(&v[3])]),
         (3, None, Some(k)) if k.len() == 5 => Some(q.to_vec()),
         (3, None, Some(k)) if k.len() == 3 => Some(q.to_vec()),
-        (3, None, None) => None,
-        (3, _, _) => None,
+        (3, ..) => None,
         (r, _, _) => return invalid(c, format!("query has rank {r}, not 3 or 5")),
     };
     // The new keys' length: the value's (or key's) axis 1 for rank-3 inputs; the query's.
@@ -212,13 +199,12 @@ fn qlinear_concat(c: &Ctx) -> R {
     let shapes: Option<Vec<&[Dim]>> = (2..k).step_by(3).map(|i| c.shape(i)).collect();
     let Some(shapes) = shapes else { return out(vec![tensor(dtype, None)]) };
     let r = shapes[0].len();
-    let axis = c.node.attr_int("axis").unwrap_or(0);
-    let a = if axis < 0 { axis + r as i64 } else { axis };
-    if !(0..r as i64).contains(&a) || shapes.iter().any(|s| s.len() != r) {
-        return invalid(c, format!("axis {axis} or the inputs' ranks do not fit"));
+    let a = axis_in(c.node.attr_int("axis").unwrap_or(0), r, "QLinearConcat")?;
+    if shapes.iter().any(|s| s.len() != r) {
+        return invalid(c, "the inputs' ranks differ".into());
     }
     let mut shape = shapes[0].to_vec();
-    shape[a as usize] = shapes.iter().fold(Dim::Known(0), |acc, s| acc.add(&s[a as usize]));
+    shape[a] = shapes.iter().fold(Dim::Known(0), |acc, s| acc.add(&s[a]));
     out(vec![tensor(dtype, Some(shape))])
 }
 

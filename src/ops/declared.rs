@@ -22,6 +22,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
+use super::rules::axis_in;
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::shape::{multi, Dim, Shape, Type};
@@ -154,14 +155,14 @@ impl OpRules {
 
 fn apply(outputs: &[Output], c: &Ctx) -> Result<Out, RuleError> {
     let mut out = Out::default();
-    for (k, o) in outputs.iter().enumerate() {
+    for o in outputs {
         let dtype = match &o.dtype {
             Some(TypeOf::Input { input }) => c.dtype(*input),
             Some(TypeOf::Named(name)) => DType::from_name(name),
             None => None,
         };
         let shape = match &o.shape {
-            Some(s) => shape_of(s, c, &mut out, k)?,
+            Some(s) => shape_of(s, c, &mut out)?,
             None => None,
         };
         out.types.push(Some(Type::tensor(dtype, shape)));
@@ -171,18 +172,13 @@ fn apply(outputs: &[Output], c: &Ctx) -> Result<Out, RuleError> {
 
 /// The output shape `s` gives, recording side conditions in `out`; `None` where an input it
 /// reads is of unknown rank.
-fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out, _k: usize) -> Result<Option<Shape>, RuleError> {
-    let invalid = |m: String| Err(RuleError::Invalid(format!("{}: {m}", c.node.op_type)));
+fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleError> {
     Ok(match s {
         ShapeOf::Same { same, set } => {
             let Some(mut shape) = c.shape(*same).map(<[Dim]>::to_vec) else { return Ok(None) };
-            let r = shape.len() as i64;
             for (axis, d) in set {
-                let a = if *axis < 0 { axis + r } else { *axis };
-                if !(0..r).contains(&a) {
-                    return invalid(format!("axis {axis} is outside rank {r}"));
-                }
-                shape[a as usize] = dim_of(d, c);
+                let a = axis_in(*axis, shape.len(), &c.node.op_type)?;
+                shape[a] = dim_of(d, c);
             }
             Some(shape)
         }
@@ -206,11 +202,7 @@ fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out, _k: usize) -> Result<Option<Sha
             match axes.as_deref().and_then(|a| c.node.attr_ints(a)) {
                 Some(list) if !list.is_empty() => {
                     for a in list {
-                        let r = data.len() as i64;
-                        let Some(p) = Some(if *a < 0 { a + r } else { *a }).filter(|p| (0..r).contains(p)) else {
-                            return invalid(format!("axis {a} is outside rank {r}"));
-                        };
-                        picked[p as usize] = true;
+                        picked[axis_in(*a, data.len(), &c.node.op_type)?] = true;
                     }
                 }
                 _ => picked.iter_mut().for_each(|p| *p = true),
@@ -225,14 +217,9 @@ fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out, _k: usize) -> Result<Option<Sha
         ShapeOf::Concat { concat } => {
             let shapes: Option<Vec<&[Dim]>> = (0..c.inputs.len()).filter(|i| c.has(*i)).map(|i| c.shape(i)).collect();
             let Some(shapes) = shapes.filter(|s| !s.is_empty()) else { return Ok(None) };
-            let r = shapes[0].len() as i64;
-            let a = c.node.attr_int(concat).unwrap_or(0);
-            let Some(a) = Some(if a < 0 { a + r } else { a }).filter(|a| (0..r).contains(a)) else {
-                return invalid(format!("concat axis {a} is outside rank {r}"));
-            };
+            let a = axis_in(c.node.attr_int(concat).unwrap_or(0), shapes[0].len(), &c.node.op_type)?;
             let mut shape = shapes[0].to_vec();
-            shape[a as usize] =
-                shapes.iter().fold(Dim::Known(0), |acc, s| acc.add(s.get(a as usize).unwrap_or(&Dim::Unknown)));
+            shape[a] = shapes.iter().fold(Dim::Known(0), |acc, s| acc.add(s.get(a).unwrap_or(&Dim::Unknown)));
             Some(shape)
         }
         ShapeOf::Dims { dims } => {
@@ -245,18 +232,9 @@ fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out, _k: usize) -> Result<Option<Sha
 fn dim_of(d: &DimOf, c: &Ctx) -> Dim {
     match d {
         DimOf::Size(n) => Dim::Known(*n),
-        DimOf::Input { input, dim } => match c.shape(*input) {
-            Some(s) => {
-                let r = s.len() as i64;
-                let k = if *dim < 0 { dim + r } else { *dim };
-                if (0..r).contains(&k) {
-                    s[k as usize].clone()
-                } else {
-                    Dim::Unknown
-                }
-            }
-            None => Dim::Unknown,
-        },
+        DimOf::Input { input, dim } => {
+            c.shape(*input).and_then(|s| s.get(axis_in(*dim, s.len(), "").ok()?).cloned()).unwrap_or(Dim::Unknown)
+        }
         DimOf::Attr { attr, index } => {
             let v = match index {
                 Some(i) => c.node.attr_ints(attr).and_then(|v| v.get(*i).copied()),

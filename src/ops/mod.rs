@@ -6,7 +6,7 @@ mod declared;
 mod rules;
 mod table;
 
-pub use contrib::{contrib, has_contrib};
+pub use contrib::contrib;
 pub use declared::OpRules;
 pub use rules::{tensor_floats, tensor_ints, tensor_strings, MAX_TRACKED};
 

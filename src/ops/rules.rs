@@ -151,11 +151,11 @@ pub fn tensor_strings(t: &Tensor, limit: usize) -> Option<Vec<String>> {
     }
 }
 
-fn ty(dtype: Option<DType>, shape: Option<Shape>) -> Option<Type> {
+pub(super) fn ty(dtype: Option<DType>, shape: Option<Shape>) -> Option<Type> {
     Some(Type::tensor(dtype, shape))
 }
 
-fn outs(types: Vec<Option<Type>>) -> R {
+pub(super) fn outs(types: Vec<Option<Type>>) -> R {
     Ok(Out { types: types.into(), ..Out::default() })
 }
 
@@ -168,7 +168,7 @@ fn invalid<T>(msg: String) -> Result<T, RuleError> {
 }
 
 /// `axis` (negative counts from the end) as an index into `rank` axes.
-fn axis_in(axis: i64, rank: usize, op: &str) -> Result<usize, RuleError> {
+pub(super) fn axis_in(axis: i64, rank: usize, op: &str) -> Result<usize, RuleError> {
     let r = rank as i64;
     let a = if axis < 0 { axis + r } else { axis };
     if (0..r).contains(&a) {

@@ -37,8 +37,9 @@ impl Growth {
         self.num as f64 / self.den as f64
     }
 
+    /// Slopes are kept reduced with a positive denominator: equal slopes are equal pairs.
     fn same_slope(&self, other: &Growth) -> bool {
-        self.num * other.den == other.num * self.den
+        (self.num, self.den) == (other.num, other.den)
     }
 
     /// The size beyond which `self` and `other` are never equal unless their slopes agree
@@ -110,12 +111,13 @@ impl Growth {
     }
 }
 
-fn gcd(a: i128, b: i128) -> i128 {
+/// The greatest common divisor of `|a|` and `|b|` (`i128::MAX` where it is `2^127`).
+pub(super) fn gcd(a: i128, b: i128) -> i128 {
     let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
     while b != 0 {
         (a, b) = (b, a % b);
     }
-    i128::try_from(a).unwrap_or(1)
+    i128::try_from(a).unwrap_or(i128::MAX)
 }
 
 pub fn lcm(a: i64, b: i64) -> Option<i64> {

@@ -357,11 +357,7 @@ fn monomial(mut m: Vec<Term>) -> Dim {
 }
 
 fn gcd(a: i64, b: i64) -> i64 {
-    let (mut a, mut b) = (a.unsigned_abs(), b.unsigned_abs());
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a.min(i64::MAX as u64) as i64
+    super::growth::gcd(a.into(), b.into()).min(i64::MAX.into()) as i64
 }
 
 /// `floor(p / k)` for `k > 0`, canonical: what is a multiple of `k` moves out of the floor, a
@@ -657,14 +653,6 @@ impl Term {
     /// True for a term holding a `broadcast` (a size taken under a side condition).
     pub fn has_broadcast(&self) -> bool {
         self.any(&|k| matches!(k, Kind::Broadcast(_)))
-    }
-
-    /// The members of a `broadcast` term; the term itself otherwise.
-    pub fn members(&self) -> Vec<Term> {
-        match &self.0.kind {
-            Kind::Broadcast(ts) => ts.to_vec(),
-            _ => vec![self.clone()],
-        }
     }
 
     fn any(&self, f: &dyn Fn(&Kind) -> bool) -> bool {
