@@ -197,12 +197,17 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
             inexact.insert(name.clone());
             continue;
         };
-        // Past the window the sizes are sampled, not decided: the dim is then not exact.
+        // Past the window the sizes are sampled, not decided: the dim is then not exact, and
+        // no size found there is no proof that none exists.
         let end = (settle + period).min(MAX_WINDOW);
         let exact = settle + period <= MAX_WINDOW;
         let ok: Vec<bool> = (1..=end).map(|v| solved.iter().all(|s| s.at(v))).collect();
         let refused = (1..=end).find(|v| !ok[(*v - 1) as usize]);
         let Some(refused) = refused else { continue };
+        if !ok.contains(&true) && !exact {
+            contract.relations.extend(solved.iter().map(|s| Relation::of(vec![name.clone()], s.constraint)));
+            continue;
+        }
         if !ok.contains(&true) {
             if let Some(d) =
                 unsatisfiable(&name, &solved, end).filter(|d| !d.node.as_ref().is_some_and(|n| skip.contains(n)))
