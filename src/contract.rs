@@ -11,7 +11,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::{Code, Diagnostic, Severity};
 use crate::infer::Constraint;
 use crate::shape::{Assumption, Growth, Term};
 
@@ -300,7 +300,7 @@ fn unsatisfiable(name: &str, solved: &[Solved], end: i64) -> Option<Diagnostic> 
             c.assumption
         )
     };
-    let mut d = Diagnostic::new(Severity::Error, "unsatisfiable", &c.graph, msg);
+    let mut d = Diagnostic::new(Severity::Error, Code::Unsatisfiable, &c.graph, msg);
     d.node = Some(c.node.clone());
     d.op_type = Some(c.op_type.clone());
     d.axis = Some(c.axis);
@@ -454,6 +454,36 @@ pub fn parse_spec(spec: &str) -> Option<Vec<i64>> {
     spec.split(',').map(|s| s.trim().parse::<i64>().ok()).collect()
 }
 
+/// The sizes `check --require NAME=SPEC` asks for, by dim name, from (name, SPEC) pairs.
+pub fn requirements<'a>(
+    specs: impl IntoIterator<Item = (&'a String, &'a String)>,
+) -> crate::Result<HashMap<String, Vec<i64>>> {
+    let mut out: HashMap<String, Vec<i64>> = HashMap::new();
+    for (name, spec) in specs {
+        match parse_spec(spec).filter(|s| !s.is_empty() && !name.trim().is_empty()) {
+            Some(sizes) => out.entry(name.trim().to_string()).or_default().extend(sizes),
+            None => {
+                return Err(crate::Error::Usage(format!(
+                    "--require '{name}={spec}': expected NAME=SPEC, SPEC a range 32..=2048, a stepped range 32..=2048/32 or a list 1,2,4"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// `check` of one model: inference, with a `require-failed` error for each dim of `required`
+/// whose sizes the contract does not all accept.
+pub fn check(
+    model: &crate::Model,
+    options: &crate::infer::Options,
+    required: &HashMap<String, Vec<i64>>,
+) -> crate::infer::Inference {
+    let mut inf = crate::infer::infer(model, options);
+    inf.diagnostics.extend(require(&inf.contract, required, &model.input_dims()));
+    inf
+}
+
 /// For each required dim, the first size the contract refuses, as an error finding.
 /// Names the model's inputs do not `declare` are left to the caller (another model may).
 pub fn require(
@@ -472,7 +502,7 @@ pub fn require(
             None => dim.map_or_else(|| format!("{name} must be at least 1"), |d| format!("{name} must be {}", d.text)),
         };
         let msg = format!("--require {name}: the model does not run at {name}={v}: {why}");
-        let mut d = Diagnostic::new(Severity::Error, "require-failed", "main", msg);
+        let mut d = Diagnostic::new(Severity::Error, Code::RequireFailed, "main", msg);
         if let Some(c) = dim.and_then(|d| d.counterexample.as_ref()) {
             d.node = Some(c.node.clone());
             d.op_type = Some(c.op_type.clone());

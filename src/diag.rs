@@ -69,13 +69,97 @@ impl fmt::Display for Severity {
     }
 }
 
+/// Defines [`Code`]: every finding's stable code, its text and what it means, in one place
+/// (the SARIF report's rules and `docs/cli.md` are made from it).
+macro_rules! codes {
+    ($($variant:ident = $text:literal: $help:literal,)*) => {
+        /// A finding's stable code, e.g. `broadcast-incompatible`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum Code {
+            $(#[doc = $help] $variant,)*
+        }
+
+        impl Code {
+            /// Every code, in the order of the table.
+            pub const ALL: &'static [Code] = &[$(Code::$variant),*];
+
+            /// The code as users see it: `broadcast-incompatible`.
+            pub fn as_str(self) -> &'static str {
+                match self { $(Code::$variant => $text,)* }
+            }
+
+            /// One sentence on what the finding means.
+            pub fn description(self) -> &'static str {
+                match self { $(Code::$variant => $help,)* }
+            }
+        }
+    };
+}
+
+codes! {
+    BroadcastIncompatible = "broadcast-incompatible": "The inputs of a broadcasting op have sizes that do not broadcast (neither equal nor 1), or an input has more axes than the output it must broadcast to.",
+    WindowTooLarge = "window-too-large": "A convolution or pooling window (with dilation and padding), or reflect padding, is larger than the axis it slides over: the node has no valid output.",
+    ResizeEmpty = "resize-empty": "A Resize gives an empty output axis at these sizes; onnxruntime may refuse it.",
+    SymbolContradiction = "symbol-contradiction": "A symbolic size must equal two different sizes at once: no input size satisfies the model.",
+    Unsatisfiable = "unsatisfiable": "No size of an input dim satisfies every condition the model puts on it: the model cannot run.",
+    RequireFailed = "require-failed": "A size that `check --require` asks for is outside the dim's contract.",
+    DeclaredShapeMismatch = "declared-shape-mismatch": "A type or shape declared in the model (value_info, graph output) contradicts the inferred one.",
+    DeclaredTypeFixed = "declared-type-fixed": "A declared type that contradicted inference was replaced by the inferred one (`--fix-declared`).",
+    TypeMismatch = "type-mismatch": "Inputs that must share an element type have different ones.",
+    TypeUnsupported = "type-unsupported": "An input's element type is not one the op's schema allows.",
+    InvalidNode = "invalid-node": "A node's attributes or inputs break its op's rules (an axis out of range, a missing attribute, a bad count).",
+    UnknownOp = "unknown-op": "No shape rule is known for the op: its outputs' shapes are unknown, and inference carries on past it.",
+    NoOpset = "no-opset": "The model imports no opset for the default domain; the newest known one is assumed.",
+    BranchRankDiffers = "branch-rank-differs": "The branches of an If give outputs of different ranks: the condition decides what later ops get.",
+    UndefinedInput = "undefined-input": "A node uses a tensor that no graph input, initializer or earlier node defines.",
+    UndefinedOutput = "undefined-output": "A graph output names a tensor that nothing defines.",
+    DuplicateOutput = "duplicate-output": "Two nodes write the same tensor.",
+    DuplicateDefinition = "duplicate-definition": "A name is defined twice in one graph (input, initializer or node output).",
+    GraphCycle = "graph-cycle": "Nodes depend on each other in a cycle: the graph cannot be run in any order.",
+    ZeroDimInput = "zero-dim-input": "A graph input declares a size of 0: only empty tensors can be fed to it.",
+    NegativeDim = "negative-dim": "A declared or stored size is negative (-1 is read as unknown; any other negative size is an error).",
+    SizeOverflow = "size-overflow": "A tensor's element or byte count overflows 64 bits.",
+    TensorDataSize = "tensor-data-size": "A stored tensor's data does not match its dims and element type.",
+    ExternalDataMissing = "external-data-missing": "A tensor's external-data file is missing or shorter than its offset and length.",
+    ExternalDataUnsafe = "external-data-unsafe": "A tensor's external-data path leaves the model's folder (absolute, `..`, or a link) and is not read.",
+    ExpandSkipped = "expand-skipped": "`expand` left an implicit broadcast as it was, because its target shape could not be computed.",
+    InputAdded = "input-added": "`diff`: the new model has a graph input the old one lacks.",
+    InputRemoved = "input-removed": "`diff`: a graph input of the old model is gone.",
+    InputTypeChanged = "input-type-changed": "`diff`: a graph input's element type changed.",
+    InputShapeChanged = "input-shape-changed": "`diff`: a graph input's shape changed.",
+    OutputRemoved = "output-removed": "`diff`: a graph output of the old model is gone.",
+    OutputTypeChanged = "output-type-changed": "`diff`: a graph output's element type changed.",
+    OutputShapeChanged = "output-shape-changed": "`diff`: a graph output's inferred shape changed.",
+    SymbolRenamed = "symbol-renamed": "`diff`: an input axis's symbolic size has a new name.",
+    DimFixed = "dim-fixed": "`diff`: an input axis that was symbolic now has a fixed size.",
+    ContractNarrowed = "contract-narrowed": "`diff`: an input dim no longer accepts a size it accepted before.",
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for Code {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
 /// A finding about a model: what is wrong, where, and (for broadcasting) the axis and the
 /// (input, size) pairs that clash.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub severity: Severity,
     /// A stable code, e.g. `broadcast-incompatible`.
-    pub code: &'static str,
+    pub code: Code,
     /// The graph path: `main` or e.g. `if0/then_branch`.
     pub graph: String,
     /// The node label (`name`, or `op_type#index`), when a node is concerned.
@@ -94,7 +178,7 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A finding with the given severity, code and message and nothing else set.
-    pub fn new(severity: Severity, code: &'static str, graph: &str, message: String) -> Diagnostic {
+    pub fn new(severity: Severity, code: Code, graph: &str, message: String) -> Diagnostic {
         Diagnostic {
             severity,
             code,

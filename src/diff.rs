@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use crate::contract::DimContract;
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::{Code, Diagnostic, Severity};
 use crate::infer::Inference;
 use crate::ir::{Model, ValueInfo};
 use crate::shape::{render, Dim, Term, Type};
@@ -13,7 +13,7 @@ use crate::shape::{render, Dim, Term, Type};
 /// one model.
 pub fn diff(old: (&Model, &Inference), new: (&Model, &Inference)) -> Vec<Diagnostic> {
     let mut found = Vec::new();
-    let mut say = |code: &'static str, msg: String| found.push(Diagnostic::new(Severity::Error, code, "main", msg));
+    let mut say = |code: Code, msg: String| found.push(Diagnostic::new(Severity::Error, code, "main", msg));
     let (om, oi) = old;
     let (nm, ni) = new;
     let inputs = |m: &Model| -> Vec<ValueInfo> {
@@ -28,7 +28,7 @@ pub fn diff(old: (&Model, &Inference), new: (&Model, &Inference)) -> Vec<Diagnos
     for o in &old_in {
         let name = om.name(o.value);
         let Some(n) = find(nm, &new_in, name) else {
-            say("input-removed", format!("input '{name}' is gone"));
+            say(Code::InputRemoved, format!("input '{name}' is gone"));
             continue;
         };
         let (Some(Type::Tensor { dtype: od, shape: os }), Some(Type::Tensor { dtype: nd, shape: ns })) = (&o.ty, &n.ty)
@@ -36,21 +36,21 @@ pub fn diff(old: (&Model, &Inference), new: (&Model, &Inference)) -> Vec<Diagnos
             continue;
         };
         if od != nd {
-            say("input-type-changed", format!("input '{name}' was {}, is now {}", show_dtype(*od), show_dtype(*nd)));
+            say(Code::InputTypeChanged, format!("input '{name}' was {}, is now {}", show_dtype(*od), show_dtype(*nd)));
         }
         let (Some(os), Some(ns)) = (os, ns) else { continue };
         if os.len() != ns.len() {
-            say("input-shape-changed", format!("input '{name}' was {}, is now {}", render(os), render(ns)));
+            say(Code::InputShapeChanged, format!("input '{name}' was {}, is now {}", render(os), render(ns)));
             continue;
         }
         for (axis, (a, b)) in os.iter().zip(ns).enumerate() {
             let (sa, sb) = (a.term().and_then(Term::as_name), b.term().and_then(Term::as_name));
             match (a, b) {
                 (Dim::Known(x), Dim::Known(y)) if x != y => {
-                    say("input-shape-changed", format!("input '{name}' axis {axis} was {x}, is now {y}"))
+                    say(Code::InputShapeChanged, format!("input '{name}' axis {axis} was {x}, is now {y}"))
                 }
                 (Dim::Term(_), Dim::Known(y)) => say(
-                    "dim-fixed",
+                    Code::DimFixed,
                     format!(
                         "input '{name}' axis {axis} was '{a}', any size the model accepts, and is now fixed to {y}"
                     ),
@@ -58,7 +58,7 @@ pub fn diff(old: (&Model, &Inference), new: (&Model, &Inference)) -> Vec<Diagnos
                 _ => match (sa, sb) {
                     (Some(x), Some(y)) if x != y => {
                         renamed.insert(x.to_string(), y.to_string());
-                        say("symbol-renamed", format!("input '{name}' axis {axis} was '{x}', is now '{y}'"));
+                        say(Code::SymbolRenamed, format!("input '{name}' axis {axis} was '{x}', is now '{y}'"));
                     }
                     (Some(x), _) => {
                         renamed.insert(x.to_string(), x.to_string());
@@ -71,7 +71,7 @@ pub fn diff(old: (&Model, &Inference), new: (&Model, &Inference)) -> Vec<Diagnos
     for n in &new_in {
         let name = nm.name(n.value);
         if find(om, &old_in, name).is_none() {
-            say("input-added", format!("input '{name}' is new: callers must feed it"));
+            say(Code::InputAdded, format!("input '{name}' is new: callers must feed it"));
         }
     }
     // Contracts, each old dim against the dim it became.
@@ -79,7 +79,7 @@ pub fn diff(old: (&Model, &Inference), new: (&Model, &Inference)) -> Vec<Diagnos
         let (a, b) = (oi.contract.dims.get(old_name), ni.contract.dims.get(new_name));
         if let Some(v) = narrowed(a, b) {
             let now = b.map_or_else(String::new, |d| format!("; it must now be {}", d.text));
-            say("contract-narrowed", format!("'{new_name}' no longer accepts {v}, which it did{now}"));
+            say(Code::ContractNarrowed, format!("'{new_name}' no longer accepts {v}, which it did{now}"));
         }
     }
     // Outputs, in the new names of sizes.
@@ -90,7 +90,7 @@ pub fn diff(old: (&Model, &Inference), new: (&Model, &Inference)) -> Vec<Diagnos
     for o in &om.graph(Model::MAIN).outputs {
         let name = om.name(o.value);
         let Some(n) = nm.graph(Model::MAIN).outputs.iter().find(|n| nm.name(n.value) == name) else {
-            say("output-removed", format!("output '{name}' is gone"));
+            say(Code::OutputRemoved, format!("output '{name}' is gone"));
             continue;
         };
         let (Some(Type::Tensor { dtype: od, shape: os }), Some(Type::Tensor { dtype: nd, shape: ns })) =
@@ -99,7 +99,10 @@ pub fn diff(old: (&Model, &Inference), new: (&Model, &Inference)) -> Vec<Diagnos
             continue;
         };
         if od != nd {
-            say("output-type-changed", format!("output '{name}' was {}, is now {}", show_dtype(*od), show_dtype(*nd)));
+            say(
+                Code::OutputTypeChanged,
+                format!("output '{name}' was {}, is now {}", show_dtype(*od), show_dtype(*nd)),
+            );
         }
         if let (Some(os), Some(ns)) = (os, ns) {
             let os: Vec<Dim> = os.iter().map(to_new).collect();
@@ -109,7 +112,7 @@ pub fn diff(old: (&Model, &Inference), new: (&Model, &Inference)) -> Vec<Diagnos
                     .zip(ns)
                     .all(|(a, b)| a == b || (a.known().is_none() && b.known().is_none() && !named(a) && !named(b)));
             if !same {
-                say("output-shape-changed", format!("output '{name}' was {}, is now {}", render(&os), render(ns)));
+                say(Code::OutputShapeChanged, format!("output '{name}' was {}, is now {}", render(&os), render(ns)));
             }
         }
     }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::{Code, Diagnostic, Severity};
 use crate::dtype::DType;
 use crate::ir::{norm_domain as norm, Def, GraphId, IdMap, Model, NodeId, ValueId};
 use crate::ops::{self, Ctx, Out, RuleError, ShapeRule, TypeRule};
@@ -249,13 +249,13 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
             "the model imports no opset; assuming the default domain at version {}",
             crate::ir::default_opset("")
         );
-        cx.out.diagnostics.push(Diagnostic::new(Severity::Warning, "no-opset", "main", msg));
+        cx.out.diagnostics.push(Diagnostic::new(Severity::Warning, Code::NoOpset, "main", msg));
     }
     cx.out.diagnostics.extend(crate::validate::validate(model));
     cx.graph(Model::MAIN);
     cx.contradictions();
     let reported =
-        cx.out.diagnostics.iter().filter(|d| d.code == "symbol-contradiction").filter_map(|d| d.node.clone());
+        cx.out.diagnostics.iter().filter(|d| d.code == Code::SymbolContradiction).filter_map(|d| d.node.clone());
     let (mut contract, found) = crate::contract::solve(&cx.out.constraints, &reported.collect());
     crate::contract::explain(&mut contract, model, &cx.out);
     cx.out.contract = contract;
@@ -286,7 +286,7 @@ struct Infer<'a> {
     budget: usize,
     /// Where findings inside function bodies were reported: (graph, node, code). A body is
     /// inferred at every call, and one finding per body node and code is enough.
-    reported: std::collections::HashSet<(String, Option<String>, &'static str)>,
+    reported: std::collections::HashSet<(String, Option<String>, Code)>,
     /// How many more bytes of tensor contents nodes and calls may add ([`MIN_TRACKED_BYTES`]).
     tracked: usize,
     /// The version of the default domain the model imports (or [`crate::ir::default_opset`]).
@@ -376,7 +376,7 @@ impl Infer<'_> {
         if self.calls >= MAX_CALL_DEPTH {
             let msg =
                 format!("function calls nest deeper than {MAX_CALL_DEPTH}; {}'s outputs are unknown", node.op_type);
-            let d = self.diag(n, Severity::Warning, "unknown-op", msg);
+            let d = self.diag(n, Severity::Warning, Code::UnknownOp, msg);
             self.report(d);
             return Out::default();
         }
@@ -385,7 +385,7 @@ impl Infer<'_> {
                 "function calls have inferred as many body nodes as this model allows; {}'s outputs are unknown",
                 node.op_type
             );
-            let d = self.diag(n, Severity::Warning, "unknown-op", msg);
+            let d = self.diag(n, Severity::Warning, Code::UnknownOp, msg);
             self.report(d);
             return Out::default();
         }
@@ -510,7 +510,7 @@ impl Infer<'_> {
                             c.node,
                             c.op_type
                         );
-                        let mut d = Diagnostic::new(Severity::Error, "symbol-contradiction", &c.graph, msg);
+                        let mut d = Diagnostic::new(Severity::Error, Code::SymbolContradiction, &c.graph, msg);
                         d.node = Some(c.node.clone());
                         d.op_type = Some(c.op_type.clone());
                         d.axis = Some(c.axis);
@@ -577,7 +577,7 @@ impl Infer<'_> {
                                 model.name(input.value),
                                 axes.join(", ")
                             );
-                            self.report(Diagnostic::new(Severity::Warning, "zero-dim-input", &graph.path, msg));
+                            self.report(Diagnostic::new(Severity::Warning, Code::ZeroDimInput, &graph.path, msg));
                         }
                         // Each unknown input dim (no dim_param, a negative dim_value, or the
                         // placeholder `?`) is its own fresh symbol: unknown, but equal to
@@ -629,7 +629,7 @@ impl Infer<'_> {
             };
             let mut d = Diagnostic::new(
                 Severity::Error,
-                "graph-cycle",
+                Code::GraphCycle,
                 &graph.path,
                 format!("{} nodes are on or behind a cycle: {}{more}", cyclic.len(), names.join(", ")),
             );
@@ -644,12 +644,12 @@ impl Infer<'_> {
             if model.value(o.value).def == Def::Undefined {
                 let msg =
                     format!("graph output '{}' is not defined by any node, input or initializer", model.name(o.value));
-                self.report(Diagnostic::new(Severity::Error, "undefined-output", &graph.path, msg));
+                self.report(Diagnostic::new(Severity::Error, Code::UndefinedOutput, &graph.path, msg));
             }
         }
     }
 
-    fn diag(&self, n: NodeId, severity: Severity, code: &'static str, message: String) -> Diagnostic {
+    fn diag(&self, n: NodeId, severity: Severity, code: Code, message: String) -> Diagnostic {
         let node = self.model.node(n);
         let mut d = Diagnostic::new(severity, code, &self.model.graph(node.graph).path, message);
         d.node = Some(self.label(n));
@@ -701,14 +701,14 @@ impl Infer<'_> {
             if model.value(*v).def == Def::Undefined {
                 let msg =
                     format!("input '{}' is not defined by any node, input or initializer in scope", model.name(*v));
-                let d = self.diag(n, Severity::Error, "undefined-input", msg);
+                let d = self.diag(n, Severity::Error, Code::UndefinedInput, msg);
                 self.report(d);
             }
         }
         for v in node.outputs.iter().flatten() {
             if model.value(*v).shadows.is_some() {
                 let msg = format!("output '{}' is already defined earlier in this graph", model.name(*v));
-                let d = self.diag(n, Severity::Error, "duplicate-output", msg);
+                let d = self.diag(n, Severity::Error, Code::DuplicateOutput, msg);
                 self.report(d);
             }
         }
@@ -782,7 +782,7 @@ impl Infer<'_> {
                         } else {
                             format!("no shape rule for {domain}.{}; its outputs are unknown", node.op_type)
                         };
-                        let d = self.diag(n, Severity::Warning, "unknown-op", msg);
+                        let d = self.diag(n, Severity::Warning, Code::UnknownOp, msg);
                         self.report(d);
                         Ok(Out::default())
                     }
@@ -868,7 +868,7 @@ impl Infer<'_> {
                     node.op_type,
                     allowed.join(", ")
                 );
-                let d = self.diag(n, Severity::Error, "type-unsupported", msg);
+                let d = self.diag(n, Severity::Error, Code::TypeUnsupported, msg);
                 self.report(d);
                 continue;
             }
@@ -884,7 +884,7 @@ impl Infer<'_> {
                         first.name(),
                         dtype.name()
                     );
-                    let d = self.diag(n, Severity::Error, "type-mismatch", msg);
+                    let d = self.diag(n, Severity::Error, Code::TypeMismatch, msg);
                     self.report(d);
                 }
                 Some(_) => {}
@@ -1013,7 +1013,7 @@ impl Infer<'_> {
             let kind = if is_output { "graph output" } else { "value_info" };
             let severity = if is_output || type_clash { Severity::Error } else { Severity::Warning };
             let msg = format!("{kind} '{}' contradicts inference: {what}", self.model.name(v));
-            let d = self.diag(n, severity, "declared-shape-mismatch", msg);
+            let d = self.diag(n, severity, Code::DeclaredShapeMismatch, msg);
             self.report(d);
         }
         Some(Type::Tensor { dtype: id.or(*dd), shape })
@@ -1042,7 +1042,7 @@ impl Infer<'_> {
                     .collect();
                 let at = if parts.iter().any(|p| p.contains("(its axis")) { " of the output" } else { "" };
                 let msg = format!("inputs do not broadcast: at axis {axis}{at}, {}", parts.join(" and "));
-                let mut d = self.diag(n, Severity::Error, "broadcast-incompatible", msg);
+                let mut d = self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg);
                 d.axis = Some(axis);
                 d.sizes = sizes.iter().map(|(i, s)| (*i, s.to_string())).collect();
                 // Where each clashing size came from, for the first clashes of a model.
@@ -1072,7 +1072,7 @@ impl Infer<'_> {
             RuleError::Broadcast(BroadcastError::Rank { input, rank, target }) => {
                 let msg =
                     format!("'{}' has rank {rank}, more than the rank {target} it must broadcast to", name(input));
-                self.with_sources(self.diag(n, Severity::Error, "broadcast-incompatible", msg), n)
+                self.with_sources(self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg), n)
             }
             RuleError::Broadcast(BroadcastError::BadDims { dims, rank }) => {
                 let msg = format!(
@@ -1080,7 +1080,7 @@ impl Infer<'_> {
                     name(1),
                     name(0)
                 );
-                self.with_sources(self.diag(n, Severity::Error, "broadcast-incompatible", msg), n)
+                self.with_sources(self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg), n)
             }
             RuleError::Unequal { input, rule } => {
                 let shape = |i: usize| {
@@ -1094,10 +1094,10 @@ impl Infer<'_> {
                     name(input),
                     shape(input)
                 );
-                self.with_sources(self.diag(n, Severity::Error, "broadcast-incompatible", msg), n)
+                self.with_sources(self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg), n)
             }
-            RuleError::Window(msg) => self.diag(n, Severity::Error, "window-too-large", msg),
-            RuleError::Invalid(msg) => self.diag(n, Severity::Error, "invalid-node", msg),
+            RuleError::Window(msg) => self.diag(n, Severity::Error, Code::WindowTooLarge, msg),
+            RuleError::Invalid(msg) => self.diag(n, Severity::Error, Code::InvalidNode, msg),
         }
     }
 
@@ -1221,7 +1221,7 @@ impl Infer<'_> {
                     let msg = format!(
                         "output {k} has rank {p} in then_branch and rank {q} in else_branch, and the condition '{cond}' is not known here, so its rank is left unknown; binding the symbols it depends on with --dim decides it"
                     );
-                    let d = self.diag(n, Severity::Warning, "branch-rank-differs", msg);
+                    let d = self.diag(n, Severity::Warning, Code::BranchRankDiffers, msg);
                     self.report(d);
                 }
             }

@@ -14,10 +14,11 @@ pub mod ir;
 pub mod onnx;
 pub mod ops;
 pub mod provenance;
+pub mod report;
 pub mod rewrite;
 pub mod shape;
 pub mod validate;
 
-pub use diag::{Diagnostic, Error, Result, Severity};
+pub use diag::{Code, Diagnostic, Error, Result, Severity};
 pub use io::{load, save};
 pub use ir::Model;

@@ -1,17 +1,16 @@
-//! Rendering of inference results: the `infer` table and JSON, and `check`'s findings in
-//! text, JSON and GitHub annotation form.
+//! Reports: the `infer` table and JSON, `check`'s findings as text, JSON, GitHub annotations
+//! and SARIF, and `diff`'s JSON, in the shapes `docs/cli.md` fixes. The command line prints
+//! them; the Python package parses the JSON into dicts.
 
 use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Map, Value as Json};
 
-use onnx_bcast::infer::{Constraint, Inference};
-use onnx_bcast::ir::{GraphId, Model, NodeId, ValueId};
-use onnx_bcast::shape::{Dim, Type};
-use onnx_bcast::{Diagnostic, Result};
-
-use super::Format;
+use crate::infer::{Constraint, Inference};
+use crate::ir::{GraphId, Model, NodeId, ValueId};
+use crate::shape::{Dim, Type};
+use crate::{Code, Diagnostic, Result};
 
 /// Every tensor of every graph (inputs, initializers, node outputs) and every node, in file
 /// order with subgraphs after the node that holds them.
@@ -115,6 +114,7 @@ fn type_text(ty: Option<&Type>) -> (&'static str, Result<&[Dim], &'static str>) 
     }
 }
 
+/// A finding as JSON, in the contract's key order.
 pub fn diag_json(d: &Diagnostic) -> Json {
     let mut m = Map::new();
     m.insert("severity".into(), json!(d.severity.to_string()));
@@ -143,7 +143,7 @@ fn constraint_json(c: &Constraint) -> Json {
     json!({"condition": c.assumption.to_string(), "node": c.node, "op_type": c.op_type, "graph": c.graph, "axis": c.axis})
 }
 
-fn contract_json(c: &onnx_bcast::contract::Contract) -> Json {
+fn contract_json(c: &crate::contract::Contract) -> Json {
     let dims: Map<String, Json> = c
         .dims
         .iter()
@@ -169,7 +169,7 @@ fn contract_json(c: &onnx_bcast::contract::Contract) -> Json {
 }
 
 /// One line per restricted dim and per relation, as `check` and `infer` print the contract.
-fn contract_lines(c: &onnx_bcast::contract::Contract) -> Vec<String> {
+fn contract_lines(c: &crate::contract::Contract) -> Vec<String> {
     let mut out = Vec::new();
     for (name, d) in &c.dims {
         let mut line = format!("{name}: {}", d.text);
@@ -190,6 +190,7 @@ fn contract_lines(c: &onnx_bcast::contract::Contract) -> Vec<String> {
     out
 }
 
+/// The `infer --format json` document.
 pub fn infer_json(path: &Path, model: &Model, inf: &Inference) -> String {
     let (values, nodes) = walk(model);
     let keys = keys(model, &values);
@@ -283,6 +284,13 @@ impl serde::Serialize for InferDoc<'_> {
     }
 }
 
+/// `n` and the noun that counts it: `1 error`, `2 errors`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+/// The `infer` table: every tensor's type and shape, then what was assumed, the contract and
+/// the findings.
 pub fn infer_text(path: &Path, model: &Model, inf: &Inference) -> String {
     let (values, _) = walk(model);
     let mut out = String::new();
@@ -300,7 +308,7 @@ pub fn infer_text(path: &Path, model: &Model, inf: &Inference) -> String {
     let _ = writeln!(out, "\n{:w0$}  {:w1$}  shape", "tensor", "dtype");
     for (k, (d, shape)) in keys.iter().zip(&types) {
         let _ = match shape {
-            Ok(s) => writeln!(out, "{k:w0$}  {d:w1$}  {}", onnx_bcast::shape::Rendered(s)),
+            Ok(s) => writeln!(out, "{k:w0$}  {d:w1$}  {}", crate::shape::Rendered(s)),
             Err(text) => writeln!(out, "{k:w0$}  {d:w1$}  {text}"),
         };
     }
@@ -320,9 +328,8 @@ pub fn infer_text(path: &Path, model: &Model, inf: &Inference) -> String {
     for d in &inf.diagnostics {
         let _ = writeln!(out, "\n{d}");
     }
-    let errors = inf.diagnostics.iter().filter(|d| d.severity == onnx_bcast::Severity::Error).count();
+    let errors = inf.diagnostics.iter().filter(|d| d.severity == crate::Severity::Error).count();
     let warnings = inf.diagnostics.len() - errors;
-    let count = super::count;
     let _ = writeln!(
         out,
         "\n{}, {}, {}",
@@ -338,127 +345,232 @@ fn assumed_line(c: &Constraint) -> String {
     format!("{}   (needed by {} ({}) at axis {}, {})", c.assumption, c.node, c.op_type, c.axis, c.graph)
 }
 
-/// `check`'s report. A model that could not be read is reported once on stderr, and in the
-/// document or the annotations too for machines.
-pub fn check(results: &[(PathBuf, Result<Inference>)], format: Format) -> String {
+/// Each op without a rule once, with how many nodes use it: the findings `check` shows.
+fn shown(inf: &Inference) -> Vec<Diagnostic> {
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut list: Vec<(Diagnostic, usize)> = Vec::new();
+    for d in &inf.diagnostics {
+        if d.code == Code::UnknownOp && d.message.starts_with("no shape rule for") {
+            if let Some(&at) = first.get(d.message.as_str()) {
+                list[at].1 += 1;
+                continue;
+            }
+            first.insert(&d.message, list.len());
+        }
+        list.push((d.clone(), 1));
+    }
+    list.into_iter()
+        .map(|(mut d, n)| {
+            if n > 1 {
+                d.message = format!("{} ({n} nodes use it; the first is shown)", d.message);
+            }
+            d
+        })
+        .collect()
+}
+
+/// Findings as a JSON array.
+pub fn diagnostics_json(found: &[Diagnostic]) -> String {
+    Json::Array(found.iter().map(diag_json).collect()).to_string()
+}
+
+/// One model of `check --format json`: `{"model", "diagnostics", "constraints", "contract"}`.
+pub fn model_json(path: &Path, inf: &Inference) -> Json {
+    json!({
+        "model": path.display().to_string(),
+        "diagnostics": inf.diagnostics.iter().map(diag_json).collect::<Vec<_>>(),
+        "constraints": inf.constraints.iter().map(constraint_json).collect::<Vec<_>>(),
+        "contract": contract_json(&inf.contract),
+    })
+}
+
+/// `check --format json`: `{"models": [...]}`, a model that could not be read as
+/// `{"model", "error"}`.
+pub fn check_json(results: &[(PathBuf, Result<Inference>)]) -> String {
+    let models: Vec<Json> = results
+        .iter()
+        .map(|(p, r)| match r {
+            Ok(inf) => model_json(p, inf),
+            Err(e) => json!({"model": p.display().to_string(), "error": e.to_string()}),
+        })
+        .collect();
+    format!("{}\n", serde_json::to_string_pretty(&json!({"models": models})).unwrap_or_default())
+}
+
+/// `check --format github`: one workflow command per finding, assumption and contract line.
+pub fn check_github(results: &[(PathBuf, Result<Inference>)]) -> String {
     let mut out = String::new();
-    // Each op without a rule once, with how many nodes use it.
-    let shown = |inf: &Inference| -> Vec<Diagnostic> {
-        let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
-        let mut list: Vec<(Diagnostic, usize)> = Vec::new();
-        for d in &inf.diagnostics {
-            if d.code == "unknown-op" && d.message.starts_with("no shape rule for") {
-                if let Some(&at) = first.get(d.message.as_str()) {
-                    list[at].1 += 1;
-                    continue;
-                }
-                first.insert(&d.message, list.len());
+    let one_line = |s: &str| s.replace('\n', " ");
+    for (p, r) in results {
+        let file = p.display();
+        let inf = match r {
+            Ok(inf) => inf,
+            Err(e) => {
+                let _ = writeln!(out, "::error file={file},title=unreadable::{}", one_line(&e.to_string()));
+                continue;
             }
-            list.push((d.clone(), 1));
+        };
+        for d in &shown(inf) {
+            let node = d.node.clone().unwrap_or_else(|| d.graph.clone());
+            let op = d.op_type.clone().unwrap_or_default();
+            let _ =
+                writeln!(out, "::{} file={file},title={}::{node} ({op}): {}", d.severity, d.code, one_line(&d.message));
         }
-        list.into_iter()
-            .map(|(mut d, n)| {
-                if n > 1 {
-                    d.message = format!("{} ({n} nodes use it; the first is shown)", d.message);
-                }
-                d
-            })
-            .collect()
-    };
-    match format {
-        Format::Json => {
-            let models: Vec<Json> = results
-                .iter()
-                .map(|(p, r)| match r {
-                    Ok(inf) => json!({
-                        "model": p.display().to_string(),
-                        "diagnostics": inf.diagnostics.iter().map(diag_json).collect::<Vec<_>>(),
-                        "constraints": inf.constraints.iter().map(constraint_json).collect::<Vec<_>>(),
-                        "contract": contract_json(&inf.contract),
-                    }),
-                    Err(e) => json!({"model": p.display().to_string(), "error": e.to_string()}),
-                })
-                .collect();
-            let _ = writeln!(out, "{}", serde_json::to_string_pretty(&json!({"models": models})).unwrap_or_default());
+        for c in &inf.constraints {
+            let (node, op, cond, axis, graph) = (&c.node, &c.op_type, &c.assumption, c.axis, &c.graph);
+            let _ = writeln!(out, "::notice file={file},title=assumed::{node} ({op}): {cond} (axis {axis}, {graph})");
         }
-        Format::Github => {
-            let one_line = |s: &str| s.replace('\n', " ");
-            for (p, r) in results {
-                match r {
-                    Ok(inf) => {
-                        for d in &shown(inf) {
-                            let node = d.node.clone().unwrap_or_else(|| d.graph.clone());
-                            let op = d.op_type.clone().unwrap_or_default();
-                            let _ = writeln!(
-                                out,
-                                "::{} file={},title={}::{node} ({op}): {}",
-                                d.severity,
-                                p.display(),
-                                d.code,
-                                one_line(&d.message)
-                            );
-                        }
-                        for c in &inf.constraints {
-                            let _ = writeln!(
-                                out,
-                                "::notice file={},title=assumed::{} ({}): {} (axis {}, {})",
-                                p.display(),
-                                c.node,
-                                c.op_type,
-                                c.assumption,
-                                c.axis,
-                                c.graph
-                            );
-                        }
-                        for l in contract_lines(&inf.contract) {
-                            let _ = writeln!(out, "::notice file={},title=contract::{}", p.display(), one_line(&l));
-                        }
-                    }
-                    Err(e) => {
-                        let _ = writeln!(
-                            out,
-                            "::error file={},title=unreadable::{}",
-                            p.display(),
-                            one_line(&e.to_string())
-                        );
-                    }
-                }
+        for l in contract_lines(&inf.contract) {
+            let _ = writeln!(out, "::notice file={file},title=contract::{}", one_line(&l));
+        }
+    }
+    out
+}
+
+/// `check`'s text report; a model that could not be read was reported on stderr.
+pub fn check_text(results: &[(PathBuf, Result<Inference>)]) -> String {
+    let mut out = String::new();
+    for (p, inf) in results.iter().filter_map(|(p, r)| r.as_ref().ok().map(|inf| (p, inf))) {
+        if inf.diagnostics.is_empty() {
+            let _ = writeln!(out, "{}: ok", p.display());
+        } else {
+            let _ = writeln!(out, "{}:", p.display());
+            for d in &shown(inf) {
+                let _ = writeln!(out, "{d}\n");
             }
         }
-        Format::Text => {
-            // A model that could not be read was reported on stderr.
-            for (p, inf) in results.iter().filter_map(|(p, r)| r.as_ref().ok().map(|inf| (p, inf))) {
-                if inf.diagnostics.is_empty() {
-                    let _ = writeln!(out, "{}: ok", p.display());
-                } else {
-                    let _ = writeln!(out, "{}:", p.display());
-                    for d in &shown(inf) {
-                        let _ = writeln!(out, "{d}\n");
-                    }
-                }
-                if !inf.constraints.is_empty() {
-                    let _ = writeln!(out, "  assumed:");
-                    for c in &inf.constraints {
-                        let _ = writeln!(out, "    {}", assumed_line(c));
-                    }
-                }
-                let lines = contract_lines(&inf.contract);
-                if !lines.is_empty() {
-                    let _ = writeln!(out, "  contract:");
-                    for l in lines {
-                        let _ = writeln!(out, "    {l}");
-                    }
-                }
+        if !inf.constraints.is_empty() {
+            let _ = writeln!(out, "  assumed:");
+            for c in &inf.constraints {
+                let _ = writeln!(out, "    {}", assumed_line(c));
+            }
+        }
+        let lines = contract_lines(&inf.contract);
+        if !lines.is_empty() {
+            let _ = writeln!(out, "  contract:");
+            for l in lines {
+                let _ = writeln!(out, "    {l}");
             }
         }
     }
     out
 }
 
+/// A path as a SARIF artifact URI: relative paths stay relative (to the folder `check` ran
+/// in, which code scanning takes as the repository's root), absolute ones become `file://`
+/// URIs; bytes outside `A-Za-z0-9-._~/` are percent-encoded.
+fn artifact_uri(path: &Path) -> String {
+    let text = path.to_string_lossy().replace('\\', "/");
+    let mut out = String::from(if path.is_absolute() { "file://" } else { "" });
+    for b in text.trim_start_matches("./").bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => out.push(b as char),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
+}
+
+/// `check --format sarif`: a SARIF 2.1.0 log with one run. Each finding is a result whose
+/// `ruleId` is its code, located in the model file (the artifact) and at its node in its
+/// graph (a logical location `graph/node`); the rules of the codes found are described once
+/// in the tool's driver. A model that could not be read is a tool execution notification,
+/// and makes the run unsuccessful.
+pub fn check_sarif(results: &[(PathBuf, Result<Inference>)]) -> String {
+    sarif_log(results.iter().map(|(p, r)| (p.as_path(), r.as_ref().map(shown).map_err(|e| e.to_string()))).collect())
+}
+
+/// `diff --format sarif`: the differences as results located in the new model.
+pub fn diff_sarif(new: &Path, found: &[Diagnostic]) -> String {
+    sarif_log(vec![(new, Ok(found.to_vec()))])
+}
+
+/// A SARIF log of the findings of each file, or why it could not be read.
+fn sarif_log(files: Vec<(&Path, std::result::Result<Vec<Diagnostic>, String>)>) -> String {
+    let found: Vec<(usize, &Vec<Diagnostic>)> =
+        files.iter().enumerate().filter_map(|(i, (_, r))| r.as_ref().ok().map(|ds| (i, ds))).collect();
+    let mut codes: Vec<Code> = found.iter().flat_map(|(_, ds)| ds.iter().map(|d| d.code)).collect();
+    codes.sort();
+    codes.dedup();
+    let rules: Vec<Json> =
+        codes.iter().map(|c| json!({"id": c.as_str(), "shortDescription": {"text": c.description()}})).collect();
+    let level = |s: crate::Severity| if s == crate::Severity::Error { "error" } else { "warning" };
+    let mut sarif_results = Vec::new();
+    for (i, ds) in &found {
+        for d in ds.iter() {
+            let (name, kind) = match &d.node {
+                Some(node) => (node.clone(), "function"),
+                None => (d.graph.clone(), "module"),
+            };
+            let qualified = d.node.as_ref().map_or_else(|| d.graph.clone(), |n| format!("{}/{n}", d.graph));
+            let mut properties = Map::new();
+            properties.insert("graph".into(), json!(d.graph));
+            if let Some(op) = &d.op_type {
+                properties.insert("op_type".into(), json!(op));
+            }
+            if let Some(axis) = d.axis {
+                properties.insert("axis".into(), json!(axis));
+            }
+            sarif_results.push(json!({
+                "ruleId": d.code.as_str(),
+                "ruleIndex": codes.binary_search(&d.code).unwrap_or(0),
+                "level": level(d.severity),
+                "message": {"text": match (&d.node, &d.op_type) {
+                    (Some(node), Some(op)) => format!("{node} ({op}): {}", d.message),
+                    _ => d.message.clone(),
+                }},
+                "locations": [{
+                    "physicalLocation": {"artifactLocation": {"uri": artifact_uri(files[*i].0), "index": i}},
+                    "logicalLocations": [{"name": name, "fullyQualifiedName": qualified, "kind": kind}],
+                }],
+                "properties": properties,
+            }));
+        }
+    }
+    let artifacts: Vec<Json> = files
+        .iter()
+        .map(|(p, _)| json!({"location": {"uri": artifact_uri(p)}, "mimeType": "application/onnx"}))
+        .collect();
+    let notifications: Vec<Json> = files
+        .iter()
+        .enumerate()
+        .filter_map(|(i, (p, r))| r.as_ref().err().map(|e| (i, p, e)))
+        .map(|(i, p, e)| {
+            json!({"level": "error", "message": {"text": e},
+                   "locations": [{"physicalLocation": {"artifactLocation": {"uri": artifact_uri(p), "index": i}}}]})
+        })
+        .collect();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "onnx-bcast",
+                "version": env!("CARGO_PKG_VERSION"),
+                "rules": rules,
+            }},
+            "invocations": [{"executionSuccessful": notifications.is_empty(), "toolExecutionNotifications": notifications}],
+            "artifacts": artifacts,
+            "results": sarif_results,
+        }],
+    });
+    format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default())
+}
+
+/// `diff --format json`: `{"old", "new", "diagnostics"}`.
+pub fn diff_json(old: &Path, new: &Path, found: &[Diagnostic]) -> String {
+    let doc = json!({
+        "old": old.display().to_string(),
+        "new": new.display().to_string(),
+        "diagnostics": found.iter().map(diag_json).collect::<Vec<_>>(),
+    });
+    format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use onnx_bcast::onnx;
+    use crate::onnx;
     use prost::Message;
 
     #[test]
@@ -482,10 +594,10 @@ mod tests {
             }),
             ..Default::default()
         };
-        let model = onnx_bcast::io::decode(&m.encode_to_vec(), Path::new("k.onnx"), None).unwrap();
+        let model = crate::io::decode(&m.encode_to_vec(), Path::new("k.onnx"), None).unwrap();
         let (values, _) = walk(&model);
         assert_eq!(keys(&model, &values), ["x", "a", "main:a", "main:main:a"]);
-        let inf = onnx_bcast::infer::infer(&model, &Default::default());
+        let inf = crate::infer::infer(&model, &Default::default());
         let json: Json = serde_json::from_str(&infer_json(Path::new("k.onnx"), &model, &inf)).unwrap();
         assert_eq!(json["tensors"].as_object().unwrap().len(), 4);
     }

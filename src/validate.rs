@@ -3,7 +3,7 @@
 //! dims and names defined twice, external weights that are not there. Returns findings; reads
 //! no file (external weights are looked at with a stat only) and never mutates the model.
 
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::{Code, Diagnostic, Severity};
 use crate::dtype::DType;
 use crate::io;
 use crate::ir::{AttrValue, Def, Graph, Model, NodeId, Tensor, TensorData};
@@ -48,13 +48,13 @@ pub fn validate(model: &Model) -> Vec<Diagnostic> {
             let graph = model.graph(v.graph);
             let kind = if v.def == Def::Input { "graph input" } else { "initializer" };
             let msg = format!("{kind} '{}' is already defined earlier in this graph", v.name);
-            out.push(finding(model, graph, None, "duplicate-definition", msg));
+            out.push(finding(model, graph, None, Code::DuplicateDefinition, msg));
         }
     }
     out
 }
 
-fn finding(model: &Model, graph: &Graph, node: Option<NodeId>, code: &'static str, message: String) -> Diagnostic {
+fn finding(model: &Model, graph: &Graph, node: Option<NodeId>, code: Code, message: String) -> Diagnostic {
     let mut d = Diagnostic::new(Severity::Error, code, &graph.path, message);
     if let Some(n) = node {
         d.node = Some(model.node_label(n));
@@ -65,12 +65,12 @@ fn finding(model: &Model, graph: &Graph, node: Option<NodeId>, code: &'static st
 
 /// The first problem of `dims` (a negative dim, or an element count past `i64::MAX`), as a
 /// code and a message naming `what`.
-fn dims_problem(what: &str, dims: &[i64]) -> Option<(&'static str, String)> {
+fn dims_problem(what: &str, dims: &[i64]) -> Option<(Code, String)> {
     if let Some((axis, d)) = dims.iter().enumerate().find(|(_, d)| **d < 0) {
-        return Some(("negative-dim", format!("{what} has dim {d} at axis {axis}; dims must be 0 or more")));
+        return Some((Code::NegativeDim, format!("{what} has dim {d} at axis {axis}; dims must be 0 or more")));
     }
     if elements(dims).is_none() {
-        return Some(("size-overflow", format!("{what} has dims {dims:?}: more than 2^63 elements")));
+        return Some((Code::SizeOverflow, format!("{what} has dims {dims:?}: more than 2^63 elements")));
     }
     None
 }
@@ -79,15 +79,17 @@ fn dims_problem(what: &str, dims: &[i64]) -> Option<(&'static str, String)> {
 /// unknown: a negative dim at its real axis, or known dims whose product alone overflows.
 /// Exporters (Paddle, older PyTorch) write -1 for a dynamic size, which is read as unknown and
 /// worth a warning; any other negative size is an error.
-fn declared_problem(what: &str, dims: &[Option<i64>]) -> Option<(Severity, &'static str, String)> {
+fn declared_problem(what: &str, dims: &[Option<i64>]) -> Option<(Severity, Code, String)> {
     if let Some((axis, d)) = dims.iter().enumerate().find_map(|(i, d)| d.filter(|d| *d < 0).map(|d| (i, d))) {
         return Some(match d {
-            -1 => {
-                (Severity::Warning, "negative-dim", format!("{what} has dim -1 at axis {axis}; it is read as unknown"))
-            }
+            -1 => (
+                Severity::Warning,
+                Code::NegativeDim,
+                format!("{what} has dim -1 at axis {axis}; it is read as unknown"),
+            ),
             _ => (
                 Severity::Error,
-                "negative-dim",
+                Code::NegativeDim,
                 format!("{what} has dim {d} at axis {axis}; sizes are 0 or more, and only -1 is read as unknown"),
             ),
         });
@@ -150,7 +152,7 @@ fn tensor(model: &Model, graph: &Graph, node: Option<NodeId>, what: &str, t: &Te
     let Some(dtype) = t.dtype else { return };
     let expected = raw_bytes(dtype, n);
     if let Some(Err(())) = expected {
-        push("size-overflow", format!("{what} has dims {:?}: its {} bytes overflow", t.dims, dtype.name()));
+        push(Code::SizeOverflow, format!("{what} has dims {:?}: its {} bytes overflow", t.dims, dtype.name()));
         return;
     }
     let expected = expected.and_then(Result::ok);
@@ -164,19 +166,19 @@ fn tensor(model: &Model, graph: &Graph, node: Option<NodeId>, what: &str, t: &Te
                         dtype.name(),
                         t.dims
                     );
-                    push("tensor-data-size", msg);
+                    push(Code::TensorDataSize, msg);
                 }
             }
         }
         TensorData::External { location, offset, length } => {
             if let Some(why) = io::unsafe_location(location) {
-                push("external-data-unsafe", format!("{what}: {why}"));
+                push(Code::ExternalDataUnsafe, format!("{what}: {why}"));
             } else if let Some(dir) = &model.dir {
                 // The weights a run would read must be there: checked with a stat, never a read.
                 if let Err(crate::Error::ExternalData { reason, .. }) =
                     io::external_extent(dir, &t.name, location, *offset, *length)
                 {
-                    push("external-data-missing", format!("{what}: {reason}"));
+                    push(Code::ExternalDataMissing, format!("{what}: {reason}"));
                 }
             }
             if let (Some(len), Some(want)) = (length, expected) {
@@ -186,14 +188,14 @@ fn tensor(model: &Model, graph: &Graph, node: Option<NodeId>, what: &str, t: &Te
                         dtype.name(),
                         t.dims
                     );
-                    push("tensor-data-size", msg);
+                    push(Code::TensorDataSize, msg);
                 }
             }
         }
         TensorData::Empty => {
             if n > 0 && dtype != DType::Str {
                 let msg = format!("{what} holds no data, but its dims {:?} promise {n} elements", t.dims);
-                push("tensor-data-size", msg);
+                push(Code::TensorDataSize, msg);
             }
         }
         data => {
@@ -213,7 +215,7 @@ fn tensor(model: &Model, graph: &Graph, node: Option<NodeId>, what: &str, t: &Te
                         dtype.name(),
                         t.dims
                     );
-                    push("tensor-data-size", msg);
+                    push(Code::TensorDataSize, msg);
                 }
                 _ => {}
             }

@@ -653,7 +653,7 @@ fn help_names_exit_codes_arguments_and_formats() {
             }
         }
     }
-    for (cmd, values) in [("infer", "text, json]"), ("check", "text, json, github]"), ("bench", "text, json]")] {
+    for (cmd, values) in [("infer", "text, json]"), ("check", "text, json, github, sarif]"), ("bench", "text, json]")] {
         let short = run(&[cmd, "-h"]).stdout;
         assert!(short.contains(&format!("[possible values: {values}")), "{cmd}: {short}");
     }
@@ -1149,4 +1149,21 @@ fn contrib_attributes_that_overflow_are_findings() {
     let r = run(&[OsStr::new("check"), p.as_os_str()]);
     assert_eq!(r.code, 1, "{}", r.stdout);
     assert!(r.stdout.contains("error[invalid-node]") && r.stdout.contains("kv_num_heads"), "{}", r.stdout);
+}
+
+/// `docs/cli.md` lists every finding code with the sentence `diag::Code` gives it (the rules
+/// of the SARIF report), and no other; no two codes share a name.
+#[test]
+fn the_docs_list_every_finding_code() {
+    use onnx_bcast::Code;
+    let doc = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md")).unwrap();
+    let section = doc.split("## Finding codes").nth(1).expect("a Finding codes section");
+    let section = section.split("\n## ").next().unwrap_or_default();
+    let rows: Vec<&str> = section.lines().filter(|l| l.starts_with("| `")).collect();
+    let want: Vec<String> = Code::ALL.iter().map(|c| format!("| `{}` | {} |", c.as_str(), c.description())).collect();
+    assert_eq!(rows, want);
+    let mut names: Vec<&str> = Code::ALL.iter().map(|c| c.as_str()).collect();
+    names.sort();
+    names.dedup();
+    assert_eq!(names.len(), Code::ALL.len());
 }

@@ -140,7 +140,7 @@ fn shape_of<'a>(m: &Model, inf: &'a Inference, name: &str) -> Option<&'a Vec<Dim
 }
 
 fn codes(inf: &Inference) -> Vec<&'static str> {
-    inf.diagnostics.iter().map(|d| d.code).collect()
+    inf.diagnostics.iter().map(|d| d.code.as_str()).collect()
 }
 
 fn d(n: i64) -> Dim {

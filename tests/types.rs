@@ -18,9 +18,9 @@ fn type_findings(m: &ModelProto) -> Vec<(&'static str, String)> {
     let inf = infer(&model, &Options::default());
     inf.diagnostics
         .iter()
-        .filter(|d| d.code.starts_with("type-"))
+        .filter(|d| d.code.as_str().starts_with("type-"))
         .inspect(|d| assert_eq!(d.severity, Severity::Error, "{d:?}"))
-        .map(|d| (d.code, d.message.clone()))
+        .map(|d| (d.code.as_str(), d.message.clone()))
         .collect()
 }
 
@@ -171,7 +171,7 @@ fn a_value_info_element_type_that_contradicts_inference_is_an_error() {
         );
         m.graph.as_mut().expect("graph").value_info.push(vi);
         let inf = infer(&build::load(&m), &Options::default());
-        inf.diagnostics.iter().map(|d| (d.severity, d.code, d.message.clone())).collect::<Vec<_>>()
+        inf.diagnostics.iter().map(|d| (d.severity, d.code.as_str(), d.message.clone())).collect::<Vec<_>>()
     };
     assert_eq!(
         findings(typed("c", DataType::Float16, &[2, 3])),

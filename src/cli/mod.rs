@@ -1,10 +1,6 @@
 //! Subcommands and their arguments.
 
-mod annotate;
 mod bench;
-mod expand;
-mod implicit;
-mod report;
 mod run;
 mod test;
 mod verify;
@@ -15,7 +11,8 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use onnx_bcast::infer::{self, Options};
-use onnx_bcast::{io, Error, Model, Result};
+use onnx_bcast::rewrite::Pass;
+use onnx_bcast::{io, report, Error, Result};
 
 /// Writes to stdout. A reader that has gone (`onnx-bcast infer m.onnx | head`) is no error:
 /// the rest of the output is dropped and the command ends with the code its work gives.
@@ -76,6 +73,8 @@ pub enum Format {
     Json,
     /// GitHub Actions annotations (`::error file=...`).
     Github,
+    /// A SARIF 2.1.0 log, for code scanning.
+    Sarif,
 }
 
 /// How `infer` and `bench` report.
@@ -259,15 +258,7 @@ impl Shapes {
     /// is an error, and so is a rules file that cannot be read.
     fn options(&self) -> Result<Options> {
         let file = self.op_rules.clone().or_else(|| std::env::var_os("ONNX_BCAST_OP_RULES").map(PathBuf::from));
-        let op_rules = match file {
-            Some(path) => {
-                let text = std::fs::read_to_string(&path).map_err(|source| Error::Io { path: path.clone(), source })?;
-                let rules =
-                    onnx_bcast::ops::OpRules::parse(&text, &path.display().to_string()).map_err(Error::Usage)?;
-                Some(std::sync::Arc::new(rules))
-            }
-            None => None,
-        };
+        let op_rules = file.map(|path| onnx_bcast::ops::OpRules::load(&path)).transpose()?.map(std::sync::Arc::new);
         Ok(Options { bindings: bindings(&self.dims)?, op_rules, ..Options::default() })
     }
 }
@@ -373,12 +364,12 @@ pub fn run(cli: Cli) -> Result<u8> {
             check(&models, format, &shapes.options()?, &requirements(&require)?, deny_warnings)
         }
         Command::Annotate { model, out, shapes, fix_declared } => {
-            annotate::run(&model, &out, &shapes.options()?, fix_declared)
+            rewrite(Pass::Annotate, &model, &out, &shapes.options()?, fix_declared)
         }
         Command::Expand { model, out, shapes, fix_declared } => {
-            expand::run(&model, &out, &shapes.options()?, fix_declared)
+            rewrite(Pass::Expand, &model, &out, &shapes.options()?, fix_declared)
         }
-        Command::Implicit { model, out } => implicit::run(&model, &out),
+        Command::Implicit { model, out } => rewrite(Pass::Implicit, &model, &out, &Options::default(), false),
         Command::Bench { model, dims, threads, repeat, warmup, format, memory } => {
             bench::bench(&model, &bindings(&dims)?, threads, repeat, warmup, format, memory.max_memory)
         }
@@ -393,29 +384,31 @@ pub fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-/// Loads and infers the model a rewrite reads. With `fix_declared`, declared types that
-/// contradict inference are replaced by the inferred ones (a warning each) when they are the
-/// model's only errors, and the model is inferred again. `None` when errors remain: they are
-/// printed, and the rewrite is refused.
-fn prepare(path: &Path, options: &Options, fix_declared: bool) -> Result<Option<(Model, infer::Inference)>> {
-    let mut m = io::load(path)?;
+/// `annotate`, `expand`, `implicit`: runs `pass` on the model and writes it as `out` says.
+/// A model with error findings is not rewritten: they are printed, and the exit code is 1.
+fn rewrite(pass: Pass, model: &Path, out: &Output, options: &Options, fix_declared: bool) -> Result<u8> {
+    let mut m = io::load(model)?;
     infer::check_bindings(&options.bindings, &m.input_dims())?;
-    let mut inf = infer::infer(&m, options);
-    let errors = || inf.diagnostics.iter().filter(|d| d.severity == onnx_bcast::Severity::Error);
-    if fix_declared && inf.has_errors() && errors().all(|d| d.code == "declared-shape-mismatch") {
-        for d in onnx_bcast::rewrite::fix_declared(&mut m, &inf) {
-            eprintln!("{}: {d}", path.display());
+    let done = match onnx_bcast::rewrite::run(pass, &mut m, options, fix_declared)? {
+        Ok(done) => done,
+        Err(errors) => {
+            for d in &errors {
+                eprintln!("{}: {d}", model.display());
+            }
+            eprintln!("onnx-bcast: {}: not rewritten: the model has error findings", model.display());
+            return Ok(FINDINGS);
         }
-        inf = infer::infer(&m, options);
+    };
+    for d in &done.warnings {
+        eprintln!("{}: {d}", model.display());
     }
-    if !inf.has_errors() {
-        return Ok(Some((m, inf)));
-    }
-    for d in inf.diagnostics.iter().filter(|d| d.severity == onnx_bcast::Severity::Error) {
-        eprintln!("{}: {d}", path.display());
-    }
-    eprintln!("onnx-bcast: {}: not rewritten: the model has error findings", path.display());
-    Ok(None)
+    let written = out.save(&m, model)?;
+    eprintln!("onnx-bcast: {}: {}, written to {}", model.display(), done.summary, written.display());
+    // The process ends next and the OS takes the memory back at once; freeing a large model
+    // piece by piece would only add time (a tenth of the run at a million nodes).
+    std::mem::forget(m);
+    std::mem::forget(done);
+    Ok(OK)
 }
 
 /// `diff`: the findings between two versions of a model; exit 1 when there are any.
@@ -425,14 +418,8 @@ fn diff(old: &Path, new: &Path, format: Format) -> Result<u8> {
     let (oi, ni) = (infer::infer(&om, &opts), infer::infer(&nm, &opts));
     let found = onnx_bcast::diff::diff((&om, &oi), (&nm, &ni));
     let text = match format {
-        Format::Json => {
-            let doc = serde_json::json!({
-                "old": old.display().to_string(),
-                "new": new.display().to_string(),
-                "diagnostics": found.iter().map(report::diag_json).collect::<Vec<_>>(),
-            });
-            format!("{}\n", serde_json::to_string_pretty(&doc).unwrap_or_default())
-        }
+        Format::Json => report::diff_json(old, new, &found),
+        Format::Sarif => report::diff_sarif(new, &found),
         Format::Github => found
             .iter()
             .map(|d| format!("::{} file={},title={}::{}\n", d.severity, new.display(), d.code, d.message))
@@ -452,18 +439,12 @@ fn diff(old: &Path, new: &Path, format: Format) -> Result<u8> {
 
 /// The sizes `check --require NAME=SPEC` asks for, by dim name.
 fn requirements(specs: &[String]) -> Result<HashMap<String, Vec<i64>>> {
-    let mut out = HashMap::new();
+    let mut pairs = Vec::new();
     for spec in specs {
-        let parsed =
-            spec.split_once('=').and_then(|(name, s)| Some((name.trim(), onnx_bcast::contract::parse_spec(s)?)));
-        let Some((name, sizes)) = parsed.filter(|(n, s)| !n.is_empty() && !s.is_empty()) else {
-            return Err(Error::Usage(format!(
-                "--require '{spec}': expected NAME=SPEC, SPEC a range 32..=2048, a stepped range 32..=2048/32 or a list 1,2,4"
-            )));
-        };
-        out.entry(name.to_string()).or_insert_with(Vec::new).extend(sizes);
+        let (name, sizes) = spec.split_once('=').unwrap_or((spec, ""));
+        pairs.push((name.to_string(), sizes.to_string()));
     }
-    Ok(out)
+    onnx_bcast::contract::requirements(pairs.iter().map(|(n, s)| (n, s)))
 }
 
 fn check(
@@ -473,21 +454,15 @@ fn check(
     required: &HashMap<String, Vec<i64>>,
     deny_warnings: bool,
 ) -> Result<u8> {
-    let mut files = Vec::new();
-    for p in paths {
-        collect(p, &mut files)?;
-    }
+    let files = io::model_files(paths)?;
     let mut code = OK;
     let mut results = Vec::new();
     // A name bound with --dim must be declared by some model checked.
     let mut declared = std::collections::BTreeSet::new();
     for f in &files {
         let r = io::load(f).map(|m| {
-            let dims = m.input_dims();
-            let mut inf = infer::infer(&m, opts);
-            inf.diagnostics.extend(onnx_bcast::contract::require(&inf.contract, required, &dims));
-            declared.extend(dims);
-            inf
+            declared.extend(m.input_dims());
+            onnx_bcast::contract::check(&m, opts, required)
         });
         match &r {
             Ok(inf) if inf.has_errors() => code = code.max(FINDINGS),
@@ -504,37 +479,12 @@ fn check(
         infer::check_bindings(&opts.bindings, &declared)?;
         infer::check_declared(required.keys(), &declared, "required")?;
     }
-    emit(format_args!("{}", report::check(&results, format)))?;
+    let text = match format {
+        Format::Text => report::check_text(&results),
+        Format::Json => report::check_json(&results),
+        Format::Github => report::check_github(&results),
+        Format::Sarif => report::check_sarif(&results),
+    };
+    emit(format_args!("{text}"))?;
     Ok(code)
-}
-
-/// Adds `path` (or the `*.onnx` files below it, sorted) to `out`.
-fn collect(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    if !path.is_dir() {
-        out.push(path.to_path_buf());
-        return Ok(());
-    }
-    let mut stack = vec![path.to_path_buf()];
-    let mut found = Vec::new();
-    while let Some(dir) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
-        for e in entries {
-            let e = e.map_err(|source| Error::Io { path: dir.clone(), source })?;
-            let p = e.path();
-            // Symbolic links to folders are not followed: a link loop would never end.
-            let is_link = e.file_type().map(|t| t.is_symlink()).unwrap_or(false);
-            if p.is_dir() && !is_link {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "onnx") {
-                found.push(p);
-            }
-        }
-    }
-    // A directory that holds no model is a mistake (a wrong path), not a clean bill of health.
-    if found.is_empty() {
-        return Err(Error::NoModels { path: path.to_path_buf() });
-    }
-    found.sort();
-    out.extend(found);
-    Ok(())
 }

@@ -132,6 +132,13 @@ impl OpRules {
         Ok(OpRules { rules })
     }
 
+    /// The rules of the file at `path` (`--op-rules FILE`); a mistake in it is a usage error
+    /// naming the line.
+    pub fn load(path: &std::path::Path) -> crate::Result<OpRules> {
+        let text = std::fs::read_to_string(path).map_err(|source| crate::Error::Io { path: path.into(), source })?;
+        OpRules::parse(&text, &path.display().to_string()).map_err(crate::Error::Usage)
+    }
+
     /// The rules shipped for onnxruntime's contrib ops that fit the vocabulary.
     pub fn builtin() -> &'static OpRules {
         static RULES: std::sync::OnceLock<OpRules> = std::sync::OnceLock::new();

@@ -141,7 +141,7 @@ pub struct Out {
     /// Side conditions assumed, with the output axis each concerns.
     pub assumptions: Vec<(usize, Assumption)>,
     /// Warnings about the node (code, message): what runs, but perhaps not as meant.
-    pub warnings: Vec<(&'static str, String)>,
+    pub warnings: Vec<(crate::diag::Code, String)>,
 }
 
 /// Why a rule could not give output types.

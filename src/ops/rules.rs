@@ -1175,7 +1175,7 @@ pub fn resize(c: &Ctx) -> R {
         if scales[k] == 0.0 {
             let msg =
                 format!("Resize: a scale of 0 at axis {a} empties it by the spec; onnxruntime refuses a scale of 0");
-            out.warnings.push(("resize-empty", msg));
+            out.warnings.push((crate::diag::Code::ResizeEmpty, msg));
         }
         shape[*a] = match &data[*a] {
             _ if scales[k] == 0.0 => Dim::Known(0),
@@ -1186,7 +1186,7 @@ pub fn resize(c: &Ctx) -> R {
                         "Resize: axis {a} of {d} scaled by {} comes out empty (floor({d} x {}) = 0); onnxruntime returns an empty tensor",
                         scales[k], scales[k]
                     );
-                    out.warnings.push(("resize-empty", msg));
+                    out.warnings.push((crate::diag::Code::ResizeEmpty, msg));
                 }
                 Dim::Known(o)
             }
@@ -1389,7 +1389,7 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
         } else {
             format!("{refused}: by the spec's floor the output has size {o} there, by onnxruntime's integer division {runtime}, which is what runs")
         };
-        out.warnings.push(("window-too-large", msg));
+        out.warnings.push((crate::diag::Code::WindowTooLarge, msg));
         shape.push(Dim::Known(runtime));
     }
     Ok(shape)

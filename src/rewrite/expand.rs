@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::{Code, Diagnostic, Severity};
 use crate::dtype::DType;
 use crate::infer::Inference;
 use crate::ir::{AttrValue, Attribute, Model, NodeId, ValueId};
@@ -131,7 +131,7 @@ pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
                 Err(why) => {
                     let mut d = Diagnostic::new(
                         Severity::Warning,
-                        "expand-skipped",
+                        Code::ExpandSkipped,
                         &model.graph(g).path,
                         format!("left implicit: {why}"),
                     );

@@ -20,6 +20,84 @@ pub use annotate::{annotate, annotate_taking};
 pub use expand::expand;
 pub use implicit::implicit;
 
+/// The rewrites the command line and the Python package run by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    /// [`annotate`]: `value_info` for every tensor of every graph.
+    Annotate,
+    /// [`expand`]: every implicit broadcast made explicit.
+    Expand,
+    /// [`implicit`]: explicit broadcasts that implicit broadcasting makes redundant removed.
+    Implicit,
+}
+
+/// What [`run`] did.
+#[derive(Debug)]
+pub struct Done {
+    /// One line saying what changed: `3 value_info entries added`.
+    pub summary: String,
+    /// Declared types replaced (`fix_declared`) and broadcasts left as they were.
+    pub warnings: Vec<crate::Diagnostic>,
+    /// The inference the pass started from (`annotate` has taken out the types it wrote).
+    pub inference: Inference,
+}
+
+/// Infers `model` under `options` and runs `pass` on it. With `fix_declared`, declared types
+/// that contradict inference are first replaced by the inferred ones (a warning each) when
+/// they are the model's only errors. A model with error findings is not rewritten: they are
+/// given back as `Ok(Err(errors))`. Symbols bound in `options` are replaced by their sizes in
+/// the declared types of what `annotate` and `expand` write.
+pub fn run(
+    pass: Pass,
+    model: &mut Model,
+    options: &crate::infer::Options,
+    fix_declared: bool,
+) -> crate::Result<Result<Done, Vec<crate::Diagnostic>>> {
+    use crate::Severity;
+    let mut inf = crate::infer::infer(model, options);
+    let mut warnings = Vec::new();
+    let errors = |inf: &Inference| inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
+    let only_declared = |inf: &Inference| {
+        let mut errors = inf.diagnostics.iter().filter(|d| d.severity == Severity::Error);
+        errors.all(|d| d.code == crate::Code::DeclaredShapeMismatch)
+    };
+    if fix_declared && errors(&inf) > 0 && only_declared(&inf) {
+        warnings = self::fix_declared(model, &inf);
+        inf = crate::infer::infer(model, options);
+    }
+    if errors(&inf) > 0 {
+        return Ok(Err(inf.diagnostics.into_iter().filter(|d| d.severity == Severity::Error).collect()));
+    }
+    let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let summary = match pass {
+        Pass::Annotate => {
+            let added = annotate_taking(model, &mut inf);
+            format!("{} added", count(added, "value_info entry", "value_info entries"))
+        }
+        Pass::Expand => {
+            let report = expand(model, &inf)?;
+            warnings.extend(report.diagnostics);
+            format!(
+                "{} made explicit with {} added",
+                count(report.rewritten, "node", "nodes"),
+                count(report.added, "node or constant", "nodes and constants")
+            )
+        }
+        Pass::Implicit => {
+            let report = implicit(model, &inf)?;
+            format!(
+                "{} removed ({} that fed them)",
+                count(report.removed, "explicit broadcast", "explicit broadcasts"),
+                count(report.dead, "node or constant", "nodes and constants")
+            )
+        }
+    };
+    if pass != Pass::Implicit {
+        bind_declared(model, &options.bindings);
+    }
+    Ok(Ok(Done { summary, warnings, inference: inf }))
+}
+
 /// A value a patch refers to: one already in the model, or the `i`th one the patch creates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Wire {
@@ -463,7 +541,7 @@ pub fn fix_declared(model: &mut Model, inf: &Inference) -> Vec<crate::Diagnostic
             let g = &mut model.graphs[gi];
             let infos = if list == 0 { &mut g.outputs } else { &mut g.value_info };
             infos[k].ty = Some(ty);
-            fixed.push(crate::Diagnostic::new(crate::Severity::Warning, "declared-type-fixed", &path, msg));
+            fixed.push(crate::Diagnostic::new(crate::Severity::Warning, crate::Code::DeclaredTypeFixed, &path, msg));
         }
     }
     fixed
