@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 /// Why a job could not be done. The CLI exits 2 on any of these.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
@@ -73,8 +74,9 @@ impl fmt::Display for Severity {
 /// (the SARIF report's rules and `docs/cli.md` are made from it).
 macro_rules! codes {
     ($($variant:ident = $text:literal: $help:literal,)*) => {
-        /// A finding's stable code, e.g. `broadcast-incompatible`.
+        /// A finding's stable code, e.g. `broadcast-incompatible`. New codes may come.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
         pub enum Code {
             $(#[doc = $help] $variant,)*
         }

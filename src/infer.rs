@@ -219,6 +219,18 @@ const MIN_CALL_BUDGET: usize = 1 << 18;
 const MIN_TRACKED_BYTES: usize = 64 << 20;
 
 /// Infers every value's type in every graph of `model`.
+///
+/// ```
+/// use onnx_bcast::infer::{infer, Options};
+///
+/// let model = onnx_bcast::io::load("models/attention_mask.onnx".as_ref())?;
+/// // --dim batch=8
+/// let options = Options { bindings: [("batch".to_string(), 8)].into(), ..Options::default() };
+/// let inf = infer(&model, &options);
+/// let scores = model.resolve(onnx_bcast::Model::MAIN, "scores").unwrap();
+/// assert_eq!(inf.ty(scores).unwrap().to_string(), "float32[8, 12, seq, seq]");
+/// # Ok::<(), onnx_bcast::Error>(())
+/// ```
 pub fn infer(model: &Model, options: &Options) -> Inference {
     let mut cx = Infer {
         traced: Default::default(),

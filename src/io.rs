@@ -71,6 +71,15 @@ impl Limits {
 }
 
 /// Reads and loads the model at `path`, within [`Limits::from_env`].
+///
+/// ```
+/// let model = onnx_bcast::io::load("models/nary_sum.onnx".as_ref())?;
+/// assert_eq!(model.graph(onnx_bcast::Model::MAIN).inputs.len(), 4);
+/// // A missing file, or one that is not ONNX, is an error naming the file.
+/// let e = onnx_bcast::io::load("models/none.onnx".as_ref()).unwrap_err();
+/// assert!(e.to_string().starts_with("models/none.onnx: "));
+/// # Ok::<(), onnx_bcast::Error>(())
+/// ```
 pub fn load(path: &Path) -> Result<Model> {
     load_with(path, &Limits::from_env()?)
 }
@@ -278,6 +287,17 @@ const PARALLEL_ENCODE: usize = 50_000;
 /// Writes the model to `path` atomically: a temporary file in the same folder, then a rename,
 /// so a failed write leaves any old file intact. Use [`save_checked`] for models read from
 /// files a user gave: it refuses to lose data or overwrite the input.
+///
+/// ```
+/// let model = onnx_bcast::io::load("models/nary_sum.onnx".as_ref())?;
+/// let dir = std::env::temp_dir().join(format!("onnx-bcast-doc-{}", std::process::id()));
+/// std::fs::create_dir_all(&dir).unwrap();
+/// onnx_bcast::io::save(&model, &dir.join("copy.onnx"))?;
+/// // A model read and saved unchanged is the same bytes.
+/// assert_eq!(std::fs::read(dir.join("copy.onnx")).unwrap(), std::fs::read("models/nary_sum.onnx").unwrap());
+/// # std::fs::remove_dir_all(&dir).unwrap();
+/// # Ok::<(), onnx_bcast::Error>(())
+/// ```
 pub fn save(model: &Model, path: &Path) -> Result<()> {
     let parts = encode_parts(model);
     write_atomic_with(path, |f| write_parts(f, &parts.each_ref().map(Vec::as_slice)))

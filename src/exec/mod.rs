@@ -273,6 +273,24 @@ impl Env {
 
 /// Runs the model's main graph on `inputs` (by graph input name) and gives its outputs, in
 /// graph output order, by name. Inputs with an initializer may be left out.
+///
+/// ```
+/// use onnx_bcast::exec::{run, HostTensor, Options};
+///
+/// let model = onnx_bcast::io::load("models/nary_sum.onnx".as_ref())?;
+/// let input = |shape: &[usize]| HostTensor::from_vec(shape.to_vec(), vec![1.0f32; shape.iter().product()]).unwrap();
+/// let inputs = vec![
+///     ("a".to_string(), input(&[8, 1, 6, 1])),
+///     ("b".to_string(), input(&[7, 1, 5])),
+///     ("c".to_string(), input(&[1])),
+///     ("d".to_string(), input(&[6, 5])),
+/// ];
+/// let outputs = run(&model, inputs, &Options::default())?;
+/// let (name, sum) = &outputs[0];
+/// assert_eq!((name.as_str(), sum.shape.as_slice()), ("sum", &[8, 7, 6, 5][..]));
+/// assert!(sum.elems::<f32>().unwrap().iter().all(|x| *x == 4.0));
+/// # Ok::<(), onnx_bcast::Error>(())
+/// ```
 pub fn run(
     model: &Model,
     inputs: Vec<(String, HostTensor)>,

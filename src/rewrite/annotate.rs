@@ -14,6 +14,16 @@ use crate::shape::{Dim, Term, Type};
 use super::{declared_names, renamed, writable};
 
 /// Annotates `model` with the types in `inf`; returns how many `value_info` entries it added.
+///
+/// ```
+/// use onnx_bcast::{infer, io, rewrite};
+///
+/// let mut model = io::load("models/attention_mask.onnx".as_ref())?;
+/// let inf = infer::infer(&model, &infer::Options::default());
+/// assert_eq!(rewrite::annotate(&mut model, &inf), 2);
+/// let bytes = io::encode(&model);
+/// # Ok::<(), onnx_bcast::Error>(())
+/// ```
 pub fn annotate(model: &mut Model, inf: &Inference) -> usize {
     let renames = declared_names(model, inf);
     annotate_from(model, &mut Copying(inf), &renames)

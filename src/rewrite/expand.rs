@@ -34,6 +34,18 @@ pub struct Report {
 /// Makes every broadcast of `model` explicit, given its inference (which the caller has, and
 /// which is not run again), and in debug builds checks the invariant on the result. A model
 /// with error findings is refused, as the command line refuses it.
+///
+/// ```
+/// use onnx_bcast::{infer, io, rewrite, Model};
+///
+/// let mut model = io::load("models/nary_sum.onnx".as_ref())?;
+/// let inf = infer::infer(&model, &infer::Options::default());
+/// let report = rewrite::expand(&mut model, &inf)?;
+/// assert_eq!(report.rewritten, 4); // Sum, Max, Min and Mean
+/// let ops: Vec<&str> = model.graph(Model::MAIN).order.iter().map(|n| model.node(*n).op_type.as_str()).collect();
+/// assert!(ops.contains(&"Expand"));
+/// # Ok::<(), onnx_bcast::Error>(())
+/// ```
 pub fn expand(model: &mut Model, inf: &Inference) -> crate::Result<Report> {
     if inf.has_errors() {
         return Err(crate::Error::Findings { errors: inf.errors() });

@@ -23,11 +23,11 @@ pub use implicit::implicit;
 /// The rewrites the command line and the Python package run by name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Pass {
-    /// [`annotate`]: `value_info` for every tensor of every graph.
+    /// [`annotate()`]: `value_info` for every tensor of every graph.
     Annotate,
-    /// [`expand`]: every implicit broadcast made explicit.
+    /// [`expand()`]: every implicit broadcast made explicit.
     Expand,
-    /// [`implicit`]: explicit broadcasts that implicit broadcasting makes redundant removed.
+    /// [`implicit()`]: explicit broadcasts that implicit broadcasting makes redundant removed.
     Implicit,
 }
 
@@ -42,7 +42,25 @@ pub struct Done {
     pub inference: Inference,
 }
 
-/// Infers `model` under `options` and runs `pass` on it. With `fix_declared`, declared types
+/// Infers `model` under `options` and runs `pass` on it, as the command line's `annotate`,
+/// `expand` and `implicit` do.
+///
+/// ```
+/// use onnx_bcast::rewrite::{run, Pass};
+///
+/// let mut model = onnx_bcast::io::load("models/nary_sum.onnx".as_ref())?;
+/// let done = run(Pass::Expand, &mut model, &Default::default(), false)?.expect("no error findings");
+/// // 7 Unsqueeze and Expand nodes, and the 7 constants they read.
+/// assert_eq!(done.summary, "4 nodes made explicit with 14 nodes and constants added");
+///
+/// // A model whose broadcasts cannot work is not rewritten: its errors come back.
+/// let mut broken = onnx_bcast::io::load("models/broken.onnx".as_ref())?;
+/// let errors = run(Pass::Annotate, &mut broken, &Default::default(), false)?.unwrap_err();
+/// assert_eq!(errors[0].code, onnx_bcast::Code::BroadcastIncompatible);
+/// # Ok::<(), onnx_bcast::Error>(())
+/// ```
+///
+/// With `fix_declared`, declared types
 /// that contradict inference are first replaced by the inferred ones (a warning each) when
 /// they are the model's only errors. A model with error findings is not rewritten: they are
 /// given back as `Ok(Err(errors))`. Symbols bound in `options` are replaced by their sizes in
