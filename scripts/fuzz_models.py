@@ -13,7 +13,7 @@ Run by hand (needs onnx), best against the debug binary, whose overflow checks p
     python3 scripts/fuzz_models.py --bin target/debug/onnx-bcast --seed 1 --count 2000 [--full]
 
 Models go to target/fuzz-models/SEED/; those that pass are deleted. A problem found becomes a
-test in tests/bad_input.rs.
+test in tests/it/bad_input.rs.
 """
 import argparse
 import os

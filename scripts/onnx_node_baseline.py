@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """onnx's own shape inference over the backend node cases in tests/data/node, for the figure
-tests/node_cases.rs compares against. Counts the cases with only tensor outputs (1,859) whose
+tests/it/node_cases.rs compares against. Counts the cases with only tensor outputs (1,859) whose
 every output shape comes out exact, in four settings: declared output types stripped or kept,
 and with or without onnx's data propagation.
 

@@ -6,7 +6,7 @@
 //! else). Saving decodes the carry and writes back only what the IR holds differently, so
 //! `save(load(m))` decodes equal to `m`. For speed the graph is read field by field from the
 //! wire and nodes and value infos are written straight to the output, in prost's field order:
-//! the bytes are those prost would write (tests/wire.rs).
+//! the bytes are those prost would write (tests/it/wire.rs).
 
 use std::fs;
 use std::io::Write;

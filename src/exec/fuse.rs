@@ -831,7 +831,7 @@ impl Chain {
             };
             // Operands stay in the node's order even for + and *: with two NaN operands, x86
             // gives the first one's payload (when the compiler keeps the order, which Rust does
-            // not promise; `tests/fuse_props.rs` allows either payload there).
+            // not promise; `tests/it/fuse_props.rs` allows either payload there).
             let f = match (ins.op, left) {
                 (Op::Add, true) => Arith::Add,
                 (Op::Add, false) => Arith::AddTo,

@@ -144,7 +144,7 @@ impl OpRules {
         static RULES: std::sync::OnceLock<OpRules> = std::sync::OnceLock::new();
         RULES.get_or_init(|| {
             OpRules::parse(include_str!("../../rules/com.microsoft.json"), "rules/com.microsoft.json")
-                .expect("the shipped rules parse (tests/cli.rs checks them)")
+                .expect("the shipped rules parse (tests/it/cli.rs checks them)")
         })
     }
 

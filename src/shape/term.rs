@@ -11,7 +11,7 @@
 //! is one floor (`floor(floor(e/a)/b) = floor(e/(a·b))`). Guaranteed: two terms of the class
 //! "integer-affine over names, plus at most one floor of such an affine form times an
 //! integer", equal for every binding of their names to sizes, are the same term
-//! (`tests/terms.rs` checks it on random terms).
+//! (`tests/it/terms.rs` checks it on random terms).
 //!
 //! Sizes are at least 0: `min(0, t)` is 0 for a term that cannot be negative. A term holds at
 //! most [`MAX_NODES`] nodes; a longer one is an unknown size, so that a chain of broadcasts

@@ -138,7 +138,7 @@ pub fn model(opset: i64, inputs: Vec<ValueInfoProto>, nodes: Vec<NodeProto>, out
     ModelProto {
         ir_version: Some(ir_version),
         opset_import: vec![OperatorSetIdProto { domain: Some(String::new()), version: Some(opset) }],
-        producer_name: Some("tests/common/build.rs".to_string()),
+        producer_name: Some("tests/it/build.rs".to_string()),
         graph: Some(GraphProto {
             name: Some("g".to_string()),
             node: nodes,

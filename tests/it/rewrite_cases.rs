@@ -2,9 +2,8 @@
 //! input shape unlike its output's (all 213 family cases and the opset-6 legacy cases),
 //! `expand` is idempotent byte for byte, and `implicit(expand(m))` gives back m's nodes.
 
-#[path = "common/build.rs"]
-mod build;
-mod common;
+use crate::build;
+use crate::common;
 
 use onnx_bcast::infer::{infer, Options};
 use onnx_bcast::ir::AttrValue;

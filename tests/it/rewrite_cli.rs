@@ -1,8 +1,7 @@
 //! The rewrite commands as a user runs them: exit codes, refusal to rewrite a broken model,
 //! `--dim` specialisation, and the written file.
 
-#[path = "common/build.rs"]
-mod build;
+use crate::build;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! the rewritten model's outputs equal the original's bit for bit (where the original runs)
 //! and match the case's expected outputs.
 
-mod common;
+use crate::common;
 
 use common::{numbered, read};
 
@@ -97,8 +97,7 @@ fn rewritten_cases_run_like_the_originals() {
 /// operands of either rank and for empty ones; expanding it again changes nothing.
 #[test]
 fn broadcasts_of_unknown_rank_are_computed_in_the_graph() {
-    #[path = "common/build.rs"]
-    mod build;
+    use crate::build;
     use build::D;
     let m = build::model(
         17,

@@ -1,6 +1,6 @@
 //! Inference on a generated 100,000-node chain: it finishes, gets every shape, and does not
 //! recurse with the graph's size. Time it in a release build with
-//! `cargo test --release --test perf -- --nocapture`.
+//! `cargo test --release --test it perf -- --nocapture`.
 
 use std::path::Path;
 use std::time::Instant;

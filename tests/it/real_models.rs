@@ -1,6 +1,6 @@
 //! Inference on real exported models kept in `tests/data/real/` (see its README).
 
-mod common;
+use crate::common;
 
 use onnx_bcast::infer::{infer, Options};
 use onnx_bcast::shape::Dim;

@@ -4,7 +4,7 @@
 //! Also the memory budget: an `Expand` to [1e6, 1e6] float32 fails at once, in the library
 //! and on the command line.
 
-mod common;
+use crate::common;
 
 use common::{numbered, read};
 

@@ -4,7 +4,7 @@
 //! 1,859, `scripts/onnx_node_baseline.py`), declared types stripped so that only inference
 //! speaks, and stripped with the small inputs' contents fed as a session would see them.
 
-mod common;
+use crate::common;
 
 use onnx_bcast::infer::{infer, Options};
 use onnx_bcast::shape::{Dim, Type};

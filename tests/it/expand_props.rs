@@ -9,8 +9,7 @@
 //! nodes; targets of different symbols at the same place (one in each family) must not be
 //! taken for one another.
 
-#[path = "common/build.rs"]
-mod build;
+use crate::build;
 
 use build::{model, node, typed, D};
 use onnx_bcast::exec::{self, HostTensor};

@@ -1,6 +1,6 @@
 //! `save(load(m))` decodes equal to `m`: for every shipped model and every backend case.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

@@ -4,8 +4,7 @@
 //! model (`InferenceSession` refuses it with a "Type Error" naming the node, or loads it);
 //! `scripts/type_oracle.py` makes that comparison for every schema.
 
-#[path = "common/build.rs"]
-mod build;
+use crate::build;
 
 use build::{node, typed, with_int};
 use onnx_bcast::infer::{infer, Options};

@@ -1,12 +1,11 @@
 //! Every example of the three seed documents (`/work/shared/seeds/`): the Array API algorithm
 //! (000), XLA's degenerate, InDim and composed broadcasts (001) and the N-ary `Broadcast`
 //! operator with constraint C1 (002). Each goes through `shape::multi` (or `in_dim`) for
-//! `usize` and `Dim`, through inference on a model built with `common/build.rs`, and through
+//! `usize` and `Dim`, through inference on a model built with `build.rs`, and through
 //! the `check` command's exit code and JSON diagnostic. Expected shapes are written out by hand
 //! from the documents.
 
-#[path = "common/build.rs"]
-mod build;
+use crate::build;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

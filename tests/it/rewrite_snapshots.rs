@@ -1,7 +1,7 @@
 //! Snapshots of rewritten small graphs as stable text (`ir::dump` with inferred types), so a
 //! change in what the rewrites insert shows up in review.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

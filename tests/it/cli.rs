@@ -3,8 +3,7 @@
 //! contract (`../shared/CONTRACT.md`), and `--dim`. The built binary runs with the crate
 //! root as its working directory and relative paths, so no snapshot holds an absolute path.
 
-#[path = "common/build.rs"]
-mod build;
+use crate::build;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};

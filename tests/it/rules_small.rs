@@ -4,8 +4,7 @@
 //! common attributes, inferred and expanded. A wav2vec2 export whose feature length reached 0
 //! panicked in a Slice rule before (`slice_len` clamped with a minimum above its maximum).
 
-#[path = "common/build.rs"]
-mod build;
+use crate::build;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -2,8 +2,7 @@
 //! small (names entered one by one) or large (node outputs entered in one batch, grouped by
 //! where they land in the table, and uses found among the recent outputs first).
 
-#[path = "common/build.rs"]
-mod build;
+use crate::build;
 
 use onnx_bcast::ir::{Def, ValueId};
 use onnx_bcast::Model;
