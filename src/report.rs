@@ -312,19 +312,7 @@ pub fn infer_text(path: &Path, model: &Model, inf: &Inference) -> String {
             Err(text) => writeln!(out, "{k:w0$}  {d:w1$}  {text}"),
         };
     }
-    if !inf.constraints.is_empty() {
-        let _ = writeln!(out, "\nassumed:");
-        for c in &inf.constraints {
-            let _ = writeln!(out, "  {}", assumed_line(c));
-        }
-    }
-    let lines = contract_lines(&inf.contract);
-    if !lines.is_empty() {
-        let _ = writeln!(out, "\ncontract:");
-        for l in lines {
-            let _ = writeln!(out, "  {l}");
-        }
-    }
+    conditions(&mut out, inf, "\n", "");
     for d in &inf.diagnostics {
         let _ = writeln!(out, "\n{d}");
     }
@@ -338,6 +326,24 @@ pub fn infer_text(path: &Path, model: &Model, inf: &Inference) -> String {
         count(warnings, "warning", "warnings")
     );
     out
+}
+
+/// The `assumed:` and `contract:` blocks of the text reports, each heading after `before` and
+/// indented by `indent`, its lines by two spaces more.
+fn conditions(out: &mut String, inf: &Inference, before: &str, indent: &str) {
+    if !inf.constraints.is_empty() {
+        let _ = writeln!(out, "{before}{indent}assumed:");
+        for c in &inf.constraints {
+            let _ = writeln!(out, "{indent}  {}", assumed_line(c));
+        }
+    }
+    let lines = contract_lines(&inf.contract);
+    if !lines.is_empty() {
+        let _ = writeln!(out, "{before}{indent}contract:");
+        for l in lines {
+            let _ = writeln!(out, "{indent}  {l}");
+        }
+    }
 }
 
 /// One line per side condition, as `check` and `infer` print it.
@@ -439,19 +445,7 @@ pub fn check_text(results: &[(PathBuf, Result<Inference>)]) -> String {
                 let _ = writeln!(out, "{d}\n");
             }
         }
-        if !inf.constraints.is_empty() {
-            let _ = writeln!(out, "  assumed:");
-            for c in &inf.constraints {
-                let _ = writeln!(out, "    {}", assumed_line(c));
-            }
-        }
-        let lines = contract_lines(&inf.contract);
-        if !lines.is_empty() {
-            let _ = writeln!(out, "  contract:");
-            for l in lines {
-                let _ = writeln!(out, "    {l}");
-            }
-        }
+        conditions(&mut out, inf, "", "  ");
     }
     out
 }

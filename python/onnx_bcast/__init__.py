@@ -158,7 +158,7 @@ def contract(
 def _rewrite(name: str, model: _Model, output: Any, **options: Any) -> Any:
     path, data, kind = _source(model)
     out = None if output is None else os.fspath(output)
-    written, refused = getattr(_native, name)(path, data, out, **options)
+    written, refused = _native.rewrite(name, path, data, out, **options)
     if refused is not None:
         message, diagnostics = refused
         raise FindingsError(message, json.loads(diagnostics))
@@ -222,7 +222,10 @@ def implicit(
 ) -> Any:
     """The model without the ``Expand``/``Tile`` nodes that implicit broadcasting makes
     redundant (the inverse of :func:`expand`); returns as :func:`annotate` does."""
-    return _rewrite("implicit", model, output, allow_lossy=allow_lossy, in_place=in_place)
+    return _rewrite(
+        "implicit", model, output, dims=None, op_rules=None, fix_declared=False, allow_lossy=allow_lossy,
+        in_place=in_place,
+    )  # fmt: skip
 
 
 def diff(old: _Model, new: _Model) -> Dict[str, Any]:

@@ -35,7 +35,8 @@ def diff(old_path: Optional[str], old_data: Optional[bytes], new_path: Optional[
 # (the model's bytes, or None when it was written to `output`; (message, findings JSON) when refused)
 _Rewritten = Tuple[Optional[bytes], Optional[Tuple[str, str]]]
 
-def annotate(
+def rewrite(
+    pass_: str,
     path: Optional[str],
     data: Optional[bytes],
     output: Optional[str],
@@ -45,18 +46,5 @@ def annotate(
     fix_declared: bool,
     allow_lossy: bool,
     in_place: bool,
-) -> _Rewritten: ...
-def expand(
-    path: Optional[str],
-    data: Optional[bytes],
-    output: Optional[str],
-    *,
-    dims: Optional[Dict[str, int]],
-    op_rules: Optional[str],
-    fix_declared: bool,
-    allow_lossy: bool,
-    in_place: bool,
-) -> _Rewritten: ...
-def implicit(
-    path: Optional[str], data: Optional[bytes], output: Optional[str], *, allow_lossy: bool, in_place: bool
-) -> _Rewritten: ...
+) -> _Rewritten:
+    """Runs the rewrite named `pass_` (annotate, expand or implicit)."""

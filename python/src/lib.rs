@@ -203,10 +203,11 @@ fn rewrite_job(
 }
 
 #[pyfunction]
-#[pyo3(name = "annotate", signature = (path, data, output, *, dims, op_rules, fix_declared, allow_lossy, in_place))]
+#[pyo3(name = "rewrite", signature = (pass, path, data, output, *, dims, op_rules, fix_declared, allow_lossy, in_place))]
 #[allow(clippy::too_many_arguments)]
-fn py_annotate(
+fn py_rewrite(
     py: Python<'_>,
+    pass: &str,
     path: Option<PathBuf>,
     data: Option<PyBackedBytes>,
     output: Option<PathBuf>,
@@ -216,40 +217,14 @@ fn py_annotate(
     allow_lossy: bool,
     in_place: bool,
 ) -> PyResult<Rewritten> {
+    let pass = match pass {
+        "annotate" => Pass::Annotate,
+        "expand" => Pass::Expand,
+        "implicit" => Pass::Implicit,
+        other => return Err(UsageError::new_err(format!("no rewrite is named '{other}'"))),
+    };
     let job = Job { output, fix_declared, allow_lossy, in_place };
-    rewrite_job(py, Pass::Annotate, path, data, options(dims, op_rules), job)
-}
-
-#[pyfunction]
-#[pyo3(name = "expand", signature = (path, data, output, *, dims, op_rules, fix_declared, allow_lossy, in_place))]
-#[allow(clippy::too_many_arguments)]
-fn py_expand(
-    py: Python<'_>,
-    path: Option<PathBuf>,
-    data: Option<PyBackedBytes>,
-    output: Option<PathBuf>,
-    dims: Option<HashMap<String, i64>>,
-    op_rules: Option<PathBuf>,
-    fix_declared: bool,
-    allow_lossy: bool,
-    in_place: bool,
-) -> PyResult<Rewritten> {
-    let job = Job { output, fix_declared, allow_lossy, in_place };
-    rewrite_job(py, Pass::Expand, path, data, options(dims, op_rules), job)
-}
-
-#[pyfunction]
-#[pyo3(name = "implicit", signature = (path, data, output, *, allow_lossy, in_place))]
-fn py_implicit(
-    py: Python<'_>,
-    path: Option<PathBuf>,
-    data: Option<PyBackedBytes>,
-    output: Option<PathBuf>,
-    allow_lossy: bool,
-    in_place: bool,
-) -> PyResult<Rewritten> {
-    let job = Job { output, fix_declared: false, allow_lossy, in_place };
-    rewrite_job(py, Pass::Implicit, path, data, Ok(Options::default()), job)
+    rewrite_job(py, pass, path, data, options(dims, op_rules), job)
 }
 
 #[pymodule]
@@ -265,8 +240,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(py_check, m)?)?;
     m.add_function(wrap_pyfunction!(py_sarif, m)?)?;
     m.add_function(wrap_pyfunction!(py_diff, m)?)?;
-    m.add_function(wrap_pyfunction!(py_annotate, m)?)?;
-    m.add_function(wrap_pyfunction!(py_expand, m)?)?;
-    m.add_function(wrap_pyfunction!(py_implicit, m)?)?;
+    m.add_function(wrap_pyfunction!(py_rewrite, m)?)?;
     Ok(())
 }
