@@ -4,6 +4,7 @@
 //! Model-local functions load as parentless graphs.
 
 use super::*;
+use crate::onnx::fields::number::{attribute_proto, graph_proto, model_proto, node_proto};
 
 pub(super) struct Loader<'a> {
     path: &'a Path,
@@ -161,7 +162,7 @@ pub(super) fn from_wire(bytes: &[u8], path: &Path, dir: Option<&Path>, limits: &
     let mut rest = Vec::new();
     for f in fields(bytes) {
         let f = f?;
-        if f.number == 7 {
+        if f.number == model_proto::GRAPH {
             if graph.is_some() {
                 // prost merges a repeated singular message; leave that to it.
                 return Err(Fail::Wire);
@@ -244,17 +245,20 @@ pub(super) fn wire_node<'a>(bytes: &'a [u8], names: &mut Vec<&'a str>) -> Fast<W
     for f in fields(bytes) {
         let f = f?;
         match f.number {
-            1 => {
+            node_proto::INPUT => {
                 names.push(text(&f)?);
                 n.inputs += 1;
             }
-            2 => outputs.push(text(&f)?),
-            3 => n.name = Some(text(&f)?),
-            4 => n.op_type = Some(text(&f)?),
-            7 => n.domain = Some(text(&f)?),
-            5 => n.attrs.push(delimited(&f)?),
+            node_proto::OUTPUT => outputs.push(text(&f)?),
+            node_proto::NAME => n.name = Some(text(&f)?),
+            node_proto::OP_TYPE => n.op_type = Some(text(&f)?),
+            node_proto::DOMAIN => n.domain = Some(text(&f)?),
+            node_proto::ATTRIBUTE => n.attrs.push(delimited(&f)?),
             // Known fields the IR does not hold go to the carry (prost checks them there).
-            6 | 8..=10 => n.plain = false,
+            node_proto::DOC_STRING
+            | node_proto::OVERLOAD
+            | node_proto::METADATA_PROPS
+            | node_proto::DEVICE_CONFIGURATIONS => n.plain = false,
             // Unknown fields: prost drops them (the unknown-field walk records them).
             _ => {}
         }
@@ -299,7 +303,7 @@ pub(super) fn node_carry(bytes: &[u8]) -> Fast<Opaque> {
     let mut rest = Vec::new();
     for f in fields(bytes) {
         let f = f?;
-        if !matches!(f.number, 1 | 2 | 5) {
+        if !matches!(f.number, node_proto::INPUT | node_proto::OUTPUT | node_proto::ATTRIBUTE) {
             rest.extend_from_slice(f.whole);
         }
     }
@@ -318,11 +322,11 @@ impl Loader<'_> {
         for f in fields(bytes) {
             let f = f?;
             match f.number {
-                1 => nodes.push(delimited(&f)?),
-                5 => initializers.push(delimited(&f)?),
-                11 => inputs.push(delimited(&f)?),
-                12 => outputs.push(delimited(&f)?),
-                13 => value_info.push(delimited(&f)?),
+                graph_proto::NODE => nodes.push(delimited(&f)?),
+                graph_proto::INITIALIZER => initializers.push(delimited(&f)?),
+                graph_proto::INPUT => inputs.push(delimited(&f)?),
+                graph_proto::OUTPUT => outputs.push(delimited(&f)?),
+                graph_proto::VALUE_INFO => value_info.push(delimited(&f)?),
                 _ => rest.extend_from_slice(f.whole),
             }
         }
@@ -490,8 +494,8 @@ impl Loader<'_> {
         for f in fields(bytes) {
             let f = f?;
             match f.number {
-                6 => g.push(delimited(&f)?),
-                11 => gs.push(delimited(&f)?),
+                attribute_proto::G => g.push(delimited(&f)?),
+                attribute_proto::GRAPHS => gs.push(delimited(&f)?),
                 _ => rest.extend_from_slice(f.whole),
             }
         }

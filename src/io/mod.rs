@@ -242,7 +242,7 @@ fn encode_parts(model: &Model) -> [Vec<u8>; 4] {
     };
     let mut first = Vec::new();
     head.encode_raw(&mut first);
-    put_len_prefix(&mut first, 7, a.len() + b.len());
+    put_len_prefix(&mut first, crate::onnx::fields::number::model_proto::GRAPH, a.len() + b.len());
     let mut last = Vec::new();
     p.encode_raw(&mut last);
     [first, a, b, last]

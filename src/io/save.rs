@@ -3,6 +3,10 @@
 //! prost would write.
 
 use super::*;
+use crate::onnx::fields::number::{
+    attribute_proto, graph_proto, node_proto, tensor_shape_proto, tensor_shape_proto_dimension as dimension,
+    type_proto, type_proto_tensor, value_info_proto,
+};
 
 pub(super) fn carry<M: Message + Default>(o: &Opaque) -> M {
     // The carry was encoded by this module from a valid message, so it decodes.
@@ -119,10 +123,10 @@ pub(super) fn graph_front(model: &Model, id: GraphId, front: onnx::GraphProto, o
     drop(mid);
     let mut last = LastType::new(model);
     for v in &g.inputs {
-        value_info_bytes(model, v, 11, out, &mut last);
+        value_info_bytes(model, v, graph_proto::INPUT, out, &mut last);
     }
     for v in &g.outputs {
-        value_info_bytes(model, v, 12, out, &mut last);
+        value_info_bytes(model, v, graph_proto::OUTPUT, out, &mut last);
     }
 }
 
@@ -131,7 +135,7 @@ pub(super) fn graph_front(model: &Model, id: GraphId, front: onnx::GraphProto, o
 pub(super) fn value_infos(model: &Model, infos: &[ValueInfo], out: &mut Vec<u8>) {
     let mut last = LastType::new(model);
     for v in infos {
-        value_info_bytes(model, v, 13, out, &mut last);
+        value_info_bytes(model, v, graph_proto::VALUE_INFO, out, &mut last);
     }
 }
 
@@ -154,7 +158,7 @@ impl<'m> LastType<'m> {
     fn field(&mut self, t: &'m Type) -> &[u8] {
         if self.ty != Some(t) {
             self.field.clear();
-            put_key(&mut self.field, 2, 2);
+            put_key(&mut self.field, value_info_proto::TYPE, 2);
             put_varint(type_len(t, self.spellings) as u64, &mut self.field);
             put_type(t, &mut self.field, self.spellings);
             self.ty = Some(t);
@@ -169,14 +173,14 @@ pub(super) fn node_bytes(model: &Model, id: NodeId, out: &mut Vec<u8>, scratch: 
     scratch.clear();
     let name = |v: &Option<ValueId>| v.map_or("", |v| model.name(v));
     for v in &n.inputs {
-        put_len_field(scratch, 1, name(v).as_bytes());
+        put_len_field(scratch, node_proto::INPUT, name(v).as_bytes());
     }
     for v in &n.outputs {
-        put_len_field(scratch, 2, name(v).as_bytes());
+        put_len_field(scratch, node_proto::OUTPUT, name(v).as_bytes());
     }
     if n.proto.0.is_empty() {
         // Nothing carried: the fields `put_str` sets on an empty message, in tag order.
-        for (field, text) in [(3, &n.name), (4, &n.op_type)] {
+        for (field, text) in [(node_proto::NAME, &n.name), (node_proto::OP_TYPE, &n.op_type)] {
             if !text.is_empty() {
                 put_len_field(scratch, field, text.as_bytes());
             }
@@ -185,7 +189,7 @@ pub(super) fn node_bytes(model: &Model, id: NodeId, out: &mut Vec<u8>, scratch: 
             attr_bytes(model, a, scratch);
         }
         if !n.domain.is_empty() {
-            put_len_field(scratch, 7, n.domain.as_bytes());
+            put_len_field(scratch, node_proto::DOMAIN, n.domain.as_bytes());
         }
     } else {
         let mut p: onnx::NodeProto = carry(&n.proto);
@@ -201,7 +205,7 @@ pub(super) fn node_bytes(model: &Model, id: NodeId, out: &mut Vec<u8>, scratch: 
         // The rest: doc_string, domain, overload, metadata and device configurations.
         p.encode_raw(scratch);
     }
-    put_len_field(out, 1, scratch);
+    put_len_field(out, graph_proto::NODE, scratch);
 }
 
 /// Writes attribute `a` as field 5 of a `NodeProto` to `out`.
@@ -211,8 +215,8 @@ pub(super) fn attr_bytes(model: &Model, a: &Attribute, out: &mut Vec<u8>) {
     // prost writes fields in tag order: subgraphs go after the fields whose tags come first
     // (`g`, 6, follows `t`; `graphs`, 11, follows `tensors`), the rest after them.
     let (field, graphs): (u32, &[GraphId]) = match &a.value {
-        AttrValue::Graph(g) => (6, std::slice::from_ref(g)),
-        AttrValue::Graphs(gs) => (11, gs),
+        AttrValue::Graph(g) => (attribute_proto::G, std::slice::from_ref(g)),
+        AttrValue::Graphs(gs) => (attribute_proto::GRAPHS, gs),
         _ => (0, &[]),
     };
     if field != 0 {
@@ -224,7 +228,7 @@ pub(super) fn attr_bytes(model: &Model, a: &Attribute, out: &mut Vec<u8>) {
             t: p.t.take(),
             ..Default::default()
         };
-        if field == 11 {
+        if field == attribute_proto::GRAPHS {
             head.floats = std::mem::take(&mut p.floats);
             head.ints = std::mem::take(&mut p.ints);
             head.strings = std::mem::take(&mut p.strings);
@@ -236,7 +240,7 @@ pub(super) fn attr_bytes(model: &Model, a: &Attribute, out: &mut Vec<u8>) {
         }
     }
     p.encode_raw(&mut body);
-    put_len_field(out, 5, &body);
+    put_len_field(out, node_proto::ATTRIBUTE, &body);
 }
 
 /// The attribute as saved, without its subgraphs (`attr_bytes` writes those).
@@ -323,11 +327,11 @@ pub(super) fn value_info_bytes<'m>(
     // Nothing carried: the name when it is not empty, the type when there is one.
     let name = model.name(v.value);
     let ty = v.ty.as_ref().map_or(&[][..], |t| last.field(t));
-    let len = if name.is_empty() { 0 } else { len_field_len(1, name.len()) } + ty.len();
+    let len = if name.is_empty() { 0 } else { len_field_len(value_info_proto::NAME, name.len()) } + ty.len();
     put_key(out, field, 2);
     put_varint(len as u64, out);
     if !name.is_empty() {
-        put_len_field(out, 1, name.as_bytes());
+        put_len_field(out, value_info_proto::NAME, name.as_bytes());
     }
     out.extend_from_slice(ty);
 }
@@ -335,7 +339,9 @@ pub(super) fn value_info_bytes<'m>(
 /// The encoded size of [`type_to`]'s `TypeProto` for `t`.
 pub(super) fn type_len(t: &Type, sp: &Spellings) -> usize {
     match t {
-        Type::Tensor { dtype, shape } => len_field_len(1, tensor_type_len(*dtype, shape.as_deref(), sp)),
+        Type::Tensor { dtype, shape } => {
+            len_field_len(type_proto::TENSOR_TYPE, tensor_type_len(*dtype, shape.as_deref(), sp))
+        }
         _ => type_to(t, sp).encoded_len(),
     }
 }
@@ -345,11 +351,12 @@ pub(super) fn elem_code(dtype: Option<DType>) -> u64 {
 }
 
 pub(super) fn tensor_type_len(dtype: Option<DType>, shape: Option<&[Dim]>, sp: &Spellings) -> usize {
-    1 + prost::encoding::encoded_len_varint(elem_code(dtype)) + shape.map_or(0, |s| len_field_len(2, shape_len(s, sp)))
+    1 + prost::encoding::encoded_len_varint(elem_code(dtype))
+        + shape.map_or(0, |s| len_field_len(type_proto_tensor::SHAPE, shape_len(s, sp)))
 }
 
 pub(super) fn shape_len(shape: &[Dim], sp: &Spellings) -> usize {
-    shape.iter().map(|d| len_field_len(1, dim_len(d, sp))).sum()
+    shape.iter().map(|d| len_field_len(tensor_shape_proto::DIM, dim_len(d, sp))).sum()
 }
 
 /// A dim's encoded size. A size inference invented (`?3`, or a term over one) is written as
@@ -357,7 +364,7 @@ pub(super) fn shape_len(shape: &[Dim], sp: &Spellings) -> usize {
 pub(super) fn dim_len(d: &Dim, sp: &Spellings) -> usize {
     match d {
         Dim::Known(n) => 1 + prost::encoding::encoded_len_varint(*n as u64),
-        Dim::Term(t) if !t.has_fresh() => len_field_len(2, term_text(t, sp).len()),
+        Dim::Term(t) if !t.has_fresh() => len_field_len(dimension::DIM_PARAM, term_text(t, sp).len()),
         Dim::Term(_) | Dim::Unknown => 0,
     }
 }
@@ -368,22 +375,22 @@ pub(super) fn put_type(t: &Type, out: &mut Vec<u8>, sp: &Spellings) {
         type_to(t, sp).encode_raw(out);
         return;
     };
-    put_key(out, 1, 2);
+    put_key(out, type_proto::TENSOR_TYPE, 2);
     put_varint(tensor_type_len(*dtype, shape.as_deref(), sp) as u64, out);
-    put_key(out, 1, 0);
+    put_key(out, type_proto_tensor::ELEM_TYPE, 0);
     put_varint(elem_code(*dtype), out);
     if let Some(shape) = shape {
-        put_key(out, 2, 2);
+        put_key(out, type_proto_tensor::SHAPE, 2);
         put_varint(shape_len(shape, sp) as u64, out);
         for d in shape {
-            put_key(out, 1, 2);
+            put_key(out, tensor_shape_proto::DIM, 2);
             put_varint(dim_len(d, sp) as u64, out);
             match d {
                 Dim::Known(n) => {
-                    put_key(out, 1, 0);
+                    put_key(out, dimension::DIM_VALUE, 0);
                     put_varint(*n as u64, out);
                 }
-                Dim::Term(t) if !t.has_fresh() => put_len_field(out, 2, term_text(t, sp).as_bytes()),
+                Dim::Term(t) if !t.has_fresh() => put_len_field(out, dimension::DIM_PARAM, term_text(t, sp).as_bytes()),
                 Dim::Term(_) | Dim::Unknown => {}
             }
         }
