@@ -2,7 +2,7 @@
 
 Run by hand (needs onnx, onnxruntime, numpy):
 
-    cargo build --release && python3 scripts/bench.py [--repeat 15] [--patterns 1,2,...]
+    cargo build --release && python3 scripts/bench.py [--repeat 15] [--patterns 1,2,...] [--base BINARY]
 
 For each float32 pattern of issue 6 it builds a small model in bench/out/, times a whole run
 with `onnx-bcast bench` and with onnxruntime (IOBinding: inputs and the output pre-bound, so
@@ -124,8 +124,8 @@ def ort_time(path, threads, repeat, warmup, warmup_ms, rng):
     return statistics.median(times), nbytes, runs
 
 
-def ours_time(path, threads, repeat, warmup):
-    r = subprocess.run([BIN, "bench", path, "--threads", str(threads), "--repeat", str(repeat),
+def ours_time(path, threads, repeat, warmup, binary=BIN):
+    r = subprocess.run([binary, "bench", path, "--threads", str(threads), "--repeat", str(repeat),
                         "--warmup", str(warmup), "--format", "json"], capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"onnx-bcast bench failed on {path}: {r.stderr}")
@@ -138,6 +138,7 @@ def main():
     ap.add_argument("--warmup", type=int, default=3)
     ap.add_argument("--warmup-ms", type=float, default=100.0)
     ap.add_argument("--patterns", default="1,2,3,4,5,6,7,8,9")
+    ap.add_argument("--base", help="another onnx-bcast binary, timed right after this one on each pattern")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     load_start = os.getloadavg()
@@ -155,19 +156,22 @@ def main():
         for threads in sorted({1, threads_all}):
             ort_ms, nbytes, warmup = ort_time(path, threads, args.repeat, args.warmup, args.warmup_ms, rng)
             our_ms = ours_time(path, threads, args.repeat, warmup)
+            base_ms = ours_time(path, threads, args.repeat, warmup, args.base) if args.base else None
             gbs = nbytes / (our_ms / 1e3) / 1e9
             rows.append({"pattern": pid, "label": label, "threads": threads, "ours_ms": our_ms,
                          "ort_ms": ort_ms, "speedup": ort_ms / our_ms, "ours_gbs": gbs,
-                         "ort_gbs": nbytes / (ort_ms / 1e3) / 1e9, "share": gbs / ceiling})
+                         "ort_gbs": nbytes / (ort_ms / 1e3) / 1e9, "share": gbs / ceiling, "base_ms": base_ms})
     load_end = os.getloadavg()
     print(f"load average (1/5/15 min): {load_start[0]:.2f}/{load_start[1]:.2f}/{load_start[2]:.2f} at the start, "
           f"{load_end[0]:.2f}/{load_end[1]:.2f}/{load_end[2]:.2f} at the end\n")
     print(f"STREAM probe: {json.dumps(stream)}; ceiling used: {ceiling:.1f} GB/s (best copy at {threads_all} threads)\n")
-    print("| # | pattern | threads | onnx-bcast ms | onnxruntime ms | ORT time / ours | GB/s | share of ceiling |")
-    print("|---|---|---|---|---|---|---|---|")
+    base = " base ms | base / ours |" if args.base else ""
+    print(f"| # | pattern | threads | onnx-bcast ms | onnxruntime ms | ORT time / ours | GB/s | share of ceiling |{base}")
+    print("|---|---|---|---|---|---|---|---|" + ("---|---|" if args.base else ""))
     for r in rows:
+        extra = f" {r['base_ms']:.2f} | {r['base_ms'] / r['ours_ms']:.2f} |" if args.base else ""
         print(f"| {r['pattern']} | {r['label']} | {r['threads']} | {r['ours_ms']:.2f} | {r['ort_ms']:.2f} | "
-              f"{r['speedup']:.2f} | {r['ours_gbs']:.1f} | {r['share'] * 100:.0f}% |")
+              f"{r['speedup']:.2f} | {r['ours_gbs']:.1f} | {r['share'] * 100:.0f}% |{extra}")
     with open(os.path.join(OUT, "results.json"), "w") as f:
         json.dump({"stream": stream, "ceiling_gbs": ceiling, "load_start": load_start, "load_end": load_end,
                    "rows": rows}, f, indent=1)
