@@ -63,7 +63,7 @@ fn fields(messages: &[(String, &DescriptorProto)]) -> String {
     s.push_str("/// named `&str`, repeated or not.\n#[derive(Clone, Copy, Debug)]\npub(crate) enum Known {\n");
     s.push_str("    Scalar,\n    Msg(&'static str, Msg, bool),\n}\n\n");
     s.push_str("/// The field numbered `n` of message `m`, as `onnx.proto` declares it.\n");
-    s.push_str("pub(crate) fn field(m: Msg, n: u64) -> Option<Known> {\n    Some(match (m, n) {\n");
+    s.push_str("#[inline]\npub(crate) fn field(m: Msg, n: u64) -> Option<Known> {\n    Some(match (m, n) {\n");
     let by_name: std::collections::HashMap<String, &str> =
         messages.iter().map(|(name, _)| (format!(".onnx.{}", name.replace('_', ".")), name.as_str())).collect();
     for (name, m) in messages {

@@ -100,34 +100,33 @@ impl<'a> Iterator for Fields<'a> {
 impl<'a> Fields<'a> {
     fn field(&mut self) -> Fast<Field<'a>> {
         let all = self.buf;
-        let mut rest = all;
-        let key = prost::encoding::decode_varint(&mut rest)?;
+        let mut pos = 0;
+        let key = varint(all, &mut pos).ok_or(Fail::Wire)?;
         let number = u32::try_from(key >> 3).map_err(|_| Fail::Wire)?;
         let wire = (key & 7) as u8;
         if number == 0 || key > u64::from(u32::MAX) {
             return Err(Fail::Wire);
         }
-        let payload = match wire {
+        let start = match wire {
             0 => {
-                prost::encoding::decode_varint(&mut rest)?;
-                &[][..]
+                varint(all, &mut pos).ok_or(Fail::Wire)?;
+                pos
             }
             1 | 5 => {
-                let n = if wire == 1 { 8 } else { 4 };
-                rest = rest.get(n..).ok_or(Fail::Wire)?;
-                &[][..]
+                pos += if wire == 1 { 8 } else { 4 };
+                pos
             }
             2 => {
-                let len = usize::try_from(prost::encoding::decode_varint(&mut rest)?).map_err(|_| Fail::Wire)?;
-                let payload = rest.get(..len).ok_or(Fail::Wire)?;
-                rest = &rest[len..];
-                payload
+                let len = usize::try_from(varint(all, &mut pos).ok_or(Fail::Wire)?).map_err(|_| Fail::Wire)?;
+                let start = pos;
+                pos = pos.checked_add(len).ok_or(Fail::Wire)?;
+                start
             }
             _ => return Err(Fail::Wire),
         };
-        let used = all.len() - rest.len();
-        self.buf = rest;
-        Ok(Field { number, wire, whole: &all[..used], payload })
+        let whole = all.get(..pos).ok_or(Fail::Wire)?;
+        self.buf = &all[pos..];
+        Ok(Field { number, wire, whole, payload: &whole[start..] })
     }
 }
 

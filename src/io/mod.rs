@@ -514,6 +514,32 @@ mod tests {
     }
 
     #[test]
+    fn varints_are_read_as_prost_reads_them() {
+        // Every value's encoding, cut short, with a tenth byte past 64 bits, and overlong.
+        let mut cases: Vec<Vec<u8>> = vec![vec![], vec![0x80], vec![0xff; 9], vec![0xff; 11], vec![0x80; 10]];
+        for v in [0, 1, 0x7f, 0x80, 0x3fff, u64::from(u32::MAX), i64::MAX as u64, u64::MAX] {
+            let mut bytes = Vec::new();
+            prost::encoding::encode_varint(v, &mut bytes);
+            cases.push(bytes.clone());
+            cases.push(bytes[..bytes.len() - 1].to_vec());
+            bytes.push(0x55);
+            cases.push(bytes);
+        }
+        for tenth in [0x01, 0x02, 0x7f] {
+            let mut bytes = vec![0xff; 9];
+            bytes.push(tenth);
+            cases.push(bytes);
+        }
+        for bytes in cases {
+            let mut pos = 0;
+            let ours = varint(&bytes, &mut pos).map(|v| (v, pos));
+            let mut rest = &bytes[..];
+            let prosts = prost::encoding::decode_varint(&mut rest).ok().map(|v| (v, bytes.len() - rest.len()));
+            assert_eq!(ours, prosts, "{bytes:x?}");
+        }
+    }
+
+    #[test]
     fn value_infos_keep_their_own_types_in_runs_and_alternations() {
         // Entries a rewrite adds (no carry), with types in runs, alternating and absent, as
         // graph inputs, outputs and value_info: each must be written with its own type.

@@ -18,12 +18,24 @@ pub(super) fn unknown_fields(bytes: &[u8]) -> (Vec<String>, usize) {
     (w.out, w.deepest)
 }
 
-/// The varint at `pos` (prost's reader), moving `pos` past it.
+/// The varint at `pos`, moving `pos` past it; `None` where prost's reader fails too (the
+/// buffer ends, or a tenth byte takes it past 64 bits). The loader's and the walk's one reader:
+/// small enough to inline into their loops, where a call to prost's took 7% of a `check`.
+#[inline(always)]
 pub(super) fn varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
-    let mut rest = buf.get(*pos..)?;
-    let v = prost::encoding::decode_varint(&mut rest).ok()?;
-    *pos = buf.len() - rest.len();
-    Some(v)
+    let mut v = 0u64;
+    for i in 0..10 {
+        let b = *buf.get(*pos)?;
+        *pos += 1;
+        if i == 9 && b > 1 {
+            return None;
+        }
+        v |= u64::from(b & 0x7f) << (7 * i);
+        if b & 0x80 == 0 {
+            return Some(v);
+        }
+    }
+    None
 }
 
 /// Skips one field value of wire type `wire` at `pos` (for a group, up to its end).
