@@ -9,9 +9,16 @@ use crate::infer::Inference;
 use crate::ir::{Model, ValueInfo};
 use crate::shape::{render, Dim, Term, Type};
 
-/// The findings between `old` and `new` (each with its inference); none for two saves of
-/// one model.
-pub fn diff(old: (&Model, &Inference), new: (&Model, &Inference)) -> Vec<Diagnostic> {
+/// The findings between `old` and `new`, each inferred as a caller sees it (no size bound);
+/// none for two saves of one model.
+pub fn diff(old: &Model, new: &Model) -> Vec<Diagnostic> {
+    let options = crate::infer::Options::default();
+    let (oi, ni) = (crate::infer::infer(old, &options), crate::infer::infer(new, &options));
+    compare((old, &oi), (new, &ni))
+}
+
+/// [`diff`] of models already inferred.
+fn compare(old: (&Model, &Inference), new: (&Model, &Inference)) -> Vec<Diagnostic> {
     let mut found = Vec::new();
     let mut say = |code: Code, msg: String| found.push(Diagnostic::new(Severity::Error, code, "main", msg));
     let (om, oi) = old;

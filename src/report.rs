@@ -285,7 +285,7 @@ impl serde::Serialize for InferDoc<'_> {
 }
 
 /// `n` and the noun that counts it: `1 error`, `2 errors`.
-fn count(n: usize, one: &str, many: &str) -> String {
+pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 

@@ -138,9 +138,7 @@ fn py_diff(
     py.detach(|| {
         let (om, old) = load(old_path.as_deref(), old_data.as_deref())?;
         let (nm, new) = load(new_path.as_deref(), new_data.as_deref())?;
-        let opts = Options::default();
-        let found = onnx_bcast::diff::diff((&om, &infer::infer(&om, &opts)), (&nm, &infer::infer(&nm, &opts)));
-        Ok(report::diff_json(&old, &new, &found))
+        Ok(report::diff_json(&old, &new, &onnx_bcast::diff::diff(&om, &nm)))
     })
     .map_err(raise)
 }

@@ -24,10 +24,7 @@ pub fn emit(args: std::fmt::Arguments) -> Result<()> {
     }
 }
 
-/// `n` and the noun that counts it: `1 error`, `2 errors`.
-pub fn count(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
+pub use onnx_bcast::report::count;
 
 /// `println!` through [`emit`], returning its error from the enclosing function.
 macro_rules! say {
@@ -413,10 +410,7 @@ fn rewrite(pass: Pass, model: &Path, out: &Output, options: &Options, fix_declar
 
 /// `diff`: the findings between two versions of a model; exit 1 when there are any.
 fn diff(old: &Path, new: &Path, format: Format) -> Result<u8> {
-    let (om, nm) = (io::load(old)?, io::load(new)?);
-    let opts = Options::default();
-    let (oi, ni) = (infer::infer(&om, &opts), infer::infer(&nm, &opts));
-    let found = onnx_bcast::diff::diff((&om, &oi), (&nm, &ni));
+    let found = onnx_bcast::diff::diff(&io::load(old)?, &io::load(new)?);
     let text = match format {
         Format::Json => report::diff_json(old, new, &found),
         Format::Sarif => report::diff_sarif(new, &found),

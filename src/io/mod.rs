@@ -347,10 +347,17 @@ fn collect_models(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
 /// [`encode`], but refusing (like [`save_checked`]) a model that would lose data unless
 /// `allow_lossy`; `name` stands for the model in the error.
 pub fn encode_checked(model: &Model, allow_lossy: bool, name: &Path) -> Result<Vec<u8>> {
-    if !model.lossy.is_empty() && !allow_lossy {
-        return Err(Error::Lossy { path: name.to_path_buf(), places: model.lossy.clone() });
-    }
+    refuse_lossy(model, allow_lossy, name)?;
     Ok(encode(model))
+}
+
+/// The error for writing `model` to `path` when it holds data this build cannot write back,
+/// unless `allow_lossy`.
+fn refuse_lossy(model: &Model, allow_lossy: bool, path: &Path) -> Result<()> {
+    match model.lossy.is_empty() || allow_lossy {
+        true => Ok(()),
+        false => Err(Error::Lossy { path: path.to_path_buf(), places: model.lossy.clone() }),
+    }
 }
 
 /// What [`save_checked`] may do.
@@ -369,9 +376,7 @@ pub struct SaveOptions<'a> {
 /// model that would lose data (unknown protobuf fields) unless `allow_lossy`, and to replace
 /// the input file (the same path, or another link to the same file) unless `in_place`.
 pub fn save_checked(model: &Model, path: &Path, options: &SaveOptions) -> Result<()> {
-    if !model.lossy.is_empty() && !options.allow_lossy {
-        return Err(Error::Lossy { path: path.to_path_buf(), places: model.lossy.clone() });
-    }
+    refuse_lossy(model, options.allow_lossy, path)?;
     if let Some(input) = options.input {
         if !options.in_place && same_file(input, path) {
             return Err(Error::WouldOverwrite { path: path.to_path_buf() });

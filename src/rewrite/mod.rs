@@ -60,9 +60,8 @@ pub struct Done {
 /// # Ok::<(), onnx_bcast::Error>(())
 /// ```
 ///
-/// With `fix_declared`, declared types
-/// that contradict inference are first replaced by the inferred ones (a warning each) when
-/// they are the model's only errors. A model with error findings is not rewritten: they are
+/// With `fix_declared`, declared types that contradict inference are first replaced by the
+/// inferred ones (a warning each) when they are the model's only errors. A model with error findings is not rewritten: they are
 /// given back as `Ok(Err(errors))`. Symbols bound in `options` are replaced by their sizes in
 /// the declared types of what `annotate` and `expand` write.
 pub fn run(
@@ -71,22 +70,18 @@ pub fn run(
     options: &crate::infer::Options,
     fix_declared: bool,
 ) -> crate::Result<Result<Done, Vec<crate::Diagnostic>>> {
+    use crate::report::count;
     use crate::Severity;
     let mut inf = crate::infer::infer(model, options);
     let mut warnings = Vec::new();
-    let errors = |inf: &Inference| inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).count();
-    let only_declared = |inf: &Inference| {
-        let mut errors = inf.diagnostics.iter().filter(|d| d.severity == Severity::Error);
-        errors.all(|d| d.code == crate::Code::DeclaredShapeMismatch)
-    };
-    if fix_declared && errors(&inf) > 0 && only_declared(&inf) {
+    let mut errors = inf.diagnostics.iter().filter(|d| d.severity == Severity::Error);
+    if fix_declared && inf.has_errors() && errors.all(|d| d.code == crate::Code::DeclaredShapeMismatch) {
         warnings = self::fix_declared(model, &inf);
         inf = crate::infer::infer(model, options);
     }
-    if errors(&inf) > 0 {
+    if inf.has_errors() {
         return Ok(Err(inf.diagnostics.into_iter().filter(|d| d.severity == Severity::Error).collect()));
     }
-    let count = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
     let summary = match pass {
         Pass::Annotate => {
             let added = annotate_taking(model, &mut inf);
