@@ -114,13 +114,21 @@ fn py_sarif(
 ) -> PyResult<String> {
     py.detach(|| {
         let options = options(dims, op_rules)?;
+        let mut declared = std::collections::BTreeSet::new();
         let results: Vec<_> = io::model_files(&paths)?
             .into_iter()
             .map(|f| {
-                let r = io::load(&f).map(|m| contract::check(&m, &options, &HashMap::new()));
+                let r = io::load(&f).map(|m| {
+                    declared.extend(m.input_dims());
+                    contract::check(&m, &options, &HashMap::new())
+                });
                 (f, r)
             })
             .collect();
+        // As `check`: a bound name must be declared by some model read.
+        if results.iter().any(|(_, r)| r.is_ok()) {
+            infer::check_bindings(&options.bindings, &declared)?;
+        }
         Ok(report::check_sarif(&results))
     })
     .map_err(raise)

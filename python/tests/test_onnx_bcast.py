@@ -176,6 +176,8 @@ def test_errors_are_typed(tmp_path):
         onnx_bcast.check(tmp_path / "nowhere.onnx")
     with pytest.raises(onnx_bcast.UsageError, match="'nope'"):
         onnx_bcast.infer(REPO / "models/attention_mask.onnx", dims={"nope": 3})
+    with pytest.raises(onnx_bcast.UsageError, match="'nope'"):
+        onnx_bcast.sarif([REPO / "models"], dims={"nope": 3})
     with pytest.raises(onnx_bcast.UsageError, match="sizes are 0 or more"):
         onnx_bcast.infer(REPO / "models/attention_mask.onnx", dims={"batch": -2})
     with pytest.raises(onnx_bcast.UsageError, match="--require"):
