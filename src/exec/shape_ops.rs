@@ -8,7 +8,7 @@ use super::scalar::Num;
 use super::tensor::{from_ir, numel, with_any, Data, Elem, HostTensor};
 use super::{Ctx, Fail};
 use crate::ir::AttrValue;
-use crate::shape;
+use crate::shape::{self, arith};
 
 fn one(t: HostTensor) -> Result<Vec<HostTensor>, Fail> {
     Ok(vec![t])
@@ -16,13 +16,13 @@ fn one(t: HostTensor) -> Result<Vec<HostTensor>, Fail> {
 
 /// The axis `axis` of a rank-`rank` tensor, negative counting from the end.
 fn norm_axis(axis: i64, rank: usize) -> Result<usize, Fail> {
-    let r = rank as i64;
-    let a = if axis < 0 { axis + r } else { axis };
-    if (0..r).contains(&a) {
-        Ok(a as usize)
-    } else {
-        Err(Fail::Invalid(format!("axis {axis} is out of range for rank {rank}")))
-    }
+    arith::axis(axis, rank).map_err(Fail::Invalid)
+}
+
+/// A shape as the sizes shared shape arithmetic takes (`usize` always fits in `i64` here:
+/// every shape was allocated).
+fn sizes(shape: &[usize]) -> Vec<i64> {
+    shape.iter().map(|d| *d as i64).collect()
 }
 
 fn to_usizes(v: &[i64], what: &str) -> Result<Vec<usize>, Fail> {
@@ -70,12 +70,9 @@ pub fn constant_of_shape(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
 /// Shape, with the `start`/`end` attributes of opset 15.
 pub fn shape_op(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let x = ctx.input(0)?;
-    let r = x.shape.len() as i64;
-    let clamp = |v: i64| (if v < 0 { v + r } else { v }).clamp(0, r) as usize;
-    let start = clamp(ctx.node.attr_int("start").unwrap_or(0));
-    let end = clamp(ctx.node.attr_int("end").unwrap_or(r));
-    let dims: Vec<i64> = x.shape.get(start..end.max(start)).unwrap_or(&[]).iter().map(|d| *d as i64).collect();
-    one(HostTensor::from_vec(vec![dims.len()], dims)?)
+    let picked =
+        sizes(&x.shape[arith::shape_range(x.shape.len(), ctx.node.attr_int("start"), ctx.node.attr_int("end"))]);
+    one(HostTensor::from_vec(vec![picked.len()], picked)?)
 }
 
 /// Size: the element count as an int64 scalar.
@@ -98,45 +95,15 @@ pub fn reshape(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
         ctx.ints(1)?
     };
     let allow_zero = ctx.node.attr_int("allowzero").unwrap_or(0) == 1;
-    let mut out = Vec::with_capacity(target.len());
-    let mut infer = None;
-    for (i, &d) in target.iter().enumerate() {
-        match d {
-            -1 if infer.is_none() => {
-                infer = Some(i);
-                out.push(1);
-            }
-            0 if !allow_zero => out.push(
-                *x.shape
-                    .get(i)
-                    .ok_or_else(|| Fail::Invalid(format!("shape {target:?} copies dim {i} the input lacks")))?,
-            ),
-            d if d >= 0 => out.push(d as usize),
-            _ => return Err(Fail::Invalid(format!("shape {target:?} is not a valid Reshape target"))),
-        }
-    }
-    if let Some(i) = infer {
-        let known = numel(&out).ok_or_else(|| Fail::Invalid("shape overflows".into()))?;
-        if known == 0 || x.len() % known != 0 {
-            return Err(Fail::Invalid(format!("cannot reshape {:?} to {target:?}", x.shape)));
-        }
-        out[i] = x.len() / known;
-    }
-    one(x.reshaped(out)?)
+    let (out, _) = arith::reshape(Some(&sizes(&x.shape)), &target, allow_zero).map_err(Fail::Invalid)?;
+    one(x.reshaped(to_usizes(&out, "shape")?)?)
 }
 
 /// Flatten at `axis` (default 1) into two dims.
 pub fn flatten(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let x = ctx.input(0)?;
-    let r = x.shape.len();
-    let axis = ctx.node.attr_int("axis").unwrap_or(1);
-    let a = if axis < 0 { axis + r as i64 } else { axis };
-    if !(0..=r as i64).contains(&a) {
-        return Err(Fail::Invalid(format!("axis {axis} is out of range for rank {r}")));
-    }
-    let lead: usize = x.shape[..a as usize].iter().product();
-    let rest: usize = x.shape[a as usize..].iter().product();
-    one(x.reshaped(vec![lead, rest])?)
+    let out = arith::flatten(&sizes(&x.shape), ctx.node.attr_int("axis").unwrap_or(1)).map_err(Fail::Invalid)?;
+    one(x.reshaped(to_usizes(&out, "shape")?)?)
 }
 
 /// The axes of Squeeze/Unsqueeze: input 1 from opset 13, the `axes` attribute before.
@@ -154,48 +121,26 @@ fn axes(ctx: &Ctx) -> Result<Option<Vec<i64>>, Fail> {
 /// Squeeze: removes the listed size-1 axes, or all of them.
 pub fn squeeze(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let x = ctx.input(0)?;
-    let r = x.shape.len();
-    let out: Vec<usize> = match axes(ctx)? {
-        None => x.shape.iter().copied().filter(|d| *d != 1).collect(),
-        Some(list) => {
-            let mut drop = vec![false; r];
-            for a in list {
-                let a = norm_axis(a, r)?;
-                if x.shape[a] != 1 {
-                    return Err(Fail::Invalid(format!("cannot squeeze axis {a} of size {}", x.shape[a])));
-                }
-                drop[a] = true;
-            }
-            x.shape.iter().zip(&drop).filter(|(_, d)| !**d).map(|(s, _)| *s).collect()
-        }
-    };
-    one(x.reshaped(out)?)
+    let out = arith::squeeze(&sizes(&x.shape), axes(ctx)?.as_deref()).map_err(Fail::Invalid)?.unwrap_or_default();
+    one(x.reshaped(to_usizes(&out, "shape")?)?)
 }
 
 /// Unsqueeze: inserts size-1 axes at the listed output positions.
 pub fn unsqueeze(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let x = ctx.input(0)?;
     let list = axes(ctx)?.ok_or_else(|| Fail::Invalid("no axes".into()))?;
-    let r = x.shape.len() + list.len();
-    let mut ones = vec![false; r];
-    for a in list {
-        let a = norm_axis(a, r)?;
-        if ones[a] {
-            return Err(Fail::Invalid(format!("axis {a} is listed twice")));
-        }
-        ones[a] = true;
-    }
-    let mut dims = x.shape.iter();
-    let out: Vec<usize> = ones.iter().map(|o| if *o { 1 } else { dims.next().copied().unwrap_or(1) }).collect();
-    one(x.reshaped(out)?)
+    let out = arith::unsqueeze(&sizes(&x.shape), &list).map_err(Fail::Invalid)?;
+    one(x.reshaped(to_usizes(&out, "shape")?)?)
 }
 
 /// Gather along `axis` (default 0); negative indices count from the end.
 pub fn gather(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let x = ctx.input(0)?;
     let idx = ctx.input(1)?.to_i64s().ok_or_else(|| Fail::Invalid("indices must be integers".into()))?;
-    let ishape = ctx.input(1)?.shape.clone();
-    let axis = norm_axis(ctx.node.attr_int("axis").unwrap_or(0), x.shape.len())?;
+    let axis_attr = ctx.node.attr_int("axis").unwrap_or(0);
+    let out_shape = arith::gather(&sizes(&x.shape), &sizes(&ctx.input(1)?.shape), axis_attr).map_err(Fail::Invalid)?;
+    let out_shape = to_usizes(&out_shape, "shape")?;
+    let axis = norm_axis(axis_attr, x.shape.len())?;
     let n = x.shape[axis];
     let outer: usize = x.shape[..axis].iter().product();
     let inner: usize = x.shape[axis + 1..].iter().product();
@@ -207,9 +152,6 @@ pub fn gather(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
         })
         .collect::<Option<_>>()
         .ok_or_else(|| Fail::Invalid(format!("an index is out of range for axis {axis} of size {n}")))?;
-    let mut out_shape = x.shape[..axis].to_vec();
-    out_shape.extend(&ishape);
-    out_shape.extend(&x.shape[axis + 1..]);
     let total = numel(&out_shape).ok_or_else(|| Fail::Invalid("output shape overflows".into()))?;
     fn go<T: Clone>(
         bu: Budget,
@@ -315,19 +257,13 @@ pub fn slice(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
 pub fn concat(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let xs: Vec<&HostTensor> = ctx.inputs.iter().flatten().collect();
     let first = *xs.first().ok_or_else(|| Fail::Invalid("needs at least one input".into()))?;
-    let r = first.shape.len();
-    let axis = norm_axis(ctx.node.attr_int("axis").ok_or_else(|| Fail::Invalid("no 'axis'".into()))?, r)?;
-    let mut out_shape = first.shape.clone();
-    out_shape[axis] = 0;
-    for x in &xs {
-        if x.dtype() != first.dtype() {
-            return Err(Fail::Invalid(format!("inputs have element types {} and {}", first.dtype(), x.dtype())));
-        }
-        let same = x.shape.len() == r && (0..r).all(|a| a == axis || x.shape[a] == first.shape[a]);
-        if !same {
-            return Err(Fail::Invalid(format!("shapes {:?} and {:?} differ off axis {axis}", first.shape, x.shape)));
-        }
-        out_shape[axis] += x.shape[axis];
+    let axis_attr = ctx.node.attr_int("axis").ok_or_else(|| Fail::Invalid("no 'axis'".into()))?;
+    let shapes: Vec<Vec<i64>> = xs.iter().map(|x| sizes(&x.shape)).collect();
+    let shapes: Vec<&[i64]> = shapes.iter().map(Vec::as_slice).collect();
+    let out_shape = to_usizes(&arith::concat(&shapes, axis_attr).map_err(Fail::Invalid)?.0, "shape")?;
+    let axis = norm_axis(axis_attr, first.shape.len())?;
+    if let Some(x) = xs.iter().find(|x| x.dtype() != first.dtype()) {
+        return Err(Fail::Invalid(format!("inputs have element types {} and {}", first.dtype(), x.dtype())));
     }
     let outer: usize = first.shape[..axis].iter().product();
     let total = numel(&out_shape).ok_or_else(|| Fail::Invalid("output shape overflows".into()))?;
@@ -356,17 +292,14 @@ pub fn concat(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
 /// [r0,d0,r1,d1,...], which is the tiled tensor in row-major order.
 pub fn tile(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let x = ctx.input(0)?;
-    let reps = to_usizes(&ctx.ints(1)?, "repeats")?;
-    if reps.len() != x.shape.len() {
-        return Err(Fail::Invalid(format!("repeats {reps:?} must have one entry per axis of {:?}", x.shape)));
-    }
+    let reps = ctx.ints(1)?;
+    let out = to_usizes(&arith::tile(&sizes(&x.shape), &reps).map_err(Fail::Invalid)?, "shape")?;
+    let reps = to_usizes(&reps, "repeats")?;
     let mut view = Vec::with_capacity(2 * reps.len());
     let mut wide = Vec::with_capacity(2 * reps.len());
-    let mut out = Vec::with_capacity(reps.len());
     for (d, r) in x.shape.iter().zip(&reps) {
         view.extend([1, *d]);
         wide.extend([*r, *d]);
-        out.push(d.checked_mul(*r).ok_or_else(|| Fail::Invalid("output shape overflows".into()))?);
     }
     let t = broadcast_to(ctx.budget, &x.reshaped(view)?, wide)?;
     one(t[0].reshaped(out)?)

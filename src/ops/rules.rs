@@ -4,7 +4,7 @@
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::ir::{AttrValue, Tensor, TensorData};
-use crate::shape::{multi, uni, Assumption, Dim, Shape, Type};
+use crate::shape::{arith, multi, uni, Assumption, Dim, Shape, Type};
 
 type R = Result<Out, RuleError>;
 
@@ -169,13 +169,12 @@ fn invalid<T>(msg: String) -> Result<T, RuleError> {
 
 /// `axis` (negative counts from the end) as an index into `rank` axes.
 pub(super) fn axis_in(axis: i64, rank: usize, op: &str) -> Result<usize, RuleError> {
-    let r = rank as i64;
-    let a = if axis < 0 { axis + r } else { axis };
-    if (0..r).contains(&a) {
-        Ok(a as usize)
-    } else {
-        invalid(format!("{op}: axis {axis} is outside the {rank} axes of its input"))
-    }
+    arith::axis(axis, rank).map_err(op_err(op))
+}
+
+/// A shared shape computation's reason, as this op's error.
+fn op_err(op: &str) -> impl Fn(String) -> RuleError + '_ {
+    move |why| RuleError::Invalid(format!("{op}: {why}"))
 }
 
 fn known_shape(dims: &[i64]) -> Shape {
@@ -337,11 +336,7 @@ pub fn shape(c: &Ctx) -> R {
     let Some(s) = c.shape(0) else {
         return outs(vec![ty(Some(DType::I64), Some(vec![Dim::Unknown]))]);
     };
-    let rank = s.len() as i64;
-    let clamp = |v: i64| if v < 0 { (v + rank).max(0) } else { v.min(rank) };
-    let start = clamp(c.node.attr_int("start").unwrap_or(0)) as usize;
-    let end = clamp(c.node.attr_int("end").unwrap_or(rank)) as usize;
-    let picked: Vec<Dim> = s.get(start..end.max(start)).unwrap_or(&[]).to_vec();
+    let picked = s[arith::shape_range(s.len(), c.node.attr_int("start"), c.node.attr_int("end"))].to_vec();
     let mut out = one(Type::tensor(Some(DType::I64), Some(vec![Dim::Known(picked.len() as i64)])));
     out.values = vec![Some(picked)];
     Ok(out)
@@ -364,13 +359,7 @@ pub fn gather(c: &Ctx) -> R {
     let (Some(data), Some(ind)) = (c.shape(0), c.shape(1)) else {
         return outs(vec![ty(dtype, None)]);
     };
-    if data.is_empty() {
-        return invalid("Gather needs data of rank 1 or more".into());
-    }
-    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), "Gather")?;
-    let mut shape: Shape = data[..axis].to_vec();
-    shape.extend(ind.iter().cloned());
-    shape.extend(data[axis + 1..].iter().cloned());
+    let shape = arith::gather(data, ind, c.node.attr_int("axis").unwrap_or(0)).map_err(op_err("Gather"))?;
     let mut out = one(Type::tensor(dtype, Some(shape)));
     // Contents: gathering from a 1-D shape tensor with known indices.
     if let (Some(v), Some(idx), 1) = (c.value(0), c.ints(1), data.len()) {
@@ -512,27 +501,9 @@ pub fn concat(c: &Ctx) -> R {
         let rank = present.iter().find_map(|i| c.shape(*i)).map(|s| s.len());
         return outs(vec![ty(dtype, rank.map(unknown_rank))]);
     };
-    let Some(first) = shapes.first() else { return invalid("Concat has no inputs".into()) };
-    let rank = first.len();
-    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), rank, "Concat")?;
-    let mut shape: Shape = first.to_vec();
-    let mut assumptions = Vec::new();
-    for s in &shapes[1..] {
-        if s.len() != rank {
-            return invalid(format!("Concat inputs have ranks {} and {}", rank, s.len()));
-        }
-        for (i, d) in s.iter().enumerate() {
-            if i == axis {
-                shape[i] = shape[i].add(d);
-            } else {
-                let Some((pinned, assumed)) = shape[i].pin(d) else {
-                    return invalid(format!("Concat inputs differ at axis {i}: {} and {d}", shape[i]));
-                };
-                assumptions.extend(assumed.map(|a| (i, a)));
-                shape[i] = pinned;
-            }
-        }
-    }
+    let (shape, assumptions) =
+        arith::concat(&shapes, c.node.attr_int("axis").unwrap_or(0)).map_err(op_err("Concat"))?;
+    let rank = shape.len();
     let mut out = one(Type::tensor(dtype, Some(shape)));
     out.assumptions = assumptions;
     if rank == 1 {
@@ -557,19 +528,7 @@ pub fn unsqueeze(c: &Ctx) -> R {
         }
     };
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
-    let rank = data.len() + axes.len();
-    // Masks, not lists searched per axis: both lengths come from the file.
-    let mut placed = vec![false; rank];
-    for a in &axes {
-        let a = axis_in(*a, rank, "Unsqueeze")?;
-        if placed[a] {
-            return invalid(format!("Unsqueeze: axis {a} repeats"));
-        }
-        placed[a] = true;
-    }
-    let mut rest = data.iter();
-    let shape: Shape =
-        placed.iter().map(|p| if *p { Dim::Known(1) } else { rest.next().cloned().unwrap_or(Dim::Unknown) }).collect();
+    let shape = arith::unsqueeze(data, &axes).map_err(op_err("Unsqueeze"))?;
     let mut out = one(Type::tensor(dtype, Some(shape)));
     out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
     out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
@@ -586,58 +545,13 @@ pub fn squeeze(c: &Ctx) -> R {
             return outs(vec![ty(dtype, n.and_then(|n| data.len().checked_sub(n as usize)).map(unknown_rank))]);
         }
     };
-    let drop: Vec<usize> = match axes {
-        Some(a) => {
-            let mut d = Vec::new();
-            for x in a {
-                let i = axis_in(x, data.len(), "Squeeze")?;
-                if let Dim::Known(k) = data[i] {
-                    if k != 1 {
-                        return invalid(format!("Squeeze: axis {i} has size {k}, not 1"));
-                    }
-                }
-                d.push(i);
-            }
-            d
-        }
-        None => {
-            if data.iter().any(|d| d.known().is_none()) {
-                return outs(vec![ty(dtype, None)]);
-            }
-            (0..data.len()).filter(|i| data[*i] == Dim::Known(1)).collect()
-        }
+    let Some(shape) = arith::squeeze(data, axes.as_deref()).map_err(op_err("Squeeze"))? else {
+        return outs(vec![ty(dtype, None)]);
     };
-    let mut dropped = vec![false; data.len()];
-    for i in drop {
-        dropped[i] = true;
-    }
-    let shape: Shape = data.iter().zip(&dropped).filter(|(_, x)| !**x).map(|(d, _)| d.clone()).collect();
     let mut out = one(Type::tensor(dtype, Some(shape)));
     out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
     out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
     Ok(out)
-}
-
-/// The size `-1` stands for in a Reshape: the input's element count over the product of
-/// the other target dims, cancelling equal factors so symbols survive.
-fn infer_minus_one(input: &[Dim], others: &[Dim]) -> Dim {
-    let mut num: Vec<Dim> = input.to_vec();
-    let mut den: Vec<Dim> = Vec::new();
-    for d in others {
-        if let Some(p) = num.iter().position(|n| n == d && !matches!(n, Dim::Unknown)) {
-            num.remove(p);
-        } else {
-            den.push(d.clone());
-        }
-    }
-    let n = Dim::product(&num);
-    let d = Dim::product(&den);
-    match (&n, &d) {
-        (Dim::Known(a), Dim::Known(b)) if *b != 0 && a % b == 0 => Dim::Known(a / b),
-        (_, Dim::Known(1)) => n,
-        (Dim::Term(_), Dim::Known(b)) if *b > 0 => n.div_floor(&d),
-        _ => Dim::Unknown,
-    }
 }
 
 /// What a Reshape of `data` to `shape` needs of symbolic sizes: as many elements in and out,
@@ -688,38 +602,7 @@ pub fn reshape(c: &Ctx) -> R {
     };
     let allowzero = c.node.attr_int("allowzero").unwrap_or(0) != 0;
     let data = c.shape(0);
-    let mut shape: Shape = Vec::with_capacity(target.len());
-    let mut minus = None;
-    for (i, d) in target.iter().enumerate() {
-        match d {
-            Dim::Known(0) if !allowzero => match data.and_then(|s| s.get(i)) {
-                Some(x) => shape.push(x.clone()),
-                None if data.is_some() => {
-                    return invalid(format!("Reshape: 0 at axis {i} copies an axis the input lacks"))
-                }
-                None => shape.push(Dim::Unknown),
-            },
-            Dim::Known(-1) => {
-                if minus.replace(i).is_some() {
-                    return invalid("Reshape: more than one -1".into());
-                }
-                shape.push(Dim::Unknown);
-            }
-            Dim::Known(k) if *k < -1 => return invalid(format!("Reshape: negative size {k}")),
-            other => shape.push(other.clone()),
-        }
-    }
-    if let (Some(m), Some(data)) = (minus, data) {
-        let others: Vec<Dim> = shape.iter().enumerate().filter(|(i, _)| *i != m).map(|(_, d)| d.clone()).collect();
-        shape[m] = infer_minus_one(data, &others);
-    }
-    if let (Some(data), None) = (data, minus) {
-        if let (Some(a), Some(b)) = (numel(data), numel(&shape)) {
-            if a != b {
-                return invalid(format!("Reshape: {} elements cannot take shape {}", a, crate::shape::render(&shape)));
-            }
-        }
-    }
+    let (shape, minus) = arith::reshape(data, &target, allowzero).map_err(op_err("Reshape"))?;
     let condition = data.and_then(|data| reshape_condition(data, &shape, minus));
     let mut out = one(Type::tensor(dtype, Some(shape)));
     out.assumptions.extend(condition.map(|a| (0, a)));
@@ -807,8 +690,7 @@ pub fn tile(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let shape = match c.value(1) {
-        Some(r) if r.len() == data.len() => data.iter().zip(r).map(|(d, k)| d.mul(k)).collect(),
-        Some(r) => return invalid(format!("Tile: {} repeats for rank {}", r.len(), data.len())),
+        Some(r) => arith::tile(data, r).map_err(op_err("Tile"))?,
         None => unknown_rank(data.len()),
     };
     outs(vec![ty(dtype, Some(shape))])
@@ -964,14 +846,8 @@ pub fn transpose(c: &Ctx) -> R {
 pub fn flatten(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(2)))]) };
-    let r = data.len() as i64;
-    let a = c.node.attr_int("axis").unwrap_or(1);
-    let a = if a < 0 { a + r } else { a };
-    if !(0..=r).contains(&a) {
-        return invalid(format!("Flatten: axis {a} is outside 0..={r}"));
-    }
-    let (x, y) = data.split_at(a as usize);
-    let mut out = one(Type::tensor(dtype, Some(vec![Dim::product(x), Dim::product(y)])));
+    let [x, y] = arith::flatten(data, c.node.attr_int("axis").unwrap_or(1)).map_err(op_err("Flatten"))?;
+    let mut out = one(Type::tensor(dtype, Some(vec![x, y])));
     out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
     Ok(out)
 }

@@ -1,7 +1,7 @@
 //! Dims, shapes and the broadcasting rules. Imports nothing from the IR: every broadcasting
 //! decision of the program is made here.
 
-mod arith;
+pub mod arith;
 mod broadcast;
 mod dim;
 mod growth;
