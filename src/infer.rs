@@ -1330,7 +1330,7 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
     if let Some(v) = fold(def.fold, c, &out) {
         out.values = vec![Some(v)];
     }
-    if let Some(v) = fold_floats(c, &out) {
+    if let Some(v) = fold_floats(def.meaning.floats, c, &out) {
         out.floats = vec![Some(v)];
     }
     let dtype = match def.ty {
@@ -1425,23 +1425,10 @@ fn fold(f: ops::Fold, c: &Ctx, out: &Out) -> Option<Vec<Dim>> {
 
 /// Floating-point contents through the elementwise ops the expanded function bodies use
 /// to compute sizes (Range's `ceil((limit - start) / delta)`).
-fn fold_floats(c: &Ctx, out: &Out) -> Option<Vec<f64>> {
-    type Bin = fn(f64, f64) -> f64;
-    type Un = fn(f64) -> f64;
-    let (bin, un): (Option<Bin>, Option<Un>) = match c.node.op_type.as_str() {
-        "Add" => (Some(|a, b| a + b), None),
-        "Sub" => (Some(|a, b| a - b), None),
-        "Mul" => (Some(|a, b| a * b), None),
-        "Div" => (Some(|a, b| a / b), None),
-        "Max" => (Some(f64::max), None),
-        "Min" => (Some(f64::min), None),
-        "Ceil" => (None, Some(f64::ceil)),
-        "Floor" => (None, Some(f64::floor)),
-        "Relu" => (None, Some(|a: f64| a.max(0.0))),
-        "Neg" => (None, Some(|a: f64| -a)),
-        "Abs" => (None, Some(f64::abs)),
-        _ => return None,
-    };
+fn fold_floats(f: ops::FloatFold, c: &Ctx, out: &Out) -> Option<Vec<f64>> {
+    if matches!(f, ops::FloatFold::None) {
+        return None;
+    }
     if !c.node.domain.is_empty() || !c.dtype(0).is_some_and(DType::is_float) {
         return None;
     }
@@ -1453,11 +1440,11 @@ fn fold_floats(c: &Ctx, out: &Out) -> Option<Vec<f64>> {
         return None;
     }
     let at = |v: &[f64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
-    match (bin, un, ins.as_slice()) {
-        (Some(f), _, [a, rest @ ..]) if !rest.is_empty() => {
+    match (f, ins.as_slice()) {
+        (ops::FloatFold::Binary(f), [a, rest @ ..]) if !rest.is_empty() => {
             Some((0..n).map(|i| rest.iter().fold(at(a, i), |acc, b| f(acc, at(b, i)))).collect())
         }
-        (_, Some(f), [a]) => Some((0..n).map(|i| f(at(a, i))).collect()),
+        (ops::FloatFold::Unary(f), [a]) => Some((0..n).map(|i| f(at(a, i))).collect()),
         _ => None,
     }
 }

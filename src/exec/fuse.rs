@@ -49,40 +49,17 @@ fn unaliased(scratch: usize, out: usize) -> usize {
 /// (half the 32 MiB last-level cache of the machines we measure on) stay in cache.
 pub const NT_BYTES: usize = 16 << 20;
 
-/// One fusable op.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Op {
-    Add,
-    Sub,
-    Mul,
-    Div,
-    Max,
-    Min,
-    Sum,
-    Where,
-    Expand,
-}
+use crate::ops::Fuse as Op;
 
 fn op_of(model: &Model, n: NodeId) -> Option<Op> {
     let node = model.node(n);
     if !(node.domain.is_empty() || node.domain == "ai.onnx") || !node.subgraphs().is_empty() {
         return None;
     }
-    let op = match node.op_type.as_str() {
-        "Add" => Op::Add,
-        "Sub" => Op::Sub,
-        "Mul" => Op::Mul,
-        "Div" => Op::Div,
-        "Max" => Op::Max,
-        "Min" => Op::Min,
-        "Sum" => Op::Sum,
-        "Where" => Op::Where,
-        "Expand" => Op::Expand,
-        _ => return None,
-    };
     // Only the multidirectional forms (and Expand): the legacy and equal-shape rules keep
     // their own kernels.
     let def = ops::lookup(&node.domain, &node.op_type, model.opset_or_default(&node.domain))?;
+    let op = def.meaning.fuse?;
     let rule_ok = match op {
         Op::Expand => matches!(def.shape, ShapeRule::Expand),
         _ => matches!(def.shape, ShapeRule::Multi),

@@ -116,98 +116,17 @@ impl Ctx<'_> {
 /// A kernel: the node's outputs from its inputs and attributes.
 pub type Kernel = fn(&Ctx) -> Result<Vec<HostTensor>, Fail>;
 
-use kernels as k;
-use shape_ops as s;
-
-/// The kernel table: one row per op of the default domain.
-static KERNELS: &[(&str, Kernel)] = &[
-    // The broadcasting family.
-    ("Add", k::add),
-    ("Sub", k::sub),
-    ("Mul", k::mul),
-    ("Div", k::div),
-    ("Pow", k::pow_op),
-    ("Mod", k::modulo),
-    ("BitShift", k::bit_shift),
-    ("And", k::and),
-    ("Or", k::or),
-    ("Xor", k::xor),
-    ("BitwiseAnd", k::bitwise_and),
-    ("BitwiseOr", k::bitwise_or),
-    ("BitwiseXor", k::bitwise_xor),
-    ("Equal", k::equal),
-    ("Greater", k::greater),
-    ("GreaterOrEqual", k::greater_or_equal),
-    ("Less", k::less),
-    ("LessOrEqual", k::less_or_equal),
-    ("Max", k::max),
-    ("Min", k::min),
-    ("Sum", k::sum),
-    ("Mean", k::mean),
-    ("Where", k::where_op),
-    ("PRelu", k::prelu),
-    ("Expand", k::expand),
-    // Shapes and plumbing.
-    ("Constant", s::constant),
-    ("ConstantOfShape", s::constant_of_shape),
-    ("Shape", s::shape_op),
-    ("Size", s::size),
-    ("Identity", s::identity),
-    ("Reshape", s::reshape),
-    ("Flatten", s::flatten),
-    ("Squeeze", s::squeeze),
-    ("Unsqueeze", s::unsqueeze),
-    ("Gather", s::gather),
-    ("Slice", s::slice),
-    ("Concat", s::concat),
-    ("Tile", s::tile),
-    ("Range", s::range),
-    ("Cast", k::cast),
-    ("CastLike", k::cast_like),
-    ("Gemm", s::gemm),
-    // Unary math.
-    ("Abs", k::abs),
-    ("Neg", k::neg),
-    ("Sign", k::sign),
-    ("Relu", k::relu),
-    ("LeakyRelu", k::leaky_relu),
-    ("Not", k::not),
-    ("IsNaN", k::is_nan),
-    ("Exp", k::exp),
-    ("Log", k::log),
-    ("Sqrt", k::sqrt),
-    ("Reciprocal", k::reciprocal),
-    ("Floor", k::floor),
-    ("Ceil", k::ceil),
-    ("Round", k::round),
-    ("Sigmoid", k::sigmoid),
-    ("Tanh", k::tanh),
-    ("Sin", k::sin),
-    ("Cos", k::cos),
-    ("Tan", k::tan),
-    ("Asin", k::asin),
-    ("Acos", k::acos),
-    ("Atan", k::atan),
-    ("Sinh", k::sinh),
-    ("Cosh", k::cosh),
-    ("Asinh", k::asinh),
-    ("Acosh", k::acosh),
-    ("Atanh", k::atanh),
-    ("Softplus", k::softplus),
-    ("Softsign", k::softsign),
-];
-
-/// The kernel for `op` in `domain`, if the executor has one.
+/// The kernel for `op` in `domain`, if the executor has one (the registry's `kernel`).
 pub fn kernel(domain: &str, op: &str) -> Option<Kernel> {
     if !(domain.is_empty() || domain == "ai.onnx") {
         return None;
     }
-    KERNELS.iter().find(|(name, _)| *name == op).map(|(_, k)| *k)
+    crate::ops::meaning(domain, op)?.kernel
 }
 
-/// The ops the executor runs, in table order.
+/// The ops the executor runs, in the registry's order.
 pub fn ops() -> impl Iterator<Item = &'static str> {
-    KERNELS.iter().map(|(name, _)| *name)
+    crate::ops::registry::OPS.iter().filter(|m| m.kernel.is_some()).map(|m| m.op)
 }
 
 /// Runs one node on the given inputs (one entry per input slot) at `opset`; its label in

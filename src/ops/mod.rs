@@ -3,11 +3,13 @@
 
 mod contrib;
 mod declared;
+pub mod registry;
 mod rules;
 mod table;
 
 pub use contrib::contrib;
 pub use declared::OpRules;
+pub use registry::{Family, Fuse, Meaning};
 pub use rules::{tensor_floats, tensor_ints, tensor_strings, MAX_TRACKED};
 
 use std::collections::HashMap;
@@ -176,7 +178,29 @@ pub enum Fold {
     Broadcast0,
 }
 
-/// One row of the op table.
+/// How the contents of an op's small floating-point output follow from its inputs' (the
+/// size arithmetic of expanded function bodies: Range's `ceil((limit - start) / delta)`),
+/// element by element for scalars and same-size inputs.
+#[derive(Clone, Copy, Debug)]
+pub enum FloatFold {
+    None,
+    Unary(fn(f64) -> f64),
+    /// Folded left over any number of inputs.
+    Binary(fn(f64, f64) -> f64),
+}
+
+/// What an op's schema says at one version (generated, `table.rs`).
+#[derive(Clone, Copy, Debug)]
+pub struct Schema {
+    pub op: &'static str,
+    pub domain: &'static str,
+    pub since: i64,
+    pub min_inputs: u32,
+    pub max_inputs: u32,
+    pub inputs: Constraints,
+}
+
+/// One op at one schema version: the schema's facts with the op's meaning (`registry.rs`).
 #[derive(Clone, Copy, Debug)]
 pub struct OpDef {
     pub op: &'static str,
@@ -191,6 +215,8 @@ pub struct OpDef {
     pub fold: Fold,
     /// The element types the schema allows each input.
     pub inputs: Constraints,
+    /// The op's row of the registry: its kernel and whether it fuses.
+    pub meaning: &'static Meaning,
 }
 
 /// The element types an op's schema allows its inputs (its type constraints, tensor types
@@ -263,20 +289,53 @@ pub fn lookup(domain: &str, op: &str, version: i64) -> Option<&'static OpDef> {
     index().get(&(domain, op))?.iter().filter(|d| d.since <= version).max_by_key(|d| d.since).copied()
 }
 
-/// The table's rows grouped by (domain, op), built once.
+/// The rows grouped by (domain, op), built once from the schemas and the registry.
 /// Hashed with foldhash: the table is fixed, so names from a file can only look it up, not
 /// fill it with collisions, and this lookup runs once per node.
 type Index = HashMap<(&'static str, &'static str), Vec<&'static OpDef>, foldhash::fast::FixedState>;
+
+fn defs() -> &'static [OpDef] {
+    static DEFS: OnceLock<Vec<OpDef>> = OnceLock::new();
+    DEFS.get_or_init(|| {
+        let meanings: HashMap<_, _> = registry::OPS.iter().map(|m| ((m.domain, m.op), m)).collect();
+        table::TABLE
+            .iter()
+            .filter_map(|s| {
+                // Every schema op has a row (`tests::the_registry_names_every_schema_op`).
+                let meaning = *meanings.get(&(s.domain, s.op))?;
+                let (shape, ty) = meaning.family.rules(s.since);
+                Some(OpDef {
+                    op: s.op,
+                    domain: s.domain,
+                    since: s.since,
+                    min_inputs: s.min_inputs,
+                    max_inputs: s.max_inputs,
+                    shape,
+                    ty,
+                    fold: meaning.fold,
+                    inputs: s.inputs,
+                    meaning,
+                })
+            })
+            .collect()
+    })
+}
 
 fn index() -> &'static Index {
     static INDEX: OnceLock<Index> = OnceLock::new();
     INDEX.get_or_init(|| {
         let mut m = Index::default();
-        for d in table::TABLE {
+        for d in defs() {
             m.entry((d.domain, d.op)).or_default().push(d);
         }
         m
     })
+}
+
+/// The registry row of `op` in `domain`, at any version.
+pub fn meaning(domain: &str, op: &str) -> Option<&'static Meaning> {
+    let domain = crate::ir::norm_domain(domain);
+    index().get(&(domain, op))?.first().map(|d| d.meaning)
 }
 
 /// The newest opset version of `domain` the table describes; `None` for a domain it does not.
@@ -293,5 +352,5 @@ pub fn exists(domain: &str, op: &str) -> bool {
 
 /// Every row, for tests and listings.
 pub fn table() -> &'static [OpDef] {
-    table::TABLE
+    defs()
 }

@@ -1,0 +1,379 @@
+//! What each op means, one row per op: its shape and type rules (a family, which fixes the
+//! rule at each opset version), how the contents of its small outputs fold, the executor's
+//! kernel and whether loop fusion takes it. The schemas' own facts (arity and type
+//! constraints, per version) are generated into `table.rs`; a test keeps the two naming the
+//! same ops. Adding an op is a row here (and its rule in `rules.rs` if it needs code).
+
+use super::rules::{self as r, fold};
+use super::{CustomRule, FloatFold as FF, Fold as F, ShapeRule, TypeRule};
+use crate::dtype::DType;
+use crate::exec::{kernels as k, shape_ops as s, Kernel};
+
+/// How an op's output shapes and element types follow from its inputs, by kind of op.
+#[derive(Clone, Copy, Debug)]
+pub enum Family {
+    /// The output is like input 0: unary math, activations, normalizations, scatters.
+    Unary,
+    /// Input 0's shape, element type bool (Not, IsNaN, IsInf).
+    Predicate,
+    /// Two inputs broadcast multidirectionally; before opset 7, the legacy `broadcast`/`axis`
+    /// form.
+    Binary,
+    /// As `Binary`, element type bool.
+    Compare,
+    /// Any number of inputs broadcast multidirectionally; before opset 8 they must have one
+    /// shape.
+    Nary,
+    /// `Where(cond, x, y)`: all three broadcast; the element type is x's.
+    Where,
+    /// Input 0 broadcast against the shape held in input 1.
+    Expand,
+    /// The slope stretches unidirectionally to the input from opset 7; before, one shape.
+    PRelu,
+    /// A rule written as a function in `rules.rs`.
+    Custom(CustomRule),
+}
+
+impl Family {
+    /// The shape and type rules of the schema version `since`.
+    pub fn rules(self, since: i64) -> (ShapeRule, TypeRule) {
+        use ShapeRule as S;
+        let same = TypeRule::SameAs(0);
+        let bool = TypeRule::Fixed(DType::Bool);
+        match self {
+            Family::Unary => (S::SameAs(0), same),
+            Family::Predicate => (S::SameAs(0), bool),
+            Family::Binary => (if since < 7 { S::Legacy } else { S::Multi }, same),
+            Family::Compare => (if since < 7 { S::Legacy } else { S::Multi }, bool),
+            Family::Nary => (if since < 8 { S::Equal } else { S::Multi }, same),
+            Family::Where => (S::Multi, TypeRule::SameAs(1)),
+            Family::Expand => (S::Expand, same),
+            Family::PRelu => (if since < 7 { S::SameAs(0) } else { S::Uni { to: 0, from: 1 } }, same),
+            Family::Custom(f) => (S::Custom(f), TypeRule::Custom),
+        }
+    }
+}
+
+/// The ops loop fusion (`exec::fuse`) runs in its fused f32 loops.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fuse {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Max,
+    Min,
+    Sum,
+    Where,
+    Expand,
+}
+
+/// What one op means.
+#[derive(Clone, Copy, Debug)]
+pub struct Meaning {
+    pub domain: &'static str,
+    pub op: &'static str,
+    pub family: Family,
+    pub fold: F,
+    /// How its floating-point contents fold.
+    pub floats: FF,
+    /// The executor's kernel (default domain only).
+    pub kernel: Option<Kernel>,
+    /// Whether loop fusion takes the op, and as what.
+    pub fuse: Option<Fuse>,
+}
+
+const fn op(op: &'static str, family: Family) -> Meaning {
+    Meaning { domain: "", op, family, fold: F::None, floats: FF::None, kernel: None, fuse: None }
+}
+
+const fn custom(name: &'static str, rule: CustomRule) -> Meaning {
+    op(name, Family::Custom(rule))
+}
+
+impl Meaning {
+    const fn fold(self, fold: F) -> Meaning {
+        Meaning { fold, ..self }
+    }
+    const fn floats(self, floats: FF) -> Meaning {
+        Meaning { floats, ..self }
+    }
+    const fn kernel(self, kernel: Kernel) -> Meaning {
+        Meaning { kernel: Some(kernel), ..self }
+    }
+    const fn fuse(self, fuse: Fuse) -> Meaning {
+        Meaning { fuse: Some(fuse), ..self }
+    }
+    const fn domain(self, domain: &'static str) -> Meaning {
+        Meaning { domain, ..self }
+    }
+}
+
+use Family::*;
+
+/// Every op the pass knows.
+#[rustfmt::skip]
+pub static OPS: &[Meaning] = &[
+    // The broadcasting family.
+    op("Add", Binary).fold(F::Binary(fold::add)).floats(FF::Binary(|a, b| a + b)).kernel(k::add).fuse(Fuse::Add),
+    op("And", Compare).fold(F::Binary(fold::and)).kernel(k::and),
+    op("BitShift", Binary).kernel(k::bit_shift),
+    op("BitwiseAnd", Binary).kernel(k::bitwise_and),
+    op("BitwiseOr", Binary).kernel(k::bitwise_or),
+    op("BitwiseXor", Binary).kernel(k::bitwise_xor),
+    op("Div", Binary).fold(F::Binary(fold::div)).floats(FF::Binary(|a, b| a / b)).kernel(k::div).fuse(Fuse::Div),
+    op("Equal", Compare).fold(F::Binary(fold::eq)).kernel(k::equal),
+    op("Expand", Expand).fold(F::Broadcast0).kernel(k::expand).fuse(Fuse::Expand),
+    op("Greater", Compare).fold(F::Binary(fold::gt)).kernel(k::greater),
+    op("GreaterOrEqual", Compare).fold(F::Binary(fold::ge)).kernel(k::greater_or_equal),
+    op("Less", Compare).fold(F::Binary(fold::lt)).kernel(k::less),
+    op("LessOrEqual", Compare).fold(F::Binary(fold::le)).kernel(k::less_or_equal),
+    op("Max", Nary).fold(F::Binary(fold::max)).floats(FF::Binary(f64::max)).kernel(k::max).fuse(Fuse::Max),
+    op("Mean", Nary).kernel(k::mean),
+    op("Min", Nary).fold(F::Binary(fold::min)).floats(FF::Binary(f64::min)).kernel(k::min).fuse(Fuse::Min),
+    op("Mod", Binary).fold(F::Binary(fold::modulo)).kernel(k::modulo),
+    op("Mul", Binary).fold(F::Binary(fold::mul)).floats(FF::Binary(|a, b| a * b)).kernel(k::mul).fuse(Fuse::Mul),
+    op("Or", Compare).fold(F::Binary(fold::or)).kernel(k::or),
+    op("PRelu", PRelu).kernel(k::prelu),
+    op("Pow", Binary).kernel(k::pow_op),
+    op("Sub", Binary).fold(F::Binary(fold::sub)).floats(FF::Binary(|a, b| a - b)).kernel(k::sub).fuse(Fuse::Sub),
+    op("Sum", Nary).kernel(k::sum).fuse(Fuse::Sum),
+    op("Where", Where).fold(F::Where).kernel(k::where_op).fuse(Fuse::Where),
+    op("Xor", Compare).kernel(k::xor),
+    // Shapes, plumbing and math the executor runs.
+    op("Abs", Unary).fold(F::Unary(fold::abs)).floats(FF::Unary(f64::abs)).kernel(k::abs),
+    op("Acos", Unary).kernel(k::acos),
+    op("Acosh", Unary).kernel(k::acosh),
+    op("Asin", Unary).kernel(k::asin),
+    op("Asinh", Unary).kernel(k::asinh),
+    op("Atan", Unary).kernel(k::atan),
+    op("Atanh", Unary).kernel(k::atanh),
+    custom("Cast", r::cast).kernel(k::cast),
+    custom("CastLike", r::cast_like).kernel(k::cast_like),
+    op("Ceil", Unary).floats(FF::Unary(f64::ceil)).kernel(k::ceil),
+    custom("Concat", r::concat).kernel(s::concat),
+    custom("Constant", r::constant).kernel(s::constant),
+    custom("ConstantOfShape", r::constant_of_shape).kernel(s::constant_of_shape),
+    op("Cos", Unary).kernel(k::cos),
+    op("Cosh", Unary).kernel(k::cosh),
+    op("Exp", Unary).kernel(k::exp),
+    custom("Flatten", r::flatten).kernel(s::flatten),
+    op("Floor", Unary).floats(FF::Unary(f64::floor)).kernel(k::floor),
+    custom("Gather", r::gather).kernel(s::gather),
+    custom("Gemm", r::gemm).kernel(s::gemm),
+    custom("Identity", r::identity).kernel(s::identity),
+    op("IsNaN", Predicate).kernel(k::is_nan),
+    op("LeakyRelu", Unary).kernel(k::leaky_relu),
+    op("Log", Unary).kernel(k::log),
+    op("Neg", Unary).fold(F::Unary(fold::neg)).floats(FF::Unary(|a| -a)).kernel(k::neg),
+    op("Not", Predicate).fold(F::Unary(fold::not)).kernel(k::not),
+    custom("Range", r::range).kernel(s::range),
+    op("Reciprocal", Unary).kernel(k::reciprocal),
+    op("Relu", Unary).floats(FF::Unary(|a| a.max(0.0))).kernel(k::relu),
+    custom("Reshape", r::reshape).kernel(s::reshape),
+    op("Round", Unary).kernel(k::round),
+    custom("Shape", r::shape).kernel(s::shape_op),
+    op("Sigmoid", Unary).kernel(k::sigmoid),
+    op("Sign", Unary).kernel(k::sign),
+    op("Sin", Unary).kernel(k::sin),
+    op("Sinh", Unary).kernel(k::sinh),
+    custom("Size", r::size).kernel(s::size),
+    custom("Slice", r::slice).kernel(s::slice),
+    op("Softplus", Unary).kernel(k::softplus),
+    op("Softsign", Unary).kernel(k::softsign),
+    op("Sqrt", Unary).kernel(k::sqrt),
+    custom("Squeeze", r::squeeze).kernel(s::squeeze),
+    op("Tan", Unary).kernel(k::tan),
+    op("Tanh", Unary).kernel(k::tanh),
+    custom("Tile", r::tile).kernel(s::tile),
+    custom("Unsqueeze", r::unsqueeze).kernel(s::unsqueeze),
+    // Inference only.
+    custom("AffineGrid", r::affine_grid),
+    custom("ArgMax", r::arg_reduce),
+    custom("ArgMin", r::arg_reduce),
+    custom("Attention", r::attention),
+    custom("AveragePool", r::pool),
+    custom("BatchNormalization", r::batch_norm),
+    custom("Bernoulli", r::random_like),
+    custom("BitCast", r::bit_cast),
+    op("BitwiseNot", Unary),
+    custom("BlackmanWindow", r::window),
+    custom("CausalConvWithState", r::causal_conv),
+    op("Celu", Unary),
+    custom("CenterCropPad", r::center_crop_pad),
+    op("Clip", Unary),
+    custom("Col2Im", r::col2im),
+    custom("Compress", r::compress),
+    custom("ConcatFromSequence", r::concat_from_sequence),
+    custom("Conv", r::conv),
+    custom("ConvInteger", r::conv),
+    custom("ConvTranspose", r::conv_transpose),
+    op("CumProd", Unary),
+    op("CumSum", Unary),
+    custom("DFT", r::dft),
+    custom("DeformConv", r::conv),
+    custom("DepthToSpace", r::depth_to_space),
+    custom("DequantizeLinear", r::dequantize),
+    custom("Det", r::det),
+    custom("Dropout", r::dropout),
+    custom("DynamicQuantizeLinear", r::dynamic_quantize),
+    custom("Einsum", r::einsum),
+    op("Elu", Unary),
+    op("Erf", Unary),
+    custom("EyeLike", r::random_like),
+    custom("GRU", r::rnn),
+    custom("GatherElements", r::gather_elements),
+    custom("GatherND", r::gather_nd),
+    op("Gelu", Unary),
+    custom("GlobalAveragePool", r::global_pool),
+    custom("GlobalLpPool", r::global_pool),
+    custom("GlobalMaxPool", r::global_pool),
+    custom("GridSample", r::grid_sample),
+    op("GroupNormalization", Unary),
+    custom("HammingWindow", r::window),
+    custom("HannWindow", r::window),
+    op("HardSigmoid", Unary),
+    op("HardSwish", Unary),
+    op("Hardmax", Unary),
+    custom("If", r::unknown_outputs),
+    custom("ImageDecoder", r::image_decoder),
+    op("InstanceNormalization", Unary),
+    op("IsInf", Predicate),
+    op("LRN", Unary),
+    custom("LSTM", r::rnn),
+    custom("LayerNormalization", r::layer_norm),
+    custom("LinearAttention", r::linear_attention),
+    op("LogSoftmax", Unary),
+    custom("Loop", r::loop_outputs),
+    op("LpNormalization", Unary),
+    custom("LpPool", r::pool),
+    custom("MatMul", r::matmul),
+    custom("MatMulInteger", r::matmul),
+    custom("MaxPool", r::pool),
+    custom("MaxRoiPool", r::max_roi_pool),
+    custom("MaxUnpool", r::max_unpool),
+    op("MeanVarianceNormalization", Unary),
+    custom("MelWeightMatrix", r::mel_weight_matrix),
+    op("Mish", Unary),
+    custom("Multinomial", r::multinomial),
+    custom("NegativeLogLikelihoodLoss", r::nll_loss),
+    custom("NonMaxSuppression", r::nms),
+    custom("NonZero", r::non_zero),
+    custom("OneHot", r::one_hot),
+    custom("Optional", r::optional),
+    custom("OptionalGetElement", r::optional_get_element),
+    custom("OptionalHasElement", r::optional_has_element),
+    custom("Pad", r::pad),
+    custom("QLinearConv", r::conv),
+    custom("QLinearMatMul", r::matmul),
+    custom("QuantizeLinear", r::quantize),
+    op("RMSNormalization", Unary),
+    custom("RNN", r::rnn),
+    custom("RandomNormal", r::random),
+    custom("RandomNormalLike", r::random_like),
+    custom("RandomUniform", r::random),
+    custom("RandomUniformLike", r::random_like),
+    custom("ReduceL1", r::reduce),
+    custom("ReduceL2", r::reduce),
+    custom("ReduceLogSum", r::reduce),
+    custom("ReduceLogSumExp", r::reduce),
+    custom("ReduceMax", r::reduce),
+    custom("ReduceMean", r::reduce),
+    custom("ReduceMin", r::reduce),
+    custom("ReduceProd", r::reduce),
+    custom("ReduceSum", r::reduce),
+    custom("ReduceSumSquare", r::reduce),
+    custom("RegexFullMatch", r::regex_full_match),
+    custom("Resize", r::resize),
+    op("ReverseSequence", Unary),
+    custom("RoiAlign", r::roi_align),
+    op("RotaryEmbedding", Unary),
+    custom("STFT", r::stft),
+    custom("Scan", r::scan_outputs),
+    op("Scatter", Unary),
+    op("ScatterElements", Unary),
+    op("ScatterND", Unary),
+    op("Selu", Unary),
+    custom("SequenceAt", r::sequence_at),
+    custom("SequenceConstruct", r::sequence_construct),
+    custom("SequenceEmpty", r::sequence_empty),
+    custom("SequenceErase", r::sequence_same),
+    custom("SequenceInsert", r::sequence_same),
+    custom("SequenceLength", r::sequence_length),
+    custom("SequenceMap", r::unknown_outputs),
+    op("Shrink", Unary),
+    op("Softmax", Unary),
+    custom("SoftmaxCrossEntropyLoss", r::sce_loss),
+    custom("SpaceToDepth", r::space_to_depth),
+    custom("Split", r::split),
+    custom("SplitToSequence", r::split_to_sequence),
+    custom("StringConcat", r::string_concat),
+    custom("StringNormalizer", r::string_normalizer),
+    custom("StringSplit", r::string_split),
+    op("SwiGLU", Unary),
+    op("Swish", Unary),
+    op("TensorScatter", Unary),
+    custom("TfIdfVectorizer", r::tfidf),
+    op("ThresholdedRelu", Unary),
+    custom("TopK", r::topk),
+    custom("Transpose", r::transpose),
+    op("Trilu", Unary),
+    custom("Unique", r::unique),
+    custom("Upsample", r::resize),
+    custom("ArrayFeatureExtractor", r::array_feature_extractor).domain("ai.onnx.ml"),
+    custom("Binarizer", r::same_shape_and_type).domain("ai.onnx.ml"),
+    custom("CastMap", r::unknown_outputs).domain("ai.onnx.ml"),
+    custom("CategoryMapper", r::category_mapper).domain("ai.onnx.ml"),
+    custom("DictVectorizer", r::unknown_outputs).domain("ai.onnx.ml"),
+    custom("FeatureVectorizer", r::feature_vectorizer).domain("ai.onnx.ml"),
+    custom("Imputer", r::same_shape_and_type).domain("ai.onnx.ml"),
+    custom("LabelEncoder", r::label_encoder).domain("ai.onnx.ml"),
+    custom("LinearClassifier", r::ml_classifier).domain("ai.onnx.ml"),
+    custom("LinearRegressor", r::ml_regressor).domain("ai.onnx.ml"),
+    custom("Normalizer", r::ml_float_same).domain("ai.onnx.ml"),
+    custom("OneHotEncoder", r::ml_one_hot_encoder).domain("ai.onnx.ml"),
+    custom("SVMClassifier", r::ml_classifier).domain("ai.onnx.ml"),
+    custom("SVMRegressor", r::ml_regressor).domain("ai.onnx.ml"),
+    custom("Scaler", r::ml_float_same).domain("ai.onnx.ml"),
+    custom("TreeEnsemble", r::tree_ensemble).domain("ai.onnx.ml"),
+    custom("TreeEnsembleClassifier", r::ml_classifier).domain("ai.onnx.ml"),
+    custom("TreeEnsembleRegressor", r::ml_regressor).domain("ai.onnx.ml"),
+    custom("ZipMap", r::zip_map).domain("ai.onnx.ml"),
+    custom("FlexAttention", r::flex_attention).domain("ai.onnx.preview"),
+    custom("Adagrad", r::optimizer).domain("ai.onnx.preview.training"),
+    custom("Adam", r::optimizer).domain("ai.onnx.preview.training"),
+    custom("Gradient", r::unknown_outputs).domain("ai.onnx.preview.training"),
+    custom("Momentum", r::optimizer).domain("ai.onnx.preview.training"),
+];
+
+#[cfg(test)]
+mod tests {
+    use std::collections::HashSet;
+
+    #[test]
+    fn the_registry_names_every_schema_op_once() {
+        let schemas: HashSet<_> = super::super::table::TABLE.iter().map(|s| (s.domain, s.op)).collect();
+        let mut rows = HashSet::new();
+        for m in super::OPS {
+            assert!(rows.insert((m.domain, m.op)), "{}::{} has two rows", m.domain, m.op);
+            assert!(schemas.contains(&(m.domain, m.op)), "{}::{} has no schema", m.domain, m.op);
+            assert!(m.domain.is_empty() || m.kernel.is_none(), "kernels run the default domain only");
+        }
+        for s in &schemas {
+            assert!(rows.contains(s), "{}::{} has no row in the registry", s.0, s.1);
+        }
+    }
+
+    #[test]
+    fn families_give_each_version_its_rule() {
+        use super::super::ShapeRule as S;
+        let at = |op: &str, v: i64| super::super::lookup("", op, v).map(|d| format!("{:?}", d.shape));
+        assert_eq!(at("Add", 6), Some(format!("{:?}", S::Legacy)));
+        assert_eq!(at("Add", 7), Some(format!("{:?}", S::Multi)));
+        assert_eq!(at("Sum", 7), Some(format!("{:?}", S::Equal)));
+        assert_eq!(at("Sum", 8), Some(format!("{:?}", S::Multi)));
+        assert_eq!(at("PRelu", 6), Some(format!("{:?}", S::SameAs(0))));
+        assert_eq!(at("PRelu", 9), Some(format!("{:?}", S::Uni { to: 0, from: 1 })));
+        assert_eq!(at("GreaterOrEqual", 6), None, "GreaterOrEqual came at opset 12");
+    }
+}
