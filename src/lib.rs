@@ -28,7 +28,7 @@ pub mod exec;
 pub mod infer;
 pub mod io;
 pub mod ir;
-pub mod onnx;
+mod onnx;
 pub mod ops;
 pub mod provenance;
 pub mod report;

@@ -43,8 +43,7 @@ fn add_allocates_its_output_once() {
     let x = HostTensor::from_vec(vec![64, 256, 56, 56], vec![1.0f32; 64 * 256 * 56 * 56]).unwrap();
     let b = HostTensor::from_vec(vec![1, 256, 1, 1], (0..256).map(|i| i as f32).collect()).unwrap();
     let out_bytes = 64 * 256 * 56 * 56 * 4;
-    let mut node = Node::new("add_bias", "Add", Model::MAIN);
-    node.inputs = vec![None, None].into();
+    let node = Node::new("add_bias", "Add", Model::MAIN).with_inputs([None, None]);
     let before = LIVE.load(Ordering::SeqCst);
     PEAK.store(before, Ordering::SeqCst);
     let out = exec::run_node(&node, 13, vec![Some(x), Some(b)], &Options::default()).unwrap();

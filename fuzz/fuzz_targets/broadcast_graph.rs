@@ -13,7 +13,7 @@ use std::path::Path;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use onnx_bcast::onnx::{self, tensor_shape_proto, type_proto};
+use onnx_bcast::io::proto::{self as onnx, tensor_shape_proto, type_proto};
 use onnx_bcast::shape::{self, Assumption, Dim, Term};
 use onnx_bcast::{infer, io, Model};
 use prost::Message;

@@ -401,17 +401,15 @@ impl Loader<'_> {
                 op_type: Name::new(n.op_type.unwrap_or("")),
                 domain: Name::new(n.domain.unwrap_or("")),
                 graph: id,
-                inputs: inputs.clone(),
+                inputs,
                 outputs: Slots::new(),
                 attrs: Vec::new(),
                 proto: if n.plain { Opaque::default() } else { node_carry(bytes)? },
             };
+            // Links the inputs found already.
             let nid = self.model.add_node(node);
             self.model.graph_mut(id).order.push(nid);
             if ready {
-                for v in inputs.into_iter().flatten() {
-                    self.model.link(v, nid);
-                }
                 done.push(nid);
             }
             let first = n.names + n.inputs;

@@ -21,6 +21,13 @@ use crate::ir::{
     TensorData, ValueId, ValueInfo,
 };
 use crate::onnx;
+
+/// The ONNX protobuf messages (prost types of the vendored `onnx.proto`), for callers that
+/// hold a `ModelProto` already or build one: [`encode`] and [`decode`] go between them and
+/// the IR through bytes.
+pub mod proto {
+    pub use crate::onnx::*;
+}
 use crate::shape::{Dim, Term, Type};
 
 /// Protobuf's hard limit on one message.

@@ -137,12 +137,12 @@ pub struct NodeId(NodeIndex<u32>);
 pub struct GraphId(u32);
 
 impl ValueId {
-    /// The index of the value in [`Model::values`].
+    /// The index of the value in the model's arena ([`Model::value_ids`] order).
     pub fn index(self) -> usize {
         (self.0.get() - 1) as usize
     }
 
-    /// The id of the value at `index` in [`Model::values`] (saturating: the arena never holds
+    /// The id of the value at `index` in the model's arena (saturating: the arena never holds
     /// `u32::MAX` values, as a file that large is refused first).
     fn at(index: usize) -> ValueId {
         ValueId(std::num::NonZeroU32::MIN.saturating_add(u32::try_from(index).unwrap_or(u32::MAX)))
@@ -150,7 +150,7 @@ impl ValueId {
 }
 
 impl GraphId {
-    /// The index of the graph in [`Model::graphs`].
+    /// The index of the graph ([`Model::graph_ids`] order).
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -186,13 +186,41 @@ pub enum Def {
 /// A value: a name in one graph's scope.
 #[derive(Clone, Debug)]
 pub struct Value {
-    pub name: Name,
-    pub graph: GraphId,
-    pub def: Def,
+    pub(crate) name: Name,
+    pub(crate) graph: GraphId,
+    pub(crate) def: Def,
     /// The index into the graph's `initializers`, when one holds this value's data.
-    pub initializer: Option<usize>,
+    pub(crate) initializer: Option<usize>,
     /// Set when an earlier definition in the same graph already claimed this name.
-    pub shadows: Option<ValueId>,
+    pub(crate) shadows: Option<ValueId>,
+}
+
+impl Value {
+    /// The value's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The graph whose scope holds the name.
+    pub fn graph(&self) -> GraphId {
+        self.graph
+    }
+
+    /// Where the value comes from.
+    pub fn def(&self) -> Def {
+        self.def
+    }
+
+    /// The value an earlier definition of the same name in the same graph made: that one
+    /// keeps the name (ONNX's first definition wins).
+    pub fn shadows(&self) -> Option<ValueId> {
+        self.shadows
+    }
+
+    /// The initializer that holds the value's data (its graph's `initializers()[i]`).
+    pub fn initializer(&self) -> Option<usize> {
+        self.initializer
+    }
 }
 
 /// A tensor held in the model: an initializer or an attribute value.
@@ -325,11 +353,12 @@ pub struct Node {
     pub name: Name,
     pub op_type: Name,
     pub domain: Name,
-    pub graph: GraphId,
-    /// One entry per input slot; `None` for an omitted optional input (`""`).
-    pub inputs: Slots,
+    pub(crate) graph: GraphId,
+    /// One entry per input slot; `None` for an omitted optional input (`""`). Changed only
+    /// through [`Model::set_input`], which keeps the edges in step.
+    pub(crate) inputs: Slots,
     /// One entry per output slot; `None` for an omitted optional output.
-    pub outputs: Slots,
+    pub(crate) outputs: Slots,
     pub attrs: Vec<Attribute>,
     pub(crate) proto: Opaque,
 }
@@ -347,6 +376,33 @@ impl Node {
             attrs: Vec::new(),
             proto: Opaque::default(),
         }
+    }
+
+    /// This node with these input slots; [`Model::add_node`] links them.
+    pub fn with_inputs(mut self, inputs: impl IntoIterator<Item = Option<ValueId>>) -> Node {
+        self.inputs = inputs.into_iter().collect();
+        self
+    }
+
+    /// This node with these output slots; [`Model::add_node`] makes it their definition.
+    pub fn with_outputs(mut self, outputs: impl IntoIterator<Item = Option<ValueId>>) -> Node {
+        self.outputs = outputs.into_iter().collect();
+        self
+    }
+
+    /// The graph the node is in.
+    pub fn graph(&self) -> GraphId {
+        self.graph
+    }
+
+    /// The value in each input slot; `None` for an omitted optional input.
+    pub fn inputs(&self) -> &[Option<ValueId>] {
+        &self.inputs
+    }
+
+    /// The value in each output slot; `None` for an omitted optional output.
+    pub fn outputs(&self) -> &[Option<ValueId>] {
+        &self.outputs
     }
 
     /// The attribute named `name`.
@@ -422,16 +478,35 @@ pub struct Graph {
     /// `main`, or the path to a subgraph such as `if0/then_branch`.
     pub path: String,
     /// The node that holds this subgraph; `None` for the main graph.
-    pub parent: Option<NodeId>,
+    pub(crate) parent: Option<NodeId>,
     /// The nodes in file order (the order they are saved in).
-    pub order: Vec<NodeId>,
+    pub(crate) order: Vec<NodeId>,
+    /// Declared types: edit `ty`, not the lists (their values belong to the graph's scope).
     pub inputs: Vec<ValueInfo>,
     pub outputs: Vec<ValueInfo>,
     pub value_info: Vec<ValueInfo>,
-    pub initializers: Vec<Tensor>,
+    /// Indexed by values' `initializer()`: changed through the model.
+    pub(crate) initializers: Vec<Tensor>,
     /// The names this graph defines.
-    pub scope: Scope,
+    pub(crate) scope: Scope,
     pub(crate) proto: Opaque,
+}
+
+impl Graph {
+    /// The node that holds this subgraph; `None` for the main graph.
+    pub fn parent(&self) -> Option<NodeId> {
+        self.parent
+    }
+
+    /// The nodes in file order (the order they are saved in).
+    pub fn order(&self) -> &[NodeId] {
+        &self.order
+    }
+
+    /// The tensors the graph holds (weights, constants, defaults of inputs).
+    pub fn initializers(&self) -> &[Tensor] {
+        &self.initializers
+    }
 }
 
 /// A model-local function: an op `domain.name` defined by a body graph.
@@ -499,11 +574,11 @@ impl Positions {
 pub struct Model {
     pub ir_version: i64,
     pub opsets: Vec<Opset>,
-    pub graphs: Vec<Graph>,
-    pub values: Vec<Value>,
+    pub(crate) graphs: Vec<Graph>,
+    pub(crate) values: Vec<Value>,
     /// All nodes of all graphs; an edge runs from a value's producer to each node of the
     /// producer's graph that uses it, directly or inside one of its subgraphs.
-    pub nodes: StableGraph<Node, ValueId>,
+    pub(crate) nodes: StableGraph<Node, ValueId>,
     /// The folder the model was read from: external data resolves inside it.
     pub dir: Option<PathBuf>,
     /// Where the file held data this build drops when it writes the model back (protobuf
@@ -540,12 +615,28 @@ impl Model {
         &mut self.graphs[id.index()]
     }
 
+    /// How many nodes the model holds, in all graphs.
+    pub fn node_count(&self) -> usize {
+        self.nodes.node_count()
+    }
+
+    /// Every node of every graph (function bodies included), in no particular order.
+    pub fn nodes(&self) -> impl Iterator<Item = (NodeId, &Node)> {
+        self.nodes.node_indices().map(|i| (NodeId(i), &self.nodes[i]))
+    }
+
+    /// Every value of every graph, in the order they were made.
+    pub fn value_ids(&self) -> impl Iterator<Item = ValueId> {
+        (0..self.values.len()).map(ValueId::at)
+    }
+
     /// The node `id`.
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0]
     }
 
-    /// The node `id`, mutably. Change its inputs through [`Model::set_input`] so edges follow.
+    /// The node `id`, mutably: its name, op type, domain and attributes. Its inputs change
+    /// through [`Model::set_input`], so that edges follow.
     pub fn node_mut(&mut self, id: NodeId) -> &mut Node {
         &mut self.nodes[id.0]
     }
@@ -764,7 +855,8 @@ impl Model {
         id
     }
 
-    /// Adds `node` (outputs already set) to the node arena without placing it in an order.
+    /// Adds `node` to the node arena without placing it in an order: it becomes the
+    /// definition of its outputs, and its inputs are linked.
     pub fn add_node(&mut self, node: Node) -> NodeId {
         let id = NodeId(self.nodes.add_node(node));
         for slot in 0..self.nodes[id.0].outputs.len() {
@@ -772,11 +864,16 @@ impl Model {
                 self.values[v.index()].def = Def::Node(id, slot);
             }
         }
+        for slot in 0..self.nodes[id.0].inputs.len() {
+            if let Some(v) = self.nodes[id.0].inputs[slot] {
+                self.link(v, id);
+            }
+        }
         id
     }
 
-    /// Adds the edge for `value` used by `consumer` (see [`Model::nodes`]).
-    pub fn link(&mut self, value: ValueId, consumer: NodeId) {
+    /// Adds the edge for `value` used by `consumer` (see the `nodes` field).
+    pub(crate) fn link(&mut self, value: ValueId, consumer: NodeId) {
         if let Def::Node(producer, _) = self.value(value).def {
             let graph = self.node(producer).graph;
             if let Some(user) = self.ancestor_in(consumer, graph) {

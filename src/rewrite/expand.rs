@@ -42,7 +42,7 @@ pub struct Report {
 /// let inf = infer::infer(&model, &infer::Options::default());
 /// let report = rewrite::expand(&mut model, &inf)?;
 /// assert_eq!(report.rewritten, 4); // Sum, Max, Min and Mean
-/// let ops: Vec<&str> = model.graph(Model::MAIN).order.iter().map(|n| model.node(*n).op_type.as_str()).collect();
+/// let ops: Vec<&str> = model.graph(Model::MAIN).order().iter().map(|n| model.node(*n).op_type.as_str()).collect();
 /// assert!(ops.contains(&"Expand"));
 /// # Ok::<(), onnx_bcast::Error>(())
 /// ```

@@ -1,11 +1,11 @@
 //! A tiny model builder for tests: assembles `ModelProto`s from the prost types in
-//! `onnx_bcast::onnx` (the same messages a `.onnx` file holds), encodes them, and loads them
+//! `onnx_bcast::io::proto` (the same messages a `.onnx` file holds), encodes them, and loads them
 //! through `io::decode` or writes them to a file for the CLI.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 
-use onnx_bcast::onnx::{
+use onnx_bcast::io::proto::{
     attribute_proto::AttributeType, tensor_proto::DataType, tensor_shape_proto, type_proto, AttributeProto, GraphProto,
     ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };

@@ -670,7 +670,7 @@ fn help_names_exit_codes_arguments_and_formats() {
 fn windows_that_do_not_fit() {
     use build::{input, model, node, with_floats, with_ints, with_str};
     let dir = scratch("windows");
-    let check = |m: &onnx_bcast::onnx::ModelProto, name: &str| {
+    let check = |m: &onnx_bcast::io::proto::ModelProto, name: &str| {
         let p = build::write(m, &dir, name);
         let r = run(&[Path::new("check"), p.as_path()]);
         let inf = run(&[Path::new("infer"), p.as_path(), Path::new("--format"), Path::new("json")]);
@@ -826,7 +826,7 @@ fn a_model_without_opsets_is_read_alike_everywhere() {
 /// and added to the first. onnxruntime divides pooling sizes toward zero, so a pooling runs on
 /// an input smaller than its window; run for h = 1..=40 (onnxruntime 1.32) it accepts 1, 2, 3,
 /// 4, 5, 8, 9, 12, 13, ...: 1 to 3, then h mod 4 of 0 or 1; h = 6 fails at `sum` (3 and 2).
-fn pooled_model() -> onnx_bcast::onnx::ModelProto {
+fn pooled_model() -> onnx_bcast::io::proto::ModelProto {
     use build::{input, model, node, with_int, with_ints};
     let pool = |name: &str, i: &str, o: &str| {
         with_ints(with_ints(node(name, "MaxPool", &[i], &[o]), "kernel_shape", &[2]), "strides", &[2])
@@ -884,7 +884,7 @@ fn contracts_say_which_sizes_run() {
 #[test]
 fn a_condition_no_size_satisfies_is_an_error() {
     use build::{input, model, node};
-    use onnx_bcast::onnx;
+    use onnx_bcast::io::proto as onnx;
     let shape = onnx::TensorProto {
         name: Some("shape".into()),
         data_type: Some(7),
@@ -910,9 +910,9 @@ fn a_condition_no_size_satisfies_is_an_error() {
 }
 
 /// x [BATCH, H] reshaped to [BATCH, -1, K]: H must be a multiple of K.
-fn windowed(batch: D, h: &'static str, k: i64) -> onnx_bcast::onnx::ModelProto {
+fn windowed(batch: D, h: &'static str, k: i64) -> onnx_bcast::io::proto::ModelProto {
     use build::{input, model, node};
-    let shape = onnx_bcast::onnx::TensorProto {
+    let shape = onnx_bcast::io::proto::TensorProto {
         name: Some("shape".into()),
         data_type: Some(7),
         dims: vec![3],
@@ -1012,7 +1012,7 @@ fn splits_say_which_sizes_divide() {
 #[test]
 fn rules_declared_as_data_carry_shapes_through_custom_ops() {
     use build::{input, model, node};
-    let custom = |name: &str, i: &str, o: &str| onnx_bcast::onnx::NodeProto {
+    let custom = |name: &str, i: &str, o: &str| onnx_bcast::io::proto::NodeProto {
         domain: Some("my.ops".into()),
         ..node(name, "Scale2", &[i], &[o])
     };
@@ -1022,7 +1022,7 @@ fn rules_declared_as_data_carry_shapes_through_custom_ops() {
         vec![custom("s1", "x", "a"), custom("s2", "a", "b"), node("add", "Add", &["b", "z"], &["y"])],
         &["y"],
     );
-    m.opset_import.push(onnx_bcast::onnx::OperatorSetIdProto { domain: Some("my.ops".into()), version: Some(1) });
+    m.opset_import.push(onnx_bcast::io::proto::OperatorSetIdProto { domain: Some("my.ops".into()), version: Some(1) });
     let dir = scratch("op_rules");
     let p = build::write(&m, &dir, "custom.onnx");
     // Without a rule: one warning for the op, with its count; the Add cannot be checked.
@@ -1081,7 +1081,7 @@ fn the_shipped_contrib_rules_parse() {
 #[test]
 fn contrib_ops_have_onnxruntimes_shapes() {
     use build::{input, model, node, with_int};
-    use onnx_bcast::onnx;
+    use onnx_bcast::io::proto as onnx;
     let ms = |n: onnx::NodeProto| onnx::NodeProto { domain: Some("com.microsoft".into()), ..n };
     let nodes = vec![
         ms(with_int(node("att", "Attention", &["x", "w", "bias", "", "past"], &["a", "present"]), "num_heads", 4)),
@@ -1139,11 +1139,11 @@ fn contrib_attributes_that_overflow_are_findings() {
     let mut m = model(
         17,
         vec![input("q", &[2i64, 5, 16])],
-        vec![onnx_bcast::onnx::NodeProto { domain: Some("com.microsoft".into()), ..gqa }],
+        vec![onnx_bcast::io::proto::NodeProto { domain: Some("com.microsoft".into()), ..gqa }],
         &["o"],
     );
     m.opset_import
-        .push(onnx_bcast::onnx::OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) });
+        .push(onnx_bcast::io::proto::OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) });
     let p = build::write(&m, &scratch("contrib"), "gqa_overflow.onnx");
     let r = run(&[OsStr::new("check"), p.as_os_str()]);
     assert_eq!(r.code, 1, "{}", r.stdout);

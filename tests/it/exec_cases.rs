@@ -180,8 +180,7 @@ fn cli_test_skips_what_the_executor_does_not_run() {
 
 #[test]
 fn expand_past_the_budget_fails_at_once() {
-    let mut node = Node::new("expand_huge", "Expand", Model::MAIN);
-    node.inputs = vec![None, None].into();
+    let node = Node::new("expand_huge", "Expand", Model::MAIN).with_inputs([None, None]);
     let x = HostTensor::from_vec(vec![1], vec![1.5f32]).unwrap();
     let shape = HostTensor::from_vec(vec![2], vec![1_000_000i64, 1_000_000]).unwrap();
     let start = Instant::now();

@@ -32,7 +32,7 @@ fn naive_expand<T: Clone>(v: &[T], shape: &[usize], out: &[usize]) -> Vec<T> {
 
 fn node(op: &str, inputs: usize) -> Node {
     let mut n = Node::new("n", op, Model::MAIN);
-    n.inputs = vec![None; inputs].into();
+    n = n.with_inputs(vec![None; inputs]);
     if op == "Mod" {
         n.attrs.push(Attribute::new("fmod", AttrValue::Int(0)));
     }

@@ -13,7 +13,7 @@ use crate::build;
 
 use build::{model, node, typed, D};
 use onnx_bcast::exec::{self, HostTensor};
-use onnx_bcast::onnx::tensor_proto::DataType;
+use onnx_bcast::io::proto::tensor_proto::DataType;
 use onnx_bcast::{infer, io, rewrite, Model};
 use proptest::prelude::*;
 

@@ -100,8 +100,7 @@ fn build(spec: &Spec) -> Model {
 fn unfused(spec: &Spec, feeds: &HashMap<String, HostTensor>) -> Vec<HostTensor> {
     let mut vals = feeds.clone();
     for (op, ins, out) in &spec.nodes {
-        let mut n = Node::new(out, op, Model::MAIN);
-        n.inputs = vec![None; ins.len()].into();
+        let n = Node::new(out, op, Model::MAIN).with_inputs(vec![None; ins.len()]);
         let inputs = ins.iter().map(|i| Some(vals[i].clone())).collect();
         let mut r = exec::run_node(&n, 17, inputs, &Options::default()).unwrap_or_else(|e| panic!("{op}: {e}"));
         vals.insert(out.clone(), r.remove(0));
@@ -114,7 +113,7 @@ fn fused(spec: &Spec, feeds: &HashMap<String, HostTensor>) -> (Vec<HostTensor>, 
     let (order, _) = model.topo_order(Model::MAIN);
     let mut uses = HashMap::new();
     for n in &order {
-        for v in model.node(*n).inputs.iter().flatten() {
+        for v in model.node(*n).inputs().iter().flatten() {
             *uses.entry(*v).or_insert(0usize) += 1;
         }
     }

@@ -55,10 +55,10 @@ fn judge(case: &common::Case) -> Verdict {
     strip_declared(&mut model);
     let inf = infer(&model, &fed_values(case, &model));
     if std::env::var("NODE_CASE").is_ok_and(|n| n == case.name) {
-        for (i, v) in model.values.iter().enumerate() {
-            let id = model.local(v.graph, &v.name);
-            if let Some(id) = id.filter(|id| id.index() == i) {
-                eprintln!("{}: {:?} value {:?}", v.name, inf.ty(id), inf.value(id));
+        for id in model.value_ids() {
+            let v = model.value(id);
+            if model.local(v.graph(), v.name()) == Some(id) {
+                eprintln!("{}: {:?} value {:?}", v.name(), inf.ty(id), inf.value(id));
             }
         }
         eprintln!("{:#?}", inf.diagnostics);

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use onnx_bcast::infer::{infer, Options};
-use onnx_bcast::onnx::{
+use onnx_bcast::io::proto::{
     tensor_proto, tensor_shape_proto, type_proto, GraphProto, ModelProto, NodeProto, OperatorSetIdProto,
     TensorShapeProto, TypeProto, ValueInfoProto,
 };

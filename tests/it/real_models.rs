@@ -13,7 +13,8 @@ fn paddle_ocr_classifier_every_tensor_ranked() {
     let inf = infer(&model, &Options::default());
     assert!(!inf.has_errors(), "{:?}", inf.diagnostics);
     let main = model.graph(Model::MAIN);
-    let outputs: Vec<_> = main.order.iter().flat_map(|n| model.node(*n).outputs.iter().flatten().copied()).collect();
+    let outputs: Vec<_> =
+        main.order().iter().flat_map(|n| model.node(*n).outputs().iter().flatten().copied()).collect();
     assert_eq!(outputs.len(), 566);
     let unranked: Vec<&str> = outputs.iter().filter(|v| inf.shape(**v).is_none()).map(|v| model.name(*v)).collect();
     assert!(unranked.is_empty(), "{unranked:?}");

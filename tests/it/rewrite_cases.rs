@@ -46,7 +46,7 @@ fn expand_leaves_no_implicit_broadcast_in_family_cases() {
         let bad = violations(&m, &inf);
         assert!(bad.is_empty(), "{}: {bad:?}", case.name);
         if before > 0 {
-            assert!(m.nodes.node_count() > model.nodes.node_count(), "{}: nothing was inserted", case.name);
+            assert!(m.node_count() > model.node_count(), "{}: nothing was inserted", case.name);
             rewritten += 1;
         }
     }
@@ -77,7 +77,7 @@ fn implicit_undoes_expand() {
     for case in family() {
         let model = load(&case);
         let ops = |m: &Model| -> Vec<String> {
-            m.graph(Model::MAIN).order.iter().map(|n| m.node(*n).op_type.to_string()).collect()
+            m.graph(Model::MAIN).order().iter().map(|n| m.node(*n).op_type.to_string()).collect()
         };
         let original = ops(&model);
         if original.iter().any(|op| op == "Expand" || op == "Tile") {
@@ -88,7 +88,7 @@ fn implicit_undoes_expand() {
         let mut m = io::decode(&bytes, case.name.as_ref(), None).unwrap();
         let inf = onnx_bcast::infer::infer(&m, &Options::default());
         let report = rewrite::implicit(&mut m, &inf).unwrap();
-        assert_eq!(m.nodes.node_count(), model.nodes.node_count(), "{}: {report:?}", case.name);
+        assert_eq!(m.node_count(), model.node_count(), "{}: {report:?}", case.name);
         assert_eq!(ops(&m), original, "{}", case.name);
         assert!(m.graph(Model::MAIN).value_info.len() <= model.graph(Model::MAIN).value_info.len());
         // The graph still infers as the original did.
@@ -106,10 +106,10 @@ fn implicit_keeps_expands_that_change_the_result() {
     // test_expand_dim_changed: Expand is the model's only node and feeds the graph output.
     let case = family().into_iter().find(|c| c.name == "test_expand_dim_changed").unwrap();
     let mut m = load(&case);
-    let before = m.nodes.node_count();
+    let before = m.node_count();
     let inf = onnx_bcast::infer::infer(&m, &Options::default());
     assert_eq!(rewrite::implicit(&mut m, &inf).unwrap().removed, 0);
-    assert_eq!(m.nodes.node_count(), before);
+    assert_eq!(m.node_count(), before);
 }
 
 #[test]
@@ -121,7 +121,7 @@ fn legacy_cases_become_explicit_without_attributes() {
         let inf = infer(&m, &Options::default());
         assert!(!inf.has_errors(), "{}: {:?}", case.name, inf.diagnostics);
         assert!(violations(&m, &inf).is_empty(), "{}", case.name);
-        for n in m.nodes.node_weights() {
+        for n in m.nodes().map(|(_, n)| n) {
             assert!(n.attr("broadcast").is_none(), "{}: {} keeps broadcast", case.name, n.name);
             if n.op_type != "Constant" && n.op_type != "Unsqueeze" {
                 assert!(n.attr("axis").is_none(), "{}", case.name);
@@ -145,8 +145,8 @@ fn annotate_covers_every_tensor_of_every_graph() {
     for g in m.graph_ids() {
         let graph = m.graph(g);
         let declared: Vec<_> = graph.value_info.iter().chain(&graph.outputs).map(|v| v.value).collect();
-        for n in &graph.order {
-            for v in m.node(*n).outputs.iter().flatten() {
+        for n in graph.order() {
+            for v in m.node(*n).outputs().iter().flatten() {
                 assert!(declared.contains(v), "{}: {} has no value_info", graph.path, m.name(*v));
             }
         }
@@ -220,7 +220,7 @@ fn rewrites_hold_over_every_backend_case() {
 #[test]
 fn expand_declares_inserted_tensors_with_the_models_names_for_sizes() {
     use build::{input, load, model, node, with_int};
-    let declared_type = |m: &mut onnx_bcast::onnx::ModelProto| {
+    let declared_type = |m: &mut onnx_bcast::io::proto::ModelProto| {
         let g = m.graph.as_mut().expect("a graph");
         g.value_info.push(input("c", &["a + b"]));
     };
@@ -261,7 +261,7 @@ fn annotate_keeps_the_models_names_for_sizes() {
         let vi = g.value_info.iter().chain(&g.output).find(|vi| vi.name() == name).expect("annotated");
         dim_texts(vi)
     };
-    let annotated = |p: &onnx_bcast::onnx::ModelProto| {
+    let annotated = |p: &onnx_bcast::io::proto::ModelProto| {
         let mut m = load(p);
         let inf = onnx_bcast::infer::infer(&m, &Default::default());
         rewrite::annotate(&mut m, &inf);
@@ -275,14 +275,14 @@ fn annotate_keeps_the_models_names_for_sizes() {
 }
 
 /// The main graph of `m` as saved.
-fn saved(m: &Model) -> onnx_bcast::onnx::GraphProto {
+fn saved(m: &Model) -> onnx_bcast::io::proto::GraphProto {
     use prost::Message;
-    onnx_bcast::onnx::ModelProto::decode(io::encode(m).as_slice()).expect("saved").graph.expect("a graph")
+    onnx_bcast::io::proto::ModelProto::decode(io::encode(m).as_slice()).expect("saved").graph.expect("a graph")
 }
 
 /// Each dim of a value info's shape as its text: `dim_param` or `dim_value`.
-fn dim_texts(vi: &onnx_bcast::onnx::ValueInfoProto) -> Vec<String> {
-    use onnx_bcast::onnx::{tensor_shape_proto::dimension::Value, type_proto};
+fn dim_texts(vi: &onnx_bcast::io::proto::ValueInfoProto) -> Vec<String> {
+    use onnx_bcast::io::proto::{tensor_shape_proto::dimension::Value, type_proto};
     let Some(type_proto::Value::TensorType(t)) = vi.r#type.as_ref().and_then(|t| t.value.as_ref()) else {
         return Vec::new();
     };
@@ -299,7 +299,7 @@ fn dim_texts(vi: &onnx_bcast::onnx::ValueInfoProto) -> Vec<String> {
 /// A chain of `n` nodes that each broadcast `b: [4,1]` against the chain's
 /// `[batch, 4, seq]` (after the first, which meets `x: [batch,1,seq]`): Add, Mul, Sub, Div in
 /// turn. Only the last output is a graph output.
-fn chain(n: usize) -> onnx_bcast::onnx::ModelProto {
+fn chain(n: usize) -> onnx_bcast::io::proto::ModelProto {
     use build::{input, model, node, D};
     let ops = ["Add", "Mul", "Sub", "Div"];
     let nodes = (0..n)
@@ -324,11 +324,11 @@ fn expand_makes_each_expansion_once_per_graph() {
     use onnx_bcast::exec::{self, HostTensor};
     let added = |n: usize| {
         let original = build::load(&chain(n));
-        let before = original.nodes.node_count();
+        let before = original.node_count();
         let m = expanded(&original);
         let inf = infer(&m, &Options::default());
         assert!(violations(&m, &inf).is_empty());
-        (m.nodes.node_count() - before, m.graph(Model::MAIN).initializers.len(), original, m)
+        (m.node_count() - before, m.graph(Model::MAIN).initializers().len(), original, m)
     };
     let (nodes, inits, _, _) = added(4);
     let (nodes_40, inits_40, original, m) = added(40);
@@ -371,6 +371,6 @@ fn rewrites_refuse_errors_and_use_the_callers_inference() {
     let bound = Options { bindings: [("batch".to_string(), 2), ("seq".to_string(), 5)].into(), ..Options::default() };
     let inf = infer(&m, &bound);
     rewrite::expand(&mut m, &inf).unwrap();
-    let ops: Vec<&str> = m.nodes.node_weights().map(|n| n.op_type.as_str()).collect();
+    let ops: Vec<&str> = m.nodes().map(|(_, n)| n).map(|n| n.op_type.as_str()).collect();
     assert!(ops.contains(&"Expand") && !ops.contains(&"Shape"), "{ops:?}");
 }

@@ -62,7 +62,7 @@ fn dim_bindings_specialise_the_model() {
         let Some(Type::Tensor { shape: Some(s), .. }) = &i.ty else { panic!() };
         assert!(s.iter().all(|d| matches!(d, Dim::Known(_))), "{s:?}");
     }
-    assert!(m.nodes.node_weights().all(|n| n.op_type != "Shape"));
+    assert!(m.nodes().map(|(_, n)| n).all(|n| n.op_type != "Shape"));
     assert!(violations(&m, &infer(&m, &Options::default())).is_empty());
 }
 
@@ -119,7 +119,7 @@ fn a_large_model_is_annotated_as_the_library_annotates_it() {
     assert_eq!(onnx_bcast::rewrite::annotate(&mut want, &inf), 59_999);
     let written = std::fs::read(&dst).unwrap();
     assert!(written == onnx_bcast::io::encode(&want), "the command wrote other bytes than the library");
-    let y = onnx_bcast::onnx::ModelProto::decode(written.as_slice()).unwrap();
+    let y = onnx_bcast::io::proto::ModelProto::decode(written.as_slice()).unwrap();
     let last = y.graph.unwrap().value_info.into_iter().last().unwrap();
     let name = "a_rather_long_tensor_name_59998";
     assert_eq!(last, build::input(name, &[D::S("batch"), D::N(4), D::S("seq")]));
@@ -155,7 +155,7 @@ fn fix_declared_replaces_contradicted_types() {
             stderr.contains("warning[declared-type-fixed]: graph output 'y': the declared type float32[1, seqlen] is replaced by the inferred float32[2, 3] (size 1 is declared at axis 0, 2 is inferred)"),
             "{cmd}: {stderr}"
         );
-        let written = onnx_bcast::onnx::ModelProto::decode(std::fs::read(&dst).unwrap().as_slice()).unwrap();
+        let written = onnx_bcast::io::proto::ModelProto::decode(std::fs::read(&dst).unwrap().as_slice()).unwrap();
         assert_eq!(written.graph.unwrap().output[0], build::input("y", &[2i64, 3]), "{cmd}");
     }
     // Another error besides: still refused.
@@ -192,7 +192,7 @@ fn verify_checks_every_rewritten_site() {
     assert!(stdout.contains("1 site changed at batch=2, seq=4: 1 identical, 0 differ, 0 not run"), "{stdout}");
     assert!(stdout.contains("whole model: not run (node soft: the executor does not run Softmax)"), "{stdout}");
     // Broken on purpose: the Add takes b where the rewrite expanded it, unexpanded x.
-    let mut broken = onnx_bcast::onnx::ModelProto::decode(std::fs::read(&dst).unwrap().as_slice()).unwrap();
+    let mut broken = onnx_bcast::io::proto::ModelProto::decode(std::fs::read(&dst).unwrap().as_slice()).unwrap();
     let g = broken.graph.as_mut().unwrap();
     let add = g.node.iter_mut().find(|n| n.name.as_deref() == Some("add0")).unwrap();
     add.input[1] = "x".into();

@@ -103,7 +103,7 @@ fn broadcasts_of_unknown_rank_are_computed_in_the_graph() {
         17,
         vec![
             build::input("x", &[D::S("n")]),
-            build::typed("s", onnx_bcast::onnx::tensor_proto::DataType::Int64, &[D::S("k")]),
+            build::typed("s", onnx_bcast::io::proto::tensor_proto::DataType::Int64, &[D::S("k")]),
             build::input("b", &[1i64, 3]),
         ],
         vec![build::node("shape_it", "Reshape", &["x", "s"], &["y"]), build::node("add0", "Add", &["y", "b"], &["z"])],
@@ -135,6 +135,6 @@ fn broadcasts_of_unknown_rank_are_computed_in_the_graph() {
         assert_eq!(format!("{:?}", got[0].1.data), format!("{:?}", want[0].1.data), "{s:?}");
     }
     // At run time the Add sees operands of its output's shape: no implicit broadcast is left.
-    let ops: Vec<&str> = expanded.nodes.node_weights().map(|n| n.op_type.as_str()).collect();
+    let ops: Vec<&str> = expanded.nodes().map(|(_, n)| n).map(|n| n.op_type.as_str()).collect();
     assert_eq!(ops.iter().filter(|o| **o == "Expand").count(), 2, "{ops:?}");
 }

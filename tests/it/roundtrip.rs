@@ -4,7 +4,7 @@ use crate::common;
 
 use std::path::Path;
 
-use onnx_bcast::onnx::ModelProto;
+use onnx_bcast::io::proto::ModelProto;
 use prost::Message;
 
 /// Loads `path` into the IR, encodes it again and compares with the original message. The

@@ -9,7 +9,7 @@ use crate::build;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use build::D;
-use onnx_bcast::onnx::{
+use onnx_bcast::io::proto::{
     attribute_proto::AttributeType, tensor_proto::DataType, AttributeProto, NodeProto, TensorProto,
 };
 use prost::Message;
@@ -114,8 +114,10 @@ fn case(def: &onnx_bcast::ops::OpDef, n: usize, rng: &mut Rng) -> Vec<u8> {
     }
     let mut m = build::model(def.since.max(1), inputs, vec![node], &["y0"]);
     if !def.domain.is_empty() {
-        m.opset_import
-            .push(onnx_bcast::onnx::OperatorSetIdProto { domain: Some(def.domain.into()), version: Some(def.since) });
+        m.opset_import.push(onnx_bcast::io::proto::OperatorSetIdProto {
+            domain: Some(def.domain.into()),
+            version: Some(def.since),
+        });
     }
     m.graph.as_mut().unwrap().initializer = inits;
     m.encode_to_vec()
@@ -146,7 +148,7 @@ fn every_rule_survives_small_and_empty_sizes() {
                 }
             }));
             if ran.is_err() {
-                let m = onnx_bcast::onnx::ModelProto::decode(bytes.as_slice()).unwrap();
+                let m = onnx_bcast::io::proto::ModelProto::decode(bytes.as_slice()).unwrap();
                 failures.push(format!("{} (opset {}): {:?}", def.op, def.since, m.graph.unwrap()));
             }
         }

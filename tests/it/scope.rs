@@ -31,25 +31,25 @@ fn chain(n: usize) -> Model {
 
 /// The output of the `i`-th node in file order.
 fn output(m: &Model, i: usize) -> ValueId {
-    m.node(m.graph(Model::MAIN).order[i]).outputs[0].expect("has an output")
+    m.node(m.graph(Model::MAIN).order()[i]).outputs()[0].expect("has an output")
 }
 
 fn input(m: &Model, i: usize, slot: usize) -> ValueId {
-    m.node(m.graph(Model::MAIN).order[i]).inputs[slot].expect("has the input")
+    m.node(m.graph(Model::MAIN).order()[i]).inputs()[slot].expect("has the input")
 }
 
 fn check(n: usize) {
     let m = chain(n);
     let h = n / 2;
     let x = m.local(Model::MAIN, "x").expect("x is defined");
-    assert_eq!(m.value(x).def, Def::Input, "{n} nodes: the graph input keeps x");
+    assert_eq!(m.value(x).def(), Def::Input, "{n} nodes: the graph input keeps x");
     let t10 = output(&m, 10);
     assert_eq!(m.local(Model::MAIN, "t10"), Some(t10), "{n} nodes: node 10 keeps t10");
 
     // Later definitions shadow the first, and nothing else does.
-    assert_eq!(m.value(output(&m, h)).shadows, Some(x), "{n} nodes");
-    assert_eq!(m.value(output(&m, h + 1)).shadows, Some(t10), "{n} nodes");
-    let shadowing = m.values.iter().filter(|v| v.shadows.is_some()).count();
+    assert_eq!(m.value(output(&m, h)).shadows(), Some(x), "{n} nodes");
+    assert_eq!(m.value(output(&m, h + 1)).shadows(), Some(t10), "{n} nodes");
+    let shadowing = m.value_ids().filter(|v| m.value(*v).shadows().is_some()).count();
     assert_eq!(shadowing, 2, "{n} nodes: only the two redefinitions shadow");
 
     // Uses resolve to the first definition, wherever they are.
@@ -64,10 +64,10 @@ fn check(n: usize) {
         assert_eq!(input(&m, i, 1), x, "{n} nodes: node {i}'s second input");
     }
     // The edges agree with the inputs: each output's users are the nodes that take it.
-    let order = &m.graph(Model::MAIN).order;
+    let order = m.graph(Model::MAIN).order();
     let mut takers: std::collections::HashMap<ValueId, Vec<_>> = std::collections::HashMap::new();
     for u in order {
-        for v in m.node(*u).inputs.iter().flatten() {
+        for v in m.node(*u).inputs().iter().flatten() {
             takers.entry(*v).or_default().push(*u);
         }
     }
@@ -99,7 +99,7 @@ fn large_graphs_keep_the_first_definition() {
 #[test]
 fn topological_order_follows_the_file_where_it_can() {
     // The names of the nodes in topological order, and of those on or behind a cycle.
-    let order = |nodes: Vec<onnx_bcast::onnx::NodeProto>, outputs: &[&str]| -> (Vec<String>, Vec<String>) {
+    let order = |nodes: Vec<onnx_bcast::io::proto::NodeProto>, outputs: &[&str]| -> (Vec<String>, Vec<String>) {
         let m = build::load(&build::model(17, vec![build::input("x", &[4])], nodes, outputs));
         let (order, cyclic) = m.topo_order(Model::MAIN);
         let names = |ids: &[onnx_bcast::ir::NodeId]| ids.iter().map(|n| m.node(*n).name.to_string()).collect();

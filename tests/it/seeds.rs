@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use onnx_bcast::infer::{infer, Options};
-use onnx_bcast::onnx::ModelProto;
+use onnx_bcast::io::proto::ModelProto;
 use onnx_bcast::shape::{self, BroadcastError, Dim};
 use onnx_bcast::{Model, Severity};
 use serde_json::Value;

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use onnx_bcast::infer::{infer, Inference, Options};
-use onnx_bcast::onnx::{
+use onnx_bcast::io::proto::{
     attribute_proto, tensor_proto, tensor_shape_proto, type_proto, AttributeProto, GraphProto, ModelProto, NodeProto,
     OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
@@ -366,7 +366,7 @@ fn expand_carries_shape_tensor_contents() {
 
 #[test]
 fn model_local_functions_are_inferred_through_their_bodies() {
-    use onnx_bcast::onnx::FunctionProto;
+    use onnx_bcast::io::proto::FunctionProto;
     // local.AddT(x, y) = Transpose<perm = @perm>(Add(x, y)), called with perm = [0, 2, 1] and
     // without it (Transpose's default reverses the axes).
     let mut transpose = node("Transpose", &["t"], &["z"]);

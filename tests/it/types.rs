@@ -8,7 +8,7 @@ use crate::build;
 
 use build::{node, typed, with_int};
 use onnx_bcast::infer::{infer, Options};
-use onnx_bcast::onnx::{tensor_proto::DataType, ModelProto, NodeProto, ValueInfoProto};
+use onnx_bcast::io::proto::{tensor_proto::DataType, ModelProto, NodeProto, ValueInfoProto};
 use onnx_bcast::{ops, Severity};
 
 /// The (code, message) of every finding about element types, in order.

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use onnx_bcast::onnx::{self, tensor_shape_proto::dimension::Value as DV, type_proto};
+use onnx_bcast::io::proto::{self as onnx, tensor_shape_proto::dimension::Value as DV, type_proto};
 use prost::Message;
 
 fn entry(k: &str, v: &str) -> onnx::StringStringEntryProto {
@@ -216,7 +216,7 @@ fn a_graph_given_twice_is_merged_as_prost_merges() {
     agrees_with_prost(&bytes);
     let loaded = load(&bytes).unwrap();
     assert_eq!(loaded.graph(onnx_bcast::Model::MAIN).name, "renamed");
-    assert_eq!(loaded.graph(onnx_bcast::Model::MAIN).order.len(), 6);
+    assert_eq!(loaded.graph(onnx_bcast::Model::MAIN).order().len(), 6);
 }
 
 #[test]
@@ -239,7 +239,7 @@ fn odd_encodings_load_or_fail_as_prost_decides() {
     let unicode = node(Some("ノード"), "Relu", &["入力"], &["y\u{e9}"]).encode_to_vec();
     agrees_with_prost(&graph_with_node(&unicode));
     let loaded = load(&graph_with_node(&unicode)).unwrap();
-    let n = loaded.graph(onnx_bcast::Model::MAIN).order[0];
+    let n = loaded.graph(onnx_bcast::Model::MAIN).order()[0];
     assert_eq!(loaded.node(n).name, "ノード");
     agrees_with_prost(&graph_with_node(&field(Vec::new(), 3, b"abcdefgh\xff")));
     // A node input given as a varint instead of a string.
