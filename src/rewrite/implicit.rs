@@ -7,11 +7,11 @@ use std::collections::{HashMap, HashSet};
 
 use crate::dtype::DType;
 use crate::infer::{self, Inference};
-use crate::ir::{AttrValue, Def, GraphId, IdMap, Model, NodeId, TensorData, ValueId};
+use crate::ir::{AttrValue, Def, Model, NodeId, TensorData, ValueId};
 use crate::ops::ShapeRule;
 use crate::shape::{multi, uni, Dim, Shape};
 
-use super::{family_rule, opset_of, same, same_shape};
+use super::{family_rule, opset_of, same, same_shape, Patch, Wire};
 
 /// What `implicit` did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -22,35 +22,53 @@ pub struct Report {
     pub dead: usize,
 }
 
-/// Removes redundant explicit broadcasts until none is left, starting from the caller's
-/// inference of `model` (each further round infers the result again, under the same
-/// options). A model with error findings is refused, as the command line refuses it.
+/// Removes redundant explicit broadcasts until none is left, given the caller's inference of
+/// `model`. Inference is not run again: a removal is planned only where every consumer's
+/// output keeps its type, so the inference stays the model's after each round (a chain
+/// `Unsqueeze -> Expand -> Add` loses its Expand in one round, its Unsqueeze in the next).
+/// In debug builds the result is inferred again and its graph outputs compared. A model with
+/// error findings is refused, as the command line refuses it.
 pub fn implicit(model: &mut Model, inf: &Inference) -> crate::Result<Report> {
     if inf.has_errors() {
         return Err(crate::Error::Findings { errors: inf.errors() });
     }
     let mut report = Report::default();
-    let mut round = plan(model, inf);
-    while !round.remove.is_empty() {
-        report.removed += round.remove.len();
-        report.dead += apply(model, round);
-        round = plan(model, &infer::infer(model, inf.options()));
+    loop {
+        let patch = plan(model, inf);
+        if patch.is_empty() {
+            break;
+        }
+        report.removed += patch.removals();
+        report.dead += patch.apply(model);
     }
+    #[cfg(debug_assertions)]
+    outputs_kept(model, inf);
     Ok(report)
 }
 
-/// Consumers' inputs to replace, and the nodes that become unused.
-#[derive(Debug, Default)]
-struct Plan {
-    subs: Vec<(NodeId, usize, ValueId)>,
-    remove: Vec<NodeId>,
+/// The invariant: the graph outputs' inferred shapes are what they were.
+#[cfg(debug_assertions)]
+fn outputs_kept(model: &Model, inf: &Inference) {
+    let again = infer::infer(model, inf.options());
+    for g in model.graph_ids() {
+        for o in &model.graph(g).outputs {
+            if let (Some(a), Some(b)) = (inf.shape(o.value), again.shape(o.value)) {
+                assert!(
+                    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.known().is_none() || x == y),
+                    "implicit changed output {}: {a:?} became {b:?}",
+                    model.name(o.value)
+                );
+            }
+        }
+    }
 }
 
-fn plan(model: &Model, inf: &Inference) -> Plan {
+/// One round: consumers' inputs to rewire past redundant broadcasts, which the patch removes.
+fn plan(model: &Model, inf: &Inference) -> Patch {
     let graph_outputs: HashSet<ValueId> = model.graphs.iter().flat_map(|g| g.outputs.iter().map(|o| o.value)).collect();
     // Each consumer's inputs as the plan so far leaves them.
     let mut current: HashMap<NodeId, Vec<Option<ValueId>>> = HashMap::new();
-    let mut out = Plan::default();
+    let mut out = Patch::default();
     for g in model.graph_ids() {
         for &r in &model.graph(g).order {
             let node = model.node(r);
@@ -94,12 +112,12 @@ fn plan(model: &Model, inf: &Inference) -> Plan {
             for (u, ins) in trial {
                 for (slot, v) in model.node(u).inputs.iter().enumerate() {
                     if *v == Some(*y) {
-                        out.subs.push((u, slot, *x));
+                        out.rewire(u, slot, Wire::Old(*x));
                     }
                 }
                 current.insert(u, ins);
             }
-            out.remove.push(r);
+            out.remove(r);
         }
     }
     out
@@ -201,86 +219,4 @@ fn unsqueeze_leading(model: &Model, inf: &Inference, r: NodeId) -> bool {
     let mut norm: Vec<i64> = axes.iter().map(|a| if *a < 0 { a + out_rank } else { *a }).collect();
     norm.sort_unstable();
     norm.iter().copied().eq(0..axes.len() as i64)
-}
-
-/// Applies the plan; gives how many nodes and initializers died with the removed nodes.
-fn apply(model: &mut Model, plan: Plan) -> usize {
-    for (u, slot, x) in plan.subs {
-        model.set_input(u, slot, Some(x));
-    }
-    // How many input slots of the nodes left take each value, kept as nodes die, and the
-    // removals done together at the end: removing nodes and initializers one at a time, and
-    // asking each value for its users, scanned the whole model each time (31 s for
-    // `implicit` of an expanded 10k-node chain).
-    let mut uses: IdMap<ValueId, usize> = IdMap::default();
-    for node in model.nodes.node_weights() {
-        for v in node.inputs.iter().flatten() {
-            *uses.entry(*v).or_default() += 1;
-        }
-    }
-    let graph_outputs: HashSet<ValueId> = model.graphs.iter().flat_map(|g| g.outputs.iter().map(|o| o.value)).collect();
-    let mut removed: HashSet<NodeId> = HashSet::new();
-    let mut dead_inits: HashSet<(GraphId, usize)> = HashSet::new();
-    let mut gone: HashSet<ValueId> = HashSet::new();
-    let mut work: Vec<ValueId> = Vec::new();
-    // A node dies: its inputs lose a use each and are looked at next; its outputs go.
-    fn kill(
-        model: &Model,
-        n: NodeId,
-        uses: &mut IdMap<ValueId, usize>,
-        work: &mut Vec<ValueId>,
-        gone: &mut HashSet<ValueId>,
-    ) {
-        let node = model.node(n);
-        for v in node.inputs.iter().flatten() {
-            if let Some(k) = uses.get_mut(v) {
-                *k = k.saturating_sub(1);
-            }
-            work.push(*v);
-        }
-        gone.extend(node.outputs.iter().flatten());
-    }
-    for r in plan.remove {
-        if removed.insert(r) {
-            kill(model, r, &mut uses, &mut work, &mut gone);
-        }
-    }
-    let unused =
-        |v: &ValueId, uses: &IdMap<ValueId, usize>| !graph_outputs.contains(v) && uses.get(v).is_none_or(|k| *k == 0);
-    let mut dead = 0;
-    while let Some(v) = work.pop() {
-        if !unused(&v, &uses) {
-            continue;
-        }
-        match model.value(v).def {
-            Def::Node(p, _) if !removed.contains(&p) => {
-                let node = model.node(p);
-                let pure = (node.domain.is_empty() || node.domain == "ai.onnx")
-                    && node.subgraphs().is_empty()
-                    && !node.op_type.starts_with("Random")
-                    && !matches!(node.op_type.as_str(), "Multinomial" | "Bernoulli");
-                if pure && node.outputs.iter().flatten().all(|o| unused(o, &uses)) {
-                    removed.insert(p);
-                    kill(model, p, &mut uses, &mut work, &mut gone);
-                    dead += 1;
-                }
-            }
-            Def::Initializer => {
-                let graph = model.value(v).graph;
-                if let Some(index) = model.value(v).initializer {
-                    if dead_inits.insert((graph, index)) {
-                        gone.insert(v);
-                        dead += 1;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    model.remove_nodes(&removed);
-    model.remove_initializers(&dead_inits);
-    for g in &mut model.graphs {
-        g.value_info.retain(|vi| !gone.contains(&vi.value));
-    }
-    dead
 }

@@ -12,7 +12,9 @@ use std::collections::{HashMap, HashSet};
 
 use crate::dtype::DType;
 use crate::infer::Inference;
-use crate::ir::{AttrValue, Attribute, Def, GraphId, Model, Node, NodeId, Tensor, TensorData, ValueId, ValueInfo};
+use crate::ir::{
+    AttrValue, Attribute, Def, GraphId, IdMap, Model, Node, NodeId, Tensor, TensorData, ValueId, ValueInfo,
+};
 use crate::ops::{self, ShapeRule};
 use crate::shape::{render, Dim, Term, Type};
 
@@ -154,13 +156,16 @@ struct NewNode {
 }
 
 /// Edits to a model, computed first and applied together by [`Patch::apply`]: new values,
-/// new nodes placed before existing ones, constants, rewired inputs and dropped attributes.
+/// new nodes placed before existing ones, constants, rewired inputs, dropped attributes and
+/// removed nodes.
 #[derive(Clone, Debug, Default)]
 pub struct Patch {
     values: Vec<NewValue>,
     nodes: Vec<NewNode>,
     rewires: Vec<(NodeId, usize, Wire)>,
     drop_attrs: Vec<(NodeId, &'static str)>,
+    /// Nodes removed once their outputs' users are rewired, with what only fed them.
+    remove: Vec<NodeId>,
     names: HashSet<String, foldhash::fast::RandomState>,
     /// For each base `fresh` found taken, the next suffix to try: every smaller one is taken,
     /// so a model whose nodes share one name costs one probe per new name, not one per
@@ -256,7 +261,12 @@ impl Patch {
 
     /// True when the patch changes nothing.
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty() && self.rewires.is_empty() && self.drop_attrs.is_empty()
+        self.nodes.is_empty() && self.rewires.is_empty() && self.drop_attrs.is_empty() && self.remove.is_empty()
+    }
+
+    /// The number of nodes it removes (not counting those that only fed them).
+    pub fn removals(&self) -> usize {
+        self.remove.len()
     }
 
     /// The number of nodes and constants it adds.
@@ -371,13 +381,20 @@ impl Patch {
         self.rewires.push((node, slot, wire));
     }
 
+    /// Removes `node`, whose outputs the patch's rewires leave unread, and then the pure
+    /// nodes and initializers that only fed it.
+    fn remove(&mut self, node: NodeId) {
+        self.remove.push(node);
+    }
+
     /// Removes attribute `name` from `node`.
     fn drop_attr(&mut self, node: NodeId, name: &'static str) {
         self.drop_attrs.push((node, name));
     }
 
-    /// Applies the edits to `model`.
-    pub fn apply(mut self, model: &mut Model) {
+    /// Applies the edits to `model`; gives how many nodes and initializers went with the
+    /// removed nodes because they only fed them.
+    pub fn apply(mut self, model: &mut Model) -> usize {
         let ids: Vec<ValueId> = self.values.iter().map(|v| model.add_value(v.graph, &v.name, Def::Undefined)).collect();
         let resolve = |w: Wire| match w {
             Wire::Old(v) => v,
@@ -444,7 +461,91 @@ impl Patch {
                 model.graph_mut(v.graph).value_info.push(ValueInfo::new(id, Some(ty)));
             }
         }
+        if self.remove.is_empty() {
+            return 0;
+        }
+        sweep(model, std::mem::take(&mut self.remove))
     }
+}
+
+/// Removes nodes `remove` (whose outputs nothing reads any more), then the pure nodes and
+/// initializers that only fed them; gives how many of those died with them.
+fn sweep(model: &mut Model, remove: Vec<NodeId>) -> usize {
+    // How many input slots of the nodes left take each value, kept as nodes die, and the
+    // removals done together at the end: removing nodes and initializers one at a time, and
+    // asking each value for its users, scanned the whole model each time (31 s for
+    // `implicit` of an expanded 10k-node chain).
+    let mut uses: IdMap<ValueId, usize> = IdMap::default();
+    for node in model.nodes.node_weights() {
+        for v in node.inputs.iter().flatten() {
+            *uses.entry(*v).or_default() += 1;
+        }
+    }
+    let graph_outputs: HashSet<ValueId> = model.graphs.iter().flat_map(|g| g.outputs.iter().map(|o| o.value)).collect();
+    let mut removed: HashSet<NodeId> = HashSet::new();
+    let mut dead_inits: HashSet<(GraphId, usize)> = HashSet::new();
+    let mut gone: HashSet<ValueId> = HashSet::new();
+    let mut work: Vec<ValueId> = Vec::new();
+    // A node dies: its inputs lose a use each and are looked at next; its outputs go.
+    fn kill(
+        model: &Model,
+        n: NodeId,
+        uses: &mut IdMap<ValueId, usize>,
+        work: &mut Vec<ValueId>,
+        gone: &mut HashSet<ValueId>,
+    ) {
+        let node = model.node(n);
+        for v in node.inputs.iter().flatten() {
+            if let Some(k) = uses.get_mut(v) {
+                *k = k.saturating_sub(1);
+            }
+            work.push(*v);
+        }
+        gone.extend(node.outputs.iter().flatten());
+    }
+    for r in remove {
+        if removed.insert(r) {
+            kill(model, r, &mut uses, &mut work, &mut gone);
+        }
+    }
+    let unused =
+        |v: &ValueId, uses: &IdMap<ValueId, usize>| !graph_outputs.contains(v) && uses.get(v).is_none_or(|k| *k == 0);
+    let mut dead = 0;
+    while let Some(v) = work.pop() {
+        if !unused(&v, &uses) {
+            continue;
+        }
+        match model.value(v).def {
+            Def::Node(p, _) if !removed.contains(&p) => {
+                let node = model.node(p);
+                let pure = (node.domain.is_empty() || node.domain == "ai.onnx")
+                    && node.subgraphs().is_empty()
+                    && !node.op_type.starts_with("Random")
+                    && !matches!(node.op_type.as_str(), "Multinomial" | "Bernoulli");
+                if pure && node.outputs.iter().flatten().all(|o| unused(o, &uses)) {
+                    removed.insert(p);
+                    kill(model, p, &mut uses, &mut work, &mut gone);
+                    dead += 1;
+                }
+            }
+            Def::Initializer => {
+                let graph = model.value(v).graph;
+                if let Some(index) = model.value(v).initializer {
+                    if dead_inits.insert((graph, index)) {
+                        gone.insert(v);
+                        dead += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    model.remove_nodes(&removed);
+    model.remove_initializers(&dead_inits);
+    for g in &mut model.graphs {
+        g.value_info.retain(|vi| !gone.contains(&vi.value));
+    }
+    dead
 }
 
 /// True when two dims are provably the same size: equal known sizes or equal symbols.
