@@ -8,10 +8,10 @@
 use std::collections::HashMap;
 
 use crate::infer::Inference;
-use crate::ir::{Def, GraphId, IdMap, Model, ValueId, ValueInfo};
+use crate::ir::{Def, GraphId, IdMap, Model, ValueId};
 use crate::shape::{Dim, Term, Type};
 
-use super::{declared_names, renamed, writable};
+use super::{declared_names, renamed, writable, Patch, Place};
 
 /// Annotates `model` with the types in `inf`; returns how many `value_info` entries it added.
 ///
@@ -68,78 +68,50 @@ impl Types for Taking<'_> {
 }
 
 fn annotate_from(model: &mut Model, inf: &mut impl Types, renames: &HashMap<Term, Term>) -> usize {
-    let mut added = 0;
-    let graphs: Vec<GraphId> = model.graph_ids().collect();
-    for g in graphs {
-        added += graph(model, g, inf, renames);
+    let mut patch = Patch::default();
+    for g in model.graph_ids() {
+        graph(model, g, inf, renames, &mut patch);
     }
+    let added = patch.new_infos();
+    patch.apply(model);
     added
 }
 
-fn graph(model: &mut Model, g: GraphId, inf: &mut impl Types, renames: &HashMap<Term, Term>) -> usize {
-    let fill_all = |infos: &mut Vec<ValueInfo>| {
-        for vi in infos.iter_mut() {
-            let owned;
-            let inferred = match inf.ty(vi.value) {
-                Some(t) if !renames.is_empty() => {
-                    owned = renamed(t.clone(), renames);
-                    Some(&owned)
-                }
-                t => t,
-            };
-            if let Some(ty) = fill(vi.ty.as_ref(), inferred) {
-                if vi.ty.as_ref() != Some(&ty) {
-                    vi.ty = Some(ty);
-                }
+/// The types to write in graph `g`: its inputs' and outputs' declared types filled in with
+/// what inference adds, and the inferred type of each value its nodes define.
+fn graph(model: &Model, g: GraphId, inf: &mut impl Types, renames: &HashMap<Term, Term>, patch: &mut Patch) {
+    let gr = model.graph(g);
+    for (place, infos) in [(Place::Input as fn(usize) -> Place, &gr.inputs), (Place::Output, &gr.outputs)] {
+        for (i, vi) in infos.iter().enumerate() {
+            let inferred = inf.ty(vi.value).map(|t| renamed(t.clone(), renames));
+            if let Some(ty) = fill(vi.ty.as_ref(), inferred.as_ref()).filter(|ty| vi.ty.as_ref() != Some(ty)) {
+                patch.declare(g, place(i), vi.value, ty);
             }
         }
-    };
-    let gr = model.graph_mut(g);
-    let mut inputs = std::mem::take(&mut gr.inputs);
-    let mut outputs = std::mem::take(&mut gr.outputs);
-    fill_all(&mut inputs);
-    fill_all(&mut outputs);
-    let gr = model.graph_mut(g);
-    gr.inputs = inputs;
-    gr.outputs = outputs;
-
+    }
     // Sorted, for a binary search per value: a graph may have as many outputs as nodes.
-    let mut outputs: Vec<ValueId> = model.graph(g).outputs.iter().map(|o| o.value).collect();
+    let mut outputs: Vec<ValueId> = gr.outputs.iter().map(|o| o.value).collect();
     outputs.sort_unstable();
-    let known: IdMap<ValueId, usize> =
-        model.graph(g).value_info.iter().enumerate().map(|(i, vi)| (vi.value, i)).collect();
-    let mut added = 0;
-    let m: &Model = model;
+    let known: IdMap<ValueId, usize> = gr.value_info.iter().enumerate().map(|(i, vi)| (vi.value, i)).collect();
     // Each value a node of this graph defines, once: the slot its definition names.
-    let produced: Vec<ValueId> = m
-        .graph(g)
+    let produced = gr
         .order
         .iter()
-        .flat_map(|n| m.node(*n).outputs.iter().enumerate().filter_map(move |(slot, v)| v.map(|v| (*n, slot, v))))
-        .filter(|(n, slot, v)| m.value(*v).graph == g && m.value(*v).def == Def::Node(*n, *slot))
-        .map(|(_, _, v)| v)
-        .collect();
-    model.graph_mut(g).value_info.reserve(produced.len().saturating_sub(known.len()));
+        .flat_map(|n| model.node(*n).outputs.iter().enumerate().filter_map(move |(slot, v)| v.map(|v| (*n, slot, v))))
+        .filter(|(n, slot, v)| model.value(*v).graph == g && model.value(*v).def == Def::Node(*n, *slot))
+        .map(|(_, _, v)| v);
     for v in produced {
         if outputs.binary_search(&v).is_ok() {
             continue;
         }
         let Some(ty) = inf.output(v).filter(writable).map(|t| renamed(t, renames)) else { continue };
         match known.get(&v) {
-            Some(&i) => {
-                let vi = &mut model.graph_mut(g).value_info[i];
-                if vi.ty.as_ref() != Some(&ty) {
-                    vi.ty = Some(ty);
-                }
-            }
-            None => {
-                // Met once (`produced` holds no value twice), so never looked up again.
-                model.graph_mut(g).value_info.push(ValueInfo::new(v, Some(ty)));
-                added += 1;
-            }
+            Some(&i) if gr.value_info[i].ty.as_ref() == Some(&ty) => {}
+            Some(&i) => patch.declare(g, Place::Info(i), v, ty),
+            // Met once (`produced` holds no value twice), so never looked up again.
+            None => patch.declare(g, Place::NewInfo, v, ty),
         }
     }
-    added
 }
 
 /// The declared type with what inference adds: unknown element types, ranks and dims filled

@@ -1,6 +1,6 @@
 //! Rewrites that keep a model's meaning: `annotate` (value_info for every tensor), `expand`
 //! (every implicit broadcast made explicit, legacy `broadcast`/`axis` forms included) and
-//! `implicit` (its inverse). Each computes a [`Patch`] from the model and the inference side
+//! `implicit` (its inverse). Each plans a [`Patch`] from the model and one inference side
 //! table, then applies it in one place (tract's `ModelPatch`).
 
 pub mod annotate;
@@ -155,9 +155,19 @@ struct NewNode {
     constant: Option<Tensor>,
 }
 
+/// Where a patch writes a value's type in its graph: the declared type of input or output
+/// `i`, `value_info` entry `i`, or a new `value_info` entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    Input(usize),
+    Output(usize),
+    Info(usize),
+    NewInfo,
+}
+
 /// Edits to a model, computed first and applied together by [`Patch::apply`]: new values,
-/// new nodes placed before existing ones, constants, rewired inputs, dropped attributes and
-/// removed nodes.
+/// new nodes placed before existing ones, constants, rewired inputs, dropped attributes,
+/// removed nodes and declared types.
 #[derive(Clone, Debug, Default)]
 pub struct Patch {
     values: Vec<NewValue>,
@@ -166,6 +176,8 @@ pub struct Patch {
     drop_attrs: Vec<(NodeId, &'static str)>,
     /// Nodes removed once their outputs' users are rewired, with what only fed them.
     remove: Vec<NodeId>,
+    /// Types written for existing values, each in its place in a graph.
+    types: Vec<(GraphId, Place, ValueId, Type)>,
     names: HashSet<String, foldhash::fast::RandomState>,
     /// For each base `fresh` found taken, the next suffix to try: every smaller one is taken,
     /// so a model whose nodes share one name costs one probe per new name, not one per
@@ -261,7 +273,16 @@ impl Patch {
 
     /// True when the patch changes nothing.
     pub fn is_empty(&self) -> bool {
-        self.nodes.is_empty() && self.rewires.is_empty() && self.drop_attrs.is_empty() && self.remove.is_empty()
+        self.nodes.is_empty()
+            && self.rewires.is_empty()
+            && self.drop_attrs.is_empty()
+            && self.remove.is_empty()
+            && self.types.is_empty()
+    }
+
+    /// The number of `value_info` entries it adds.
+    pub fn new_infos(&self) -> usize {
+        self.types.iter().filter(|t| t.1 == Place::NewInfo).count()
     }
 
     /// The number of nodes it removes (not counting those that only fed them).
@@ -387,6 +408,11 @@ impl Patch {
         self.remove.push(node);
     }
 
+    /// Declares `ty` for `value` at `place` in `graph`.
+    fn declare(&mut self, graph: GraphId, place: Place, value: ValueId, ty: Type) {
+        self.types.push((graph, place, value, ty));
+    }
+
     /// Removes attribute `name` from `node`.
     fn drop_attr(&mut self, node: NodeId, name: &'static str) {
         self.drop_attrs.push((node, name));
@@ -460,6 +486,19 @@ impl Patch {
             if let Some(ty) = v.ty {
                 model.graph_mut(v.graph).value_info.push(ValueInfo::new(id, Some(ty)));
             }
+        }
+        for (g, place, v, ty) in std::mem::take(&mut self.types) {
+            let gr = model.graph_mut(g);
+            let slot = match place {
+                Place::Input(i) => &mut gr.inputs[i].ty,
+                Place::Output(i) => &mut gr.outputs[i].ty,
+                Place::Info(i) => &mut gr.value_info[i].ty,
+                Place::NewInfo => {
+                    gr.value_info.push(ValueInfo::new(v, Some(ty)));
+                    continue;
+                }
+            };
+            *slot = Some(ty);
         }
         if self.remove.is_empty() {
             return 0;
