@@ -96,13 +96,9 @@ impl<const K: usize> Plan<K> {
         self.len
     }
 
-    /// True when the output is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
     /// The coalesced output dims (outermost first).
-    pub fn dims(&self) -> &[usize] {
+    #[cfg(test)]
+    fn dims(&self) -> &[usize] {
         &self.dims
     }
 

@@ -3,13 +3,13 @@
 //! rewrite must not change what a model computes) and a runtime for broadcasting graphs,
 //! including the opset<7 legacy broadcasts that onnxruntime no longer runs.
 
-pub mod broadcast;
+pub(crate) mod broadcast;
 pub mod compare;
 pub mod fuse;
-pub mod kernels;
+pub(crate) mod kernels;
 pub mod npy;
-pub mod scalar;
-pub mod shape_ops;
+pub(crate) mod scalar;
+pub(crate) mod shape_ops;
 pub mod tensor;
 pub mod verify;
 

@@ -79,8 +79,6 @@ pub trait Num: Conv + PartialOrd {
 
 /// An integer element: bitwise ops and shifts.
 pub trait Int: Num {
-    const BITS: u32;
-    const SIGNED: bool;
     fn and(self, o: Self) -> Self;
     fn or(self, o: Self) -> Self;
     fn xor(self, o: Self) -> Self;
@@ -124,7 +122,7 @@ macro_rules! conv_int {
 }
 
 macro_rules! int {
-    ($t:ty, $kind:expr, $signed:expr) => {
+    ($t:ty, $kind:expr) => {
         conv_int!($t, $kind);
         impl Num for $t {
             const FLOAT: bool = false;
@@ -179,8 +177,6 @@ macro_rules! int {
             }
         }
         impl Int for $t {
-            const BITS: u32 = <$t>::BITS;
-            const SIGNED: bool = $signed;
             #[inline(always)]
             fn and(self, o: Self) -> Self {
                 self & o
@@ -219,14 +215,14 @@ macro_rules! int {
     };
 }
 
-int!(i8, Kind::Signed, true);
-int!(i16, Kind::Signed, true);
-int!(i32, Kind::Signed, true);
-int!(i64, Kind::Signed, true);
-int!(u8, Kind::Unsigned, false);
-int!(u16, Kind::Unsigned, false);
-int!(u32, Kind::Unsigned, false);
-int!(u64, Kind::Unsigned, false);
+int!(i8, Kind::Signed);
+int!(i16, Kind::Signed);
+int!(i32, Kind::Signed);
+int!(i64, Kind::Signed);
+int!(u8, Kind::Unsigned);
+int!(u16, Kind::Unsigned);
+int!(u32, Kind::Unsigned);
+int!(u64, Kind::Unsigned);
 
 impl Conv for bool {
     const KIND: Kind = Kind::Bool;
