@@ -85,10 +85,11 @@ fn graph(model: &Model, g: GraphId, inf: &mut impl Types, renames: &HashMap<Term
         for (i, vi) in infos.iter().enumerate() {
             let inferred = inf.ty(vi.value).map(|t| renamed(t.clone(), renames));
             if let Some(ty) = fill(vi.ty.as_ref(), inferred.as_ref()).filter(|ty| vi.ty.as_ref() != Some(ty)) {
-                patch.declare(g, place(i), vi.value, ty);
+                patch.declare(g, place(i), ty);
             }
         }
     }
+    patch.new_infos.push((g, Vec::with_capacity(gr.order.len().saturating_sub(gr.value_info.len()))));
     // Sorted, for a binary search per value: a graph may have as many outputs as nodes.
     let mut outputs: Vec<ValueId> = gr.outputs.iter().map(|o| o.value).collect();
     outputs.sort_unstable();
@@ -107,9 +108,9 @@ fn graph(model: &Model, g: GraphId, inf: &mut impl Types, renames: &HashMap<Term
         let Some(ty) = inf.output(v).filter(writable).map(|t| renamed(t, renames)) else { continue };
         match known.get(&v) {
             Some(&i) if gr.value_info[i].ty.as_ref() == Some(&ty) => {}
-            Some(&i) => patch.declare(g, Place::Info(i), v, ty),
+            Some(&i) => patch.declare(g, Place::Info(i), ty),
             // Met once (`produced` holds no value twice), so never looked up again.
-            None => patch.declare(g, Place::NewInfo, v, ty),
+            None => patch.declare_new(g, v, ty),
         }
     }
 }

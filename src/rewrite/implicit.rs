@@ -6,7 +6,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::dtype::DType;
-use crate::infer::{self, Inference};
+use crate::infer::Inference;
 use crate::ir::{AttrValue, Def, Model, NodeId, TensorData, ValueId};
 use crate::ops::ShapeRule;
 use crate::shape::{multi, uni, Dim, Shape};
@@ -49,7 +49,7 @@ pub fn implicit(model: &mut Model, inf: &Inference) -> crate::Result<Report> {
 /// The invariant: the graph outputs' inferred shapes are what they were.
 #[cfg(debug_assertions)]
 fn outputs_kept(model: &Model, inf: &Inference) {
-    let again = infer::infer(model, inf.options());
+    let again = crate::infer::infer(model, inf.options());
     for g in model.graph_ids() {
         for o in &model.graph(g).outputs {
             if let (Some(a), Some(b)) = (inf.shape(o.value), again.shape(o.value)) {

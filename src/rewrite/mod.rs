@@ -155,14 +155,13 @@ struct NewNode {
     constant: Option<Tensor>,
 }
 
-/// Where a patch writes a value's type in its graph: the declared type of input or output
-/// `i`, `value_info` entry `i`, or a new `value_info` entry.
+/// Where a patch writes a type in a graph: the declared type of input or output `i`, or of
+/// `value_info` entry `i`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Place {
     Input(usize),
     Output(usize),
     Info(usize),
-    NewInfo,
 }
 
 /// Edits to a model, computed first and applied together by [`Patch::apply`]: new values,
@@ -176,8 +175,10 @@ pub struct Patch {
     drop_attrs: Vec<(NodeId, &'static str)>,
     /// Nodes removed once their outputs' users are rewired, with what only fed them.
     remove: Vec<NodeId>,
-    /// Types written for existing values, each in its place in a graph.
-    types: Vec<(GraphId, Place, ValueId, Type)>,
+    /// Types written for existing entries, each in its place in a graph.
+    types: Vec<(GraphId, Place, Type)>,
+    /// New `value_info` entries, by graph.
+    new_infos: Vec<(GraphId, Vec<ValueInfo>)>,
     names: HashSet<String, foldhash::fast::RandomState>,
     /// For each base `fresh` found taken, the next suffix to try: every smaller one is taken,
     /// so a model whose nodes share one name costs one probe per new name, not one per
@@ -278,11 +279,12 @@ impl Patch {
             && self.drop_attrs.is_empty()
             && self.remove.is_empty()
             && self.types.is_empty()
+            && self.new_infos() == 0
     }
 
     /// The number of `value_info` entries it adds.
     pub fn new_infos(&self) -> usize {
-        self.types.iter().filter(|t| t.1 == Place::NewInfo).count()
+        self.new_infos.iter().map(|(_, v)| v.len()).sum()
     }
 
     /// The number of nodes it removes (not counting those that only fed them).
@@ -408,9 +410,18 @@ impl Patch {
         self.remove.push(node);
     }
 
-    /// Declares `ty` for `value` at `place` in `graph`.
-    fn declare(&mut self, graph: GraphId, place: Place, value: ValueId, ty: Type) {
-        self.types.push((graph, place, value, ty));
+    /// Declares `ty` at `place` in `graph`.
+    fn declare(&mut self, graph: GraphId, place: Place, ty: Type) {
+        self.types.push((graph, place, ty));
+    }
+
+    /// Adds a `value_info` entry declaring `ty` for `value` in `graph`.
+    fn declare_new(&mut self, graph: GraphId, value: ValueId, ty: Type) {
+        let info = ValueInfo::new(value, Some(ty));
+        match self.new_infos.last_mut() {
+            Some((g, list)) if *g == graph => list.push(info),
+            _ => self.new_infos.push((graph, vec![info])),
+        }
     }
 
     /// Removes attribute `name` from `node`.
@@ -487,18 +498,22 @@ impl Patch {
                 model.graph_mut(v.graph).value_info.push(ValueInfo::new(id, Some(ty)));
             }
         }
-        for (g, place, v, ty) in std::mem::take(&mut self.types) {
+        for (g, place, ty) in std::mem::take(&mut self.types) {
             let gr = model.graph_mut(g);
             let slot = match place {
                 Place::Input(i) => &mut gr.inputs[i].ty,
                 Place::Output(i) => &mut gr.outputs[i].ty,
                 Place::Info(i) => &mut gr.value_info[i].ty,
-                Place::NewInfo => {
-                    gr.value_info.push(ValueInfo::new(v, Some(ty)));
-                    continue;
-                }
             };
             *slot = Some(ty);
+        }
+        for (g, mut infos) in std::mem::take(&mut self.new_infos) {
+            let list = &mut model.graph_mut(g).value_info;
+            if list.is_empty() {
+                *list = infos;
+            } else {
+                list.append(&mut infos);
+            }
         }
         if self.remove.is_empty() {
             return 0;
