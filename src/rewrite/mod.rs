@@ -487,9 +487,11 @@ impl Patch {
             placed.push((id, n.before));
         }
         model.place_before_all(&placed);
-        for (node, slot, w) in std::mem::take(&mut self.rewires) {
-            model.set_input(node, slot, Some(resolve(w)));
-        }
+        let rewires: Vec<_> = std::mem::take(&mut self.rewires)
+            .into_iter()
+            .map(|(node, slot, w)| (node, slot, Some(resolve(w))))
+            .collect();
+        model.set_inputs(&rewires);
         for (node, name) in std::mem::take(&mut self.drop_attrs) {
             model.node_mut(node).attrs.retain(|a| a.name != name);
         }
