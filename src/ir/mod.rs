@@ -884,18 +884,7 @@ impl Model {
 
     /// Sets input `slot` of `node` to `value`, keeping edges in step.
     pub fn set_input(&mut self, node: NodeId, slot: usize, value: Option<ValueId>) {
-        let old = self.node(node).inputs.get(slot).copied().flatten();
-        if let Some(old) = old {
-            self.unlink(old, node);
-        }
-        let inputs = &mut self.node_mut(node).inputs;
-        if inputs.len() <= slot {
-            inputs.resize(slot + 1, None);
-        }
-        inputs[slot] = value;
-        if let Some(v) = value {
-            self.link(v, node);
-        }
+        self.set_inputs(&[(node, slot, value)]);
     }
 
     /// Sets many inputs at once, as [`Model::set_input`] would one by one, with the edges of
@@ -943,19 +932,6 @@ impl Model {
                     _ => {
                         self.nodes.add_edge(producer, user, value);
                     }
-                }
-            }
-        }
-    }
-
-    fn unlink(&mut self, value: ValueId, consumer: NodeId) {
-        if let Def::Node(producer, _) = self.value(value).def {
-            let graph = self.node(producer).graph;
-            if let Some(user) = self.ancestor_in(consumer, graph) {
-                let edge =
-                    self.nodes.edges_connecting(producer.0, user.0).find(|e| *e.weight() == value).map(|e| e.id());
-                if let Some(e) = edge {
-                    self.nodes.remove_edge(e);
                 }
             }
         }
