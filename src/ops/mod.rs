@@ -286,56 +286,58 @@ impl OpDef {
 /// exist yet at that version.
 pub fn lookup(domain: &str, op: &str, version: i64) -> Option<&'static OpDef> {
     let domain = crate::ir::norm_domain(domain);
-    index().get(&(domain, op))?.iter().filter(|d| d.since <= version).max_by_key(|d| d.since).copied()
+    let ops = ops();
+    let (_, rows) = ops.index.get(&(domain, op))?;
+    // An op's rows are in the order of their versions.
+    ops.defs[rows.clone()].iter().rev().find(|d| d.since <= version)
 }
 
-/// The rows grouped by (domain, op), built once from the schemas and the registry.
+/// The schemas' rows joined with the registry, built once: the rows (each op's together, in
+/// the order of their versions) and, by (domain, op), the op's registry row and its rows.
 /// Hashed with foldhash: the table is fixed, so names from a file can only look it up, not
 /// fill it with collisions, and this lookup runs once per node.
-type Index = HashMap<(&'static str, &'static str), Vec<&'static OpDef>, foldhash::fast::FixedState>;
-
-fn defs() -> &'static [OpDef] {
-    static DEFS: OnceLock<Vec<OpDef>> = OnceLock::new();
-    DEFS.get_or_init(|| {
-        let meanings: HashMap<_, _> = registry::OPS.iter().map(|m| ((m.domain, m.op), m)).collect();
-        table::TABLE
-            .iter()
-            .filter_map(|s| {
-                // Every schema op has a row (`tests::the_registry_names_every_schema_op`).
-                let meaning = *meanings.get(&(s.domain, s.op))?;
-                let (shape, ty) = meaning.family.rules(s.since);
-                Some(OpDef {
-                    op: s.op,
-                    domain: s.domain,
-                    since: s.since,
-                    min_inputs: s.min_inputs,
-                    max_inputs: s.max_inputs,
-                    shape,
-                    ty,
-                    fold: meaning.fold,
-                    inputs: s.inputs,
-                    meaning,
-                })
-            })
-            .collect()
-    })
+struct Ops {
+    defs: Vec<OpDef>,
+    index:
+        HashMap<(&'static str, &'static str), (&'static Meaning, std::ops::Range<usize>), foldhash::fast::FixedState>,
 }
 
-fn index() -> &'static Index {
-    static INDEX: OnceLock<Index> = OnceLock::new();
-    INDEX.get_or_init(|| {
-        let mut m = Index::default();
-        for d in defs() {
-            m.entry((d.domain, d.op)).or_default().push(d);
+fn ops() -> &'static Ops {
+    static OPS: OnceLock<Ops> = OnceLock::new();
+    OPS.get_or_init(|| {
+        let mut index: HashMap<_, _, foldhash::fast::FixedState> =
+            registry::OPS.iter().map(|m| ((m.domain, m.op), (m, 0..0))).collect();
+        let mut defs = Vec::with_capacity(table::TABLE.len());
+        // The table is sorted by (domain, op, version).
+        for s in table::TABLE {
+            // Every schema op has a row (`registry::tests::the_registry_names_every_schema_op_once`).
+            let Some((meaning, rows)) = index.get_mut(&(s.domain, s.op)) else { continue };
+            if rows.start == rows.end {
+                *rows = defs.len()..defs.len();
+            }
+            rows.end += 1;
+            let (shape, ty) = meaning.family.rules(s.since);
+            defs.push(OpDef {
+                op: s.op,
+                domain: s.domain,
+                since: s.since,
+                min_inputs: s.min_inputs,
+                max_inputs: s.max_inputs,
+                shape,
+                ty,
+                fold: meaning.fold,
+                inputs: s.inputs,
+                meaning,
+            });
         }
-        m
+        Ops { defs, index }
     })
 }
 
-/// The registry row of `op` in `domain`, at any version.
+/// The registry row of `op` in `domain`.
 pub fn meaning(domain: &str, op: &str) -> Option<&'static Meaning> {
     let domain = crate::ir::norm_domain(domain);
-    index().get(&(domain, op))?.first().map(|d| d.meaning)
+    ops().index.get(&(domain, op)).map(|(m, _)| *m)
 }
 
 /// The newest opset version of `domain` the table describes; `None` for a domain it does not.
@@ -347,10 +349,10 @@ pub fn newest(domain: &str) -> Option<i64> {
 /// True when `op` is known in `domain` at any version.
 pub fn exists(domain: &str, op: &str) -> bool {
     let domain = crate::ir::norm_domain(domain);
-    index().contains_key(&(domain, op))
+    ops().index.contains_key(&(domain, op))
 }
 
 /// Every row, for tests and listings.
 pub fn table() -> &'static [OpDef] {
-    defs()
+    &ops().defs
 }

@@ -365,6 +365,12 @@ mod tests {
     }
 
     #[test]
+    fn the_schemas_are_sorted_by_op_and_version() {
+        let keys: Vec<_> = super::super::table::TABLE.iter().map(|s| (s.domain, s.op, s.since)).collect();
+        assert!(keys.windows(2).all(|w| w[0] < w[1]), "lookup takes each op's rows as one run, oldest first");
+    }
+
+    #[test]
     fn families_give_each_version_its_rule() {
         use super::super::ShapeRule as S;
         let at = |op: &str, v: i64| super::super::lookup("", op, v).map(|d| format!("{:?}", d.shape));
