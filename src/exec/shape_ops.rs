@@ -357,15 +357,9 @@ pub fn gemm(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let tb = ctx.node.attr_int("transB").unwrap_or(0) != 0;
     let alpha = ctx.node.attr_float("alpha").unwrap_or(1.0) as f64;
     let beta = ctx.node.attr_float("beta").unwrap_or(1.0) as f64;
-    let ([ar, ac], [br, bc]) = (a.shape.as_slice(), b.shape.as_slice()) else {
-        return Err(Fail::Invalid(format!("A and B must be matrices, not {:?} and {:?}", a.shape, b.shape)));
-    };
-    let (m, k) = if ta { (*ac, *ar) } else { (*ar, *ac) };
-    let (k2, n) = if tb { (*bc, *br) } else { (*br, *bc) };
-    if k != k2 {
-        return Err(Fail::Invalid(format!("inner sizes differ: {:?} and {:?}", a.shape, b.shape)));
-    }
-    let out = vec![m, n];
+    let out = to_usizes(&arith::gemm(&sizes(&a.shape), &sizes(&b.shape), ta, tb).map_err(Fail::Invalid)?, "shape")?;
+    let (m, n, ac, bc) = (out[0], out[1], a.shape[1], b.shape[1]);
+    let k = if ta { a.shape[0] } else { ac };
     if let Some(c) = c {
         shape::uni::<usize>(&out, &c.shape, 2)
             .map_err(|_| Fail::Invalid(format!("C of shape {:?} does not stretch to {out:?}", c.shape)))?;
@@ -405,10 +399,10 @@ pub fn gemm(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     }
     let bu = ctx.budget;
     let data = match (&*a.data, &*b.data) {
-        (Data::F32(x), Data::F32(y)) => Data::F32(go(bu, (x, ta, *ac), (y, tb, *bc), c, (m, k, n), (alpha, beta))?),
-        (Data::F64(x), Data::F64(y)) => Data::F64(go(bu, (x, ta, *ac), (y, tb, *bc), c, (m, k, n), (alpha, beta))?),
-        (Data::I32(x), Data::I32(y)) => Data::I32(go(bu, (x, ta, *ac), (y, tb, *bc), c, (m, k, n), (alpha, beta))?),
-        (Data::I64(x), Data::I64(y)) => Data::I64(go(bu, (x, ta, *ac), (y, tb, *bc), c, (m, k, n), (alpha, beta))?),
+        (Data::F32(x), Data::F32(y)) => Data::F32(go(bu, (x, ta, ac), (y, tb, bc), c, (m, k, n), (alpha, beta))?),
+        (Data::F64(x), Data::F64(y)) => Data::F64(go(bu, (x, ta, ac), (y, tb, bc), c, (m, k, n), (alpha, beta))?),
+        (Data::I32(x), Data::I32(y)) => Data::I32(go(bu, (x, ta, ac), (y, tb, bc), c, (m, k, n), (alpha, beta))?),
+        (Data::I64(x), Data::I64(y)) => Data::I64(go(bu, (x, ta, ac), (y, tb, bc), c, (m, k, n), (alpha, beta))?),
         _ => return Err(Fail::Invalid(format!("unsupported element types {} and {}", a.dtype(), b.dtype()))),
     };
     one(HostTensor::new(out, data)?)

@@ -1142,18 +1142,8 @@ pub fn gemm(c: &Ctx) -> R {
     let (Some(a), Some(b)) = (c.shape(0), c.shape(1)) else {
         return outs(vec![ty(dtype, Some(unknown_rank(2)))]);
     };
-    if a.len() != 2 || b.len() != 2 {
-        return invalid(format!("Gemm needs 2-D A and B, got ranks {} and {}", a.len(), b.len()));
-    }
     let trans = |n| c.node.attr_int(n).unwrap_or(0) != 0;
-    let (m, ka) = if trans("transA") { (&a[1], &a[0]) } else { (&a[0], &a[1]) };
-    let (kb, n) = if trans("transB") { (&b[1], &b[0]) } else { (&b[0], &b[1]) };
-    if let (Dim::Known(x), Dim::Known(y)) = (ka, kb) {
-        if x != y {
-            return invalid(format!("Gemm's inner dimensions differ: {x} and {y}"));
-        }
-    }
-    let y = vec![m.clone(), n.clone()];
+    let y = arith::gemm(a, b, trans("transA"), trans("transB")).map_err(op_err("Gemm"))?.to_vec();
     let mut out = one(Type::tensor(dtype, Some(y.clone())));
     if let Some(cs) = c.shape(2) {
         let legacy_strict = c.opset < 7 && c.node.attr_int("broadcast").unwrap_or(0) == 0;

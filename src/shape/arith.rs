@@ -1,6 +1,6 @@
 //! Shape arithmetic that inference and the executor share: the output shapes of Reshape,
-//! Flatten, Squeeze, Unsqueeze, Concat, Gather, Tile and Shape, and what a Slice keeps of an
-//! axis. Written once, generic over the size type as the broadcast rules are (`Dim` in
+//! Flatten, Squeeze, Unsqueeze, Concat, Gather, Tile, Shape and Gemm, and what a Slice keeps
+//! of an axis. Written once, generic over the size type as the broadcast rules are (`Dim` in
 //! inference, `i64` in the executor), so that the two cannot disagree. An `Err` is the reason
 //! the op is invalid, without the op's name.
 
@@ -266,6 +266,20 @@ pub fn tile<D: Size>(data: &[D], repeats: &[D]) -> Result<Vec<D>, String> {
     data.iter().zip(repeats).map(|(d, r)| d.times(r).ok_or_else(|| "the output shape overflows".into())).collect()
 }
 
+/// Gemm's output `[M, N]` from A and B, each transposed first where asked; their inner sizes
+/// must agree where both are known.
+pub fn gemm<D: Size>(a: &[D], b: &[D], trans_a: bool, trans_b: bool) -> Result<[D; 2], String> {
+    let ([a0, a1], [b0, b1]) = (a, b) else {
+        return Err(format!("A and B must be matrices, not of ranks {} and {}", a.len(), b.len()));
+    };
+    let (m, ka) = if trans_a { (a1, a0) } else { (a0, a1) };
+    let (kb, n) = if trans_b { (b1, b0) } else { (b0, b1) };
+    match (ka.known(), kb.known()) {
+        (Some(x), Some(y)) if x != y => Err(format!("the inner sizes differ: {x} and {y}")),
+        _ => Ok([m.clone(), n.clone()]),
+    }
+}
+
 /// The axes `start..end` of a rank-`rank` shape that Shape (opset 15) returns, each bound
 /// negative counting from the end and clamped; empty when `end` is before `start`.
 pub fn shape_range(rank: usize, start: Option<i64>, end: Option<i64>) -> std::ops::Range<usize> {
@@ -375,6 +389,11 @@ mod tests {
         assert_eq!(tile(&[2i64, 3], &[3, 1]), Ok(vec![6, 3]));
         assert!(tile(&[2i64, 3], &[3]).is_err());
         assert!(tile(&[i64::MAX, 3], &[2, 1]).is_err());
+        assert_eq!(gemm(&[3i64, 4], &[4, 5], false, false), Ok([3, 5]));
+        assert_eq!(gemm(&[4i64, 3], &[5, 4], true, true), Ok([3, 5]));
+        assert!(gemm(&[3i64, 4], &[5, 4], false, false).is_err());
+        assert!(gemm(&[3i64, 4, 1], &[4, 5], false, false).is_err());
+        assert_eq!(gemm(&[d("m"), d("k")], &[Dim::Known(4), d("n")], false, false), Ok([d("m"), d("n")]));
         assert_eq!(shape_range(4, Some(-3), None), 1..4);
         assert_eq!(shape_range(4, Some(3), Some(1)), 3..3);
         assert_eq!(shape_range(4, Some(-9), Some(9)), 0..4);
