@@ -74,21 +74,25 @@ pub(super) fn load_bytes(
 /// One field of an encoded message: its number, wire type, the whole field (key included)
 /// and, for length-delimited fields, the payload.
 pub(super) struct Field<'a> {
-    number: u32,
-    wire: u8,
+    pub(super) number: u32,
+    pub(super) wire: u8,
     whole: &'a [u8],
-    payload: &'a [u8],
+    pub(super) payload: &'a [u8],
 }
 
-/// The fields of an encoded message, strictly: malformed keys, lengths past the end, groups
-/// and invalid wire types are [`Fail::Wire`], left to prost to report.
+/// The fields of an encoded message: malformed keys, lengths past the end and invalid wire
+/// types are [`Fail::Wire`], left to prost to report; so are groups, which no ONNX message
+/// has, unless stepped over whole (`all_fields`, for the unknown-field walk: prost skips an
+/// unknown group).
 pub(super) struct Fields<'a> {
     buf: &'a [u8],
+    groups: bool,
 }
 
 impl<'a> Iterator for Fields<'a> {
     type Item = Fast<Field<'a>>;
 
+    #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
         if self.buf.is_empty() {
             return None;
@@ -98,6 +102,7 @@ impl<'a> Iterator for Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
+    #[inline(always)]
     fn field(&mut self) -> Fast<Field<'a>> {
         let all = self.buf;
         let mut pos = 0;
@@ -122,6 +127,11 @@ impl<'a> Fields<'a> {
                 pos = pos.checked_add(len).ok_or(Fail::Wire)?;
                 start
             }
+            3 if self.groups => {
+                let start = pos;
+                super::unknown::skip_group(all, &mut pos).ok_or(Fail::Wire)?;
+                start
+            }
             _ => return Err(Fail::Wire),
         };
         let whole = all.get(..pos).ok_or(Fail::Wire)?;
@@ -131,7 +141,12 @@ impl<'a> Fields<'a> {
 }
 
 pub(super) fn fields(buf: &[u8]) -> Fields<'_> {
-    Fields { buf }
+    Fields { buf, groups: false }
+}
+
+/// The fields as `fields` gives them, groups stepped over whole.
+pub(super) fn all_fields(buf: &[u8]) -> Fields<'_> {
+    Fields { buf, groups: true }
 }
 
 /// The payload of a length-delimited field the loader reads itself.

@@ -1,6 +1,7 @@
 //! Unknown fields. prost drops fields its schema does not know, so a model that holds any
 //! cannot be written back whole; the wire format is walked once at load to say where.
 
+use super::load::{all_fields, fields};
 use crate::onnx::fields::{field, Known, Msg};
 
 /// How many places [`unknown_fields`] names before it only counts.
@@ -38,12 +39,12 @@ pub(super) fn varint(buf: &[u8], pos: &mut usize) -> Option<u64> {
     None
 }
 
-/// Skips one field value of wire type `wire` at `pos` (for a group, up to its end).
-pub(super) fn skip(buf: &[u8], pos: &mut usize, wire: u64) -> Option<()> {
-    let mut groups = 0usize;
-    let mut wire = wire;
-    loop {
-        match wire {
+/// Skips the rest of a group whose start key was just read, nested groups included, up to
+/// and past its end key (counted, not recursed: nesting comes from the file).
+pub(super) fn skip_group(buf: &[u8], pos: &mut usize) -> Option<()> {
+    let mut open = 1usize;
+    while open > 0 {
+        match varint(buf, pos)? & 7 {
             0 => {
                 varint(buf, pos)?;
             }
@@ -52,16 +53,13 @@ pub(super) fn skip(buf: &[u8], pos: &mut usize, wire: u64) -> Option<()> {
                 let len = usize::try_from(varint(buf, pos)?).ok()?;
                 *pos = pos.checked_add(len).filter(|p| *p <= buf.len())?;
             }
-            3 => groups += 1,
-            4 => groups = groups.checked_sub(1)?,
+            3 => open += 1,
+            4 => open -= 1,
             5 => *pos = pos.checked_add(4).filter(|p| *p <= buf.len())?,
             _ => return None,
         }
-        if groups == 0 {
-            return Some(());
-        }
-        wire = varint(buf, pos)? & 7;
     }
+    Some(())
 }
 
 /// How deep the unknown-field walk descends; deeper messages are noted as unchecked.
@@ -71,17 +69,9 @@ pub(super) const WALK_DEPTH: usize = 200;
 /// fields the schema knows (inputs, outputs, name, op type, doc string, domain, overload): most
 /// nodes, and nothing in them for the walk to note or descend into.
 pub(super) fn plain_node(buf: &[u8]) -> bool {
-    let mut pos = 0;
-    while pos < buf.len() {
-        let Some(key) = varint(buf, &mut pos) else { return false };
-        if key & 7 != 2
-            || !matches!(field(Msg::NodeProto, key >> 3), Some(Known::Scalar))
-            || skip(buf, &mut pos, 2).is_none()
-        {
-            return false;
-        }
-    }
-    true
+    fields(buf).all(|f| {
+        f.is_ok_and(|f| f.wire == 2 && matches!(field(Msg::NodeProto, u64::from(f.number)), Some(Known::Scalar)))
+    })
 }
 
 /// The state of the unknown-field walk. The path to the current message is kept as a stack
@@ -118,26 +108,16 @@ impl Walk {
         // How many of each repeated message field came before, to name the index; a message
         // has few such fields.
         let mut seen: Vec<(u64, usize)> = Vec::new();
-        let mut pos = 0;
-        while pos < buf.len() {
-            let Some(key) = varint(buf, &mut pos) else {
+        for f in all_fields(buf) {
+            let Ok(f) = f else {
                 self.note(format_args!("malformed field"));
                 return;
             };
-            let (number, wire) = (key >> 3, key & 7);
-            let start = pos;
-            if skip(buf, &mut pos, wire).is_none() {
-                self.note(format_args!("malformed field {number}"));
-                return;
-            }
+            let number = u64::from(f.number);
             match field(msg, number) {
                 None => self.note(format_args!("unknown field {number}")),
-                Some(Known::Msg(name, sub, repeated)) if wire == 2 => {
-                    let mut inner = start;
-                    if varint(buf, &mut inner).is_none() {
-                        continue;
-                    }
-                    let Some(body) = buf.get(inner..pos) else { continue };
+                Some(Known::Msg(name, sub, repeated)) if f.wire == 2 => {
+                    let body = f.payload;
                     let index = if repeated {
                         Some(match seen.iter_mut().find(|(n, _)| *n == number) {
                             Some((_, i)) => {
