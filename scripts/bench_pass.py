@@ -1,5 +1,5 @@
-"""Pass speed as a user meets it: `onnx-bcast check` and `onnx-bcast annotate` (and `infer`), each a whole
-process, on generated chains of 10k, 100k and 1M broadcasting nodes; against another build of
+"""Pass speed as a user meets it: `onnx-bcast check` and `onnx-bcast annotate` (and `infer`,
+`expand`, `implicit`), each a whole process, on generated chains of 10k, 100k and 1M broadcasting nodes; against another build of
 onnx-bcast (`--base`, optional) and, for reference, onnx's shape inference.
 
     cargo build --release
@@ -84,7 +84,8 @@ def main():
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--runs", type=int, default=11, help="alternating rounds per size and command")
     ap.add_argument("--commands", default="check,annotate",
-                    help="of check, annotate and infer (infer prints every tensor; onnx's side is as for check)")
+                    help="of check, annotate, infer (prints every tensor; onnx's side is as for check), expand "
+                         "and implicit (of the expanded chain; onnx has no such pass)")
     args = ap.parse_args()
     os.makedirs(OUT, exist_ok=True)
     print("load average before the run: %.2f %.2f %.2f" % os.getloadavg())
@@ -108,21 +109,29 @@ def main():
         def onnx_annotate():
             onnx.save(onnx.shape_inference.infer_shapes(onnx.load(path)), theirs_out)
 
-        sides = {"check": onnx_check, "infer": onnx_check, "annotate": onnx_annotate}
+        expanded = os.path.join(OUT, f"chain_{n}.expanded.onnx")
+        sides = {"check": onnx_check, "infer": onnx_check, "annotate": onnx_annotate, "expand": None, "implicit": None}
         for command in args.commands.split(","):
             theirs_f = sides[command]
-            extra = ["-o", out] if command == "annotate" else []
+            model = path
+            if command == "implicit":
+                model = expanded
+                if not os.path.exists(expanded):
+                    subprocess.run([args.bin, "expand", path, "-o", expanded], check=True, stderr=subprocess.DEVNULL)
+            extra = {"annotate": ["-o", out], "expand": ["-o", expanded + ".again.onnx"],
+                     "implicit": ["-o", os.path.join(OUT, f"chain_{n}.implicit.onnx")]}.get(command, [])
             ours, base, theirs = [], [], []
             for _ in range(args.runs):
-                ours.append(process([args.bin, command, path, *extra]))
+                ours.append(process([args.bin, command, model, *extra]))
                 if args.base:
-                    base.append(process([args.base, command, path, *extra]))
-                theirs.append(in_process(theirs_f))
+                    base.append(process([args.base, command, model, *extra]))
+                if theirs_f:
+                    theirs.append(in_process(theirs_f))
             med = lambda xs: statistics.median([s for s, _ in xs])  # noqa: E731
             row = f"| {n} | {command} | {cell(ours)} | {rss(ours)} |"
             if args.base:
                 row += f" {cell(base)} | {rss(base)} | {med(base) / med(ours):.2f}x |"
-            row += f" {cell(theirs)} | {med(theirs) / med(ours):.1f}x |"
+            row += f" {cell(theirs)} | {med(theirs) / med(ours):.1f}x |" if theirs else " - | - |"
             print(row, flush=True)
     print("\nload average after the run: %.2f %.2f %.2f" % os.getloadavg())
 
