@@ -766,12 +766,12 @@ impl Infer<'_> {
             _ if function.is_some() => Ok(function.map(|f| self.call(n, f)).unwrap_or_default()),
             _ => match def {
                 Some(def) if !def.takes(node.inputs.len()) => {
-                    let want = if def.max_inputs == u32::MAX {
-                        format!("at least {}", def.min_inputs)
-                    } else if def.min_inputs == def.max_inputs {
-                        format!("{}", def.min_inputs)
+                    let want = if def.schema.max_inputs == u32::MAX {
+                        format!("at least {}", def.schema.min_inputs)
+                    } else if def.schema.min_inputs == def.schema.max_inputs {
+                        format!("{}", def.schema.min_inputs)
                     } else {
-                        format!("{} to {}", def.min_inputs, def.max_inputs)
+                        format!("{} to {}", def.schema.min_inputs, def.schema.max_inputs)
                     };
                     Err(RuleError::Invalid(format!(
                         "{} (opset {opset}) takes {want} inputs, the node has {}",
@@ -863,7 +863,7 @@ impl Infer<'_> {
         for (slot, v) in node.inputs.iter().enumerate() {
             let Some(v) = *v else { continue };
             let (Some((var, elements)), Some(Type::Tensor { dtype: Some(dtype), .. })) =
-                (def.inputs.of(slot), self.out.ty(v))
+                (def.schema.inputs.of(slot), self.out.ty(v))
             else {
                 continue;
             };
@@ -1327,7 +1327,7 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
         ShapeRule::SameAs(i) => tensor_out(c.shape(i).map(<[Dim]>::to_vec)),
         ShapeRule::Custom(f) => f(c)?,
     };
-    if let Some(v) = fold(def.fold, c, &out) {
+    if let Some(v) = fold(def.meaning.fold, c, &out) {
         out.values = vec![Some(v)];
     }
     if let Some(v) = fold_floats(def.meaning.floats, c, &out) {

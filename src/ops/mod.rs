@@ -194,29 +194,23 @@ pub enum FloatFold {
 pub struct Schema {
     pub op: &'static str,
     pub domain: &'static str,
-    pub since: i64,
-    pub min_inputs: u32,
-    pub max_inputs: u32,
-    pub inputs: Constraints,
-}
-
-/// One op at one schema version: the schema's facts with the op's meaning (`registry.rs`).
-#[derive(Clone, Copy, Debug)]
-pub struct OpDef {
-    pub op: &'static str,
-    pub domain: &'static str,
     /// The first opset version this row describes; it holds until the next row of the op.
     pub since: i64,
     /// The fewest and most input slots a node may have (`u32::MAX` for variadic).
     pub min_inputs: u32,
     pub max_inputs: u32,
-    pub shape: ShapeRule,
-    pub ty: TypeRule,
-    pub fold: Fold,
     /// The element types the schema allows each input.
     pub inputs: Constraints,
-    /// The op's row of the registry: its kernel and whether it fuses.
+}
+
+/// One op at one schema version: the schema's facts with the op's meaning (`registry.rs`)
+/// and the rules its family gives at that version.
+#[derive(Clone, Copy, Debug)]
+pub struct OpDef {
+    pub schema: &'static Schema,
     pub meaning: &'static Meaning,
+    pub shape: ShapeRule,
+    pub ty: TypeRule,
 }
 
 /// The element types an op's schema allows its inputs (its type constraints, tensor types
@@ -278,7 +272,7 @@ impl Constraints {
 impl OpDef {
     /// True when a node with `inputs` input slots is within the op's arity.
     pub fn takes(&self, inputs: usize) -> bool {
-        (u64::from(self.min_inputs)..=u64::from(self.max_inputs)).contains(&(inputs as u64))
+        (u64::from(self.schema.min_inputs)..=u64::from(self.schema.max_inputs)).contains(&(inputs as u64))
     }
 }
 
@@ -289,7 +283,7 @@ pub fn lookup(domain: &str, op: &str, version: i64) -> Option<&'static OpDef> {
     let ops = ops();
     let (_, rows) = ops.index.get(&(domain, op))?;
     // An op's rows are in the order of their versions.
-    ops.defs[rows.clone()].iter().rev().find(|d| d.since <= version)
+    ops.defs[rows.clone()].iter().rev().find(|d| d.schema.since <= version)
 }
 
 /// The schemas' rows joined with the registry, built once: the rows (each op's together, in
@@ -317,18 +311,7 @@ fn ops() -> &'static Ops {
             }
             rows.end += 1;
             let (shape, ty) = meaning.family.rules(s.since);
-            defs.push(OpDef {
-                op: s.op,
-                domain: s.domain,
-                since: s.since,
-                min_inputs: s.min_inputs,
-                max_inputs: s.max_inputs,
-                shape,
-                ty,
-                fold: meaning.fold,
-                inputs: s.inputs,
-                meaning,
-            });
+            defs.push(OpDef { schema: s, meaning, shape, ty });
         }
         Ops { defs, index }
     })

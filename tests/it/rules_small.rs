@@ -41,7 +41,7 @@ impl Rng {
 
 /// The first element type an input's constraint allows (int64 where it may), as an ONNX code.
 fn elem_type(def: &onnx_bcast::ops::OpDef, slot: usize) -> i32 {
-    match def.inputs.of(slot) {
+    match def.schema.inputs.of(slot) {
         Some((_, e)) if e.set & (1 << DataType::Int64 as u64) != 0 => DataType::Int64 as i32,
         Some((_, e)) if e.set != 0 => e.set.trailing_zeros() as i32,
         _ => DataType::Float as i32,
@@ -95,8 +95,8 @@ fn case(def: &onnx_bcast::ops::OpDef, n: usize, rng: &mut Rng) -> Vec<u8> {
     }
     let mut node = NodeProto {
         name: Some("n0".into()),
-        op_type: Some(def.op.into()),
-        domain: Some(def.domain.into()),
+        op_type: Some(def.schema.op.into()),
+        domain: Some(def.schema.domain.into()),
         input: names,
         output: vec!["y0".into(), "y1".into()],
         ..Default::default()
@@ -112,11 +112,11 @@ fn case(def: &onnx_bcast::ops::OpDef, n: usize, rng: &mut Rng) -> Vec<u8> {
             node.attribute.push(ints_attr(a, (0..len).map(|_| rng.small()).collect()));
         }
     }
-    let mut m = build::model(def.since.max(1), inputs, vec![node], &["y0"]);
-    if !def.domain.is_empty() {
+    let mut m = build::model(def.schema.since.max(1), inputs, vec![node], &["y0"]);
+    if !def.schema.domain.is_empty() {
         m.opset_import.push(onnx_bcast::io::proto::OperatorSetIdProto {
-            domain: Some(def.domain.into()),
-            version: Some(def.since),
+            domain: Some(def.schema.domain.into()),
+            version: Some(def.schema.since),
         });
     }
     m.graph.as_mut().unwrap().initializer = inits;
@@ -133,9 +133,10 @@ fn every_rule_survives_small_and_empty_sizes() {
     let mut failures = Vec::new();
     let mut cases = 0;
     for def in onnx_bcast::ops::table() {
-        let most = u64::from(def.max_inputs.min(def.min_inputs + 3));
+        let most = u64::from(def.schema.max_inputs.min(def.schema.min_inputs + 3));
         for _ in 0..rounds {
-            let n = (u64::from(def.min_inputs) + rng.below(most - u64::from(def.min_inputs) + 1)) as usize;
+            let n =
+                (u64::from(def.schema.min_inputs) + rng.below(most - u64::from(def.schema.min_inputs) + 1)) as usize;
             let bytes = case(def, n, &mut rng);
             cases += 1;
             let ran = catch_unwind(AssertUnwindSafe(|| {
@@ -149,7 +150,7 @@ fn every_rule_survives_small_and_empty_sizes() {
             }));
             if ran.is_err() {
                 let m = onnx_bcast::io::proto::ModelProto::decode(bytes.as_slice()).unwrap();
-                failures.push(format!("{} (opset {}): {:?}", def.op, def.since, m.graph.unwrap()));
+                failures.push(format!("{} (opset {}): {:?}", def.schema.op, def.schema.since, m.graph.unwrap()));
             }
         }
     }

@@ -125,14 +125,14 @@ fn distinct_type_variables_and_heterogeneous_repeats_bind_nothing() {
     // Loop's carried values (V) repeat heterogeneously: each slot takes its own type, while
     // its trip count and condition keep theirs.
     let lp = ops::lookup("", "Loop", 21).expect("Loop 21");
-    let (carried, a) = lp.inputs.of(2).expect("v_initial");
-    let (again, b) = lp.inputs.of(5).expect("a later carried value");
+    let (carried, a) = lp.schema.inputs.of(2).expect("v_initial");
+    let (again, b) = lp.schema.inputs.of(5).expect("a later carried value");
     assert_eq!(carried, again);
     assert!(!a.binds && !b.binds);
-    assert!(lp.inputs.of(0).is_some_and(|(_, m)| m.binds && m.set == 1 << DataType::Int64 as u32));
+    assert!(lp.schema.inputs.of(0).is_some_and(|(_, m)| m.binds && m.set == 1 << DataType::Int64 as u32));
     // Sum's repeated input takes one type throughout.
     let sum = ops::lookup("", "Sum", 13).expect("Sum 13");
-    assert!(sum.inputs.of(7).is_some_and(|(var, m)| var == 0 && m.binds));
+    assert!(sum.schema.inputs.of(7).is_some_and(|(var, m)| var == 0 && m.binds));
 }
 
 #[test]
