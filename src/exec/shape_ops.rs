@@ -4,7 +4,7 @@
 
 use super::broadcast::{map1, Budget};
 use super::kernels::broadcast_to;
-use super::scalar::Num;
+use super::scalar::{Kind, Num};
 use super::tensor::{from_ir, numel, with_any, Data, Elem, HostTensor};
 use super::{Ctx, Fail};
 use crate::ir::AttrValue;
@@ -312,11 +312,14 @@ pub fn range(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
         let (Some(s), Some(l), Some(d)) = (s.first(), l.first(), d.first()) else {
             return Err(Fail::Invalid("start, limit and delta must be scalars".into()));
         };
-        let n = ((l.to_f64() - s.to_f64()) / d.to_f64()).ceil();
-        if n.is_nan() || d.to_f64() == 0.0 {
-            return Err(Fail::Invalid("delta is 0 or the range is not a number".into()));
-        }
-        let n = n.max(0.0);
+        // Integers counted exactly (bounds past 2^53 lose digits as f64).
+        let wide = |x: &T| if T::KIND == Kind::Unsigned { i128::from(x.to_u64()) } else { i128::from(x.to_i64()) };
+        let n = if T::FLOAT {
+            arith::range_count_f64(s.to_f64(), l.to_f64(), d.to_f64())
+        } else {
+            arith::range_count(wide(s), wide(l), wide(d)).map(|n| n as f64)
+        };
+        let n = n.ok_or_else(|| Fail::Invalid("delta is 0 or the range is not a number".into()))?;
         if n >= usize::MAX as f64 {
             return Err(Fail::Budget { what: "output".into(), bytes: n as u128, budget: bu.0 });
         }
@@ -477,5 +480,11 @@ mod tests {
         assert_eq!(call("Range", 11, vec![s(5), s(1), s(1)], vec![]).unwrap().shape, vec![0]);
         let huge = call("Range", 11, vec![s(0), s(i64::MAX), s(1)], vec![]).unwrap_err();
         assert!(huge.contains("memory budget"), "{huge}");
+        // Past 2^53, counted as integers: as f64 both bounds were one number and the range empty.
+        let far = 1i64 << 60;
+        let got = call("Range", 11, vec![s(far), s(far + 3), s(1)], vec![]).unwrap();
+        assert_eq!(got, i64s(vec![3], vec![far, far + 1, far + 2]));
+        let f = |v: f32| HostTensor::scalar(v);
+        assert_eq!(call("Range", 11, vec![f(1.0), f(2.0), f(0.3)], vec![]).unwrap().shape, vec![4]);
     }
 }

@@ -653,10 +653,8 @@ pub fn range(c: &Ctx) -> R {
         }
         let n = match (&s, &l) {
             (Dim::Known(a), Dim::Known(b)) => {
-                let span = (*b as i128) - (*a as i128);
-                let dd = d as i128;
-                let q = if (span % dd != 0) && ((span < 0) == (dd < 0)) { span / dd + 1 } else { span / dd };
-                Dim::Known(q.max(0).min(i64::MAX as i128) as i64)
+                let n = arith::range_count(i128::from(*a), i128::from(*b), i128::from(d)).unwrap_or(0);
+                Dim::Known(n.min(i128::from(i64::MAX)) as i64)
             }
             // With a symbolic limit: only count upward from a known start by a positive step.
             _ if d > 0 => l.sub(&s).div_ceil(&Dim::Known(d)),
@@ -674,10 +672,9 @@ pub fn range(c: &Ctx) -> R {
     }
     if let (Some(s), Some(l), Some(d)) = (c.numbers(0), c.numbers(1), c.numbers(2)) {
         if let ([s], [l], [d]) = (&s[..], &l[..], &d[..]) {
-            if *d == 0.0 {
-                return invalid("Range: delta is 0".into());
-            }
-            let n = ((l - s) / d).ceil().max(0.0);
+            let Some(n) = arith::range_count_f64(*s, *l, *d) else {
+                return invalid("Range: delta is 0 or the count is not a number".into());
+            };
             if n.is_finite() && n < 1e15 {
                 out.types[0] = Some(Type::tensor(dtype, Some(vec![Dim::Known(n as i64)])));
             }

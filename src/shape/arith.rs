@@ -280,6 +280,26 @@ pub fn gemm<D: Size>(a: &[D], b: &[D], trans_a: bool, trans_b: bool) -> Result<[
     }
 }
 
+/// Range's element count for integers, exactly: `max(ceil((limit - start) / delta), 0)`;
+/// `None` for a delta of 0.
+pub fn range_count(start: i128, limit: i128, delta: i128) -> Option<i128> {
+    if delta == 0 {
+        return None;
+    }
+    let span = limit - start;
+    let q = span / delta;
+    // Division truncates toward zero; a remainder of the quotient's sign rounds it up.
+    let ceil = if span % delta != 0 && (span < 0) == (delta < 0) { q + 1 } else { q };
+    Some(ceil.max(0))
+}
+
+/// Range's element count for floating-point bounds; `None` for a delta of 0 or a count that
+/// is not a number.
+pub fn range_count_f64(start: f64, limit: f64, delta: f64) -> Option<f64> {
+    let n = ((limit - start) / delta).ceil();
+    (delta != 0.0 && !n.is_nan()).then(|| n.max(0.0))
+}
+
 /// The axes `start..end` of a rank-`rank` shape that Shape (opset 15) returns, each bound
 /// negative counting from the end and clamped; empty when `end` is before `start`.
 pub fn shape_range(rank: usize, start: Option<i64>, end: Option<i64>) -> std::ops::Range<usize> {
@@ -394,6 +414,14 @@ mod tests {
         assert!(gemm(&[3i64, 4], &[5, 4], false, false).is_err());
         assert!(gemm(&[3i64, 4, 1], &[4, 5], false, false).is_err());
         assert_eq!(gemm(&[d("m"), d("k")], &[Dim::Known(4), d("n")], false, false), Ok([d("m"), d("n")]));
+        assert_eq!(range_count(0, 10, 3), Some(4));
+        assert_eq!(range_count(10, 0, -3), Some(4));
+        assert_eq!(range_count(10, 0, 3), Some(0));
+        assert_eq!(range_count(1 << 60, (1 << 60) + 3, 1), Some(3), "exact where f64 is not");
+        assert_eq!(range_count(0, 1, 0), None);
+        assert_eq!(range_count_f64(1.0, 2.0, 0.3), Some(4.0));
+        assert_eq!(range_count_f64(2.0, 1.0, 0.3), Some(0.0));
+        assert_eq!(range_count_f64(0.0, 1.0, 0.0), None);
         assert_eq!(shape_range(4, Some(-3), None), 1..4);
         assert_eq!(shape_range(4, Some(3), Some(1)), 3..3);
         assert_eq!(shape_range(4, Some(-9), Some(9)), 0..4);
