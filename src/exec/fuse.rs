@@ -20,7 +20,7 @@ use super::tensor::{Data, HostTensor};
 use super::{kernel, unsupported, Ctx};
 use crate::diag::Error;
 use crate::ir::{Def, Model, NodeId, ValueId};
-use crate::ops::{self, ShapeRule};
+use crate::ops::{self, Fuse as Op, ShapeRule};
 use crate::shape;
 
 /// At most this many broadcast operands (f32 and bool leaves) per fused loop.
@@ -49,11 +49,11 @@ fn unaliased(scratch: usize, out: usize) -> usize {
 /// (half the 32 MiB last-level cache of the machines we measure on) stay in cache.
 pub const NT_BYTES: usize = 16 << 20;
 
-use crate::ops::Fuse as Op;
-
+/// The fused op node `n` runs as, if fusion takes it (the registry's `fuse`; only
+/// default-domain ops have one).
 fn op_of(model: &Model, n: NodeId) -> Option<Op> {
     let node = model.node(n);
-    if !(node.domain.is_empty() || node.domain == "ai.onnx") || !node.subgraphs().is_empty() {
+    if !node.subgraphs().is_empty() {
         return None;
     }
     // Only the multidirectional forms (and Expand): the legacy and equal-shape rules keep

@@ -116,11 +116,9 @@ impl Ctx<'_> {
 /// A kernel: the node's outputs from its inputs and attributes.
 pub type Kernel = fn(&Ctx) -> Result<Vec<HostTensor>, Fail>;
 
-/// The kernel for `op` in `domain`, if the executor has one (the registry's `kernel`).
+/// The kernel for `op` in `domain`, if the executor has one (the registry's `kernel`; only
+/// default-domain ops have one).
 pub fn kernel(domain: &str, op: &str) -> Option<Kernel> {
-    if !(domain.is_empty() || domain == "ai.onnx") {
-        return None;
-    }
     crate::ops::meaning(domain, op)?.kernel
 }
 
