@@ -83,13 +83,16 @@ fn graph(model: &Model, g: GraphId, inf: &mut impl Types, renames: &HashMap<Term
     let gr = model.graph(g);
     for (place, infos) in [(Place::Input as fn(usize) -> Place, &gr.inputs), (Place::Output, &gr.outputs)] {
         for (i, vi) in infos.iter().enumerate() {
-            let inferred = inf.ty(vi.value).map(|t| renamed(t.clone(), renames));
-            if let Some(ty) = fill(vi.ty.as_ref(), inferred.as_ref()).filter(|ty| vi.ty.as_ref() != Some(ty)) {
+            let inferred = inf.ty(vi.value);
+            // A copy only where a size is renamed: `fill` copies what it keeps.
+            let renamed_ty = inferred.filter(|_| !renames.is_empty()).map(|t| renamed(t.clone(), renames));
+            let inferred = renamed_ty.as_ref().or(inferred);
+            if let Some(ty) = fill(vi.ty.as_ref(), inferred).filter(|ty| vi.ty.as_ref() != Some(ty)) {
                 patch.declare(g, place(i), ty);
             }
         }
     }
-    patch.new_infos.push((g, Vec::with_capacity(gr.order.len().saturating_sub(gr.value_info.len()))));
+    patch.room_for_infos(g, gr.order.len().saturating_sub(gr.value_info.len()));
     // Sorted, for a binary search per value: a graph may have as many outputs as nodes.
     let mut outputs: Vec<ValueId> = gr.outputs.iter().map(|o| o.value).collect();
     outputs.sort_unstable();

@@ -415,6 +415,11 @@ impl Patch {
         self.types.push((graph, place, ty));
     }
 
+    /// Makes room for `n` new `value_info` entries in `graph`, which `declare_new` fills.
+    fn room_for_infos(&mut self, graph: GraphId, n: usize) {
+        self.new_infos.push((graph, Vec::with_capacity(n)));
+    }
+
     /// Adds a `value_info` entry declaring `ty` for `value` in `graph`.
     fn declare_new(&mut self, graph: GraphId, value: ValueId, ty: Type) {
         let info = ValueInfo::new(value, Some(ty));
