@@ -2,8 +2,6 @@
 //! the legacy opset<7 `broadcast`/`axis` form), the unary math ops and Cast. Output shapes
 //! come from the one rule in `crate::shape`; every loop runs on `broadcast`'s iterator.
 
-use half::{bf16, f16};
-
 use super::broadcast::{fold_into, map1, map2, map3, Budget};
 use super::scalar::{pow, Conv, Int, Num};
 use super::tensor::{Data, Elem, HostTensor};
@@ -12,110 +10,51 @@ use crate::dtype::DType;
 use crate::ops::{self, ShapeRule};
 use crate::shape::{self, BroadcastError};
 
-/// Runs `$body` with `$x`, `$y` bound to the elements of two tensors of the same numeric
-/// type; `$body` gives a `Vec` of that type, wrapped back into `Data`.
+/// Runs `$body` with `$x`, `$y` bound to the elements of two tensors of the same type, one of
+/// the listed `Data` variants; `$want` names those types in the error for any other pair.
+macro_rules! same {
+    ($want:literal [$($v:ident)*] $a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
+        match ($a, $b) {
+            $((Data::$v($x), Data::$v($y)) => $body,)*
+            (a, b) => return Err(type_error(a, b, $want)),
+        }
+    };
+}
+
+/// `same!` for the numeric types.
 macro_rules! same_num {
-    ($a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
-        match ($a, $b) {
-            (Data::F16($x), Data::F16($y)) => Data::F16($body),
-            (Data::BF16($x), Data::BF16($y)) => Data::BF16($body),
-            (Data::F32($x), Data::F32($y)) => Data::F32($body),
-            (Data::F64($x), Data::F64($y)) => Data::F64($body),
-            (Data::I8($x), Data::I8($y)) => Data::I8($body),
-            (Data::I16($x), Data::I16($y)) => Data::I16($body),
-            (Data::I32($x), Data::I32($y)) => Data::I32($body),
-            (Data::I64($x), Data::I64($y)) => Data::I64($body),
-            (Data::U8($x), Data::U8($y)) => Data::U8($body),
-            (Data::U16($x), Data::U16($y)) => Data::U16($body),
-            (Data::U32($x), Data::U32($y)) => Data::U32($body),
-            (Data::U64($x), Data::U64($y)) => Data::U64($body),
-            (a, b) => return Err(type_error(a, b, "numeric")),
-        }
-    };
+    ($($t:tt)*) => { same!("numeric" [F16 BF16 F32 F64 I8 I16 I32 I64 U8 U16 U32 U64] $($t)*) };
 }
 
-/// As `same_num!`, for the integer types.
+/// `same!` for the integer types.
 macro_rules! same_int {
-    ($a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
-        match ($a, $b) {
-            (Data::I8($x), Data::I8($y)) => Data::I8($body),
-            (Data::I16($x), Data::I16($y)) => Data::I16($body),
-            (Data::I32($x), Data::I32($y)) => Data::I32($body),
-            (Data::I64($x), Data::I64($y)) => Data::I64($body),
-            (Data::U8($x), Data::U8($y)) => Data::U8($body),
-            (Data::U16($x), Data::U16($y)) => Data::U16($body),
-            (Data::U32($x), Data::U32($y)) => Data::U32($body),
-            (Data::U64($x), Data::U64($y)) => Data::U64($body),
-            (a, b) => return Err(type_error(a, b, "integer")),
-        }
-    };
+    ($($t:tt)*) => { same!("integer" [I8 I16 I32 I64 U8 U16 U32 U64] $($t)*) };
 }
 
-/// Runs `$body` (giving a value of one type) with `$x`, `$y` bound to two tensors' elements
-/// of the same type, any type.
+/// `same!` for every type.
 macro_rules! same_any {
-    ($a:expr, $b:expr, |$x:ident, $y:ident| $body:expr) => {
-        match ($a, $b) {
-            (Data::F16($x), Data::F16($y)) => $body,
-            (Data::BF16($x), Data::BF16($y)) => $body,
-            (Data::F32($x), Data::F32($y)) => $body,
-            (Data::F64($x), Data::F64($y)) => $body,
-            (Data::I8($x), Data::I8($y)) => $body,
-            (Data::I16($x), Data::I16($y)) => $body,
-            (Data::I32($x), Data::I32($y)) => $body,
-            (Data::I64($x), Data::I64($y)) => $body,
-            (Data::U8($x), Data::U8($y)) => $body,
-            (Data::U16($x), Data::U16($y)) => $body,
-            (Data::U32($x), Data::U32($y)) => $body,
-            (Data::U64($x), Data::U64($y)) => $body,
-            (Data::Bool($x), Data::Bool($y)) => $body,
-            (Data::Str($x), Data::Str($y)) => $body,
-            (a, b) => return Err(type_error(a, b, "matching")),
+    ($($t:tt)*) => { same!("matching" [F16 BF16 F32 F64 I8 I16 I32 I64 U8 U16 U32 U64 Bool Str] $($t)*) };
+}
+
+/// Runs `$body` with `$x` bound to a tensor's elements when they are of one of the listed
+/// `Data` variants; `$other` for the rest.
+macro_rules! with {
+    ([$($v:ident)*] $a:expr, $x:ident => $body:expr, else $other:expr) => {
+        match $a {
+            $(Data::$v($x) => $body,)*
+            _ => $other,
         }
     };
 }
 
-/// Runs `$body` (giving a `Vec` of the same type) with `$x` bound to a numeric tensor's
-/// elements; `$other` for the rest.
+/// `with!` for the numeric types.
 macro_rules! with_num {
-    ($a:expr, $x:ident => $body:expr, else $other:expr) => {
-        match $a {
-            Data::F16($x) => Data::F16($body),
-            Data::BF16($x) => Data::BF16($body),
-            Data::F32($x) => Data::F32($body),
-            Data::F64($x) => Data::F64($body),
-            Data::I8($x) => Data::I8($body),
-            Data::I16($x) => Data::I16($body),
-            Data::I32($x) => Data::I32($body),
-            Data::I64($x) => Data::I64($body),
-            Data::U8($x) => Data::U8($body),
-            Data::U16($x) => Data::U16($body),
-            Data::U32($x) => Data::U32($body),
-            Data::U64($x) => Data::U64($body),
-            _ => $other,
-        }
-    };
+    ($($t:tt)*) => { with!([F16 BF16 F32 F64 I8 I16 I32 I64 U8 U16 U32 U64] $($t)*) };
 }
 
-/// As `with_num!`, but `$body` gives any value (not wrapped).
-macro_rules! with_num_raw {
-    ($a:expr, $x:ident => $body:expr, else $other:expr) => {
-        match $a {
-            Data::F16($x) => $body,
-            Data::BF16($x) => $body,
-            Data::F32($x) => $body,
-            Data::F64($x) => $body,
-            Data::I8($x) => $body,
-            Data::I16($x) => $body,
-            Data::I32($x) => $body,
-            Data::I64($x) => $body,
-            Data::U8($x) => $body,
-            Data::U16($x) => $body,
-            Data::U32($x) => $body,
-            Data::U64($x) => $body,
-            _ => $other,
-        }
-    };
+/// `with!` for the float types.
+macro_rules! with_float {
+    ($($t:tt)*) => { with!([F16 BF16 F32 F64] $($t)*) };
 }
 
 fn type_error(a: &Data, b: &Data, want: &str) -> Fail {
@@ -198,7 +137,7 @@ fn one(shape: Vec<usize>, data: Data) -> Result<Vec<HostTensor>, Fail> {
 
 /// The arithmetic ops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Arith {
+pub enum Arith {
     Add,
     Sub,
     Mul,
@@ -230,27 +169,12 @@ fn arith_t<T: Num>(
     }
 }
 
-fn arith(ctx: &Ctx, op: Arith) -> Result<Vec<HostTensor>, Fail> {
+/// Add, Sub, Mul, Div (and Mod).
+pub fn arith(ctx: &Ctx, op: Arith) -> Result<Vec<HostTensor>, Fail> {
     let (a, b, out) = operands2(ctx)?;
     let bu = ctx.budget;
-    let data = same_num!(&*a.data, &*b.data, |x, y| arith_t(op, bu, &out, x, &a.shape, y, &b.shape)?);
+    let data = same_num!(&*a.data, &*b.data, |x, y| Elem::wrap(arith_t(op, bu, &out, x, &a.shape, y, &b.shape)?));
     one(out, data)
-}
-
-pub fn add(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    arith(ctx, Arith::Add)
-}
-
-pub fn sub(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    arith(ctx, Arith::Sub)
-}
-
-pub fn mul(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    arith(ctx, Arith::Mul)
-}
-
-pub fn div(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    arith(ctx, Arith::Div)
 }
 
 /// Mod: `fmod=0` is numpy's `mod` (sign of the divisor, integers only); `fmod=1` is C's
@@ -277,14 +201,14 @@ pub fn pow_op(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let (a, b, out) = operands2(ctx)?;
     let bu = ctx.budget;
     let unsupported = || Fail::Invalid(format!("Pow of {} by {} is not supported", a.dtype(), b.dtype()));
-    let data = with_num!(&*a.data, x => with_num_raw!(&*b.data, y => pow_t(bu, &out, x, &a.shape, y, &b.shape)?,
+    let data = with_num!(&*a.data, x => with_num!(&*b.data, y => Elem::wrap(pow_t(bu, &out, x, &a.shape, y, &b.shape)?),
         else return Err(unsupported())), else return Err(unsupported()));
     one(out, data)
 }
 
 /// The comparisons.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Cmp {
+pub enum Cmp {
     Eq,
     Gt,
     Ge,
@@ -310,34 +234,16 @@ fn cmp_t<T: PartialOrd + Sync>(
     }
 }
 
-fn compare(ctx: &Ctx, op: Cmp) -> Result<Vec<HostTensor>, Fail> {
+/// Equal, Greater, GreaterOrEqual, Less, LessOrEqual.
+pub fn compare(ctx: &Ctx, op: Cmp) -> Result<Vec<HostTensor>, Fail> {
     let (a, b, out) = operands2(ctx)?;
     let bu = ctx.budget;
     let v = same_any!(&*a.data, &*b.data, |x, y| cmp_t(op, bu, &out, x, &a.shape, y, &b.shape)?);
     one(out, Data::Bool(v))
 }
 
-pub fn equal(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    compare(ctx, Cmp::Eq)
-}
-
-pub fn greater(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    compare(ctx, Cmp::Gt)
-}
-
-pub fn greater_or_equal(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    compare(ctx, Cmp::Ge)
-}
-
-pub fn less(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    compare(ctx, Cmp::Lt)
-}
-
-pub fn less_or_equal(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    compare(ctx, Cmp::Le)
-}
-
-fn logical(ctx: &Ctx, f: fn(bool, bool) -> bool) -> Result<Vec<HostTensor>, Fail> {
+/// And, Or, Xor: `f` on bool inputs.
+pub fn logical(ctx: &Ctx, f: fn(bool, bool) -> bool) -> Result<Vec<HostTensor>, Fail> {
     let (a, b, out) = operands2(ctx)?;
     let (Data::Bool(x), Data::Bool(y)) = (&*a.data, &*b.data) else {
         return Err(Fail::Invalid(format!("needs bool inputs, not {} and {}", a.dtype(), b.dtype())));
@@ -346,21 +252,9 @@ fn logical(ctx: &Ctx, f: fn(bool, bool) -> bool) -> Result<Vec<HostTensor>, Fail
     one(out, Data::Bool(v))
 }
 
-pub fn and(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    logical(ctx, |p, q| p & q)
-}
-
-pub fn or(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    logical(ctx, |p, q| p | q)
-}
-
-pub fn xor(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    logical(ctx, |p, q| p ^ q)
-}
-
 /// The bitwise ops and shifts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Bit {
+pub enum Bit {
     And,
     Or,
     Xor,
@@ -386,23 +280,12 @@ fn bit_t<T: Int>(
     }
 }
 
-fn bitwise(ctx: &Ctx, op: Bit) -> Result<Vec<HostTensor>, Fail> {
+/// BitwiseAnd, BitwiseOr, BitwiseXor (and BitShift).
+pub fn bitwise(ctx: &Ctx, op: Bit) -> Result<Vec<HostTensor>, Fail> {
     let (a, b, out) = operands2(ctx)?;
     let bu = ctx.budget;
-    let data = same_int!(&*a.data, &*b.data, |x, y| bit_t(op, bu, &out, x, &a.shape, y, &b.shape)?);
+    let data = same_int!(&*a.data, &*b.data, |x, y| Elem::wrap(bit_t(op, bu, &out, x, &a.shape, y, &b.shape)?));
     one(out, data)
-}
-
-pub fn bitwise_and(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    bitwise(ctx, Bit::And)
-}
-
-pub fn bitwise_or(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    bitwise(ctx, Bit::Or)
-}
-
-pub fn bitwise_xor(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    bitwise(ctx, Bit::Xor)
 }
 
 /// BitShift: `direction` is `LEFT` or `RIGHT` (required).
@@ -434,59 +317,36 @@ fn nary_t<T: Num>(op: Arith, bu: Budget, out: &[usize], xs: &[(&[T], &[usize])])
     }
 }
 
-fn nary(ctx: &Ctx, op: Arith, mean: bool) -> Result<Vec<HostTensor>, Fail> {
+/// Sum (`Arith::Add`), Max and Min of any number of inputs; Mean is Sum with `mean`.
+pub fn nary(ctx: &Ctx, op: Arith, mean: bool) -> Result<Vec<HostTensor>, Fail> {
     let (xs, out) = operands_n(ctx)?;
     let dtype = xs[0].dtype();
     if let Some(x) = xs.iter().find(|x| x.dtype() != dtype) {
         return Err(Fail::Invalid(format!("inputs have element types {dtype} and {}", x.dtype())));
     }
-    let n = xs.len();
-    macro_rules! go {
-        ($t:ty) => {{
-            let parts: Vec<(&[$t], &[usize])> =
-                xs.iter().map(|x| (x.elems::<$t>().unwrap_or(&[]), x.shape.as_slice())).collect();
-            let mut v = nary_t::<$t>(op, ctx.budget, &out, &parts)?;
-            if mean {
-                let k = <$t>::from_u64(n as u64);
-                for e in &mut v {
-                    *e = e.div(k);
-                }
+    // `_first` (input 0's elements) only picks the type `go` runs at.
+    fn go<T: Num>(
+        _first: &[T],
+        ctx: &Ctx,
+        op: Arith,
+        mean: bool,
+        xs: &[HostTensor],
+        out: &[usize],
+    ) -> Result<Data, Fail> {
+        let parts: Vec<(&[T], &[usize])> =
+            xs.iter().map(|x| (x.elems::<T>().unwrap_or(&[]), x.shape.as_slice())).collect();
+        let mut v = nary_t(op, ctx.budget, out, &parts)?;
+        if mean {
+            let k = T::from_u64(xs.len() as u64);
+            for e in &mut v {
+                *e = e.div(k);
             }
-            <$t>::wrap(v)
-        }};
+        }
+        Ok(T::wrap(v))
     }
-    let data = match dtype {
-        DType::F16 => go!(f16),
-        DType::BF16 => go!(bf16),
-        DType::F32 => go!(f32),
-        DType::F64 => go!(f64),
-        DType::I8 => go!(i8),
-        DType::I16 => go!(i16),
-        DType::I32 => go!(i32),
-        DType::I64 => go!(i64),
-        DType::U8 => go!(u8),
-        DType::U16 => go!(u16),
-        DType::U32 => go!(u32),
-        DType::U64 => go!(u64),
-        other => return Err(Fail::Invalid(format!("element type {other} is not supported here"))),
-    };
+    let data = with_num!(&*xs[0].data, first => go(first, ctx, op, mean, &xs, &out)?,
+        else return Err(Fail::Invalid(format!("element type {dtype} is not supported here"))));
     one(out, data)
-}
-
-pub fn sum(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    nary(ctx, Arith::Add, false)
-}
-
-pub fn mean(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    nary(ctx, Arith::Add, true)
-}
-
-pub fn max(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    nary(ctx, Arith::Max, false)
-}
-
-pub fn min(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    nary(ctx, Arith::Min, false)
 }
 
 /// Where's element: `a` where the condition holds, else `b`.
@@ -522,13 +382,13 @@ pub fn prelu(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let s = ctx.input(1)?;
     let out = shape::uni::<usize>(&x.shape, &s.shape, 1).map_err(|e| bcast_error(e, &[x, s]))?.shape;
     let bu = ctx.budget;
-    let data = same_num!(&*x.data, &*s.data, |a, b| map2(bu, &out, a, &x.shape, b, &s.shape, |v, k| {
+    let data = same_num!(&*x.data, &*s.data, |a, b| Elem::wrap(map2(bu, &out, a, &x.shape, b, &s.shape, |v, k| {
         if *v < Num::zero() {
             v.mul(*k)
         } else {
             *v
         }
-    })?);
+    })?));
     one(out, data)
 }
 
@@ -554,177 +414,59 @@ pub fn broadcast_to(bu: Budget, x: &HostTensor, out: Vec<usize>) -> Result<Vec<H
 // ---------------------------------------------------------------------------------------------
 // Unary math.
 
-fn float_map<T: Num>(bu: Budget, x: &[T], shape: &[usize], g: fn(f64) -> f64) -> Result<Vec<T>, Fail> {
-    map1(bu, shape, x, shape, |v| T::from_f64(g(v.to_f64())))
+/// The unary ops that run in f64 on float inputs: `g` on each element.
+pub fn unary_float(ctx: &Ctx, g: fn(f64) -> f64) -> Result<Vec<HostTensor>, Fail> {
+    float_map(ctx, g)
 }
-
-fn unary_float(ctx: &Ctx, g: fn(f64) -> f64) -> Result<Vec<HostTensor>, Fail> {
-    let x = ctx.input(0)?;
-    let bu = ctx.budget;
-    let bad = || Fail::Invalid(format!("needs a float input, not {}", x.dtype()));
-    let data = match &*x.data {
-        Data::F16(v) => Data::F16(float_map(bu, v, &x.shape, g)?),
-        Data::BF16(v) => Data::BF16(float_map(bu, v, &x.shape, g)?),
-        Data::F32(v) => Data::F32(float_map(bu, v, &x.shape, g)?),
-        Data::F64(v) => Data::F64(float_map(bu, v, &x.shape, g)?),
-        _ => return Err(bad()),
-    };
-    one(x.shape.clone(), data)
-}
-
-fn unary_num<F>(ctx: &Ctx, f: F) -> Result<Vec<HostTensor>, Fail>
-where
-    F: UnaryNum,
-{
-    let x = ctx.input(0)?;
-    let bu = ctx.budget;
-    let data = with_num!(&*x.data, v => map1(bu, &x.shape, v, &x.shape, |e| f.apply(*e))?,
-        else return Err(Fail::Invalid(format!("needs a numeric input, not {}", x.dtype()))));
-    one(x.shape.clone(), data)
-}
-
-/// A unary op defined for every numeric type.
-trait UnaryNum: Sync {
-    fn apply<T: Num>(&self, v: T) -> T;
-}
-
-struct AbsOp;
-impl UnaryNum for AbsOp {
-    fn apply<T: Num>(&self, v: T) -> T {
-        if v < T::zero() {
-            T::zero().sub(v)
-        } else {
-            v
-        }
-    }
-}
-
-struct NegOp;
-impl UnaryNum for NegOp {
-    fn apply<T: Num>(&self, v: T) -> T {
-        T::zero().sub(v)
-    }
-}
-
-struct SignOp;
-impl UnaryNum for SignOp {
-    fn apply<T: Num>(&self, v: T) -> T {
-        if v > T::zero() {
-            T::from_i64(1)
-        } else if v < T::zero() {
-            T::from_i64(-1)
-        } else {
-            v
-        }
-    }
-}
-
-struct ReluOp;
-impl UnaryNum for ReluOp {
-    fn apply<T: Num>(&self, v: T) -> T {
-        v.maxn(T::zero())
-    }
-}
-
-pub fn abs(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    unary_num(ctx, AbsOp)
-}
-
-pub fn neg(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    unary_num(ctx, NegOp)
-}
-
-pub fn sign(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    unary_num(ctx, SignOp)
-}
-
-pub fn relu(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-    unary_num(ctx, ReluOp)
-}
-
-/// The float unary ops, each as a function of f64.
-pub fn float_unary(op: &str) -> Option<fn(f64) -> f64> {
-    Some(match op {
-        "Exp" => f64::exp,
-        "Log" => f64::ln,
-        "Sqrt" => f64::sqrt,
-        "Reciprocal" => |x| 1.0 / x,
-        "Floor" => f64::floor,
-        "Ceil" => f64::ceil,
-        "Round" => f64::round_ties_even,
-        "Sigmoid" => |x| 1.0 / (1.0 + (-x).exp()),
-        "Tanh" => f64::tanh,
-        "Sin" => f64::sin,
-        "Cos" => f64::cos,
-        "Tan" => f64::tan,
-        "Asin" => f64::asin,
-        "Acos" => f64::acos,
-        "Atan" => f64::atan,
-        "Sinh" => f64::sinh,
-        "Cosh" => f64::cosh,
-        "Asinh" => f64::asinh,
-        "Acosh" => f64::acosh,
-        "Atanh" => f64::atanh,
-        "Softplus" => |x| (x.exp()).ln_1p(),
-        "Softsign" => |x| x / (1.0 + x.abs()),
-        _ => return None,
-    })
-}
-
-macro_rules! float_kernels {
-    ($($name:ident = $op:literal),* $(,)?) => {
-        $(
-            #[doc = concat!("The unary `", $op, "`.")]
-            pub fn $name(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
-                unary_float(ctx, float_unary($op).unwrap_or(|x| x))
-            }
-        )*
-    };
-}
-
-float_kernels!(
-    exp = "Exp",
-    log = "Log",
-    sqrt = "Sqrt",
-    reciprocal = "Reciprocal",
-    floor = "Floor",
-    ceil = "Ceil",
-    round = "Round",
-    sigmoid = "Sigmoid",
-    tanh = "Tanh",
-    sin = "Sin",
-    cos = "Cos",
-    tan = "Tan",
-    asin = "Asin",
-    acos = "Acos",
-    atan = "Atan",
-    sinh = "Sinh",
-    cosh = "Cosh",
-    asinh = "Asinh",
-    acosh = "Acosh",
-    atanh = "Atanh",
-    softplus = "Softplus",
-    softsign = "Softsign",
-);
 
 /// LeakyRelu with `alpha` (default 0.01).
 pub fn leaky_relu(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let alpha = ctx.node.attr_float("alpha").unwrap_or(0.01) as f64;
+    float_map(ctx, |f| if f < 0.0 { f * alpha } else { f })
+}
+
+fn float_map(ctx: &Ctx, g: impl Fn(f64) -> f64 + Sync) -> Result<Vec<HostTensor>, Fail> {
     let x = ctx.input(0)?;
-    let bu = ctx.budget;
-    fn go<T: Num>(bu: Budget, v: &[T], s: &[usize], alpha: f64) -> Result<Vec<T>, Fail> {
-        map1(bu, s, v, s, |e| {
-            let f = e.to_f64();
-            T::from_f64(if f < 0.0 { f * alpha } else { f })
-        })
+    fn go<T: Num>(bu: Budget, v: &[T], s: &[usize], g: &(impl Fn(f64) -> f64 + Sync)) -> Result<Data, Fail> {
+        Ok(T::wrap(map1(bu, s, v, s, |e| T::from_f64(g(e.to_f64())))?))
     }
-    let data = match &*x.data {
-        Data::F16(v) => Data::F16(go(bu, v, &x.shape, alpha)?),
-        Data::BF16(v) => Data::BF16(go(bu, v, &x.shape, alpha)?),
-        Data::F32(v) => Data::F32(go(bu, v, &x.shape, alpha)?),
-        Data::F64(v) => Data::F64(go(bu, v, &x.shape, alpha)?),
-        _ => return Err(Fail::Invalid(format!("needs a float input, not {}", x.dtype()))),
-    };
+    let data = with_float!(&*x.data, v => go(ctx.budget, v, &x.shape, &g)?,
+        else return Err(Fail::Invalid(format!("needs a float input, not {}", x.dtype()))));
+    one(x.shape.clone(), data)
+}
+
+/// The unary ops defined for every numeric type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NumUnary {
+    Abs,
+    Neg,
+    Sign,
+    Relu,
+}
+
+fn num_unary_t<T: Num>(op: NumUnary, bu: Budget, v: &[T], s: &[usize]) -> Result<Vec<T>, Fail> {
+    let z = T::zero();
+    match op {
+        NumUnary::Abs => map1(bu, s, v, s, |e| if *e < z { z.sub(*e) } else { *e }),
+        NumUnary::Neg => map1(bu, s, v, s, |e| z.sub(*e)),
+        NumUnary::Sign => map1(bu, s, v, s, |e| {
+            if *e > z {
+                T::from_i64(1)
+            } else if *e < z {
+                T::from_i64(-1)
+            } else {
+                *e
+            }
+        }),
+        NumUnary::Relu => map1(bu, s, v, s, |e| e.maxn(z)),
+    }
+}
+
+/// Abs, Neg, Sign, Relu.
+pub fn num_unary(ctx: &Ctx, op: NumUnary) -> Result<Vec<HostTensor>, Fail> {
+    let x = ctx.input(0)?;
+    let data = with_num!(&*x.data, v => Elem::wrap(num_unary_t(op, ctx.budget, v, &x.shape)?),
+        else return Err(Fail::Invalid(format!("needs a numeric input, not {}", x.dtype()))));
     one(x.shape.clone(), data)
 }
 
@@ -741,7 +483,7 @@ pub fn not(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
 pub fn is_nan(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let x = ctx.input(0)?;
     let bu = ctx.budget;
-    let v = with_num_raw!(&*x.data, v => map1(bu, &x.shape, v, &x.shape, |e| e.is_nan())?,
+    let v = with_num!(&*x.data, v => map1(bu, &x.shape, v, &x.shape, |e| e.is_nan())?,
         else return Err(Fail::Invalid(format!("needs a numeric input, not {}", x.dtype()))));
     one(x.shape.clone(), Data::Bool(v))
 }
@@ -823,7 +565,7 @@ pub fn cast_to(bu: Budget, x: &HostTensor, to: DType) -> Result<HostTensor, Fail
                 cast_from(bu, &f, to)?
             }
         }
-        d => with_num_raw!(d, v => cast_from(bu, v, to)?, else unreachable!("bool and string handled above")),
+        d => with_num!(d, v => cast_from(bu, v, to)?, else unreachable!("bool and string handled above")),
     };
     HostTensor::new(x.shape.clone(), data)
 }
