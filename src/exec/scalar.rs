@@ -89,7 +89,8 @@ pub trait Int: Num {
     fn shr(self, by: Self) -> Self;
 }
 
-macro_rules! conv_int {
+/// `Conv` by `as` casts (the integers, f32 and f64).
+macro_rules! conv_as {
     ($t:ty, $kind:expr) => {
         impl Conv for $t {
             const KIND: Kind = $kind;
@@ -123,7 +124,7 @@ macro_rules! conv_int {
 
 macro_rules! int {
     ($t:ty, $kind:expr) => {
-        conv_int!($t, $kind);
+        conv_as!($t, $kind);
         impl Num for $t {
             const FLOAT: bool = false;
             #[inline(always)]
@@ -246,71 +247,9 @@ impl Conv for bool {
     }
 }
 
-/// numpy's float `mod` (npy_divmod): fmod, then moved into the divisor's sign; a zero
-/// result takes the divisor's sign.
-#[inline(always)]
-fn py_mod(a: f64, b: f64) -> f64 {
-    let m = a % b;
-    if b == 0.0 {
-        return m;
-    }
-    if m != 0.0 {
-        if (b < 0.0) != (m < 0.0) {
-            m + b
-        } else {
-            m
-        }
-    } else {
-        0f64.copysign(b)
-    }
-}
-
-#[inline(always)]
-fn py_mod32(a: f32, b: f32) -> f32 {
-    let m = a % b;
-    if b == 0.0 {
-        return m;
-    }
-    if m != 0.0 {
-        if (b < 0.0) != (m < 0.0) {
-            m + b
-        } else {
-            m
-        }
-    } else {
-        0f32.copysign(b)
-    }
-}
-
 macro_rules! float_native {
-    ($t:ty, $pymod:ident) => {
-        impl Conv for $t {
-            const KIND: Kind = Kind::Float;
-            #[inline(always)]
-            fn to_f64(self) -> f64 {
-                self as f64
-            }
-            #[inline(always)]
-            fn to_i64(self) -> i64 {
-                self as i64
-            }
-            #[inline(always)]
-            fn to_u64(self) -> u64 {
-                self as u64
-            }
-            #[inline(always)]
-            fn from_f64(v: f64) -> Self {
-                v as $t
-            }
-            #[inline(always)]
-            fn from_i64(v: i64) -> Self {
-                v as $t
-            }
-            #[inline(always)]
-            fn from_u64(v: u64) -> Self {
-                v as $t
-            }
-        }
+    ($t:ty) => {
+        conv_as!($t, Kind::Float);
         impl Num for $t {
             const FLOAT: bool = true;
             #[inline(always)]
@@ -333,9 +272,20 @@ macro_rules! float_native {
             fn div(self, o: Self) -> Self {
                 self / o
             }
+            /// numpy's float `mod` (npy_divmod): fmod, then moved into the divisor's sign; a
+            /// zero result takes the divisor's sign.
             #[inline(always)]
             fn modulo(self, o: Self) -> Self {
-                $pymod(self, o)
+                let m = self % o;
+                if o == 0.0 {
+                    m
+                } else if m == 0.0 {
+                    (0.0 as $t).copysign(o)
+                } else if (o < 0.0) != (m < 0.0) {
+                    m + o
+                } else {
+                    m
+                }
             }
             #[inline(always)]
             fn fmod(self, o: Self) -> Self {
@@ -349,8 +299,8 @@ macro_rules! float_native {
     };
 }
 
-float_native!(f32, py_mod32);
-float_native!(f64, py_mod);
+float_native!(f32);
+float_native!(f64);
 
 macro_rules! float_half {
     ($t:ty) => {
@@ -405,7 +355,7 @@ macro_rules! float_half {
             }
             #[inline(always)]
             fn modulo(self, o: Self) -> Self {
-                <$t>::from_f32(py_mod32(self.to_f32(), o.to_f32()))
+                <$t>::from_f32(self.to_f32().modulo(o.to_f32()))
             }
             #[inline(always)]
             fn fmod(self, o: Self) -> Self {
