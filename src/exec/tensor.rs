@@ -106,22 +106,10 @@ pub(crate) use with_any;
 impl Data {
     /// The element type.
     pub fn dtype(&self) -> DType {
-        match self {
-            Data::F16(_) => DType::F16,
-            Data::BF16(_) => DType::BF16,
-            Data::F32(_) => DType::F32,
-            Data::F64(_) => DType::F64,
-            Data::I8(_) => DType::I8,
-            Data::I16(_) => DType::I16,
-            Data::I32(_) => DType::I32,
-            Data::I64(_) => DType::I64,
-            Data::U8(_) => DType::U8,
-            Data::U16(_) => DType::U16,
-            Data::U32(_) => DType::U32,
-            Data::U64(_) => DType::U64,
-            Data::Bool(_) => DType::Bool,
-            Data::Str(_) => DType::Str,
+        fn of<T: Elem>(_: &[T]) -> DType {
+            T::DTYPE
         }
+        with_any!(self, v => of(v))
     }
 
     /// The number of elements.
@@ -314,23 +302,7 @@ pub fn to_le_bytes(data: &Data, out: &mut Vec<u8>) {
 }
 
 fn supported(dtype: DType) -> bool {
-    matches!(
-        dtype,
-        DType::F16
-            | DType::BF16
-            | DType::F32
-            | DType::F64
-            | DType::I8
-            | DType::I16
-            | DType::I32
-            | DType::I64
-            | DType::U8
-            | DType::U16
-            | DType::U32
-            | DType::U64
-            | DType::Bool
-            | DType::Str
-    )
+    empty(dtype).is_some()
 }
 
 fn unsupported(dtype: DType) -> Fail {
@@ -354,14 +326,17 @@ pub fn from_ir(t: &Tensor, dir: Option<&Path>, budget: u64) -> Result<HostTensor
         .ok_or_else(|| Fail::Invalid(format!("tensor '{what}' has a negative dim in {:?}", t.dims)))?;
     let n = numel(&shape).ok_or_else(|| Fail::Invalid(format!("tensor '{what}': {:?} overflows", t.dims)))?;
     budget_check(&format!("tensor '{what}'"), n, dtype.size().unwrap_or(24), budget)?;
-    let count = |len: usize| {
-        if len == n {
-            Ok(())
-        } else {
+    let bad_field = || Fail::Invalid(format!("tensor '{what}': its data field does not fit element type {dtype}"));
+    // An inline field of `len` elements, which holds `dtype` when `holds`.
+    let fits = |len: usize, holds: bool| {
+        if len != n {
             Err(Fail::Invalid(format!("tensor '{what}' of shape {:?} holds {len} elements, not {n}", t.dims)))
+        } else if !holds {
+            Err(bad_field())
+        } else {
+            Ok(())
         }
     };
-    let bad_field = || Fail::Invalid(format!("tensor '{what}': its data field does not fit element type {dtype}"));
     let data = match &t.data {
         TensorData::Raw(b) if dtype != DType::Str => from_le_bytes(dtype, b, n, what)?,
         TensorData::External { location, offset, length } => {
@@ -373,28 +348,19 @@ pub fn from_ir(t: &Tensor, dir: Option<&Path>, budget: u64) -> Result<HostTensor
             from_le_bytes(dtype, &bytes, n, what)?
         }
         TensorData::Floats(v) => {
-            count(v.len())?;
-            match dtype {
-                DType::F32 => Data::F32(v.clone()),
-                _ => return Err(bad_field()),
-            }
+            fits(v.len(), dtype == DType::F32)?;
+            Data::F32(v.clone())
         }
         TensorData::Doubles(v) => {
-            count(v.len())?;
-            match dtype {
-                DType::F64 => Data::F64(v.clone()),
-                _ => return Err(bad_field()),
-            }
+            fits(v.len(), dtype == DType::F64)?;
+            Data::F64(v.clone())
         }
         TensorData::Int64s(v) => {
-            count(v.len())?;
-            match dtype {
-                DType::I64 => Data::I64(v.clone()),
-                _ => return Err(bad_field()),
-            }
+            fits(v.len(), dtype == DType::I64)?;
+            Data::I64(v.clone())
         }
         TensorData::Uint64s(v) => {
-            count(v.len())?;
+            fits(v.len(), true)?;
             match dtype {
                 DType::U64 => Data::U64(v.clone()),
                 DType::U32 => Data::U32(v.iter().map(|x| *x as u32).collect()),
@@ -402,7 +368,7 @@ pub fn from_ir(t: &Tensor, dir: Option<&Path>, budget: u64) -> Result<HostTensor
             }
         }
         TensorData::Int32s(v) => {
-            count(v.len())?;
+            fits(v.len(), true)?;
             match dtype {
                 DType::I32 => Data::I32(v.clone()),
                 DType::I16 => Data::I16(v.iter().map(|x| *x as i16).collect()),
@@ -416,13 +382,10 @@ pub fn from_ir(t: &Tensor, dir: Option<&Path>, budget: u64) -> Result<HostTensor
             }
         }
         TensorData::Strings(v) => {
-            count(v.len())?;
-            match dtype {
-                DType::Str => Data::Str(v.clone()),
-                _ => return Err(bad_field()),
-            }
+            fits(v.len(), dtype == DType::Str)?;
+            Data::Str(v.clone())
         }
-        TensorData::Empty if n == 0 => with_dtype_empty(dtype),
+        TensorData::Empty if n == 0 => empty(dtype).ok_or_else(|| unsupported(dtype))?,
         TensorData::Empty | TensorData::Raw(_) => {
             return Err(Fail::Invalid(format!("tensor '{what}' of shape {:?} holds no usable data", t.dims)))
         }
@@ -430,8 +393,10 @@ pub fn from_ir(t: &Tensor, dir: Option<&Path>, budget: u64) -> Result<HostTensor
     HostTensor::new(shape, data)
 }
 
-fn with_dtype_empty(dtype: DType) -> Data {
-    match dtype {
+/// An empty vector of the given type, for tensors with no elements; `None` for the types the
+/// executor does not store.
+pub fn empty(dtype: DType) -> Option<Data> {
+    Some(match dtype {
         DType::F16 => Data::F16(Vec::new()),
         DType::BF16 => Data::BF16(Vec::new()),
         DType::F32 => Data::F32(Vec::new()),
@@ -439,19 +404,15 @@ fn with_dtype_empty(dtype: DType) -> Data {
         DType::I8 => Data::I8(Vec::new()),
         DType::I16 => Data::I16(Vec::new()),
         DType::I32 => Data::I32(Vec::new()),
+        DType::I64 => Data::I64(Vec::new()),
         DType::U8 => Data::U8(Vec::new()),
         DType::U16 => Data::U16(Vec::new()),
         DType::U32 => Data::U32(Vec::new()),
         DType::U64 => Data::U64(Vec::new()),
         DType::Bool => Data::Bool(Vec::new()),
         DType::Str => Data::Str(Vec::new()),
-        _ => Data::I64(Vec::new()),
-    }
-}
-
-/// An empty vector of the given type, for tensors with no elements.
-pub fn empty(dtype: DType) -> Option<Data> {
-    supported(dtype).then(|| with_dtype_empty(dtype))
+        _ => return None,
+    })
 }
 
 /// Converts a host tensor to an IR tensor named `name` (raw little-endian data; strings in
