@@ -933,54 +933,29 @@ trait F2: Copy {
     fn f(self, a: f32, b: f32) -> f32;
 }
 
-#[derive(Clone, Copy)]
-struct Add;
-#[derive(Clone, Copy)]
-struct Sub;
-#[derive(Clone, Copy)]
-struct Mul;
-#[derive(Clone, Copy)]
-struct Div;
-#[derive(Clone, Copy)]
-struct Max;
-#[derive(Clone, Copy)]
-struct Min;
+/// Defines each named `F2` as `|a, b| $e`.
+macro_rules! f2 {
+    ($($name:ident: |$a:ident, $b:ident| $e:expr;)*) => {
+        $(
+            #[derive(Clone, Copy)]
+            struct $name;
+            impl F2 for $name {
+                #[inline(always)]
+                fn f(self, $a: f32, $b: f32) -> f32 {
+                    $e
+                }
+            }
+        )*
+    };
+}
 
-impl F2 for Add {
-    #[inline(always)]
-    fn f(self, a: f32, b: f32) -> f32 {
-        a + b
-    }
-}
-impl F2 for Sub {
-    #[inline(always)]
-    fn f(self, a: f32, b: f32) -> f32 {
-        a - b
-    }
-}
-impl F2 for Mul {
-    #[inline(always)]
-    fn f(self, a: f32, b: f32) -> f32 {
-        a * b
-    }
-}
-impl F2 for Div {
-    #[inline(always)]
-    fn f(self, a: f32, b: f32) -> f32 {
-        a / b
-    }
-}
-impl F2 for Max {
-    #[inline(always)]
-    fn f(self, a: f32, b: f32) -> f32 {
-        a.maxn(b)
-    }
-}
-impl F2 for Min {
-    #[inline(always)]
-    fn f(self, a: f32, b: f32) -> f32 {
-        a.minn(b)
-    }
+f2! {
+    Add: |a, b| a + b;
+    Sub: |a, b| a - b;
+    Mul: |a, b| a * b;
+    Div: |a, b| a / b;
+    Max: |a, b| a.maxn(b);
+    Min: |a, b| a.minn(b);
 }
 
 /// An instruction's operands on one block (a type rather than a closure, as [`F2`]).
