@@ -1,5 +1,5 @@
 //! Host tensors: a shape and typed contiguous storage for every element type the executor runs,
-//! the element traits kernels are generic over, and conversion from and to IR tensors.
+//! the element traits kernels are generic over, and conversion from IR tensors.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -274,33 +274,6 @@ pub fn from_le_bytes(dtype: DType, bytes: &[u8], n: usize, what: &str) -> Result
     })
 }
 
-/// Appends the little-endian bytes of `data` to `out` (not for strings).
-pub fn to_le_bytes(data: &Data, out: &mut Vec<u8>) {
-    macro_rules! enc {
-        ($v:expr) => {
-            for x in $v {
-                out.extend_from_slice(&x.to_le_bytes());
-            }
-        };
-    }
-    match data {
-        Data::F16(v) => enc!(v),
-        Data::BF16(v) => enc!(v),
-        Data::F32(v) => enc!(v),
-        Data::F64(v) => enc!(v),
-        Data::I8(v) => enc!(v),
-        Data::I16(v) => enc!(v),
-        Data::I32(v) => enc!(v),
-        Data::I64(v) => enc!(v),
-        Data::U8(v) => out.extend_from_slice(v),
-        Data::U16(v) => enc!(v),
-        Data::U32(v) => enc!(v),
-        Data::U64(v) => enc!(v),
-        Data::Bool(v) => out.extend(v.iter().map(|b| *b as u8)),
-        Data::Str(_) => {}
-    }
-}
-
 fn supported(dtype: DType) -> bool {
     empty(dtype).is_some()
 }
@@ -413,19 +386,4 @@ pub fn empty(dtype: DType) -> Option<Data> {
         DType::Str => Data::Str(Vec::new()),
         _ => return None,
     })
-}
-
-/// Converts a host tensor to an IR tensor named `name` (raw little-endian data; strings in
-/// `string_data`), for writing `.pb` files.
-pub fn to_ir(t: &HostTensor, name: &str) -> Tensor {
-    let dims = t.shape.iter().map(|d| *d as i64).collect();
-    let data = match &*t.data {
-        Data::Str(v) => TensorData::Strings(v.clone()),
-        d => {
-            let mut bytes = Vec::with_capacity(t.bytes() as usize);
-            to_le_bytes(d, &mut bytes);
-            TensorData::Raw(bytes)
-        }
-    };
-    Tensor::new(name, t.dtype(), dims, data)
 }
