@@ -288,9 +288,10 @@ fn fused_f32(
 ) -> Result<Option<HostTensor>, Error> {
     // Operands of the loop: f32 data leaves and bool conditions, in first-use order.
     let mut operand: HashMap<ValueId, usize> = HashMap::new();
-    let mut f32s: Vec<(usize, &[f32])> = Vec::new();
-    let mut bools: Vec<(usize, &[bool])> = Vec::new();
-    let mut shapes: Vec<&[usize]> = Vec::new();
+    let mut shapes: [&[usize]; MAX_LEAVES] = [&[]; MAX_LEAVES];
+    let mut data_f: [&[f32]; MAX_LEAVES] = [&[]; MAX_LEAVES];
+    let mut data_b: [&[bool]; MAX_LEAVES] = [&[]; MAX_LEAVES];
+    let mut is_bool = [false; MAX_LEAVES];
     let mut reg: HashMap<ValueId, usize> = HashMap::new();
     let mut reg_shape: Vec<Vec<usize>> = Vec::new();
     let mut prog: Vec<Instr> = Vec::with_capacity(g.nodes.len());
@@ -317,23 +318,22 @@ fn fused_f32(
             let k = match operand.get(v) {
                 Some(k) => *k,
                 None => {
-                    let k = shapes.len();
+                    let k = operand.len();
                     if k >= MAX_LEAVES {
                         return Ok(None);
                     }
                     match (&*t.data, want_bool) {
-                        (Data::F32(x), false) => f32s.push((k, x)),
-                        (Data::Bool(c), true) => bools.push((k, c)),
+                        (Data::F32(x), false) => data_f[k] = x,
+                        (Data::Bool(c), true) => (data_b[k], is_bool[k]) = (c, true),
                         _ => return Ok(None),
                     }
-                    shapes.push(&t.shape);
+                    shapes[k] = &t.shape;
                     operand.insert(*v, k);
                     k
                 }
             };
             // A value used both as a condition and as data is not f32 and bool at once.
-            let is_bool = bools.iter().any(|(b, _)| *b == k);
-            if is_bool != want_bool {
+            if is_bool[k] != want_bool {
                 return Ok(None);
             }
             if want_bool {
@@ -345,44 +345,23 @@ fn fused_f32(
         }
         let refs: Vec<&[usize]> = arg_shapes.iter().map(Vec::as_slice).collect();
         let out = if *op == Op::Expand {
-            let Some(target) = node.inputs[1].and_then(|v| leaves.get(&v)).and_then(HostTensor::to_i64s) else {
-                return Ok(None);
-            };
-            let Some(target) = target.iter().map(|d| usize::try_from(*d).ok()).collect::<Option<Vec<usize>>>() else {
-                return Ok(None);
-            };
-            match shape::expand::<usize>(refs[0], &target) {
-                Ok(b) => b.shape,
-                Err(_) => return Ok(None),
-            }
+            let target = node.inputs[1].and_then(|v| leaves.get(&v)).and_then(HostTensor::to_i64s);
+            let target: Option<Vec<usize>> = target.and_then(|t| t.iter().map(|d| usize::try_from(*d).ok()).collect());
+            target.and_then(|t| shape::expand::<usize>(refs[0], &t).ok())
         } else {
-            match shape::multi::<usize>(&refs) {
-                Ok(b) => b.shape,
-                Err(_) => return Ok(None),
-            }
+            shape::multi::<usize>(&refs).ok()
         };
+        let Some(out) = out.map(|b| b.shape) else { return Ok(None) };
         let Some(v) = node.outputs[0] else { return Ok(None) };
         reg.insert(v, prog.len());
         reg_shape.push(out);
         prog.push(Instr { op: *op, args, cond });
     }
     let Some(out_shape) = reg_shape.last().cloned() else { return Ok(None) };
-    let mut ops: [&[usize]; MAX_LEAVES] = [&[]; MAX_LEAVES];
-    for (k, s) in shapes.iter().enumerate() {
-        ops[k] = s;
-    }
-    let Some(plan) = Plan::<MAX_LEAVES>::new(&out_shape, ops) else { return Ok(None) };
+    let Some(plan) = Plan::<MAX_LEAVES>::new(&out_shape, shapes) else { return Ok(None) };
     let label = || model.node_label(g.nodes[g.nodes.len() - 1].0);
     let op_name = &model.node(g.nodes[g.nodes.len() - 1].0).op_type;
     budget.check::<f32>("output", plan.len()).map_err(|f| f.at_node(&label(), op_name))?;
-    let mut data_f: [&[f32]; MAX_LEAVES] = [&[]; MAX_LEAVES];
-    for (k, x) in &f32s {
-        data_f[*k] = x;
-    }
-    let mut data_b: [&[bool]; MAX_LEAVES] = [&[]; MAX_LEAVES];
-    for (k, c) in &bools {
-        data_b[*k] = c;
-    }
     let mut buf = take(plan.len());
     let chain = Chain::of(&prog);
     let lp = Loop {
