@@ -122,11 +122,6 @@ pub fn kernel(domain: &str, op: &str) -> Option<Kernel> {
     crate::ops::meaning(domain, op)?.kernel
 }
 
-/// The ops the executor runs, in the registry's order.
-pub fn ops() -> impl Iterator<Item = &'static str> {
-    crate::ops::registry::OPS.iter().filter(|m| m.kernel.is_some()).map(|m| m.op)
-}
-
 /// Runs one node on the given inputs (one entry per input slot) at `opset`; its label in
 /// errors is its name, or its op type.
 pub fn run_node(
@@ -173,6 +168,27 @@ impl Env {
     fn remove(&mut self, v: ValueId) {
         if let Some(t) = self.values.remove(&v) {
             self.release(&t);
+        }
+    }
+
+    /// Counts one read of each of `inputs`, dropping the values that no one reads any more.
+    fn read<'a>(&mut self, uses: &mut HashMap<ValueId, usize>, inputs: impl Iterator<Item = &'a ValueId>) {
+        for v in inputs {
+            if let Some(u) = uses.get_mut(v) {
+                *u -= 1;
+                if *u == 0 {
+                    self.remove(*v);
+                }
+            }
+        }
+    }
+
+    /// For a budget error: what live tensors already hold.
+    fn held(&self) -> String {
+        if self.live > 0 {
+            format!(" ({} bytes already in use)", self.live)
+        } else {
+            String::new()
         }
     }
 
@@ -226,13 +242,11 @@ pub fn run(
             .find(|i| model.name(i.value) == name)
             .ok_or_else(|| Error::Usage(format!("the model has no input named '{name}'")))?;
         if let Some(ty) = &info.ty {
-            if let Some(want) = ty.dtype() {
-                if want != t.dtype() {
-                    return Err(Error::Tensor {
-                        tensor: name,
-                        reason: format!("is {}, the model declares {want}", t.dtype()),
-                    });
-                }
+            if let Some(want) = ty.dtype().filter(|w| *w != t.dtype()) {
+                return Err(Error::Tensor {
+                    tensor: name,
+                    reason: format!("is {}, the model declares {want}", t.dtype()),
+                });
             }
             if let Some(shape) = ty.shape() {
                 let fits = shape.len() == t.shape.len()
@@ -292,22 +306,13 @@ pub fn run(
             let t = fuse::run_group(model, g, &leaves, remaining(&env), dir).map_err(|e| match e {
                 // As below: report the whole budget, and what live tensors already hold of it.
                 Error::Budget { what, bytes, .. } => {
-                    let held =
-                        if env.live > 0 { format!(" ({} bytes already in use)", env.live) } else { String::new() };
-                    Error::Budget { what: format!("{what}{held}"), bytes, budget: opts.max_memory }
+                    Error::Budget { what: format!("{what}{}", env.held()), bytes, budget: opts.max_memory }
                 }
                 e => e,
             })?;
             drop(leaves);
             for m in g.nodes() {
-                for v in model.node(m).inputs.iter().flatten() {
-                    if let Some(u) = uses.get_mut(v) {
-                        *u -= 1;
-                        if *u == 0 {
-                            env.remove(*v);
-                        }
-                    }
-                }
+                env.read(&mut uses, model.node(m).inputs.iter().flatten());
             }
             if let Some(v) = model.node(*n).outputs.first().copied().flatten() {
                 if uses.get(&v).copied().unwrap_or(0) > 0 {
@@ -335,14 +340,11 @@ pub fn run(
         let ctx = Ctx { node, opset: model.opset_or_default(&node.domain), inputs: ins, budget: remaining(&env), dir };
         let outs = kern(&ctx).map_err(|f| match f {
             // Report the whole budget, and what live tensors already hold of it.
-            Fail::Budget { what, bytes, .. } => {
-                let held = if env.live > 0 { format!(" ({} bytes already in use)", env.live) } else { String::new() };
-                Error::Budget {
-                    what: format!("the {what} of node {label} ({}){held}", node.op_type),
-                    bytes,
-                    budget: opts.max_memory,
-                }
-            }
+            Fail::Budget { what, bytes, .. } => Error::Budget {
+                what: format!("the {what} of node {label} ({}){}", node.op_type, env.held()),
+                bytes,
+                budget: opts.max_memory,
+            },
             f => f.at_node(&label, &node.op_type),
         })?;
         drop(ctx);
@@ -353,14 +355,7 @@ pub fn run(
                 reason: format!("gives {} outputs, the node names {}", outs.len(), node.outputs.len()),
             });
         }
-        for v in node.inputs.iter().flatten() {
-            if let Some(u) = uses.get_mut(v) {
-                *u -= 1;
-                if *u == 0 {
-                    env.remove(*v);
-                }
-            }
-        }
+        env.read(&mut uses, node.inputs.iter().flatten());
         for (slot, t) in node.outputs.iter().zip(outs) {
             if let Some(v) = slot {
                 if uses.get(v).copied().unwrap_or(0) > 0 {
