@@ -66,12 +66,12 @@ fn type_error(a: &Data, b: &Data, want: &str) -> Fail {
 }
 
 fn bcast_error(e: BroadcastError<usize>, shapes: &[&HostTensor]) -> Fail {
-    let list: Vec<String> = shapes.iter().map(|t| format!("{:?}", t.shape)).collect();
+    let list = shapes.iter().map(|t| format!("{:?}", t.shape)).collect::<Vec<_>>().join(", ");
     Fail::Invalid(match e {
         BroadcastError::Clash { axis, sizes } => {
-            format!("input shapes {} do not broadcast: sizes {sizes:?} clash at output axis {axis}", list.join(", "))
+            format!("input shapes {list} do not broadcast: sizes {sizes:?} clash at output axis {axis}")
         }
-        other => format!("input shapes {} do not broadcast: {other:?}", list.join(", ")),
+        other => format!("input shapes {list} do not broadcast: {other:?}"),
     })
 }
 
@@ -148,32 +148,20 @@ pub enum Arith {
     Min,
 }
 
-fn arith_t<T: Num>(
-    op: Arith,
-    bu: Budget,
-    out: &[usize],
-    x: &[T],
-    xs: &[usize],
-    y: &[T],
-    ys: &[usize],
-) -> Result<Vec<T>, Fail> {
-    match op {
-        Arith::Add => map2(bu, out, x, xs, y, ys, |a, b| a.add(*b)),
-        Arith::Sub => map2(bu, out, x, xs, y, ys, |a, b| a.sub(*b)),
-        Arith::Mul => map2(bu, out, x, xs, y, ys, |a, b| a.mul(*b)),
-        Arith::Div => map2(bu, out, x, xs, y, ys, |a, b| a.div(*b)),
-        Arith::Mod => map2(bu, out, x, xs, y, ys, |a, b| a.modulo(*b)),
-        Arith::Fmod => map2(bu, out, x, xs, y, ys, |a, b| a.fmod(*b)),
-        Arith::Max => map2(bu, out, x, xs, y, ys, |a, b| a.maxn(*b)),
-        Arith::Min => map2(bu, out, x, xs, y, ys, |a, b| a.minn(*b)),
-    }
-}
-
 /// Add, Sub, Mul, Div (and Mod).
 pub fn arith(ctx: &Ctx, op: Arith) -> Result<Vec<HostTensor>, Fail> {
     let (a, b, out) = operands2(ctx)?;
-    let bu = ctx.budget;
-    let data = same_num!(&*a.data, &*b.data, |x, y| Elem::wrap(arith_t(op, bu, &out, x, &a.shape, y, &b.shape)?));
+    let (bu, xs, ys) = (ctx.budget, &a.shape, &b.shape);
+    let data = same_num!(&*a.data, &*b.data, |x, y| Elem::wrap(match op {
+        Arith::Add => map2(bu, &out, x, xs, y, ys, |p, q| p.add(*q))?,
+        Arith::Sub => map2(bu, &out, x, xs, y, ys, |p, q| p.sub(*q))?,
+        Arith::Mul => map2(bu, &out, x, xs, y, ys, |p, q| p.mul(*q))?,
+        Arith::Div => map2(bu, &out, x, xs, y, ys, |p, q| p.div(*q))?,
+        Arith::Mod => map2(bu, &out, x, xs, y, ys, |p, q| p.modulo(*q))?,
+        Arith::Fmod => map2(bu, &out, x, xs, y, ys, |p, q| p.fmod(*q))?,
+        Arith::Max => map2(bu, &out, x, xs, y, ys, |p, q| p.maxn(*q))?,
+        Arith::Min => map2(bu, &out, x, xs, y, ys, |p, q| p.minn(*q))?,
+    }));
     one(out, data)
 }
 
@@ -184,25 +172,15 @@ pub fn modulo(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     arith(ctx, if fmod { Arith::Fmod } else { Arith::Mod })
 }
 
-fn pow_t<T: Num, U: Num>(
-    bu: Budget,
-    out: &[usize],
-    x: &[T],
-    xs: &[usize],
-    y: &[U],
-    ys: &[usize],
-) -> Result<Vec<T>, Fail> {
-    map2(bu, out, x, xs, y, ys, |a, b| pow(*a, *b))
-}
-
 /// Pow: the base and exponent may have different types (opset 12+); the result has the
 /// base's type.
 pub fn pow_op(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let (a, b, out) = operands2(ctx)?;
     let bu = ctx.budget;
     let unsupported = || Fail::Invalid(format!("Pow of {} by {} is not supported", a.dtype(), b.dtype()));
-    let data = with_num!(&*a.data, x => with_num!(&*b.data, y => Elem::wrap(pow_t(bu, &out, x, &a.shape, y, &b.shape)?),
-        else return Err(unsupported())), else return Err(unsupported()));
+    let data = with_num!(&*a.data, x => with_num!(&*b.data, y => {
+        Elem::wrap(map2(bu, &out, x, &a.shape, y, &b.shape, |p, q| pow(*p, *q))?)
+    }, else return Err(unsupported())), else return Err(unsupported()));
     one(out, data)
 }
 
@@ -216,29 +194,17 @@ pub enum Cmp {
     Le,
 }
 
-fn cmp_t<T: PartialOrd + Sync>(
-    op: Cmp,
-    bu: Budget,
-    out: &[usize],
-    x: &[T],
-    xs: &[usize],
-    y: &[T],
-    ys: &[usize],
-) -> Result<Vec<bool>, Fail> {
-    match op {
-        Cmp::Eq => map2(bu, out, x, xs, y, ys, |a, b| a == b),
-        Cmp::Gt => map2(bu, out, x, xs, y, ys, |a, b| a > b),
-        Cmp::Ge => map2(bu, out, x, xs, y, ys, |a, b| a >= b),
-        Cmp::Lt => map2(bu, out, x, xs, y, ys, |a, b| a < b),
-        Cmp::Le => map2(bu, out, x, xs, y, ys, |a, b| a <= b),
-    }
-}
-
 /// Equal, Greater, GreaterOrEqual, Less, LessOrEqual.
 pub fn compare(ctx: &Ctx, op: Cmp) -> Result<Vec<HostTensor>, Fail> {
     let (a, b, out) = operands2(ctx)?;
-    let bu = ctx.budget;
-    let v = same_any!(&*a.data, &*b.data, |x, y| cmp_t(op, bu, &out, x, &a.shape, y, &b.shape)?);
+    let (bu, xs, ys) = (ctx.budget, &a.shape, &b.shape);
+    let v = same_any!(&*a.data, &*b.data, |x, y| match op {
+        Cmp::Eq => map2(bu, &out, x, xs, y, ys, |p, q| p == q)?,
+        Cmp::Gt => map2(bu, &out, x, xs, y, ys, |p, q| p > q)?,
+        Cmp::Ge => map2(bu, &out, x, xs, y, ys, |p, q| p >= q)?,
+        Cmp::Lt => map2(bu, &out, x, xs, y, ys, |p, q| p < q)?,
+        Cmp::Le => map2(bu, &out, x, xs, y, ys, |p, q| p <= q)?,
+    });
     one(out, Data::Bool(v))
 }
 
@@ -262,29 +228,17 @@ pub enum Bit {
     Shr,
 }
 
-fn bit_t<T: Int>(
-    op: Bit,
-    bu: Budget,
-    out: &[usize],
-    x: &[T],
-    xs: &[usize],
-    y: &[T],
-    ys: &[usize],
-) -> Result<Vec<T>, Fail> {
-    match op {
-        Bit::And => map2(bu, out, x, xs, y, ys, |a, b| a.and(*b)),
-        Bit::Or => map2(bu, out, x, xs, y, ys, |a, b| a.or(*b)),
-        Bit::Xor => map2(bu, out, x, xs, y, ys, |a, b| a.xor(*b)),
-        Bit::Shl => map2(bu, out, x, xs, y, ys, |a, b| a.shl(*b)),
-        Bit::Shr => map2(bu, out, x, xs, y, ys, |a, b| a.shr(*b)),
-    }
-}
-
 /// BitwiseAnd, BitwiseOr, BitwiseXor (and BitShift).
 pub fn bitwise(ctx: &Ctx, op: Bit) -> Result<Vec<HostTensor>, Fail> {
     let (a, b, out) = operands2(ctx)?;
-    let bu = ctx.budget;
-    let data = same_int!(&*a.data, &*b.data, |x, y| Elem::wrap(bit_t(op, bu, &out, x, &a.shape, y, &b.shape)?));
+    let (bu, xs, ys) = (ctx.budget, &a.shape, &b.shape);
+    let data = same_int!(&*a.data, &*b.data, |x, y| Elem::wrap(match op {
+        Bit::And => map2(bu, &out, x, xs, y, ys, |p, q| p.and(*q))?,
+        Bit::Or => map2(bu, &out, x, xs, y, ys, |p, q| p.or(*q))?,
+        Bit::Xor => map2(bu, &out, x, xs, y, ys, |p, q| p.xor(*q))?,
+        Bit::Shl => map2(bu, &out, x, xs, y, ys, |p, q| p.shl(*q))?,
+        Bit::Shr => map2(bu, &out, x, xs, y, ys, |p, q| p.shr(*q))?,
+    }));
     one(out, data)
 }
 
