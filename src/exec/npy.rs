@@ -94,19 +94,15 @@ pub fn read(path: &Path, budget: u64) -> Result<HostTensor, Error> {
     if &magic[..6] != MAGIC {
         return Err(bad("not a .npy file (no \\x93NUMPY magic)".into()));
     }
-    let header_len = match magic[6] {
-        1 => {
-            let mut b = [0u8; 2];
-            r.read_exact(&mut b).map_err(io)?;
-            u16::from_le_bytes(b) as usize
-        }
-        2 | 3 => {
-            let mut b = [0u8; 4];
-            r.read_exact(&mut b).map_err(io)?;
-            u32::from_le_bytes(b) as usize
-        }
+    // The header length: a little-endian u16 in version 1, u32 from version 2.
+    let width = match magic[6] {
+        1 => 2,
+        2 | 3 => 4,
         v => return Err(bad(format!(".npy version {v} is not supported"))),
     };
+    let mut b = [0u8; 4];
+    r.read_exact(&mut b[..width]).map_err(io)?;
+    let header_len = u32::from_le_bytes(b) as usize;
     if header_len as u64 > file_len {
         return Err(bad(format!("header length {header_len} is past the end of the file")));
     }
