@@ -249,25 +249,18 @@ fn node_by_node(
     for (n, _) in &g.nodes {
         let node = model.node(*n);
         let label = || model.node_label(*n);
+        let fail = |reason: String| Error::Exec { node: label(), op: node.op_type.to_string(), reason };
         let kern = kernel(&node.domain, &node.op_type).ok_or_else(|| unsupported(&label(), node))?;
         let mut ins = Vec::with_capacity(node.inputs.len());
         for v in &node.inputs {
-            let v = v.ok_or_else(|| Error::Exec {
-                node: label(),
-                op: node.op_type.to_string(),
-                reason: "an input is missing".into(),
-            })?;
-            let t = vals.get(&v).or_else(|| leaves.get(&v)).cloned().ok_or_else(|| Error::Exec {
-                node: label(),
-                op: node.op_type.to_string(),
-                reason: format!("value '{}' is not computed", model.name(v)),
-            })?;
-            ins.push(Some(t));
+            let v = v.ok_or_else(|| fail("an input is missing".into()))?;
+            let t = vals.get(&v).or_else(|| leaves.get(&v)).cloned();
+            ins.push(Some(t.ok_or_else(|| fail(format!("value '{}' is not computed", model.name(v))))?));
         }
         let ctx = Ctx { node, opset: model.opset_or_default(&node.domain), inputs: ins, budget, dir };
         let mut outs = kern(&ctx).map_err(|f| f.at_node(&label(), &node.op_type))?;
         if outs.is_empty() {
-            return Err(Error::Exec { node: label(), op: node.op_type.to_string(), reason: "gave no output".into() });
+            return Err(fail("gave no output".into()));
         }
         let t = outs.swap_remove(0);
         if let Some(v) = node.outputs[0] {
