@@ -302,6 +302,18 @@ macro_rules! float_native {
 float_native!(f32);
 float_native!(f64);
 
+/// Binary `Num` ops of a half type: f32's op on the operands widened to f32, rounded back.
+macro_rules! via_f32 {
+    ($t:ty: $($op:ident)*) => {
+        $(
+            #[inline(always)]
+            fn $op(self, o: Self) -> Self {
+                <$t>::from_f32(Num::$op(self.to_f32(), o.to_f32()))
+            }
+        )*
+    };
+}
+
 macro_rules! float_half {
     ($t:ty) => {
         impl Conv for $t {
@@ -337,30 +349,7 @@ macro_rules! float_half {
             fn zero() -> Self {
                 <$t>::ZERO
             }
-            #[inline(always)]
-            fn add(self, o: Self) -> Self {
-                <$t>::from_f32(self.to_f32() + o.to_f32())
-            }
-            #[inline(always)]
-            fn sub(self, o: Self) -> Self {
-                <$t>::from_f32(self.to_f32() - o.to_f32())
-            }
-            #[inline(always)]
-            fn mul(self, o: Self) -> Self {
-                <$t>::from_f32(self.to_f32() * o.to_f32())
-            }
-            #[inline(always)]
-            fn div(self, o: Self) -> Self {
-                <$t>::from_f32(self.to_f32() / o.to_f32())
-            }
-            #[inline(always)]
-            fn modulo(self, o: Self) -> Self {
-                <$t>::from_f32(self.to_f32().modulo(o.to_f32()))
-            }
-            #[inline(always)]
-            fn fmod(self, o: Self) -> Self {
-                <$t>::from_f32(self.to_f32() % o.to_f32())
-            }
+            via_f32!($t: add sub mul div modulo fmod);
             #[inline(always)]
             fn is_nan(self) -> bool {
                 self.is_nan()
