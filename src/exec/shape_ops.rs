@@ -61,10 +61,7 @@ pub fn constant_of_shape(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
         return Err(Fail::Invalid(format!("value must hold one element, not {}", value.len())));
     }
     let flat = value.reshaped(Vec::new())?;
-    broadcast_to(ctx.budget, &flat, shape).map(|mut v| {
-        v.truncate(1);
-        v
-    })
+    broadcast_to(ctx.budget, &flat, shape)
 }
 
 /// Shape, with the `start`/`end` attributes of opset 15.
@@ -106,29 +103,29 @@ pub fn flatten(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     one(x.reshaped(to_usizes(&out, "shape")?)?)
 }
 
-/// The axes of Squeeze/Unsqueeze: input 1 from opset 13, the `axes` attribute before.
-fn axes(ctx: &Ctx) -> Result<Option<Vec<i64>>, Fail> {
-    if ctx.opset >= 13 {
-        match ctx.opt(1) {
-            Some(t) => Ok(Some(t.to_i64s().ok_or_else(|| Fail::Invalid("axes must be integers".into()))?)),
-            None => Ok(None),
-        }
+/// The integer list `name`: input `i` from opset `since` (Squeeze/Unsqueeze's axes: 13; Slice's
+/// operands: 10), the attribute before.
+fn int_list(ctx: &Ctx, since: i64, i: usize, name: &str) -> Result<Option<Vec<i64>>, Fail> {
+    if ctx.opset >= since {
+        ctx.opt(i).map(|t| t.to_i64s().ok_or_else(|| Fail::Invalid(format!("{name} must be integers")))).transpose()
     } else {
-        Ok(ctx.node.attr_ints("axes").map(<[i64]>::to_vec))
+        Ok(ctx.node.attr_ints(name).map(<[i64]>::to_vec))
     }
 }
 
 /// Squeeze: removes the listed size-1 axes, or all of them.
 pub fn squeeze(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let x = ctx.input(0)?;
-    let out = arith::squeeze(&sizes(&x.shape), axes(ctx)?.as_deref()).map_err(Fail::Invalid)?.unwrap_or_default();
+    let out = arith::squeeze(&sizes(&x.shape), int_list(ctx, 13, 1, "axes")?.as_deref())
+        .map_err(Fail::Invalid)?
+        .unwrap_or_default();
     one(x.reshaped(to_usizes(&out, "shape")?)?)
 }
 
 /// Unsqueeze: inserts size-1 axes at the listed output positions.
 pub fn unsqueeze(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let x = ctx.input(0)?;
-    let list = axes(ctx)?.ok_or_else(|| Fail::Invalid("no axes".into()))?;
+    let list = int_list(ctx, 13, 1, "axes")?.ok_or_else(|| Fail::Invalid("no axes".into()))?;
     let out = arith::unsqueeze(&sizes(&x.shape), &list).map_err(Fail::Invalid)?;
     one(x.reshaped(to_usizes(&out, "shape")?)?)
 }
@@ -181,13 +178,7 @@ pub fn gather(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
 pub fn slice(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let x = ctx.input(0)?;
     let r = x.shape.len();
-    let list = |i: usize, name: &str| -> Result<Option<Vec<i64>>, Fail> {
-        if ctx.opset >= 10 {
-            ctx.opt(i).map(|t| t.to_i64s().ok_or_else(|| Fail::Invalid(format!("{name} must be integers")))).transpose()
-        } else {
-            Ok(ctx.node.attr_ints(name).map(<[i64]>::to_vec))
-        }
-    };
+    let list = |i: usize, name: &str| int_list(ctx, 10, i, name);
     let starts = list(1, "starts")?.ok_or_else(|| Fail::Invalid("no starts".into()))?;
     let ends = list(2, "ends")?.ok_or_else(|| Fail::Invalid("no ends".into()))?;
     let axes = list(3, "axes")?.unwrap_or_else(|| (0..starts.len() as i64).collect());
