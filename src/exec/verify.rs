@@ -101,7 +101,7 @@ pub fn verify(
                 continue;
             }
             let node = rewritten.node(r);
-            let outcome = pair.check(o, r, &inf, opts);
+            let outcome = pair.check(o, r, &inf, opts).unwrap_or_else(Outcome::NotRun);
             sites.push(Site {
                 graph: g.path.clone(),
                 node: rewritten.node_label(r),
@@ -196,8 +196,9 @@ impl Pair<'_> {
         }
     }
 
-    /// Runs both sides of site (o, r) and compares the outputs.
-    fn check(&self, o: NodeId, r: NodeId, inf: &Inference, opts: &Options) -> Outcome {
+    /// Runs both sides of site (o, r) and compares the outputs; `Err` with why they could not
+    /// be run.
+    fn check(&self, o: NodeId, r: NodeId, inf: &Inference, opts: &Options) -> Result<Outcome, String> {
         let mut env: HashMap<String, HostTensor> = HashMap::new();
         let sides = [(self.original, self.og, o), (self.rewritten, self.rg, r)];
         let mut outputs = Vec::new();
@@ -216,21 +217,15 @@ impl Pair<'_> {
                     let name = model.name(*v);
                     let t = match local.get(name) {
                         Some(t) => t.clone(),
-                        None => match self.boundary(model, *v, inf, &mut env, opts) {
-                            Ok(t) => t,
-                            Err(why) => return Outcome::NotRun(why),
-                        },
+                        None => self.boundary(model, *v, inf, &mut env, opts)?,
                     };
                     ins.push(Some(t));
                 }
                 if kernel(&node.domain, &node.op_type).is_none() || !node.subgraphs().is_empty() {
-                    return Outcome::NotRun(format!("the executor does not run {}", node.op_type));
+                    return Err(format!("the executor does not run {}", node.op_type));
                 }
                 let opset = model.opset_or_default(&node.domain);
-                let outs = match run_node(node, opset, ins, opts) {
-                    Ok(outs) => outs,
-                    Err(e) => return Outcome::NotRun(e.to_string()),
-                };
+                let outs = run_node(node, opset, ins, opts).map_err(|e| e.to_string())?;
                 for (v, t) in node.outputs.iter().zip(outs) {
                     if let Some(v) = v {
                         local.insert(model.name(*v).to_string(), t);
@@ -245,14 +240,14 @@ impl Pair<'_> {
             match (a, b) {
                 (Some(a), Some(b)) => {
                     if let Err(why) = compare(b, a, Tolerance::EXACT) {
-                        return Outcome::Differs(format!("output {k}: {why}"));
+                        return Ok(Outcome::Differs(format!("output {k}: {why}")));
                     }
                 }
                 (None, None) => {}
-                _ => return Outcome::Differs(format!("output {k} is present on one side only")),
+                _ => return Ok(Outcome::Differs(format!("output {k} is present on one side only"))),
             }
         }
-        Outcome::Identical { nodes: ran }
+        Ok(Outcome::Identical { nodes: ran })
     }
 
     /// Node `n` and the nodes of graph `g` that compute its inputs back to shared values, in
