@@ -172,9 +172,7 @@ fn read_body(r: &mut impl Read, layout: Descr, n: usize, item: usize) -> std::io
     }
     Ok(match layout {
         Descr::Num { dtype, big } => match dtype {
-            DType::F16 => Data::F16(stream(r, n, 2, |c| {
-                f16::from_bits(if big { u16::from_be_bytes([c[0], c[1]]) } else { u16::from_le_bytes([c[0], c[1]]) })
-            })?),
+            DType::F16 => num!(f16, F16, big),
             DType::F32 => num!(f32, F32, big),
             DType::F64 => num!(f64, F64, big),
             DType::I8 => num!(i8, I8, big),

@@ -253,12 +253,8 @@ pub fn from_le_bytes(dtype: DType, bytes: &[u8], n: usize, what: &str) -> Result
         };
     }
     Ok(match dtype {
-        DType::F16 => {
-            Data::F16(bytes.chunks_exact(2).map(|c| f16::from_bits(u16::from_le_bytes([c[0], c[1]]))).collect())
-        }
-        DType::BF16 => {
-            Data::BF16(bytes.chunks_exact(2).map(|c| bf16::from_bits(u16::from_le_bytes([c[0], c[1]]))).collect())
-        }
+        DType::F16 => dec!(f16, F16, 2),
+        DType::BF16 => dec!(bf16, BF16, 2),
         DType::F32 => dec!(f32, F32, 4),
         DType::F64 => dec!(f64, F64, 8),
         DType::I8 => Data::I8(bytes.iter().map(|b| *b as i8).collect()),
