@@ -251,26 +251,6 @@ pub fn bit_shift(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     }
 }
 
-fn nary_t<T: Num>(op: Arith, bu: Budget, out: &[usize], xs: &[(&[T], &[usize])]) -> Result<Vec<T>, Fail> {
-    let f = |a: &T, b: &T| match op {
-        Arith::Add => a.add(*b),
-        Arith::Max => a.maxn(*b),
-        _ => a.minn(*b),
-    };
-    match xs {
-        [] => Err(Fail::Invalid("needs at least one input".into())),
-        [(x, s)] => map1(bu, out, x, s, |a| *a),
-        [(x, xs), (y, ys)] => map2(bu, out, x, xs, y, ys, f),
-        [(x, s), rest @ ..] => {
-            let mut acc = map1(bu, out, x, s, |a| *a)?;
-            for (y, ys) in rest {
-                fold_into(&mut acc, out, y, ys, f)?;
-            }
-            Ok(acc)
-        }
-    }
-}
-
 /// Sum (`Arith::Add`), Max and Min of any number of inputs; Mean is Sum with `mean`.
 pub fn nary(ctx: &Ctx, op: Arith, mean: bool) -> Result<Vec<HostTensor>, Fail> {
     let (xs, out) = operands_n(ctx)?;
@@ -278,29 +258,46 @@ pub fn nary(ctx: &Ctx, op: Arith, mean: bool) -> Result<Vec<HostTensor>, Fail> {
     if let Some(x) = xs.iter().find(|x| x.dtype() != dtype) {
         return Err(Fail::Invalid(format!("inputs have element types {dtype} and {}", x.dtype())));
     }
-    // `_first` (input 0's elements) only picks the type `go` runs at.
-    fn go<T: Num>(
-        _first: &[T],
-        ctx: &Ctx,
-        op: Arith,
-        mean: bool,
-        xs: &[HostTensor],
-        out: &[usize],
-    ) -> Result<Data, Fail> {
-        let parts: Vec<(&[T], &[usize])> =
-            xs.iter().map(|x| (x.elems::<T>().unwrap_or(&[]), x.shape.as_slice())).collect();
-        let mut v = nary_t(op, ctx.budget, out, &parts)?;
-        if mean {
-            let k = T::from_u64(xs.len() as u64);
-            for e in &mut v {
-                *e = e.div(k);
-            }
-        }
-        Ok(T::wrap(v))
-    }
-    let data = with_num!(&*xs[0].data, first => go(first, ctx, op, mean, &xs, &out)?,
+    let data = with_num!(&*xs[0].data, first => nary_t(first, ctx.budget, op, mean, &xs, &out)?,
         else return Err(Fail::Invalid(format!("element type {dtype} is not supported here"))));
     one(out, data)
+}
+
+/// `nary` at the type of `_first` (input 0's elements, which only pick it): the inputs folded
+/// left to right, the first two combined directly.
+fn nary_t<T: Num>(
+    _first: &[T],
+    bu: Budget,
+    op: Arith,
+    mean: bool,
+    xs: &[HostTensor],
+    out: &[usize],
+) -> Result<Data, Fail> {
+    let f = |a: &T, b: &T| match op {
+        Arith::Add => a.add(*b),
+        Arith::Max => a.maxn(*b),
+        _ => a.minn(*b),
+    };
+    let parts: Vec<(&[T], &[usize])> = xs.iter().map(|x| (x.elems::<T>().unwrap_or(&[]), x.shape.as_slice())).collect();
+    let mut v = match parts.as_slice() {
+        [] => return Err(Fail::Invalid("needs at least one input".into())),
+        [(x, s)] => map1(bu, out, x, s, |a| *a)?,
+        [(x, xs), (y, ys)] => map2(bu, out, x, xs, y, ys, f)?,
+        [(x, s), rest @ ..] => {
+            let mut acc = map1(bu, out, x, s, |a| *a)?;
+            for (y, ys) in rest {
+                fold_into(&mut acc, out, y, ys, f)?;
+            }
+            acc
+        }
+    };
+    if mean {
+        let k = T::from_u64(xs.len() as u64);
+        for e in &mut v {
+            *e = e.div(k);
+        }
+    }
+    Ok(T::wrap(v))
 }
 
 /// Where's element: `a` where the condition holds, else `b`.
