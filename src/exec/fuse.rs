@@ -65,9 +65,8 @@ fn op_of(model: &Model, n: NodeId) -> Option<Op> {
         _ => matches!(def.shape, ShapeRule::Multi),
     };
     let arity_ok = match op {
-        Op::Add | Op::Sub | Op::Mul | Op::Div => node.inputs.len() == 2,
+        Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Expand => node.inputs.len() == 2,
         Op::Where => node.inputs.len() == 3,
-        Op::Expand => node.inputs.len() == 2,
         Op::Max | Op::Min | Op::Sum => !node.inputs.is_empty(),
     };
     let wired = node.inputs.iter().all(Option::is_some) && node.outputs.len() == 1 && node.outputs[0].is_some();
