@@ -256,10 +256,7 @@ pub fn write(path: &Path, t: &HostTensor) -> Result<(), Error> {
     let total = (10 + header.len() + 1).div_ceil(64) * 64;
     header.push_str(&" ".repeat(total - 10 - header.len() - 1));
     header.push('\n');
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => Path::new(".").to_path_buf(),
-    };
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let tmp = dir.join(format!(".{name}.tmp{}", std::process::id()));
     let result = (|| -> std::io::Result<()> {
