@@ -231,18 +231,8 @@ pub(super) fn run_group(
         FUSED_RUNS.fetch_add(1, Ordering::Relaxed);
         return Ok(t);
     }
-    node_by_node(model, g, leaves, budget, dir)
-}
-
-/// The group's nodes one by one through the kernel table (the fallback, and the oracle the
-/// fused loop is tested against).
-fn node_by_node(
-    model: &Model,
-    g: &Group,
-    leaves: &HashMap<ValueId, HostTensor>,
-    budget: Budget,
-    dir: Option<&Path>,
-) -> Result<HostTensor, Error> {
+    // Else the nodes one by one through the kernel table (the fallback, and the oracle the
+    // fused loop is tested against).
     let mut vals: HashMap<ValueId, HostTensor> = HashMap::new();
     let mut last = None;
     for (n, _) in &g.nodes {
