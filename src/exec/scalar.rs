@@ -122,6 +122,20 @@ macro_rules! conv_as {
     };
 }
 
+/// Binary ops of a `Num` or `Int` impl, each `#[inline(always)]`: `name(a, b) = expr`, `a`
+/// standing for `self`.
+macro_rules! binops {
+    ($($op:ident($a:ident, $b:ident) = $e:expr;)*) => {
+        $(
+            #[inline(always)]
+            fn $op(self, $b: Self) -> Self {
+                let $a = self;
+                $e
+            }
+        )*
+    };
+}
+
 macro_rules! int {
     ($t:ty, $kind:expr) => {
         conv_as!($t, $kind);
@@ -131,25 +145,12 @@ macro_rules! int {
             fn zero() -> Self {
                 0
             }
-            #[inline(always)]
-            fn add(self, o: Self) -> Self {
-                self.wrapping_add(o)
-            }
-            #[inline(always)]
-            fn sub(self, o: Self) -> Self {
-                self.wrapping_sub(o)
-            }
-            #[inline(always)]
-            fn mul(self, o: Self) -> Self {
-                self.wrapping_mul(o)
-            }
-            #[inline(always)]
-            fn div(self, o: Self) -> Self {
-                if o == 0 {
-                    0
-                } else {
-                    self.wrapping_div(o)
-                }
+            binops! {
+                add(a, o) = a.wrapping_add(o);
+                sub(a, o) = a.wrapping_sub(o);
+                mul(a, o) = a.wrapping_mul(o);
+                div(a, o) = if o == 0 { 0 } else { a.wrapping_div(o) };
+                fmod(a, o) = if o == 0 { 0 } else { a.wrapping_rem(o) };
             }
             #[inline(always)]
             fn modulo(self, o: Self) -> Self {
@@ -165,30 +166,15 @@ macro_rules! int {
                 }
             }
             #[inline(always)]
-            fn fmod(self, o: Self) -> Self {
-                if o == 0 {
-                    0
-                } else {
-                    self.wrapping_rem(o)
-                }
-            }
-            #[inline(always)]
             fn is_nan(self) -> bool {
                 false
             }
         }
         impl Int for $t {
-            #[inline(always)]
-            fn and(self, o: Self) -> Self {
-                self & o
-            }
-            #[inline(always)]
-            fn or(self, o: Self) -> Self {
-                self | o
-            }
-            #[inline(always)]
-            fn xor(self, o: Self) -> Self {
-                self ^ o
+            binops! {
+                and(a, o) = a & o;
+                or(a, o) = a | o;
+                xor(a, o) = a ^ o;
             }
             #[inline(always)]
             #[allow(unused_comparisons)]
@@ -256,21 +242,12 @@ macro_rules! float_native {
             fn zero() -> Self {
                 0.0
             }
-            #[inline(always)]
-            fn add(self, o: Self) -> Self {
-                self + o
-            }
-            #[inline(always)]
-            fn sub(self, o: Self) -> Self {
-                self - o
-            }
-            #[inline(always)]
-            fn mul(self, o: Self) -> Self {
-                self * o
-            }
-            #[inline(always)]
-            fn div(self, o: Self) -> Self {
-                self / o
+            binops! {
+                add(a, o) = a + o;
+                sub(a, o) = a - o;
+                mul(a, o) = a * o;
+                div(a, o) = a / o;
+                fmod(a, o) = a % o;
             }
             /// numpy's float `mod` (npy_divmod): fmod, then moved into the divisor's sign; a
             /// zero result takes the divisor's sign.
@@ -286,10 +263,6 @@ macro_rules! float_native {
                 } else {
                     m
                 }
-            }
-            #[inline(always)]
-            fn fmod(self, o: Self) -> Self {
-                self % o
             }
             #[inline(always)]
             fn is_nan(self) -> bool {
