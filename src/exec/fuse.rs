@@ -167,9 +167,7 @@ pub fn plan(model: &Model, order: &[NodeId], uses: &HashMap<ValueId, usize>) -> 
                 }
             }
         }
-        for (n, _) in &nodes[..nodes.len() - 1] {
-            fp.interior.insert(*n);
-        }
+        fp.interior.extend(nodes[..nodes.len() - 1].iter().map(|(n, _)| *n));
         fp.groups.insert(root, Group { nodes, leaves });
     }
     fp

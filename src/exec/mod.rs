@@ -279,13 +279,9 @@ pub fn run(
     }
     // How many more times each value is read; graph outputs are never released.
     let mut uses: HashMap<ValueId, usize> = HashMap::new();
-    for n in &order {
-        for v in model.node(*n).inputs.iter().flatten() {
-            *uses.entry(*v).or_default() += 1;
-        }
-    }
-    for o in &main.outputs {
-        *uses.entry(o.value).or_default() += 1;
+    let reads = order.iter().flat_map(|n| model.node(*n).inputs.iter().flatten().copied());
+    for v in reads.chain(main.outputs.iter().map(|o| o.value)) {
+        *uses.entry(v).or_default() += 1;
     }
 
     // Chains of broadcasting elementwise nodes run as one loop (see `fuse`).
@@ -329,13 +325,8 @@ pub fn run(
         let kern = kernel(&node.domain, &node.op_type).ok_or_else(|| unsupported(&label, node))?;
         let mut ins = Vec::with_capacity(node.inputs.len());
         for v in &node.inputs {
-            match v {
-                None => ins.push(None),
-                Some(v) => {
-                    let budget = remaining(&env);
-                    ins.push(Some(fetch(model, &mut env, *v, dir, budget, &label)?))
-                }
-            }
+            let budget = remaining(&env);
+            ins.push(v.map(|v| fetch(model, &mut env, v, dir, budget, &label)).transpose()?);
         }
         let ctx = Ctx { node, opset: model.opset_or_default(&node.domain), inputs: ins, budget: remaining(&env), dir };
         let outs = kern(&ctx).map_err(|f| match f {
