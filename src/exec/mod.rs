@@ -1,5 +1,5 @@
 //! The CPU executor: runs a model's main graph in topological order on host tensors, one
-//! kernel per op from the table below, within a memory budget. It is the project's oracle (a
+//! kernel per op from the op registry, within a memory budget. It is the project's oracle (a
 //! rewrite must not change what a model computes) and a runtime for broadcasting graphs,
 //! including the opset<7 legacy broadcasts that onnxruntime no longer runs.
 
