@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::rules::axis_in;
+use super::rules::{axis_in, matmul_shape, reduced};
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::shape::{multi, Dim, Shape, Type};
@@ -198,28 +198,15 @@ fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleEr
         }
         ShapeOf::MatMul { matmul: [i, j] } => {
             let (Some(a), Some(b)) = (c.shape(*i), c.shape(*j)) else { return Ok(None) };
-            let (shape, assumptions) = super::rules::matmul_shape(a, b)?;
+            let (shape, assumptions) = matmul_shape(a, b)?;
             out.assumptions.extend(assumptions);
             Some(shape)
         }
         ShapeOf::Reduce { reduce, axes, keepdims } => {
             let Some(data) = c.shape(*reduce) else { return Ok(None) };
             let keep = keepdims.as_deref().and_then(|a| c.node.attr_int(a)).unwrap_or(1) != 0;
-            let mut picked = vec![false; data.len()];
-            match axes.as_deref().and_then(|a| c.node.attr_ints(a)) {
-                Some(list) if !list.is_empty() => {
-                    for a in list {
-                        picked[axis_in(*a, data.len(), &c.node.op_type)?] = true;
-                    }
-                }
-                _ => picked.iter_mut().for_each(|p| *p = true),
-            }
-            let kept = data.iter().zip(&picked).filter_map(|(d, p)| match (p, keep) {
-                (false, _) => Some(d.clone()),
-                (true, true) => Some(Dim::Known(1)),
-                (true, false) => None,
-            });
-            Some(kept.collect())
+            let list = axes.as_deref().and_then(|a| c.node.attr_ints(a)).unwrap_or_default();
+            Some(reduced(data, list, keep, &c.node.op_type)?)
         }
         ShapeOf::Concat { concat } => {
             let shapes: Option<Vec<&[Dim]>> = (0..c.inputs.len()).filter(|i| c.has(*i)).map(|i| c.shape(i)).collect();

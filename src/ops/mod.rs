@@ -111,6 +111,16 @@ impl Ctx<'_> {
         self.values.get(i).copied().flatten()
     }
 
+    /// Input `i`'s contents, for a small floating-point tensor.
+    pub fn float_value(&self, i: usize) -> Option<&[f64]> {
+        self.floats.get(i).copied().flatten()
+    }
+
+    /// Input `i`'s contents, for a small string tensor.
+    pub fn string_value(&self, i: usize) -> Option<&[String]> {
+        self.strings.get(i).copied().flatten()
+    }
+
     /// Input `i`'s contents when every element is a known integer.
     pub fn ints(&self, i: usize) -> Option<Vec<i64>> {
         self.value(i)?.iter().map(Dim::known).collect()
@@ -118,7 +128,7 @@ impl Ctx<'_> {
 
     /// Input `i`'s contents as numbers, from integer or floating-point contents.
     pub fn numbers(&self, i: usize) -> Option<Vec<f64>> {
-        match self.floats.get(i).copied().flatten() {
+        match self.float_value(i) {
             Some(f) => Some(f.to_vec()),
             None => Some(self.ints(i)?.into_iter().map(|x| x as f64).collect()),
         }

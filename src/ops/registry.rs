@@ -8,6 +8,7 @@ use super::rules::{self as r, fold};
 use super::{CustomRule, FloatFold as FF, Fold as F, ShapeRule, TypeRule};
 use crate::dtype::DType;
 use crate::exec::{kernels as k, shape_ops as s, Kernel};
+use crate::shape::Dim;
 
 /// How an op's output shapes and element types follow from its inputs, by kind of op.
 #[derive(Clone, Copy, Debug)]
@@ -115,7 +116,7 @@ use Family::*;
 #[rustfmt::skip]
 pub static OPS: &[Meaning] = &[
     // The broadcasting family.
-    op("Add", Binary).fold(F::Binary(fold::add)).floats(FF::Binary(|a, b| a + b)).kernel(k::add).fuse(Fuse::Add),
+    op("Add", Binary).fold(F::Binary(Dim::add)).floats(FF::Binary(|a, b| a + b)).kernel(k::add).fuse(Fuse::Add),
     op("And", Compare).fold(F::Binary(fold::and)).kernel(k::and),
     op("BitShift", Binary).kernel(k::bit_shift),
     op("BitwiseAnd", Binary).kernel(k::bitwise_and),
@@ -128,15 +129,15 @@ pub static OPS: &[Meaning] = &[
     op("GreaterOrEqual", Compare).fold(F::Binary(fold::ge)).kernel(k::greater_or_equal),
     op("Less", Compare).fold(F::Binary(fold::lt)).kernel(k::less),
     op("LessOrEqual", Compare).fold(F::Binary(fold::le)).kernel(k::less_or_equal),
-    op("Max", Nary).fold(F::Binary(fold::max)).floats(FF::Binary(f64::max)).kernel(k::max).fuse(Fuse::Max),
+    op("Max", Nary).fold(F::Binary(Dim::max_dim)).floats(FF::Binary(f64::max)).kernel(k::max).fuse(Fuse::Max),
     op("Mean", Nary).kernel(k::mean),
-    op("Min", Nary).fold(F::Binary(fold::min)).floats(FF::Binary(f64::min)).kernel(k::min).fuse(Fuse::Min),
-    op("Mod", Binary).fold(F::Binary(fold::modulo)).kernel(k::modulo),
-    op("Mul", Binary).fold(F::Binary(fold::mul)).floats(FF::Binary(|a, b| a * b)).kernel(k::mul).fuse(Fuse::Mul),
+    op("Min", Nary).fold(F::Binary(Dim::min_dim)).floats(FF::Binary(f64::min)).kernel(k::min).fuse(Fuse::Min),
+    op("Mod", Binary).fold(F::Binary(Dim::modulo)).kernel(k::modulo),
+    op("Mul", Binary).fold(F::Binary(Dim::mul)).floats(FF::Binary(|a, b| a * b)).kernel(k::mul).fuse(Fuse::Mul),
     op("Or", Compare).fold(F::Binary(fold::or)).kernel(k::or),
     op("PRelu", PRelu).kernel(k::prelu),
     op("Pow", Binary).kernel(k::pow_op),
-    op("Sub", Binary).fold(F::Binary(fold::sub)).floats(FF::Binary(|a, b| a - b)).kernel(k::sub).fuse(Fuse::Sub),
+    op("Sub", Binary).fold(F::Binary(Dim::sub)).floats(FF::Binary(|a, b| a - b)).kernel(k::sub).fuse(Fuse::Sub),
     op("Sum", Nary).kernel(k::sum).fuse(Fuse::Sum),
     op("Where", Where).fold(F::Where).kernel(k::where_op).fuse(Fuse::Where),
     op("Xor", Compare).kernel(k::xor),
@@ -212,7 +213,7 @@ pub static OPS: &[Meaning] = &[
     op("CumSum", Unary),
     custom("DFT", r::dft),
     custom("DeformConv", r::conv),
-    custom("DepthToSpace", r::depth_to_space),
+    custom("DepthToSpace", r::space_depth),
     custom("DequantizeLinear", r::dequantize),
     custom("Det", r::det),
     custom("Dropout", r::dropout),
@@ -304,7 +305,7 @@ pub static OPS: &[Meaning] = &[
     op("Shrink", Unary),
     op("Softmax", Unary),
     custom("SoftmaxCrossEntropyLoss", r::sce_loss),
-    custom("SpaceToDepth", r::space_to_depth),
+    custom("SpaceToDepth", r::space_depth),
     custom("Split", r::split),
     custom("SplitToSequence", r::split_to_sequence),
     custom("StringConcat", r::string_concat),

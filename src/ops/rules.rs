@@ -42,15 +42,6 @@ pub mod fold {
             _ => Dim::Unknown,
         }
     }
-    pub fn add(a: &Dim, b: &Dim) -> Dim {
-        a.add(b)
-    }
-    pub fn sub(a: &Dim, b: &Dim) -> Dim {
-        a.sub(b)
-    }
-    pub fn mul(a: &Dim, b: &Dim) -> Dim {
-        a.mul(b)
-    }
     /// Integer division truncates toward zero in ONNX (C semantics); symbolic sizes are
     /// non-negative, where that is the floor.
     pub fn div(a: &Dim, b: &Dim) -> Dim {
@@ -59,15 +50,6 @@ pub mod fold {
             (_, Dim::Known(y)) if *y > 0 => a.div_floor(b),
             _ => Dim::Unknown,
         }
-    }
-    pub fn modulo(a: &Dim, b: &Dim) -> Dim {
-        a.modulo(b)
-    }
-    pub fn max(a: &Dim, b: &Dim) -> Dim {
-        a.max_dim(b)
-    }
-    pub fn min(a: &Dim, b: &Dim) -> Dim {
-        a.min_dim(b)
     }
     pub fn eq(a: &Dim, b: &Dim) -> Dim {
         truth(cmp(a, b).map(|o| o.is_eq()))
@@ -85,16 +67,10 @@ pub mod fold {
         truth(cmp(a, b).map(|o| o.is_ge()))
     }
     pub fn and(a: &Dim, b: &Dim) -> Dim {
-        match (a.known(), b.known()) {
-            (Some(x), Some(y)) => Dim::Known((x != 0 && y != 0) as i64),
-            _ => Dim::Unknown,
-        }
+        truth(a.known().zip(b.known()).map(|(x, y)| x != 0 && y != 0))
     }
     pub fn or(a: &Dim, b: &Dim) -> Dim {
-        match (a.known(), b.known()) {
-            (Some(x), Some(y)) => Dim::Known((x != 0 || y != 0) as i64),
-            _ => Dim::Unknown,
-        }
+        truth(a.known().zip(b.known()).map(|(x, y)| x != 0 || y != 0))
     }
 }
 
@@ -163,6 +139,15 @@ fn one(t: Type) -> Out {
     Out { types: smallvec::smallvec![Some(t)], ..Out::default() }
 }
 
+/// One output of type `t` holding input 0's integer and float contents: an op that only
+/// relabels the axes leaves the elements in order.
+fn moved(c: &Ctx, t: Option<Type>) -> Out {
+    let mut out = Out { types: smallvec::smallvec![t], ..Out::default() };
+    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
+    out.floats = vec![c.float_value(0).map(<[f64]>::to_vec)];
+    out
+}
+
 fn invalid<T>(msg: String) -> Result<T, RuleError> {
     Err(RuleError::Invalid(msg))
 }
@@ -170,6 +155,14 @@ fn invalid<T>(msg: String) -> Result<T, RuleError> {
 /// `axis` (negative counts from the end) as an index into `rank` axes.
 pub(super) fn axis_in(axis: i64, rank: usize, op: &str) -> Result<usize, RuleError> {
     arith::axis(axis, rank).map_err(op_err(op))
+}
+
+/// The axes `list` names (negative counting from the end), or all `rank` axes without one.
+fn axes_or_all(list: Option<&[i64]>, rank: usize, op: &str) -> Result<Vec<usize>, RuleError> {
+    match list {
+        Some(a) => a.iter().map(|x| axis_in(*x, rank, op)).collect(),
+        None => Ok((0..rank).collect()),
+    }
 }
 
 /// A shared shape computation's reason, as this op's error.
@@ -219,6 +212,21 @@ fn same_type_of(c: &Ctx, i: usize) -> Option<Type> {
     c.inputs.get(i).copied().flatten().cloned()
 }
 
+/// Axis `k` of input `i`'s shape, unknown where that is not known.
+fn dim(c: &Ctx, i: usize, k: usize) -> Dim {
+    c.shape(i).and_then(|s| s.get(k).cloned()).unwrap_or(Dim::Unknown)
+}
+
+/// The first element of input `i`'s contents (a scalar size), unknown where not known.
+fn first_value(c: &Ctx, i: usize) -> Dim {
+    c.value(i).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown)
+}
+
+/// The size an integer attribute gives, unknown without it.
+fn attr_dim(c: &Ctx, name: &str) -> Dim {
+    c.node.attr_int(name).map_or(Dim::Unknown, Dim::Known)
+}
+
 pub fn unknown_outputs(_: &Ctx) -> R {
     Ok(Out::default())
 }
@@ -232,10 +240,8 @@ pub fn ml_float_same(c: &Ctx) -> R {
 }
 
 pub fn identity(c: &Ctx) -> R {
-    let mut out = Out { types: smallvec::smallvec![same_type_of(c, 0)], ..Out::default() };
-    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
-    out.strings = vec![c.strings.first().copied().flatten().map(<[String]>::to_vec)];
+    let mut out = moved(c, same_type_of(c, 0));
+    out.strings = vec![c.string_value(0).map(<[String]>::to_vec)];
     Ok(out)
 }
 
@@ -262,9 +268,9 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
         }),
         // Floats that are whole numbers convert exactly (truncation toward zero).
         (false, true, Some(DType::Bool)) => {
-            c.floats.first().copied().flatten().map(|f| f.iter().map(|x| Dim::Known((*x != 0.0) as i64)).collect())
+            c.float_value(0).map(|f| f.iter().map(|x| Dim::Known((*x != 0.0) as i64)).collect())
         }
-        (false, true, _) => c.floats.first().copied().flatten().map(|f| {
+        (false, true, _) => c.float_value(0).map(|f| {
             f.iter()
                 .map(|x| if x.is_finite() && x.abs() < 9e15 { Dim::Known(x.trunc() as i64) } else { Dim::Unknown })
                 .collect()
@@ -274,7 +280,7 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
     out.values = vec![value];
     out.floats = vec![match (to_float, from_int) {
         (true, true) => c.ints(0).map(|v| v.into_iter().map(|x| x as f64).collect()),
-        (true, false) => c.floats.first().copied().flatten().map(<[f64]>::to_vec),
+        (true, false) => c.float_value(0).map(<[f64]>::to_vec),
         _ => None,
     }];
     Ok(out)
@@ -348,8 +354,7 @@ pub fn size(c: &Ctx) -> R {
     Ok(out)
 }
 
-/// The contents of a tensor of `shape` whose elements are `values`, indexed by a row-major
-/// multi-index.
+/// The element count of `shape`, when every size is known.
 fn numel(shape: &[Dim]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(usize::try_from(d.known()?).ok()?))
 }
@@ -379,8 +384,8 @@ pub fn gather(c: &Ctx) -> R {
     Ok(out)
 }
 
-/// The (start, end, step) of a slice of an axis of size `dim`, clamped like numpy; `None`
-/// when the size cannot be told.
+/// The length of a slice `start:end:step` of an axis of size `dim`, clamped as numpy clamps
+/// it; unknown when that cannot be told.
 fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
     match dim {
         Dim::Known(d) => crate::shape::slice_range(*d, start, end, step).map_or(Dim::Unknown, |(_, n)| Dim::Known(n)),
@@ -403,14 +408,10 @@ pub fn slice(c: &Ctx) -> R {
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let rank = data.len();
     let (starts, ends, axes, steps) = if c.opset < 10 {
-        (
-            c.node.attr_ints("starts").map(<[i64]>::to_vec),
-            c.node.attr_ints("ends").map(<[i64]>::to_vec),
-            c.node.attr_ints("axes").map(<[i64]>::to_vec),
-            None,
-        )
+        let attr = |name| c.node.attr_ints(name).map(<[i64]>::to_vec);
+        (attr("starts"), attr("ends"), attr("axes"), None)
     } else {
-        (c.ints(1), c.ints(2), if c.has(3) { c.ints(3) } else { None }, if c.has(4) { c.ints(4) } else { None })
+        (c.ints(1), c.ints(2), c.ints(3), c.ints(4))
     };
     let axes_unknown = c.opset >= 10 && c.has(3) && axes.is_none();
     let steps_unknown = c.opset >= 10 && c.has(4) && steps.is_none();
@@ -425,17 +426,10 @@ pub fn slice(c: &Ctx) -> R {
     let (Some(starts), Some(ends)) = (starts, ends) else {
         // Without the bounds only the rank is known; axes not sliced keep their size when
         // the axes are known.
-        let mut shape = unknown_rank(rank);
-        if let Some(ax) = axes.filter(|_| c.opset >= 10) {
-            let mut sliced = vec![false; rank];
-            for i in ax.iter().filter_map(|a| axis_in(*a, rank, "Slice").ok()) {
-                sliced[i] = true;
-            }
-            for (i, d) in data.iter().enumerate() {
-                if !sliced[i] {
-                    shape[i] = d.clone();
-                }
-            }
+        let mut shape = data.to_vec();
+        let sliced = axes.filter(|_| c.opset >= 10).unwrap_or_else(|| (0..rank as i64).collect());
+        for i in sliced.iter().filter_map(|a| axis_in(*a, rank, "Slice").ok()) {
+            shape[i] = Dim::Unknown;
         }
         return outs(vec![ty(dtype, Some(shape))]);
     };
@@ -467,28 +461,18 @@ pub fn slice(c: &Ctx) -> R {
             _ => Dim::Unknown,
         };
     }
-    let mut out = one(Type::tensor(dtype, Some(shape.clone())));
-    // Contents: each output axis picks `len` input indices from `first` by `step`.
-    let ends_known = ends.iter().all(|e| matches!(e, Dim::Known(_)));
-    if let (Some(v), Some(dims), true) =
-        (c.value(0), data.iter().map(Dim::known).collect::<Option<Vec<i64>>>(), ends_known)
-    {
-        let picks: Option<Vec<Vec<usize>>> = dims
-            .iter()
-            .zip(&ranges)
-            .map(|(n, r)| {
-                let n = *n;
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    // Contents: each output axis takes `count` input indices from `first` by `step`.
+    let dims: Option<Vec<i64>> = data.iter().map(Dim::known).collect();
+    if let (Some(v), Some(dims), true) = (c.value(0), dims, ends.iter().all(|e| e.known().is_some())) {
+        let walk: Option<Vec<Walk>> = (dims.iter().zip(&ranges).enumerate())
+            .map(|(a, (&n, r))| {
                 let (s, e, st) = r.unwrap_or((0, n, 1));
-                let Dim::Known(len) = slice_len(&Dim::Known(n), s, e, st) else { return None };
-                let first = if st > 0 {
-                    (if s < 0 { s + n } else { s }).clamp(0, n)
-                } else {
-                    (if s < 0 { s + n } else { s }).clamp(0, n - 1)
-                };
-                (0..len).map(|i| usize::try_from(first + i * st).ok()).collect()
+                let (first, count) = crate::shape::slice_range(n, s, e, st)?;
+                Some((a, first, st, count))
             })
             .collect();
-        out.values = vec![picks.and_then(|p| gather_axes(v, &dims, &p))];
+        out.values = vec![walk.and_then(|w| strided(v, &dims, &w))];
     }
     Ok(out)
 }
@@ -529,29 +513,17 @@ pub fn unsqueeze(c: &Ctx) -> R {
     };
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let shape = arith::unsqueeze(data, &axes).map_err(op_err("Unsqueeze"))?;
-    let mut out = one(Type::tensor(dtype, Some(shape)));
-    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
-    Ok(out)
+    Ok(moved(c, ty(dtype, Some(shape))))
 }
 
 pub fn squeeze(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
-    let axes = match ints_from(c, "axes", 1) {
-        Ok(a) => a,
-        Err(()) => {
-            let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
-            return outs(vec![ty(dtype, n.and_then(|n| data.len().checked_sub(n as usize)).map(unknown_rank))]);
-        }
-    };
+    let Ok(axes) = ints_from(c, "axes", 1) else { return outs(vec![ty(dtype, fewer_axes(c, 1, data.len()))]) };
     let Some(shape) = arith::squeeze(data, axes.as_deref()).map_err(op_err("Squeeze"))? else {
         return outs(vec![ty(dtype, None)]);
     };
-    let mut out = one(Type::tensor(dtype, Some(shape)));
-    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
-    Ok(out)
+    Ok(moved(c, ty(dtype, Some(shape))))
 }
 
 /// What a Reshape of `data` to `shape` needs of symbolic sizes: as many elements in and out,
@@ -604,10 +576,8 @@ pub fn reshape(c: &Ctx) -> R {
     let data = c.shape(0);
     let (shape, minus) = arith::reshape(data, &target, allowzero).map_err(op_err("Reshape"))?;
     let condition = data.and_then(|data| reshape_condition(data, &shape, minus));
-    let mut out = one(Type::tensor(dtype, Some(shape)));
+    let mut out = moved(c, ty(dtype, Some(shape)));
     out.assumptions.extend(condition.map(|a| (0, a)));
-    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
     Ok(out)
 }
 
@@ -693,51 +663,51 @@ pub fn tile(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(shape))])
 }
 
+/// Unknown dims for `rank` axes less those input `i` lists (a list of unknown contents but
+/// known length): Squeeze's output, or a reduction's without keepdims.
+fn fewer_axes(c: &Ctx, i: usize, rank: usize) -> Option<Shape> {
+    let n = c.shape(i).and_then(|s| s.first()).and_then(Dim::known)?;
+    rank.checked_sub(n as usize).map(unknown_rank)
+}
+
+/// A reduction's output shape: the listed axes (all for an empty list) kept as 1 with `keep`,
+/// else dropped.
+pub(super) fn reduced(data: &[Dim], axes: &[i64], keep: bool, op: &str) -> Result<Shape, RuleError> {
+    let mut picked = vec![axes.is_empty(); data.len()];
+    for a in axes {
+        picked[axis_in(*a, data.len(), op)?] = true;
+    }
+    let kept = data.iter().zip(picked).filter_map(|(d, p)| match (p, keep) {
+        (false, _) => Some(d.clone()),
+        (true, true) => Some(Dim::Known(1)),
+        (true, false) => None,
+    });
+    Ok(kept.collect())
+}
+
 pub fn reduce(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let keep = c.node.attr_int("keepdims").unwrap_or(1) != 0;
     let noop = c.node.attr_int("noop_with_empty_axes").unwrap_or(0) != 0;
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
-    let axes = match ints_from(c, "axes", 1) {
-        Ok(a) => a.unwrap_or_default(),
-        Err(()) => {
-            let shape = if keep {
-                Some(unknown_rank(data.len()))
-            } else {
-                let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
-                n.and_then(|n| data.len().checked_sub(n as usize)).map(unknown_rank)
-            };
-            return outs(vec![ty(dtype, shape)]);
-        }
+    let Ok(axes) = ints_from(c, "axes", 1) else {
+        let shape = if keep { Some(unknown_rank(data.len())) } else { fewer_axes(c, 1, data.len()) };
+        return outs(vec![ty(dtype, shape)]);
     };
+    let axes = axes.unwrap_or_default();
     if axes.is_empty() && noop {
         let mut out = one(Type::tensor(dtype, Some(data.to_vec())));
         out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
         return Ok(out);
     }
-    let all = axes.is_empty();
-    let mut picked = vec![all; data.len()];
-    for a in axes {
-        picked[axis_in(a, data.len(), c.node.op_type.as_str())?] = true;
-    }
-    let mut shape = Vec::new();
-    for (i, d) in data.iter().enumerate() {
-        if picked[i] {
-            if keep {
-                shape.push(Dim::Known(1));
-            }
-        } else {
-            shape.push(d.clone());
-        }
-    }
-    let mut out = one(Type::tensor(dtype, Some(shape)));
+    let mut out = one(Type::tensor(dtype, Some(reduced(data, &axes, keep, &c.node.op_type)?)));
     if data.len() == 1 {
         if let Some(v) = c.value(0) {
             let r = match c.node.op_type.as_str() {
                 "ReduceProd" => Some(Dim::product(v)),
                 "ReduceSum" => Some(v.iter().fold(Dim::Known(0), |a, b| a.add(b))),
-                "ReduceMax" if !v.is_empty() => Some(v[1..].iter().fold(v[0].clone(), |a, b| a.max_dim(b))),
-                "ReduceMin" if !v.is_empty() => Some(v[1..].iter().fold(v[0].clone(), |a, b| a.min_dim(b))),
+                "ReduceMax" => v.iter().cloned().reduce(|a, b| a.max_dim(&b)),
+                "ReduceMin" => v.iter().cloned().reduce(|a, b| a.min_dim(&b)),
                 _ => None,
             };
             out.values = vec![r.filter(|d| *d != Dim::Unknown).map(|d| vec![d])];
@@ -749,41 +719,40 @@ pub fn reduce(c: &Ctx) -> R {
 pub fn arg_reduce(c: &Ctx) -> R {
     let keep = c.node.attr_int("keepdims").unwrap_or(1) != 0;
     let Some(data) = c.shape(0) else { return outs(vec![ty(Some(DType::I64), None)]) };
-    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), &c.node.op_type)?;
-    let mut shape = data.to_vec();
-    if keep {
-        shape[axis] = Dim::Known(1);
-    } else {
-        shape.remove(axis);
-    }
-    outs(vec![ty(Some(DType::I64), Some(shape))])
+    let axis = c.node.attr_int("axis").unwrap_or(0);
+    outs(vec![ty(Some(DType::I64), Some(reduced(data, &[axis], keep, &c.node.op_type)?))])
 }
 
-/// The elements of a row-major tensor of `dims` at the cross product of `picks` (one list of
-/// indices per axis).
-fn gather_axes(v: &[Dim], dims: &[i64], picks: &[Vec<usize>]) -> Option<Vec<Dim>> {
+/// One output axis of a strided walk: the input axis it steps along, the first index there,
+/// the step and the count of indices.
+type Walk = (usize, i64, i64, i64);
+
+/// The elements of a row-major tensor of `dims` holding `v`, walked as `walk` says, one entry
+/// per output axis (Slice, Transpose).
+fn strided(v: &[Dim], dims: &[i64], walk: &[Walk]) -> Option<Vec<Dim>> {
     if numel(&known_shape(dims))? != v.len() {
         return None;
     }
-    let total = picks.iter().try_fold(1usize, |a, p| a.checked_mul(p.len()))?;
+    let total = walk.iter().try_fold(1usize, |a, w| a.checked_mul(usize::try_from(w.3).ok()?))?;
     if total > MAX_TRACKED {
         return None;
     }
-    let mut strides = vec![1usize; dims.len()];
+    // Saturating: a stride past an axis of 0 elements is never used.
+    let mut strides = vec![1i64; dims.len()];
     for i in (0..dims.len().saturating_sub(1)).rev() {
-        strides[i] = strides[i + 1] * dims[i + 1] as usize;
+        strides[i] = strides[i + 1].saturating_mul(dims[i + 1]);
     }
     let mut out = Vec::with_capacity(total);
-    let mut idx = vec![0usize; picks.len()];
+    let mut idx = vec![0i64; walk.len()];
     for _ in 0..total {
-        let flat: usize = idx.iter().enumerate().map(|(a, i)| picks[a][*i] * strides[a]).sum();
-        out.push(v.get(flat)?.clone());
-        for a in (0..idx.len()).rev() {
-            idx[a] += 1;
-            if idx[a] < picks[a].len() {
+        let flat: i64 = walk.iter().zip(&idx).map(|(&(a, first, step, _), i)| (first + i * step) * strides[a]).sum();
+        out.push(v.get(usize::try_from(flat).ok()?)?.clone());
+        for (i, w) in idx.iter_mut().zip(walk).rev() {
+            *i += 1;
+            if *i < w.3 {
                 break;
             }
-            idx[a] = 0;
+            *i = 0;
         }
     }
     Some(out)
@@ -792,50 +761,25 @@ fn gather_axes(v: &[Dim], dims: &[i64], picks: &[Vec<usize>]) -> Option<Vec<Dim>
 pub fn transpose(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
-    let perm: Vec<i64> = match c.node.attr_ints("perm") {
-        Some(p) => p.to_vec(),
-        None => (0..data.len() as i64).rev().collect(),
-    };
-    if perm.len() != data.len() {
-        return invalid(format!("Transpose: perm has {} entries for rank {}", perm.len(), data.len()));
+    let rank = data.len();
+    let perm = c.node.attr_ints("perm").map_or_else(|| (0..rank as i64).rev().collect(), <[i64]>::to_vec);
+    if perm.len() != rank {
+        return invalid(format!("Transpose: perm has {} entries for rank {rank}", perm.len()));
     }
-    let mut seen = vec![false; data.len()];
-    let mut shape = Vec::new();
+    let mut seen = vec![false; rank];
+    let mut axes = Vec::with_capacity(rank);
     for p in perm {
-        let a = axis_in(p, data.len(), "Transpose")?;
+        let a = axis_in(p, rank, "Transpose")?;
         if std::mem::replace(&mut seen[a], true) {
             return invalid(format!("Transpose: axis {a} repeats in perm"));
         }
-        shape.push(data[a].clone());
+        axes.push(a);
     }
-    let mut out = one(Type::tensor(dtype, Some(shape)));
-    // Contents: a transpose is a permuted strided walk.
+    let mut out = one(Type::tensor(dtype, Some(axes.iter().map(|a| data[*a].clone()).collect())));
+    // Contents: each output axis walks an input axis whole.
     if let (Some(v), Some(dims)) = (c.value(0), data.iter().map(Dim::known).collect::<Option<Vec<i64>>>()) {
-        let perm: Vec<usize> = match c.node.attr_ints("perm") {
-            Some(p) => p.iter().filter_map(|x| axis_in(*x, data.len(), "Transpose").ok()).collect(),
-            None => (0..data.len()).rev().collect(),
-        };
-        if numel(data) == Some(v.len()) && v.len() <= MAX_TRACKED && perm.len() == data.len() {
-            let mut strides = vec![1usize; dims.len()];
-            for i in (0..dims.len().saturating_sub(1)).rev() {
-                strides[i] = strides[i + 1] * dims[i + 1] as usize;
-            }
-            let odims: Vec<usize> = perm.iter().map(|a| dims[*a] as usize).collect();
-            let mut idx = vec![0usize; odims.len()];
-            let mut vals = Vec::with_capacity(v.len());
-            for _ in 0..v.len() {
-                let flat: usize = idx.iter().enumerate().map(|(k, i)| i * strides[perm[k]]).sum();
-                vals.push(v[flat].clone());
-                for k in (0..idx.len()).rev() {
-                    idx[k] += 1;
-                    if idx[k] < odims[k] {
-                        break;
-                    }
-                    idx[k] = 0;
-                }
-            }
-            out.values = vec![Some(vals)];
-        }
+        let walk: Vec<Walk> = axes.iter().map(|a| (*a, 0, 1, dims[*a])).collect();
+        out.values = vec![strided(v, &dims, &walk)];
     }
     Ok(out)
 }
@@ -854,12 +798,11 @@ pub fn split(c: &Ctx) -> R {
     let n = c.node.outputs.len();
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None); n]) };
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), "Split")?;
-    let splits = ints_from(c, "split", 1).unwrap_or(None);
-    let unknown_sizes = c.has(1) && splits.is_none() && c.node.attr_ints("split").is_none();
+    let num_outputs = c.node.attr_int("num_outputs");
     let d = &data[axis];
     let mut condition = None;
-    let sizes: Vec<Dim> = match splits {
-        Some(s) if !s.is_empty() => {
+    let sizes: Vec<Dim> = match ints_from(c, "split", 1) {
+        Ok(Some(s)) if !s.is_empty() => {
             if s.len() != n {
                 return invalid(format!("Split: {} sizes for {n} outputs", s.len()));
             }
@@ -874,11 +817,11 @@ pub fn split(c: &Ctx) -> R {
             }
             s.iter().map(|x| Dim::Known(*x)).collect()
         }
-        _ if unknown_sizes => vec![Dim::Unknown; n],
-        _ => {
-            let parts = c.node.attr_int("num_outputs").unwrap_or(n as i64).max(1);
+        Err(()) => vec![Dim::Unknown; n],
+        Ok(_) => {
+            let parts = num_outputs.unwrap_or(n as i64).max(1);
             match d {
-                Dim::Known(k) if c.node.attr_int("num_outputs").is_some() => {
+                Dim::Known(k) if num_outputs.is_some() => {
                     // Every part but the last has ceil(k / parts) elements; the last has what is left.
                     let chunk = (k / parts + i64::from(k % parts != 0)).max(0);
                     (0..n as i64)
@@ -888,7 +831,7 @@ pub fn split(c: &Ctx) -> R {
                 Dim::Known(k) if k % parts == 0 => vec![Dim::Known(k / parts); n],
                 Dim::Known(k) => return invalid(format!("Split: {k} does not split evenly into {parts}")),
                 Dim::Term(_) if n == 1 => vec![d.clone()],
-                Dim::Term(_) if c.node.attr_int("num_outputs").is_some() => {
+                Dim::Term(_) if num_outputs.is_some() => {
                     // ceil(d / parts) each, the last what is left, which must not be negative.
                     let chunk = d.div_ceil(&Dim::Known(parts));
                     let last = d.sub(&chunk.mul(&Dim::Known(n as i64 - 1)));
@@ -942,14 +885,12 @@ pub fn pad(c: &Ctx) -> R {
         c.value(1).map(<[Dim]>::to_vec)
     };
     let Some(pads) = pads else { return outs(vec![ty(dtype, Some(unknown_rank(rank)))]) };
-    let axes: Vec<usize> = if c.opset >= 18 && c.has(3) {
-        match c.ints(3) {
-            Some(a) => a.into_iter().map(|x| axis_in(x, rank, "Pad")).collect::<Result<_, _>>()?,
-            None => return outs(vec![ty(dtype, Some(unknown_rank(rank)))]),
-        }
-    } else {
-        (0..rank).collect()
-    };
+    let listed = c.opset >= 18 && c.has(3);
+    let list = if listed { c.ints(3) } else { None };
+    if listed && list.is_none() {
+        return outs(vec![ty(dtype, Some(unknown_rank(rank)))]);
+    }
+    let axes = axes_or_all(list.as_deref(), rank, "Pad")?;
     if pads.len() != 2 * axes.len() {
         return invalid(format!("Pad: {} pads for {} axes", pads.len(), axes.len()));
     }
@@ -998,10 +939,7 @@ pub fn resize(c: &Ctx) -> R {
         ("Upsample", _) | ("Resize", 10) => (Some(1), None),
         _ => (Some(2), Some(3)),
     };
-    let axes: Vec<usize> = match c.node.attr_ints("axes") {
-        Some(a) => a.iter().map(|x| axis_in(*x, rank, "Resize")).collect::<Result<_, _>>()?,
-        None => (0..rank).collect(),
-    };
+    let axes = axes_or_all(c.node.attr_ints("axes"), rank, "Resize")?;
     let mut shape = data.to_vec();
     if let Some(i) = sizes_at.filter(|i| c.has(*i) && c.shape(*i).is_none_or(|s| s != [Dim::Known(0)])) {
         let Some(sizes) = c.value(i) else { return unknown() };
@@ -1084,7 +1022,7 @@ pub fn topk(c: &Ctx) -> R {
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), data.len(), "TopK")?;
     let k = match c.node.attr_int("k") {
         Some(k) if c.opset < 10 => Dim::Known(k),
-        _ => c.value(1).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown),
+        _ => first_value(c, 1),
     };
     if let (Dim::Known(k), Dim::Known(d)) = (&k, &data[axis]) {
         if k > d || *k < 0 {
@@ -1174,13 +1112,9 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
     if kernel.len() != n {
         return invalid(format!("{op}: kernel of rank {} for {} spatial axes", kernel.len(), n));
     }
-    let strides = c.node.attr_ints("strides").map(<[i64]>::to_vec).unwrap_or_else(|| vec![1; n]);
-    let dil = c.node.attr_ints("dilations").map(<[i64]>::to_vec).unwrap_or_else(|| vec![1; n]);
+    let (strides, dil) = (ints_or(c, "strides", 1, n), ints_or(c, "dilations", 1, n));
     let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
-    let pads = match auto.as_str() {
-        "VALID" => vec![0; 2 * n],
-        _ => c.node.attr_ints("pads").map(<[i64]>::to_vec).unwrap_or_else(|| vec![0; 2 * n]),
-    };
+    let pads = if auto == "VALID" { vec![0; 2 * n] } else { ints_or(c, "pads", 0, 2 * n) };
     if strides.len() != n || dil.len() != n || pads.len() != 2 * n {
         return invalid(format!("{op}: strides, dilations or pads do not match {n} spatial axes"));
     }
@@ -1258,6 +1192,19 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
     Ok(shape)
 }
 
+/// The ints attribute `name`, or `len` copies of `default` without it.
+fn ints_or(c: &Ctx, name: &str, default: i64, len: usize) -> Vec<i64> {
+    c.node.attr_ints(name).map_or_else(|| vec![default; len], <[i64]>::to_vec)
+}
+
+/// A convolution's kernel sizes: `kernel_shape`, else the weight `w`'s axes from 2 when known.
+fn kernel_of(c: &Ctx, w: &[Dim]) -> Option<Vec<i64>> {
+    match c.node.attr_ints("kernel_shape") {
+        Some(k) => Some(k.to_vec()),
+        None => w[2..].iter().map(Dim::known).collect(),
+    }
+}
+
 pub fn conv(c: &Ctx) -> R {
     let (wi, dtype) = match c.node.op_type.as_str() {
         "ConvInteger" => (1, Some(DType::I32)),
@@ -1270,20 +1217,12 @@ pub fn conv(c: &Ctx) -> R {
     if x.len() < 3 || w.len() != x.len() {
         return invalid(format!("{}: input rank {} and weight rank {}", c.node.op_type, x.len(), w.len()));
     }
-    let kernel: Vec<i64> = match c.node.attr_ints("kernel_shape") {
-        Some(k) => k.to_vec(),
-        None => match w[2..].iter().map(Dim::known).collect::<Option<Vec<_>>>() {
-            Some(k) => k,
-            None => {
-                let mut s = unknown_rank(x.len());
-                s[0] = x[0].clone();
-                s[1] = w[0].clone();
-                return outs(vec![ty(dtype, Some(s))]);
-            }
-        },
+    let mut shape = vec![x[0].clone(), w[0].clone()];
+    let Some(kernel) = kernel_of(c, w) else {
+        shape.extend(unknown_rank(x.len() - 2));
+        return outs(vec![ty(dtype, Some(shape))]);
     };
     let mut out = Out::default();
-    let mut shape = vec![x[0].clone(), w[0].clone()];
     shape.extend(window_out(c, &x[2..], &kernel, false, &mut out)?);
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
@@ -1305,21 +1244,12 @@ pub fn conv_transpose(c: &Ctx) -> R {
         shape.extend(os.iter().map(|d| Dim::Known(*d)));
         return outs(vec![ty(dtype, Some(shape))]);
     }
-    let kernel: Vec<i64> = match c.node.attr_ints("kernel_shape") {
-        Some(k) => k.to_vec(),
-        None => match w[2..].iter().map(Dim::known).collect::<Option<Vec<_>>>() {
-            Some(k) => k,
-            None => {
-                shape.extend(unknown_rank(n));
-                return outs(vec![ty(dtype, Some(shape))]);
-            }
-        },
+    let Some(kernel) = kernel_of(c, w) else {
+        shape.extend(unknown_rank(n));
+        return outs(vec![ty(dtype, Some(shape))]);
     };
-    let get = |name: &str, default: i64, len: usize| {
-        c.node.attr_ints(name).map(<[i64]>::to_vec).unwrap_or_else(|| vec![default; len])
-    };
-    let (strides, dil, pads, opad) =
-        (get("strides", 1, n), get("dilations", 1, n), get("pads", 0, 2 * n), get("output_padding", 0, n));
+    let (strides, dil) = (ints_or(c, "strides", 1, n), ints_or(c, "dilations", 1, n));
+    let (pads, opad) = (ints_or(c, "pads", 0, 2 * n), ints_or(c, "output_padding", 0, n));
     if strides.len() != n || dil.len() != n || pads.len() != 2 * n || opad.len() != n || kernel.len() != n {
         return invalid("ConvTranspose: attributes do not match the spatial rank".into());
     }
@@ -1555,38 +1485,29 @@ pub fn gather_nd(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(shape))])
 }
 
-/// `b * b` (a blocksize squared), unknown past `i64::MAX`.
-fn square(b: i64) -> Dim {
-    b.checked_mul(b).map_or(Dim::Unknown, Dim::Known)
-}
-
-pub fn space_to_depth(c: &Ctx) -> R {
+/// SpaceToDepth moves `blocksize`-square blocks of height and width into the channels;
+/// DepthToSpace moves them back.
+pub fn space_depth(c: &Ctx) -> R {
     let dtype = c.dtype(0);
+    let op = c.node.op_type.as_str();
     let b = c.node.attr_int("blocksize").unwrap_or(1);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(4)))]) };
     if x.len() != 4 || b <= 0 {
-        return invalid("SpaceToDepth needs a 4-D input and a positive blocksize".into());
+        return invalid(format!("{op} needs a 4-D input and a positive blocksize"));
     }
-    let bb = Dim::Known(b);
-    let shape = vec![x[0].clone(), x[1].mul(&square(b)), x[2].div_floor(&bb), x[3].div_floor(&bb)];
-    outs(vec![ty(dtype, Some(shape))])
-}
-
-pub fn depth_to_space(c: &Ctx) -> R {
-    let dtype = c.dtype(0);
-    let b = c.node.attr_int("blocksize").unwrap_or(1);
-    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(4)))]) };
-    if x.len() != 4 || b <= 0 {
-        return invalid("DepthToSpace needs a 4-D input and a positive blocksize".into());
-    }
-    let bb = Dim::Known(b);
-    let shape = vec![x[0].clone(), x[1].div_floor(&square(b)), x[2].mul(&bb), x[3].mul(&bb)];
+    // The blocksize squared, unknown past `i64::MAX`.
+    let (bb, square) = (Dim::Known(b), b.checked_mul(b).map_or(Dim::Unknown, Dim::Known));
+    let shape = if op == "SpaceToDepth" {
+        vec![x[0].clone(), x[1].mul(&square), x[2].div_floor(&bb), x[3].div_floor(&bb)]
+    } else {
+        vec![x[0].clone(), x[1].div_floor(&square), x[2].mul(&bb), x[3].mul(&bb)]
+    };
     outs(vec![ty(dtype, Some(shape))])
 }
 
 pub fn non_zero(c: &Ctx) -> R {
     let rank = c.shape(0).map(|s| Dim::Known(s.len() as i64)).unwrap_or(Dim::Unknown);
-    let count = match (c.value(0), c.floats.first().copied().flatten()) {
+    let count = match (c.value(0), c.float_value(0)) {
         (Some(v), _) if v.iter().all(|d| d.known().is_some()) => {
             Dim::Known(v.iter().filter(|d| **d != Dim::Known(0)).count() as i64)
         }
@@ -1600,12 +1521,8 @@ pub fn unique(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let i64t = Some(DType::I64);
     let Some(x) = c.shape(0) else {
-        return outs(vec![
-            ty(dtype, None),
-            ty(i64t, Some(unknown_rank(1))),
-            ty(i64t, Some(unknown_rank(1))),
-            ty(i64t, Some(unknown_rank(1))),
-        ]);
+        let list = ty(i64t, Some(unknown_rank(1)));
+        return outs(vec![ty(dtype, None), list.clone(), list.clone(), list]);
     };
     let axis = c.node.attr_int("axis").map(|a| axis_in(a, x.len(), "Unique")).transpose()?;
     // With known contents, the number of distinct elements (or slices) is known.
@@ -1795,12 +1712,8 @@ pub fn stft(c: &Ctx) -> R {
     if x.len() != 3 {
         return invalid("STFT needs a 3-D signal".into());
     }
-    let step = c.value(1).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
-    let frame = if c.has(3) {
-        c.value(3).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown)
-    } else {
-        c.shape(2).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown)
-    };
+    let step = first_value(c, 1);
+    let frame = if c.has(3) { first_value(c, 3) } else { dim(c, 2, 0) };
     let frames = x[1].sub(&frame).div_floor(&step).add(&Dim::Known(1));
     let onesided = c.node.attr_int("onesided").unwrap_or(1) != 0;
     let bins = if onesided { frame.div_floor(&Dim::Known(2)).add(&Dim::Known(1)) } else { frame };
@@ -1809,21 +1722,21 @@ pub fn stft(c: &Ctx) -> R {
 
 pub fn window(c: &Ctx) -> R {
     let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
-    let n = c.value(0).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
+    let n = first_value(c, 0);
     outs(vec![ty(dtype, Some(vec![n]))])
 }
 
 pub fn mel_weight_matrix(c: &Ctx) -> R {
     let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
-    let bins = c.value(0).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
-    let dft = c.value(1).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
+    let bins = first_value(c, 0);
+    let dft = first_value(c, 1);
     outs(vec![ty(dtype, Some(vec![dft.div_floor(&Dim::Known(2)).add(&Dim::Known(1)), bins]))])
 }
 
 pub fn rnn(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let dirs = Dim::Known(if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 });
-    let hidden = c.node.attr_int("hidden_size").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let hidden = attr_dim(c, "hidden_size");
     let layout = c.node.attr_int("layout").unwrap_or(0);
     let Some(x) = c.shape(0).filter(|s| s.len() == 3) else {
         return outs(vec![
@@ -1832,25 +1745,21 @@ pub fn rnn(c: &Ctx) -> R {
             ty(dtype, Some(unknown_rank(3))),
         ]);
     };
-    let (seq, batch) = if layout == 0 { (&x[0], &x[1]) } else { (&x[1], &x[0]) };
+    // Layout 0: X is [seq, batch, input], Y [seq, dirs, batch, hidden], Y_h [dirs, batch,
+    // hidden]; layout 1 puts the batch first in all three.
+    let (x0, x1) = (x[0].clone(), x[1].clone());
     let (y, yh) = if layout == 0 {
-        (
-            vec![seq.clone(), dirs.clone(), batch.clone(), hidden.clone()],
-            vec![dirs.clone(), batch.clone(), hidden.clone()],
-        )
+        (vec![x0, dirs.clone(), x1.clone(), hidden.clone()], vec![dirs, x1, hidden])
     } else {
-        (
-            vec![batch.clone(), seq.clone(), dirs.clone(), hidden.clone()],
-            vec![batch.clone(), dirs.clone(), hidden.clone()],
-        )
+        (vec![x0.clone(), x1, dirs.clone(), hidden.clone()], vec![x0, dirs, hidden])
     };
     outs(vec![ty(dtype, Some(y)), ty(dtype, Some(yh.clone())), ty(dtype, Some(yh))])
 }
 
 pub fn roi_align(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    let ch = c.shape(0).and_then(|s| s.get(1).cloned()).unwrap_or(Dim::Unknown);
-    let n = c.shape(1).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown);
+    let ch = dim(c, 0, 1);
+    let n = dim(c, 1, 0);
     let h = Dim::Known(c.node.attr_int("output_height").unwrap_or(1));
     let w = Dim::Known(c.node.attr_int("output_width").unwrap_or(1));
     outs(vec![ty(dtype, Some(vec![n, ch, h, w]))])
@@ -1938,7 +1847,7 @@ pub fn random_like(c: &Ctx) -> R {
 
 pub fn multinomial(c: &Ctx) -> R {
     let dtype = attr_dtype(c, "dtype", Some(DType::I32));
-    let batch = c.shape(0).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown);
+    let batch = dim(c, 0, 0);
     let n = Dim::Known(c.node.attr_int("sample_size").unwrap_or(1));
     outs(vec![ty(dtype, Some(vec![batch, n]))])
 }
@@ -1956,8 +1865,7 @@ pub fn max_unpool(c: &Ctx) -> R {
     if k.len() != n {
         return invalid("MaxUnpool: kernel_shape does not match the spatial rank".into());
     }
-    let strides = c.node.attr_ints("strides").map(<[i64]>::to_vec).unwrap_or_else(|| vec![1; n]);
-    let pads = c.node.attr_ints("pads").map(<[i64]>::to_vec).unwrap_or_else(|| vec![0; 2 * n]);
+    let (strides, pads) = (ints_or(c, "strides", 1, n), ints_or(c, "pads", 0, 2 * n));
     if strides.len() != n || pads.len() != 2 * n {
         return invalid("MaxUnpool: strides or pads do not match the spatial rank".into());
     }
@@ -1986,10 +1894,7 @@ pub fn center_crop_pad(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let Some(v) = c.value(1) else { return outs(vec![ty(dtype, Some(unknown_rank(x.len())))]) };
-    let axes: Vec<usize> = match c.node.attr_ints("axes") {
-        Some(a) => a.iter().map(|x2| axis_in(*x2, x.len(), "CenterCropPad")).collect::<Result<_, _>>()?,
-        None => (0..x.len()).collect(),
-    };
+    let axes = axes_or_all(c.node.attr_ints("axes"), x.len(), "CenterCropPad")?;
     if axes.len() != v.len() {
         return invalid("CenterCropPad: shape and axes differ in length".into());
     }
@@ -2010,8 +1915,8 @@ pub fn attention(c: &Ctx) -> R {
             ty(dtype, Some(unknown_rank(4))),
         ]);
     };
-    let qh = c.node.attr_int("q_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
-    let kvh = c.node.attr_int("kv_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let qh = attr_dim(c, "q_num_heads");
+    let kvh = attr_dim(c, "kv_num_heads");
     let (b, q_heads, q_seq) = match q.len() {
         4 => (q[0].clone(), q[1].clone(), q[2].clone()),
         3 => (q[0].clone(), qh.clone(), q[1].clone()),
@@ -2032,8 +1937,7 @@ pub fn attention(c: &Ctx) -> R {
     } else {
         vec![b.clone(), q_seq.clone(), q_heads.mul(&v_head)]
     };
-    let past =
-        if c.has(4) { c.shape(4).and_then(|s| s.get(2).cloned()).unwrap_or(Dim::Unknown) } else { Dim::Known(0) };
+    let past = if c.has(4) { dim(c, 4, 2) } else { Dim::Known(0) };
     let total = past.add(&kv_seq);
     outs(vec![
         ty(dtype, Some(y)),
@@ -2060,8 +1964,8 @@ pub fn linear_attention(c: &Ctx) -> R {
     if q.len() != 3 || k.len() != 3 || v.len() != 3 {
         return invalid("LinearAttention needs 3-D query, key and value".into());
     }
-    let qh = c.node.attr_int("q_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
-    let kvh = c.node.attr_int("kv_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let qh = attr_dim(c, "q_num_heads");
+    let kvh = attr_dim(c, "kv_num_heads");
     let dv = v[2].div_floor(&kvh);
     let dk = k[2].div_floor(&kvh);
     let state = if c.has(3) { c.dtype(3) } else { dtype };
@@ -2074,7 +1978,7 @@ pub fn linear_attention(c: &Ctx) -> R {
 pub fn causal_conv(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let x = c.shape(0).map(<[Dim]>::to_vec);
-    let k = c.shape(1).and_then(|w| w.get(2).cloned()).unwrap_or(Dim::Unknown);
+    let k = dim(c, 1, 2);
     let state = x.as_ref().filter(|s| s.len() == 3).map(|s| vec![s[0].clone(), s[1].clone(), k.sub(&Dim::Known(1))]);
     outs(vec![ty(dtype, x), ty(dtype, state)])
 }
@@ -2097,21 +2001,20 @@ pub fn tfidf(c: &Ctx) -> R {
 pub fn string_split(c: &Ctx) -> R {
     let x = c.shape(0).map(<[Dim]>::to_vec);
     // With known strings the widest split is known (Python's `str.split`).
-    let width =
-        c.strings.first().copied().flatten().filter(|v| x.as_deref().and_then(numel) == Some(v.len())).map(|v| {
-            let delim = c.node.attr_str("delimiter").unwrap_or_default();
-            let max = c.node.attr_int("maxsplit").filter(|m| *m >= 0);
-            let count = |s: &String| -> usize {
-                if delim.is_empty() {
-                    let words = s.split_whitespace().count();
-                    max.map_or(words, |m| words.min(m as usize + 1))
-                } else {
-                    let pieces = s.split(delim.as_str()).count();
-                    max.map_or(pieces, |m| pieces.min(m as usize + 1))
-                }
-            };
-            Dim::Known(v.iter().map(count).max().unwrap_or(0) as i64)
-        });
+    let width = c.string_value(0).filter(|v| x.as_deref().and_then(numel) == Some(v.len())).map(|v| {
+        let delim = c.node.attr_str("delimiter").unwrap_or_default();
+        let max = c.node.attr_int("maxsplit").filter(|m| *m >= 0);
+        let count = |s: &String| -> usize {
+            if delim.is_empty() {
+                let words = s.split_whitespace().count();
+                max.map_or(words, |m| words.min(m as usize + 1))
+            } else {
+                let pieces = s.split(delim.as_str()).count();
+                max.map_or(pieces, |m| pieces.min(m as usize + 1))
+            }
+        };
+        Dim::Known(v.iter().map(count).max().unwrap_or(0) as i64)
+    });
     // An empty input splits into nothing.
     let width = width.or_else(|| (x.as_deref().and_then(numel) == Some(0)).then_some(Dim::Known(0)));
     let y = x.clone().map(|mut s| {
@@ -2122,7 +2025,7 @@ pub fn string_split(c: &Ctx) -> R {
 }
 
 pub fn string_normalizer(c: &Ctx) -> R {
-    if let (Some(v), Some(x)) = (c.strings.first().copied().flatten(), c.shape(0)) {
+    if let (Some(v), Some(x)) = (c.string_value(0), c.shape(0)) {
         let stops: Vec<String> = match c.node.attr("stopwords") {
             Some(AttrValue::Strings(w)) => w.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect(),
             _ => Vec::new(),
@@ -2314,8 +2217,8 @@ pub fn label_encoder(c: &Ctx) -> R {
 }
 
 pub fn tree_ensemble(c: &Ctx) -> R {
-    let n = c.shape(0).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown);
-    let t = c.node.attr_int("n_targets").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let n = dim(c, 0, 0);
+    let t = attr_dim(c, "n_targets");
     outs(vec![ty(c.dtype(0), Some(vec![n, t]))])
 }
 
@@ -2387,10 +2290,23 @@ pub fn category_mapper(c: &Ctx) -> R {
     outs(vec![ty(Some(to), c.shape(0).map(<[Dim]>::to_vec))])
 }
 
-pub fn sequence_at(c: &Ctx) -> R {
+/// The element type of input 0, a sequence, when known.
+fn element<'a>(c: &Ctx<'a>) -> Option<&'a Type> {
     match c.inputs.first().copied().flatten() {
-        Some(Type::Sequence(Some(e))) => outs(vec![Some((**e).clone())]),
-        _ => Ok(Out::default()),
+        Some(Type::Sequence(Some(e))) => Some(e),
+        _ => None,
+    }
+}
+
+/// A sequence of tensors of element type `dtype`, their shapes unknown.
+fn sequence_of(dtype: Option<DType>) -> Option<Type> {
+    Some(Type::Sequence(Some(Box::new(Type::tensor(dtype, None)))))
+}
+
+pub fn sequence_at(c: &Ctx) -> R {
+    match element(c) {
+        Some(e) => outs(vec![Some(e.clone())]),
+        None => Ok(Out::default()),
     }
 }
 
@@ -2402,16 +2318,11 @@ pub fn sequence_construct(c: &Ctx) -> R {
 }
 
 pub fn sequence_empty(c: &Ctx) -> R {
-    let dtype = attr_dtype(c, "dtype", Some(DType::F32));
-    outs(vec![Some(Type::Sequence(Some(Box::new(Type::tensor(dtype, None)))))])
+    outs(vec![sequence_of(attr_dtype(c, "dtype", Some(DType::F32)))])
 }
 
 pub fn sequence_same(c: &Ctx) -> R {
-    let t = match c.inputs.first().copied().flatten() {
-        Some(Type::Sequence(Some(e))) => Some(Type::Sequence(Some(Box::new(Type::tensor(e.dtype(), None))))),
-        _ => None,
-    };
-    outs(vec![t])
+    outs(vec![element(c).and_then(|e| sequence_of(e.dtype()))])
 }
 
 pub fn sequence_length(_: &Ctx) -> R {
@@ -2419,15 +2330,11 @@ pub fn sequence_length(_: &Ctx) -> R {
 }
 
 pub fn split_to_sequence(c: &Ctx) -> R {
-    outs(vec![Some(Type::Sequence(Some(Box::new(Type::tensor(c.dtype(0), None)))))])
+    outs(vec![sequence_of(c.dtype(0))])
 }
 
 pub fn concat_from_sequence(c: &Ctx) -> R {
-    let elem = match c.inputs.first().copied().flatten() {
-        Some(Type::Sequence(Some(e))) => e.dtype(),
-        _ => None,
-    };
-    outs(vec![ty(elem, None)])
+    outs(vec![ty(element(c).and_then(Type::dtype), None)])
 }
 
 /// Loop's outputs: the final loop-carried values (typed like the body's outputs, with dims
@@ -2490,9 +2397,9 @@ pub fn scan_outputs(c: &Ctx) -> R {
     for (i, t) in body.iter().enumerate() {
         if i < n_state {
             types.push(match (t, same_type_of(c, offset + i)) {
-                (Some(Type::Tensor { dtype, shape: Some(s) }), Some(init)) if c.opset < 9 => {
+                (Some(Type::Tensor { dtype, shape: Some(s) }), Some(_)) if c.opset < 9 => {
                     // Before opset 9 the state keeps its batch axis outside the body.
-                    let batch = init.shape().and_then(|x| x.first().cloned()).unwrap_or(Dim::Unknown);
+                    let batch = dim(c, offset + i, 0);
                     ty(*dtype, Some(std::iter::once(batch).chain(s.iter().cloned()).collect()))
                 }
                 (Some(t), _) if c.opset >= 9 => Some(t.clone()),
@@ -2504,7 +2411,7 @@ pub fn scan_outputs(c: &Ctx) -> R {
         types.push(t.clone().map(|t| match t {
             Type::Tensor { dtype, shape: Some(mut s) } => {
                 if c.opset < 9 {
-                    let batch = c.shape(first_scan).and_then(|x| x.first().cloned()).unwrap_or(Dim::Unknown);
+                    let batch = dim(c, first_scan, 0);
                     s.insert(0, seq.clone());
                     s.insert(0, batch);
                     return Type::Tensor { dtype, shape: Some(s) };
