@@ -354,6 +354,13 @@ pub fn size(c: &Ctx) -> R {
     Ok(out)
 }
 
+/// `shape` with axis `a` of size `d`.
+fn with_dim(shape: &[Dim], a: usize, d: Dim) -> Shape {
+    let mut s = shape.to_vec();
+    s[a] = d;
+    s
+}
+
 /// The element count of `shape`, when every size is known.
 fn numel(shape: &[Dim]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(usize::try_from(d.known()?).ok()?))
@@ -864,14 +871,7 @@ pub fn split(c: &Ctx) -> R {
             values.push(piece);
         }
     }
-    let types = sizes
-        .into_iter()
-        .map(|s| {
-            let mut shape = data.to_vec();
-            shape[axis] = s;
-            ty(dtype, Some(shape))
-        })
-        .collect();
+    let types = sizes.into_iter().map(|s| ty(dtype, Some(with_dim(data, axis, s)))).collect();
     Ok(Out { types, values, assumptions: condition.map(|a| vec![(axis, a)]).unwrap_or_default(), ..Out::default() })
 }
 
@@ -884,12 +884,12 @@ pub fn pad(c: &Ctx) -> R {
     } else {
         c.value(1).map(<[Dim]>::to_vec)
     };
-    let Some(pads) = pads else { return outs(vec![ty(dtype, Some(unknown_rank(rank)))]) };
     let listed = c.opset >= 18 && c.has(3);
     let list = if listed { c.ints(3) } else { None };
-    if listed && list.is_none() {
+    // Pads, or axes listed, whose contents are unknown leave only the rank known.
+    let Some(pads) = pads.filter(|_| !listed || list.is_some()) else {
         return outs(vec![ty(dtype, Some(unknown_rank(rank)))]);
-    }
+    };
     let axes = axes_or_all(list.as_deref(), rank, "Pad")?;
     if pads.len() != 2 * axes.len() {
         return invalid(format!("Pad: {} pads for {} axes", pads.len(), axes.len()));
@@ -948,8 +948,8 @@ pub fn resize(c: &Ctx) -> R {
         }
         let policy = c.node.attr_str("keep_aspect_ratio_policy").unwrap_or_else(|| "stretch".into());
         if policy == "stretch" {
-            for (k, a) in axes.iter().enumerate() {
-                shape[*a] = sizes[k].clone();
+            for (a, s) in axes.iter().zip(sizes) {
+                shape[*a] = s.clone();
             }
         } else {
             let pairs: Option<Vec<(f64, i64)>> = axes
@@ -979,36 +979,29 @@ pub fn resize(c: &Ctx) -> R {
         return invalid(format!("Resize: {} scales for {} axes", scales.len(), axes.len()));
     }
     let mut out = Out::default();
-    for (k, a) in axes.iter().enumerate() {
-        if scales[k] < 0.0 || scales[k].is_nan() {
-            return invalid(format!("Resize: scale {} at axis {a}; scales must be 0 or more", scales[k]));
+    for (&a, &s) in axes.iter().zip(&scales) {
+        if s < 0.0 || s.is_nan() {
+            return invalid(format!("Resize: scale {s} at axis {a}; scales must be 0 or more"));
         }
-        if scales[k] == 0.0 {
+        if s == 0.0 {
             let msg =
                 format!("Resize: a scale of 0 at axis {a} empties it by the spec; onnxruntime refuses a scale of 0");
             out.warnings.push((crate::diag::Code::ResizeEmpty, msg));
         }
-        shape[*a] = match &data[*a] {
-            _ if scales[k] == 0.0 => Dim::Known(0),
+        shape[a] = match &data[a] {
+            _ if s == 0.0 => Dim::Known(0),
             Dim::Known(d) => {
-                let o = ((*d as f32) * (scales[k] as f32)).floor() as i64;
-                if o == 0 && *d > 0 && scales[k] > 0.0 {
-                    let msg = format!(
-                        "Resize: axis {a} of {d} scaled by {} comes out empty (floor({d} x {}) = 0); onnxruntime returns an empty tensor",
-                        scales[k], scales[k]
-                    );
+                let o = ((*d as f32) * (s as f32)).floor() as i64;
+                if o == 0 && *d > 0 && s > 0.0 {
+                    let msg = format!("Resize: axis {a} of {d} scaled by {s} comes out empty (floor({d} x {s}) = 0); onnxruntime returns an empty tensor");
                     out.warnings.push((crate::diag::Code::ResizeEmpty, msg));
                 }
                 Dim::Known(o)
             }
-            other if scales[k] == 1.0 => other.clone(),
+            other if s == 1.0 => other.clone(),
             // Whole-number scales and their reciprocals stay exact for any size.
-            other if scales[k] > 1.0 && scales[k].fract() == 0.0 && scales[k] < 1e9 => {
-                other.mul(&Dim::Known(scales[k] as i64))
-            }
-            other if scales[k] > 0.0 && scales[k] < 1.0 && (1.0 / scales[k]).fract() == 0.0 => {
-                other.div_floor(&Dim::Known((1.0 / scales[k]) as i64))
-            }
+            other if s > 1.0 && s.fract() == 0.0 && s < 1e9 => other.mul(&Dim::Known(s as i64)),
+            other if s > 0.0 && s < 1.0 && (1.0 / s).fract() == 0.0 => other.div_floor(&Dim::Known((1.0 / s) as i64)),
             _ => Dim::Unknown,
         };
     }
@@ -1029,8 +1022,7 @@ pub fn topk(c: &Ctx) -> R {
             return invalid(format!("TopK: k = {k} for an axis of size {d}"));
         }
     }
-    let mut shape = data.to_vec();
-    shape[axis] = k;
+    let shape = with_dim(data, axis, k);
     outs(vec![ty(dtype, Some(shape.clone())), ty(Some(DType::I64), Some(shape))])
 }
 
@@ -1135,8 +1127,6 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
         else {
             return invalid(format!("{op}: the window or the pads at axis {axis} overflow"));
         };
-        let window =
-            if dil[i] == 1 { format!("{ek}") } else { format!("{ek}: kernel {}, dilation {}", kernel[i], dil[i]) };
         if auto.starts_with("SAME") {
             if conv && *d == Dim::Known(0) {
                 return invalid(format!("{op}: axis {axis} of the input is empty; onnxruntime refuses it"));
@@ -1155,15 +1145,11 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
                     out.assumptions.push((axis, Assumption::AtLeast { size: sym.clone(), min }));
                 }
             }
-            let o = if ceil { span.div_ceil(&Dim::Known(s)) } else { span.div_floor(&Dim::Known(s)) };
-            shape.push(if ceil { Dim::Unknown } else { o.add(&Dim::Known(1)) });
+            shape.push(if ceil { Dim::Unknown } else { span.div_floor(&Dim::Known(s)).add(&Dim::Known(1)) });
             continue;
         };
         let dv = d.known().unwrap_or(0);
-        let padded =
-            if pad == 0 { format!("{dv}") } else { format!("{} = {dv} + pads {}, {}", dv + pad, pads[i], pads[i + n]) };
-        let mut o =
-            if ceil { num.div_euclid(s) + i64::from(num.rem_euclid(s) != 0) + 1 } else { num.div_euclid(s) + 1 };
+        let mut o = num.div_euclid(s) + 1 + i64::from(ceil && num.rem_euclid(s) != 0);
         // With ceil_mode the last window must start inside the input or the left padding.
         if ceil && o > 0 && (o - 1).saturating_mul(s) >= dv + pads[i] {
             o -= 1;
@@ -1172,13 +1158,14 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
             shape.push(Dim::Known(o));
             continue;
         }
+        let window =
+            if dil[i] == 1 { format!("{ek}") } else { format!("{ek}: kernel {}, dilation {}", kernel[i], dil[i]) };
+        let padded =
+            if pad == 0 { format!("{dv}") } else { format!("{} = {dv} + pads {}, {}", dv + pad, pads[i], pads[i + n]) };
         let refused = format!("{op}: at axis {axis} the window ({window}) is larger than the padded input ({padded})");
-        if conv {
-            return Err(RuleError::Window(format!("{refused}; onnxruntime refuses such a node")));
-        }
         // onnxruntime divides as C does, toward zero.
         let runtime = if ceil { o } else { num / s + 1 };
-        if runtime < 0 {
+        if conv || runtime < 0 {
             return Err(RuleError::Window(format!("{refused}; onnxruntime refuses such a node")));
         }
         let msg = if runtime == o {
@@ -1259,7 +1246,7 @@ pub fn conv_transpose(c: &Ctx) -> R {
     let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
     let mut out = Out::default();
     for i in 0..n {
-        let d = &x[2 + i];
+        let (axis, d) = (2 + i, &x[2 + i]);
         let o = if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
             d.mul(&Dim::Known(strides[i]))
         } else {
@@ -1267,19 +1254,15 @@ pub fn conv_transpose(c: &Ctx) -> R {
             let pad = if auto == "VALID" { 0 } else { pads[i].saturating_add(pads[i + n]) };
             // The output is (d-1)*stride + the rest, and onnxruntime refuses it below 1.
             let rest = opad[i].saturating_add(ek).saturating_sub(pad);
-            match d {
-                Dim::Term(sym) if rest < 1 => {
-                    let min = (1 - rest).div_euclid(strides[i]) + i64::from((1 - rest).rem_euclid(strides[i]) != 0) + 1;
-                    out.assumptions.push((2 + i, Assumption::AtLeast { size: sym.clone(), min }));
-                }
-                _ => {}
+            if let (Dim::Term(sym), true) = (d, rest < 1) {
+                let min = (1 - rest).div_euclid(strides[i]) + i64::from((1 - rest).rem_euclid(strides[i]) != 0) + 1;
+                out.assumptions.push((axis, Assumption::AtLeast { size: sym.clone(), min }));
             }
             d.sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&Dim::Known(rest))
         };
         if let Some(k) = o.known().filter(|k| *k < 1) {
             return Err(RuleError::Window(format!(
-                "ConvTranspose: at axis {} the pads leave an output of size {k}; onnxruntime refuses such a node",
-                2 + i
+                "ConvTranspose: at axis {axis} the pads leave an output of size {k}; onnxruntime refuses such a node"
             )));
         }
         shape.push(o);
@@ -1390,19 +1373,16 @@ pub fn einsum(c: &Ctx) -> R {
     if terms.len() != present.len() {
         return invalid(format!("Einsum: {} terms for {} inputs", terms.len(), present.len()));
     }
-    // Each label's size; a label of size 1 in one input stretches to the others' (numpy's and
-    // onnxruntime's Einsum broadcast labels as they broadcast the ellipsis).
-    let mut letters: Vec<(char, Dim)> = Vec::new();
+    // Each label's size and how often the terms name it; a label of size 1 in one input
+    // stretches to the others' (numpy's and onnxruntime's Einsum broadcast labels as they
+    // broadcast the ellipsis).
+    let mut sizes: std::collections::BTreeMap<char, (Dim, usize)> = Default::default();
     let mut assumptions = Vec::new();
     let mut ell: Vec<Vec<Dim>> = Vec::new();
-    let mut counts: std::collections::BTreeMap<char, usize> = Default::default();
     for (t, i) in terms.iter().zip(&present) {
         let (labels, at) = einsum_term(t)?;
         let Some(s) = c.shape(*i) else { return outs(vec![ty(dtype, None)]) };
-        let fits = match at {
-            Some(_) => labels.len() <= s.len(),
-            None => labels.len() == s.len(),
-        };
+        let fits = if at.is_some() { labels.len() <= s.len() } else { labels.len() == s.len() };
         if !fits {
             return invalid(format!("Einsum: term '{t}' does not fit rank {}", s.len()));
         }
@@ -1412,18 +1392,16 @@ pub fn einsum(c: &Ctx) -> R {
             ell.push(s[p..p + ne].to_vec());
         }
         for (j, &ch) in labels.iter().enumerate() {
-            *counts.entry(ch).or_default() += 1;
             let axis = if at.is_some_and(|p| j >= p) { j + ne } else { j };
             let d = &s[axis];
-            match letters.iter_mut().find(|(l, _)| *l == ch) {
-                Some((_, e)) => {
-                    let b = multi(&[std::slice::from_ref(e), std::slice::from_ref(d)])
-                        .map_err(|_| RuleError::Invalid(format!("Einsum: label '{ch}' has sizes {e} and {d}")))?;
-                    // Conditions name the axis of the input that met the label again.
-                    assumptions.extend(b.assumptions.into_iter().map(|(_, a)| (axis, a)));
-                    *e = b.shape.into_iter().next().unwrap_or(Dim::Unknown);
-                }
-                None => letters.push((ch, d.clone())),
+            let (e, n) = sizes.entry(ch).or_insert_with(|| (d.clone(), 0));
+            *n += 1;
+            if *n > 1 {
+                let b = multi(&[std::slice::from_ref(e), std::slice::from_ref(d)])
+                    .map_err(|_| RuleError::Invalid(format!("Einsum: label '{ch}' has sizes {e} and {d}")))?;
+                // Conditions name the axis of the input that met the label again.
+                assumptions.extend(b.assumptions.into_iter().map(|(_, a)| (axis, a)));
+                *e = b.shape.into_iter().next().unwrap_or(Dim::Unknown);
             }
         }
     }
@@ -1431,25 +1409,21 @@ pub fn einsum(c: &Ctx) -> R {
     let ell_shape = multi(&refs).map_err(RuleError::Broadcast)?.shape;
     // Without an output term: the ellipsis, then the labels used once, in order.
     let (out_labels, out_at) = rhs.unwrap_or_else(|| {
-        let once: Vec<char> = counts.iter().filter(|(_, n)| **n == 1).map(|(ch, _)| *ch).collect();
+        let once: Vec<char> = sizes.iter().filter(|(_, (_, n))| *n == 1).map(|(ch, _)| *ch).collect();
         (once, (!ell.is_empty()).then_some(0))
     });
-    let mut shape = Vec::new();
-    for (j, ch) in out_labels.iter().enumerate() {
-        if out_at == Some(j) {
-            shape.extend(ell_shape.iter().cloned());
-        }
-        match letters.iter().find(|(l, _)| l == ch) {
-            Some((_, d)) => shape.push(d.clone()),
-            None => return invalid(format!("Einsum: output label '{ch}' is in no input")),
-        }
+    let labelled: Result<Shape, RuleError> = (out_labels.iter())
+        .map(|ch| match sizes.get(ch) {
+            Some((d, _)) => Ok(d.clone()),
+            None => invalid(format!("Einsum: output label '{ch}' is in no input")),
+        })
+        .collect();
+    let mut shape = labelled?;
+    // The ellipsis stands before the label it precedes in the term (`at` is at most its count).
+    if let Some(p) = out_at {
+        shape.splice(p..p, ell_shape);
     }
-    if out_at.is_some_and(|p| p >= out_labels.len()) {
-        shape.extend(ell_shape.iter().cloned());
-    }
-    let mut out = one(Type::tensor(dtype, Some(shape)));
-    out.assumptions = assumptions;
-    Ok(out)
+    Ok(Out { types: smallvec::smallvec![ty(dtype, Some(shape))], assumptions, ..Out::default() })
 }
 
 pub fn one_hot(c: &Ctx) -> R {
@@ -1536,24 +1510,20 @@ pub fn unique(c: &Ctx) -> R {
             };
             // A set, not a list: a model of 2,000 Unique nodes over one 1,024-element constant
             // took 3 s with a linear search for each slice.
-            let mut seen: std::collections::HashSet<Vec<u64>> = std::collections::HashSet::new();
-            for j in 0..len {
-                let slice: Vec<u64> = (0..outer)
-                    .flat_map(|o| (0..inner).map(move |i| (o * len + j) * inner + i))
-                    .map(|k| if v[k] == 0.0 { 0 } else { v[k].to_bits() })
-                    .collect();
-                seen.insert(slice);
-            }
+            let seen: std::collections::HashSet<Vec<u64>> = (0..len)
+                .map(|j| {
+                    (0..outer)
+                        .flat_map(|o| (0..inner).map(move |i| (o * len + j) * inner + i))
+                        .map(|k| if v[k] == 0.0 { 0 } else { v[k].to_bits() })
+                        .collect()
+                })
+                .collect();
             Dim::Known(seen.len() as i64)
         }
         _ => Dim::Unknown,
     };
     let (y, inverse) = match axis {
-        Some(a) => {
-            let mut y = x.to_vec();
-            y[a] = count.clone();
-            (y, x[a].clone())
-        }
+        Some(a) => (with_dim(x, a, count.clone()), x[a].clone()),
         None => (vec![count.clone()], Dim::product(x)),
     };
     outs(vec![
@@ -1567,28 +1537,19 @@ pub fn unique(c: &Ctx) -> R {
 pub fn compress(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
-    let count = match c.value(1) {
-        Some(v) => {
-            let n = match c.node.attr_int("axis") {
-                Some(a) => x[axis_in(a, x.len(), "Compress")?].known(),
-                None => numel(x).map(|n| n as i64),
-            };
-            match n {
-                Some(n) if v.iter().all(|d| d.known().is_some()) => {
-                    Dim::Known(v.iter().take(n.max(0) as usize).filter(|d| **d != Dim::Known(0)).count() as i64)
-                }
-                _ => Dim::Unknown,
-            }
-        }
-        None => Dim::Unknown,
+    let axis = c.node.attr_int("axis").map(|a| axis_in(a, x.len(), "Compress")).transpose()?;
+    let n = match axis {
+        Some(a) => x[a].known(),
+        None => numel(x).map(|n| n as i64),
     };
-    let shape = match c.node.attr_int("axis") {
-        Some(a) => {
-            let a = axis_in(a, x.len(), "Compress")?;
-            let mut s = x.to_vec();
-            s[a] = count;
-            s
+    let count = match (c.value(1), n) {
+        (Some(v), Some(n)) if v.iter().all(|d| d.known().is_some()) => {
+            Dim::Known(v.iter().take(n.max(0) as usize).filter(|d| **d != Dim::Known(0)).count() as i64)
         }
+        _ => Dim::Unknown,
+    };
+    let shape = match axis {
+        Some(a) => with_dim(x, a, count),
         None => vec![count],
     };
     outs(vec![ty(dtype, Some(shape))])
