@@ -289,11 +289,14 @@ impl OpDef {
 /// The row for `op` in `domain` at opset `version`; `None` when the op is unknown or did not
 /// exist yet at that version.
 pub fn lookup(domain: &str, op: &str, version: i64) -> Option<&'static OpDef> {
-    let domain = crate::ir::norm_domain(domain);
-    let ops = ops();
-    let (_, rows) = ops.index.get(&(domain, op))?;
+    let (_, rows) = entry(domain, op)?;
     // An op's rows are in the order of their versions.
-    ops.defs[rows.clone()].iter().rev().find(|d| d.schema.since <= version)
+    ops().defs[rows.clone()].iter().rev().find(|d| d.schema.since <= version)
+}
+
+/// The registry row and the schema rows of `op` in `domain`.
+fn entry<'a>(domain: &'a str, op: &'a str) -> Option<&'a (&'static Meaning, std::ops::Range<usize>)> {
+    ops().index.get(&(crate::ir::norm_domain(domain), op))
 }
 
 /// The schemas' rows joined with the registry, built once: the rows (each op's together, in
@@ -329,8 +332,7 @@ fn ops() -> &'static Ops {
 
 /// The registry row of `op` in `domain`.
 pub fn meaning(domain: &str, op: &str) -> Option<&'static Meaning> {
-    let domain = crate::ir::norm_domain(domain);
-    ops().index.get(&(domain, op)).map(|(m, _)| *m)
+    entry(domain, op).map(|(m, _)| *m)
 }
 
 /// The newest opset version of `domain` the table describes; `None` for a domain it does not.
@@ -341,8 +343,7 @@ pub fn newest(domain: &str) -> Option<i64> {
 
 /// True when `op` is known in `domain` at any version.
 pub fn exists(domain: &str, op: &str) -> bool {
-    let domain = crate::ir::norm_domain(domain);
-    ops().index.contains_key(&(domain, op))
+    entry(domain, op).is_some()
 }
 
 /// Every row, for tests and listings.

@@ -231,10 +231,6 @@ pub fn unknown_outputs(_: &Ctx) -> R {
     Ok(Out::default())
 }
 
-pub fn same_shape_and_type(c: &Ctx) -> R {
-    outs(vec![ty(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))])
-}
-
 pub fn ml_float_same(c: &Ctx) -> R {
     outs(vec![ty(Some(DType::F32), c.shape(0).map(<[Dim]>::to_vec))])
 }
@@ -394,19 +390,13 @@ pub fn gather(c: &Ctx) -> R {
 /// The length of a slice `start:end:step` of an axis of size `dim`, clamped as numpy clamps
 /// it; unknown when that cannot be told.
 fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
+    // On a symbolic axis, the whole axis forward or backward.
+    let forward = step == 1 && start == 0 && end >= i32::MAX as i64;
+    let backward = step == -1 && start >= i32::MAX as i64 - 1 && end <= -(i32::MAX as i64);
     match dim {
         Dim::Known(d) => crate::shape::slice_range(*d, start, end, step).map_or(Dim::Unknown, |(_, n)| Dim::Known(n)),
-        Dim::Term(_) => {
-            // The whole axis, or a known prefix of it.
-            let forward = step == 1 && start == 0 && end >= i32::MAX as i64;
-            let backward = step == -1 && start >= i32::MAX as i64 - 1 && end <= -(i32::MAX as i64);
-            if forward || backward {
-                dim.clone()
-            } else {
-                Dim::Unknown
-            }
-        }
-        Dim::Unknown => Dim::Unknown,
+        Dim::Term(_) if forward || backward => dim.clone(),
+        _ => Dim::Unknown,
     }
 }
 
