@@ -2037,7 +2037,7 @@ pub fn optional(c: &Ctx) -> R {
 }
 
 /// ImageDecoder: height and width come from the encoded header when the bytes are known
-/// (PNG, BMP, PNM, JPEG, WebP); channels from `pixel_format`.
+/// (PNG, BMP, PNM, JPEG, TIFF, JPEG 2000, WebP); channels from `pixel_format`.
 pub fn image_decoder(c: &Ctx) -> R {
     let channels = if c.node.attr_str("pixel_format").as_deref() == Some("Grayscale") { 1 } else { 3 };
     let hw = c.ints(0).and_then(|v| {
@@ -2050,22 +2050,27 @@ pub fn image_decoder(c: &Ctx) -> R {
 
 /// (height, width) from an encoded image's header.
 fn image_size(b: &[u8]) -> Option<(i64, i64)> {
-    let be16 = |i: usize| Some(u16::from_be_bytes([*b.get(i)?, *b.get(i + 1)?]) as i64);
-    let be32 = |i: usize| Some(u32::from_be_bytes([*b.get(i)?, *b.get(i + 1)?, *b.get(i + 2)?, *b.get(i + 3)?]) as i64);
-    let le16 = |i: usize| Some(u16::from_le_bytes([*b.get(i)?, *b.get(i + 1)?]) as i64);
-    let le32 = |i: usize| Some(i32::from_le_bytes([*b.get(i)?, *b.get(i + 1)?, *b.get(i + 2)?, *b.get(i + 3)?]) as i64);
+    // The unsigned integer in the `n` bytes at `i`, big-endian or little-endian.
+    let uint = |i: usize, n: usize, big: bool| -> Option<i64> {
+        let bytes = b.get(i..i.checked_add(n)?)?;
+        let push = |acc: i64, x: &u8| acc << 8 | i64::from(*x);
+        Some(if big { bytes.iter().fold(0, push) } else { bytes.iter().rev().fold(0, push) })
+    };
+    let be16 = |i| uint(i, 2, true);
+    let be32 = |i| uint(i, 4, true);
     if b.starts_with(b"\x89PNG") {
         return Some((be32(20)?, be32(16)?));
     }
     if b.starts_with(b"BM") {
+        // Signed: a negative height stores the rows top-down.
+        let le32 = |i| Some(uint(i, 4, false)? as u32 as i32 as i64);
         return Some((le32(22)?.abs(), le32(18)?));
     }
     if b.len() > 2 && b[0] == b'P' && (b'1'..=b'6').contains(&b[1]) {
-        let text = String::from_utf8_lossy(&b[2..b.len().min(256)]).into_owned();
+        let text = String::from_utf8_lossy(&b[2..b.len().min(256)]);
         let mut nums = text
             .lines()
-            .map(|l| l.split('#').next().unwrap_or(""))
-            .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .flat_map(|l| l.split('#').next().unwrap_or("").split_whitespace())
             .map(|t| t.parse::<i64>().ok());
         let (w, h) = (nums.next()??, nums.next()??);
         return Some((h, w));
@@ -2094,15 +2099,9 @@ fn image_size(b: &[u8]) -> Option<(i64, i64)> {
     }
     // TIFF: the first IFD's ImageWidth (256) and ImageLength (257) entries.
     if b.starts_with(b"II*\0") || b.starts_with(b"MM\0*") {
-        let le = b[0] == b'I';
-        let u16_at = |i: usize| -> Option<u64> {
-            let x = [*b.get(i)?, *b.get(i + 1)?];
-            Some(if le { u16::from_le_bytes(x) } else { u16::from_be_bytes(x) } as u64)
-        };
-        let u32_at = |i: usize| -> Option<u64> {
-            let x = [*b.get(i)?, *b.get(i + 1)?, *b.get(i + 2)?, *b.get(i + 3)?];
-            Some(if le { u32::from_le_bytes(x) } else { u32::from_be_bytes(x) } as u64)
-        };
+        let big = b[0] == b'M';
+        let u16_at = |i| uint(i, 2, big);
+        let u32_at = |i| uint(i, 4, big);
         let ifd = usize::try_from(u32_at(4)?).ok()?;
         let (mut w, mut h) = (None, None);
         for k in 0..u16_at(ifd)? as usize {
@@ -2113,8 +2112,8 @@ fn image_size(b: &[u8]) -> Option<(i64, i64)> {
                 _ => continue,
             };
             match u16_at(e)? {
-                256 => w = Some(value as i64),
-                257 => h = Some(value as i64),
+                256 => w = Some(value),
+                257 => h = Some(value),
                 _ => {}
             }
         }
@@ -2130,16 +2129,12 @@ fn image_size(b: &[u8]) -> Option<(i64, i64)> {
     }
     if b.starts_with(b"RIFF") && b.get(8..12) == Some(b"WEBP") {
         return match b.get(12..16)? {
-            b"VP8 " => Some((le16(28)? & 0x3FFF, le16(26)? & 0x3FFF)),
+            b"VP8 " => Some((uint(28, 2, false)? & 0x3FFF, uint(26, 2, false)? & 0x3FFF)),
             b"VP8L" => {
-                let bits = u32::from_le_bytes([*b.get(21)?, *b.get(22)?, *b.get(23)?, *b.get(24)?]);
-                Some((((bits >> 14) & 0x3FFF) as i64 + 1, (bits & 0x3FFF) as i64 + 1))
+                let bits = uint(21, 4, false)?;
+                Some((((bits >> 14) & 0x3FFF) + 1, (bits & 0x3FFF) + 1))
             }
-            b"VP8X" => {
-                let w = u32::from_le_bytes([*b.get(24)?, *b.get(25)?, *b.get(26)?, 0]) as i64 + 1;
-                let h = u32::from_le_bytes([*b.get(27)?, *b.get(28)?, *b.get(29)?, 0]) as i64 + 1;
-                Some((h, w))
-            }
+            b"VP8X" => Some((uint(27, 3, false)? + 1, uint(24, 3, false)? + 1)),
             _ => None,
         };
     }
