@@ -1620,28 +1620,19 @@ pub fn dft(c: &Ctx) -> R {
     if x.len() < 2 {
         return invalid("DFT needs an input of rank 2 or more".into());
     }
-    let axis = if c.opset >= 20 {
-        if c.has(2) {
-            match c.ints(2).as_deref() {
-                Some([a]) => *a,
-                _ => return outs(vec![ty(dtype, Some(unknown_rank(x.len())))]),
-            }
-        } else {
-            -2
-        }
-    } else {
-        c.node.attr_int("axis").unwrap_or(1)
+    let axis = match (c.opset >= 20, c.has(2), c.ints(2).as_deref()) {
+        (false, ..) => c.node.attr_int("axis").unwrap_or(1),
+        (true, false, _) => -2,
+        (true, true, Some([a])) => *a,
+        (true, true, _) => return outs(vec![ty(dtype, Some(unknown_rank(x.len())))]),
     };
     // The axis counts over the signal axes, not the trailing complex axis.
     let a = axis_in(axis, x.len() - 1, "DFT")?;
     let mut shape = x.to_vec();
-    let len = if c.has(1) {
-        match c.value(1) {
-            Some([d]) => d.clone(),
-            _ => Dim::Unknown,
-        }
-    } else {
-        x[a].clone()
+    let len = match c.value(1) {
+        Some([d]) => d.clone(),
+        _ if c.has(1) => Dim::Unknown,
+        _ => x[a].clone(),
     };
     let onesided = c.node.attr_int("onesided").unwrap_or(0) != 0;
     let inverse = c.node.attr_int("inverse").unwrap_or(0) != 0;
@@ -2285,10 +2276,14 @@ pub fn concat_from_sequence(c: &Ctx) -> R {
 
 /// Loop's outputs: the final loop-carried values (typed like the body's outputs, with dims
 /// that may change across iterations unknown) and the scan outputs, stacked along a new
-/// first axis of unknown length.
+/// first axis whose length is the trip count where that is known.
 pub fn loop_outputs(c: &Ctx) -> R {
     let Some((_, body)) = c.subgraph_outputs.iter().find(|(n, _)| *n == "body") else { return Ok(Out::default()) };
     let carried = c.inputs.len().saturating_sub(2);
+    // The trip count is known when the condition is absent or provably stays true (its body
+    // output is known true given a true input).
+    let cond_stays = !c.has(1) || (c.value(1) == Some(&[Dim::Known(1)][..]) && c.loop_cond_stays_true);
+    let trip = if c.has(0) && cond_stays { first_value(c, 0) } else { Dim::Unknown };
     let mut types = Vec::new();
     for (i, t) in body.iter().skip(1).enumerate() {
         let t = t.clone();
@@ -2308,11 +2303,6 @@ pub fn loop_outputs(c: &Ctx) -> R {
                 (init, body) => init.or(body).map(|t| Type::tensor(t.dtype(), None)),
             });
         } else {
-            // The trip count is known when the condition is absent or provably stays true
-            // (its body output is known true given a true input).
-            let cond_stays = !c.has(1) || (c.value(1) == Some(&[Dim::Known(1)][..]) && c.loop_cond_stays_true);
-            let trip =
-                c.value(0).and_then(|v| v.first().cloned()).filter(|_| c.has(0) && cond_stays).unwrap_or(Dim::Unknown);
             types.push(t.map(|t| match t {
                 Type::Tensor { dtype, shape } => {
                     Type::Tensor { dtype, shape: shape.map(|s| std::iter::once(trip.clone()).chain(s).collect()) }
@@ -2362,15 +2352,12 @@ pub fn scan_outputs(c: &Ctx) -> R {
                     s.insert(0, batch);
                     return Type::Tensor { dtype, shape: Some(s) };
                 }
-                let r = s.len() + 1;
                 let a = out_axes.and_then(|v| v.get(k).copied()).unwrap_or(0);
-                let a = if a < 0 { a + r as i64 } else { a };
-                if (0..r as i64).contains(&a) {
-                    s.insert(a as usize, seq.clone());
-                    Type::Tensor { dtype, shape: Some(s) }
-                } else {
-                    Type::Tensor { dtype, shape: None }
-                }
+                let shape = arith::axis(a, s.len() + 1).ok().map(|a| {
+                    s.insert(a, seq.clone());
+                    s
+                });
+                Type::Tensor { dtype, shape }
             }
             other => other,
         }));
