@@ -139,6 +139,11 @@ fn one(t: Type) -> Out {
     Out { types: smallvec::smallvec![Some(t)], ..Out::default() }
 }
 
+/// One output of type `t` whose contents are `v`.
+fn valued(t: Type, v: Option<Vec<Dim>>) -> R {
+    Ok(Out { types: smallvec::smallvec![Some(t)], values: vec![v], ..Out::default() })
+}
+
 /// One output of type `t` holding input 0's integer and float contents: an op that only
 /// relabels the axes leaves the elements in order.
 fn moved(c: &Ctx, t: Option<Type>) -> Out {
@@ -339,15 +344,12 @@ pub fn shape(c: &Ctx) -> R {
         return outs(vec![ty(Some(DType::I64), Some(vec![Dim::Unknown]))]);
     };
     let picked = s[arith::shape_range(s.len(), c.node.attr_int("start"), c.node.attr_int("end"))].to_vec();
-    let mut out = one(Type::tensor(Some(DType::I64), Some(vec![Dim::Known(picked.len() as i64)])));
-    out.values = vec![Some(picked)];
-    Ok(out)
+    valued(Type::tensor(Some(DType::I64), Some(vec![Dim::Known(picked.len() as i64)])), Some(picked))
 }
 
 pub fn size(c: &Ctx) -> R {
-    let mut out = one(Type::tensor(Some(DType::I64), Some(vec![])));
-    out.values = vec![c.shape(0).map(|s| vec![Dim::product(s)]).filter(|v| v[0] != Dim::Unknown)];
-    Ok(out)
+    let n = c.shape(0).map(|s| vec![Dim::product(s)]).filter(|v| v[0] != Dim::Unknown);
+    valued(Type::tensor(Some(DType::I64), Some(vec![])), n)
 }
 
 /// `shape` with axis `a` of size `d`.
@@ -500,12 +502,8 @@ pub fn unsqueeze(c: &Ctx) -> R {
         Ok(Some(a)) => a,
         Ok(None) => return invalid("Unsqueeze needs axes".into()),
         Err(()) => {
-            let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
-            let shape = match (c.shape(0), n) {
-                (Some(s), Some(n)) => (s.len() as i64).checked_add(n).and_then(unknown_rank_of),
-                _ => None,
-            };
-            return outs(vec![ty(dtype, shape)]);
+            let rank = c.shape(0).zip(list_len(c, 1)).and_then(|(s, n)| (s.len() as i64).checked_add(n));
+            return outs(vec![ty(dtype, rank.and_then(unknown_rank_of))]);
         }
     };
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
@@ -529,10 +527,7 @@ pub fn squeeze(c: &Ctx) -> R {
 fn reshape_condition(data: &[Dim], shape: &[Dim], minus: Option<usize>) -> Option<Assumption> {
     let mut num: Vec<&Dim> = data.iter().collect();
     let mut den: Vec<&Dim> = Vec::new();
-    for (i, d) in shape.iter().enumerate() {
-        if Some(i) == minus {
-            continue;
-        }
+    for (_, d) in shape.iter().enumerate().filter(|(i, _)| Some(*i) != minus) {
         match num.iter().position(|n| *n == d) {
             Some(p) => {
                 num.remove(p);
@@ -565,10 +560,7 @@ pub fn reshape(c: &Ctx) -> R {
     } else {
         c.value(1).map(<[Dim]>::to_vec)
     };
-    let Some(target) = target else {
-        let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
-        return outs(vec![ty(dtype, n.and_then(unknown_rank_of))]);
-    };
+    let Some(target) = target else { return outs(vec![ty(dtype, list_len(c, 1).and_then(unknown_rank_of))]) };
     let allowzero = c.node.attr_int("allowzero").unwrap_or(0) != 0;
     let data = c.shape(0);
     let (shape, minus) = arith::reshape(data, &target, allowzero).map_err(op_err("Reshape"))?;
@@ -627,24 +619,21 @@ pub fn range(c: &Ctx) -> R {
             _ if d > 0 => l.sub(&s).div_ceil(&Dim::Known(d)),
             _ => Dim::Unknown,
         };
-        if let (Dim::Known(k), Dim::Known(a), true) = (&n, &s, dtype.is_some_and(DType::is_int)) {
-            if (*k as usize) <= MAX_TRACKED {
-                let v: Option<Vec<Dim>> =
-                    (0..*k).map(|i| i.checked_mul(d).and_then(|x| x.checked_add(*a)).map(Dim::Known)).collect();
-                out.values = vec![v];
-            }
+        let tracked = n.known().filter(|k| (*k as usize) <= MAX_TRACKED);
+        if let (Some(k), Dim::Known(a), true) = (tracked, &s, dtype.is_some_and(DType::is_int)) {
+            out.values =
+                vec![(0..k).map(|i| i.checked_mul(d).and_then(|x| x.checked_add(*a)).map(Dim::Known)).collect()];
         }
         out.types[0] = Some(Type::tensor(dtype, Some(vec![n])));
         return Ok(out);
     }
-    if let (Some(s), Some(l), Some(d)) = (c.numbers(0), c.numbers(1), c.numbers(2)) {
-        if let ([s], [l], [d]) = (&s[..], &l[..], &d[..]) {
-            let Some(n) = arith::range_count_f64(*s, *l, *d) else {
-                return invalid("Range: delta is 0 or the count is not a number".into());
-            };
-            if n.is_finite() && n < 1e15 {
-                out.types[0] = Some(Type::tensor(dtype, Some(vec![Dim::Known(n as i64)])));
-            }
+    let (s, l, d) = (c.numbers(0), c.numbers(1), c.numbers(2));
+    if let (Some([s]), Some([l]), Some([d])) = (s.as_deref(), l.as_deref(), d.as_deref()) {
+        let Some(n) = arith::range_count_f64(*s, *l, *d) else {
+            return invalid("Range: delta is 0 or the count is not a number".into());
+        };
+        if n.is_finite() && n < 1e15 {
+            out.types[0] = Some(Type::tensor(dtype, Some(vec![Dim::Known(n as i64)])));
         }
     }
     Ok(out)
@@ -663,8 +652,12 @@ pub fn tile(c: &Ctx) -> R {
 /// Unknown dims for `rank` axes less those input `i` lists (a list of unknown contents but
 /// known length): Squeeze's output, or a reduction's without keepdims.
 fn fewer_axes(c: &Ctx, i: usize, rank: usize) -> Option<Shape> {
-    let n = c.shape(i).and_then(|s| s.first()).and_then(Dim::known)?;
-    rank.checked_sub(n as usize).map(unknown_rank)
+    rank.checked_sub(list_len(c, i)? as usize).map(unknown_rank)
+}
+
+/// The length of input `i`, a list (its contents unknown), when known.
+fn list_len(c: &Ctx, i: usize) -> Option<i64> {
+    c.shape(i).and_then(|s| s.first()).and_then(Dim::known)
 }
 
 /// A reduction's output shape: the listed axes (all for an empty list) kept as 1 with `keep`,
@@ -693,9 +686,7 @@ pub fn reduce(c: &Ctx) -> R {
     };
     let axes = axes.unwrap_or_default();
     if axes.is_empty() && noop {
-        let mut out = one(Type::tensor(dtype, Some(data.to_vec())));
-        out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-        return Ok(out);
+        return valued(Type::tensor(dtype, Some(data.to_vec())), c.value(0).map(<[Dim]>::to_vec));
     }
     let mut out = one(Type::tensor(dtype, Some(reduced(data, &axes, keep, &c.node.op_type)?)));
     if data.len() == 1 {
@@ -785,9 +776,7 @@ pub fn flatten(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(2)))]) };
     let [x, y] = arith::flatten(data, c.node.attr_int("axis").unwrap_or(1)).map_err(op_err("Flatten"))?;
-    let mut out = one(Type::tensor(dtype, Some(vec![x, y])));
-    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-    Ok(out)
+    valued(Type::tensor(dtype, Some(vec![x, y])), c.value(0).map(<[Dim]>::to_vec))
 }
 
 pub fn split(c: &Ctx) -> R {
@@ -1947,22 +1936,14 @@ pub fn string_split(c: &Ctx) -> R {
         let delim = c.node.attr_str("delimiter").unwrap_or_default();
         let max = c.node.attr_int("maxsplit").filter(|m| *m >= 0);
         let count = |s: &String| -> usize {
-            if delim.is_empty() {
-                let words = s.split_whitespace().count();
-                max.map_or(words, |m| words.min(m as usize + 1))
-            } else {
-                let pieces = s.split(delim.as_str()).count();
-                max.map_or(pieces, |m| pieces.min(m as usize + 1))
-            }
+            let pieces = if delim.is_empty() { s.split_whitespace().count() } else { s.split(delim.as_str()).count() };
+            max.map_or(pieces, |m| pieces.min(m as usize + 1))
         };
         Dim::Known(v.iter().map(count).max().unwrap_or(0) as i64)
     });
     // An empty input splits into nothing.
     let width = width.or_else(|| (x.as_deref().and_then(numel) == Some(0)).then_some(Dim::Known(0)));
-    let y = x.clone().map(|mut s| {
-        s.push(width.unwrap_or(Dim::Unknown));
-        s
-    });
+    let y: Option<Shape> = x.as_ref().map(|s| s.iter().cloned().chain([width.unwrap_or(Dim::Unknown)]).collect());
     outs(vec![ty(Some(DType::Str), y), ty(Some(DType::I64), x)])
 }
 
@@ -1977,17 +1958,15 @@ pub fn string_normalizer(c: &Ctx) -> R {
             !w.is_empty()
                 && !stops.iter().any(|s| if sensitive { s == *w } else { s.to_lowercase() == w.to_lowercase() })
         };
-        let shape = match x {
-            [Dim::Known(n)] if *n as usize == v.len() => {
-                Some(vec![Dim::Known(v.iter().filter(kept).count().max(1) as i64)])
-            }
-            [Dim::Known(1), Dim::Known(n)] if *n as usize == v.len() => {
-                Some(vec![Dim::Known(1), Dim::Known(v.iter().filter(kept).count().max(1) as i64)])
-            }
+        // The words kept, at least one (an empty string where none is).
+        let lead = match x {
+            [Dim::Known(n)] if *n as usize == v.len() => Some(vec![]),
+            [Dim::Known(1), Dim::Known(n)] if *n as usize == v.len() => Some(vec![Dim::Known(1)]),
             _ => None,
         };
-        if shape.is_some() {
-            return outs(vec![ty(Some(DType::Str), shape)]);
+        if let Some(mut shape) = lead {
+            shape.push(Dim::Known(v.iter().filter(kept).count().max(1) as i64));
+            return outs(vec![ty(Some(DType::Str), Some(shape))]);
         }
     }
     let shape = c.shape(0).map(|s| {
@@ -2184,8 +2163,7 @@ fn ml_batch(c: &Ctx) -> Dim {
 /// as the class labels are) and a score per row and class.
 pub fn ml_classifier(c: &Ctx) -> R {
     let n = ml_batch(c);
-    let strings = ["classlabels_strings"].iter().any(|a| c.node.attr(a).is_some());
-    let label = if strings { DType::Str } else { DType::I64 };
+    let label = if c.node.attr("classlabels_strings").is_some() { DType::Str } else { DType::I64 };
     outs(vec![ty(Some(label), Some(vec![n.clone()])), ty(Some(DType::F32), Some(vec![n, Dim::Unknown]))])
 }
 
