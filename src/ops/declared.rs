@@ -55,9 +55,8 @@ struct Rule {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Output {
-    #[serde(default)]
     shape: Option<ShapeOf>,
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type")]
     dtype: Option<TypeOf>,
 }
 
@@ -78,9 +77,7 @@ enum ShapeOf {
     },
     Reduce {
         reduce: usize,
-        #[serde(default)]
         axes: Option<String>,
-        #[serde(default)]
         keepdims: Option<String>,
     },
     Concat {
@@ -95,15 +92,8 @@ enum ShapeOf {
 #[serde(untagged, deny_unknown_fields)]
 enum DimOf {
     Size(i64),
-    Input {
-        input: usize,
-        dim: i64,
-    },
-    Attr {
-        attr: String,
-        #[serde(default)]
-        index: Option<usize>,
-    },
+    Input { input: usize, dim: i64 },
+    Attr { attr: String, index: Option<usize> },
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -168,10 +158,7 @@ fn apply(outputs: &[Output], c: &Ctx) -> Result<Out, RuleError> {
             Some(TypeOf::Named(name)) => DType::from_name(name),
             None => None,
         };
-        let shape = match &o.shape {
-            Some(s) => shape_of(s, c, &mut out)?,
-            None => None,
-        };
+        let shape = o.shape.as_ref().map(|s| shape_of(s, c, &mut out)).transpose()?.flatten();
         out.types.push(Some(Type::tensor(dtype, shape)));
     }
     Ok(out)
@@ -216,10 +203,7 @@ fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleEr
             shape[a] = shapes.iter().fold(Dim::Known(0), |acc, s| acc.add(s.get(a).unwrap_or(&Dim::Unknown)));
             Some(shape)
         }
-        ShapeOf::Dims { dims } => {
-            let shape: Vec<Dim> = dims.iter().map(|d| dim_of(d, c)).collect();
-            Some(shape)
-        }
+        ShapeOf::Dims { dims } => Some(dims.iter().map(|d| dim_of(d, c)).collect()),
     })
 }
 
