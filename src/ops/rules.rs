@@ -90,7 +90,8 @@ pub fn tensor_ints(t: &Tensor, limit: usize) -> Option<Vec<i64>> {
     t.ints(limit)
 }
 
-/// The elements of a float32 or float64 tensor stored inline, when there are at most `limit`.
+/// The elements of a float32, float64, float16 or bfloat16 tensor stored inline, when there
+/// are at most `limit`.
 pub fn tensor_floats(t: &Tensor, limit: usize) -> Option<Vec<f64>> {
     let n = t.len().filter(|n| *n <= limit)?;
     let v: Vec<f64> = match (&t.data, t.dtype?) {
@@ -1052,9 +1053,8 @@ pub fn gemm(c: &Ctx) -> R {
     let y = arith::gemm(a, b, trans("transA"), trans("transB")).map_err(op_err("Gemm"))?.to_vec();
     let mut out = one(Type::tensor(dtype, Some(y.clone())));
     if let Some(cs) = c.shape(2) {
-        let legacy_strict = c.opset < 7 && c.node.attr_int("broadcast").unwrap_or(0) == 0;
-        if legacy_strict {
-            if cs.len() != 2 || multi(&[cs, &y]).map(|b| b.shape != y).unwrap_or(true) {
+        if c.opset < 7 && c.node.attr_int("broadcast").unwrap_or(0) == 0 {
+            if cs.len() != 2 || multi(&[cs, &y]).map_or(true, |b| b.shape != y) {
                 return invalid(format!(
                     "without broadcast=1, Gemm's C must be [M, N] = {}, got {}",
                     crate::shape::render(&y),
@@ -1284,7 +1284,7 @@ pub fn max_roi_pool(c: &Ctx) -> R {
         return outs(vec![ty(dtype, None)]);
     };
     let mut shape = vec![r.first().cloned().unwrap_or(Dim::Unknown), x.get(1).cloned().unwrap_or(Dim::Unknown)];
-    shape.extend(p.iter().map(|d| Dim::Known(*d)));
+    shape.extend(p.iter().copied().map(Dim::Known));
     outs(vec![ty(dtype, Some(shape))])
 }
 
@@ -1295,14 +1295,11 @@ pub fn batch_norm(c: &Ctx) -> R {
     let n = c.node.outputs.len();
     if c.opset >= 14 {
         // Running mean and variance take the shapes of inputs 3 and 4.
-        for i in [3, 4].into_iter().take(n.saturating_sub(1)) {
-            types.push(ty(c.dtype(i), c.shape(i).map(<[Dim]>::to_vec)));
-        }
+        let stats = [3, 4].into_iter().take(n.saturating_sub(1));
+        types.extend(stats.map(|i| ty(c.dtype(i), c.shape(i).map(<[Dim]>::to_vec))));
     } else {
-        let ch = x.as_ref().and_then(|s| s.get(1).cloned()).unwrap_or(Dim::Unknown);
-        for _ in 1..n {
-            types.push(ty(dtype, Some(vec![ch.clone()])));
-        }
+        let ch = dim(c, 0, 1);
+        types.extend((1..n).map(|_| ty(dtype, Some(vec![ch.clone()]))));
     }
     outs(types)
 }
