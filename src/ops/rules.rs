@@ -797,10 +797,8 @@ pub fn split(c: &Ctx) -> R {
                 return invalid(format!("Split: size {x} is negative"));
             }
             let total = s.iter().try_fold(0i64, |a, x| a.checked_add(*x));
-            if let (Dim::Known(k), t) = (d, total) {
-                if t != Some(*k) {
-                    return invalid(format!("Split: sizes {s:?} do not add up to {k}"));
-                }
+            if let Some(k) = d.known().filter(|k| total != Some(*k)) {
+                return invalid(format!("Split: sizes {s:?} do not add up to {k}"));
             }
             s.iter().map(|x| Dim::Known(*x)).collect()
         }
@@ -830,10 +828,9 @@ pub fn split(c: &Ctx) -> R {
                 Dim::Term(t) => {
                     // Equal parts: the size must be a multiple of their number.
                     let part = d.div_floor(&Dim::Known(parts));
-                    if let Dim::Term(whole) = part.mul(&Dim::Known(parts)) {
-                        if &whole != t {
-                            condition = Some(Assumption::Equal(t.clone(), whole));
-                        }
+                    match part.mul(&Dim::Known(parts)) {
+                        Dim::Term(whole) if &whole != t => condition = Some(Assumption::Equal(t.clone(), whole)),
+                        _ => {}
                     }
                     vec![part; n]
                 }
@@ -1395,7 +1392,7 @@ pub fn einsum(c: &Ctx) -> R {
         })
         .collect();
     let mut shape = labelled?;
-    // The ellipsis stands before the label it precedes in the term (`at` is at most its count).
+    // The ellipsis goes where the output term has it: before label `p` (at most their count).
     if let Some(p) = out_at {
         shape.splice(p..p, ell_shape);
     }
