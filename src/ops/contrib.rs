@@ -163,7 +163,7 @@ fn qlinear_conv(c: &Ctx) -> R {
         return rules::conv(c);
     }
     // NHWC: not followed; the type is y_zero_point's.
-    out(vec![tensor(c.dtype(7), c.shape(0).map(|s| vec![Dim::Unknown; s.len()]))])
+    out(vec![tensor(c.dtype(7), rules::rank_only(c, 0))])
 }
 
 /// QGemm: [M, N] of A and B (each possibly transposed), in y_zero_point's type when given,

@@ -184,6 +184,11 @@ fn unknown_rank(n: usize) -> Shape {
     vec![Dim::Unknown; n]
 }
 
+/// Input `i`'s rank, every size unknown.
+pub(super) fn rank_only(c: &Ctx, i: usize) -> Option<Shape> {
+    c.shape(i).map(|s| unknown_rank(s.len()))
+}
+
 /// The most axes a rank read off a tensor's size (a shape input of unknown contents) may give.
 /// No real model comes near; past it the rank is reported unknown rather than allocated.
 const MAX_RANK: i64 = 1 << 16;
@@ -1174,9 +1179,7 @@ pub fn conv(c: &Ctx) -> R {
         "QLinearConv" => (3, c.dtype(7)),
         _ => (1, c.dtype(0)),
     };
-    let (Some(x), Some(w)) = (c.shape(0), c.shape(wi)) else {
-        return outs(vec![ty(dtype, c.shape(0).map(|s| unknown_rank(s.len())))]);
-    };
+    let (Some(x), Some(w)) = (c.shape(0), c.shape(wi)) else { return outs(vec![ty(dtype, rank_only(c, 0))]) };
     if x.len() < 3 || w.len() != x.len() {
         return invalid(format!("{}: input rank {} and weight rank {}", c.node.op_type, x.len(), w.len()));
     }
@@ -1193,9 +1196,7 @@ pub fn conv(c: &Ctx) -> R {
 
 pub fn conv_transpose(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    let (Some(x), Some(w)) = (c.shape(0), c.shape(1)) else {
-        return outs(vec![ty(dtype, c.shape(0).map(|s| unknown_rank(s.len())))]);
-    };
+    let (Some(x), Some(w)) = (c.shape(0), c.shape(1)) else { return outs(vec![ty(dtype, rank_only(c, 0))]) };
     if x.len() < 3 || w.len() != x.len() {
         return invalid(format!("ConvTranspose: input rank {} and weight rank {}", x.len(), w.len()));
     }
@@ -1692,9 +1693,7 @@ pub fn roi_align(c: &Ctx) -> R {
 
 pub fn grid_sample(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    let (Some(x), Some(g)) = (c.shape(0), c.shape(1)) else {
-        return outs(vec![ty(dtype, c.shape(0).map(|s| unknown_rank(s.len())))]);
-    };
+    let (Some(x), Some(g)) = (c.shape(0), c.shape(1)) else { return outs(vec![ty(dtype, rank_only(c, 0))]) };
     if x.len() < 3 || g.len() != x.len() {
         return invalid("GridSample: the grid's rank must equal the input's".into());
     }
@@ -1834,7 +1833,7 @@ pub fn attention(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else {
         return outs(vec![
-            ty(dtype, c.shape(0).map(|s| unknown_rank(s.len()))),
+            ty(dtype, rank_only(c, 0)),
             ty(c.dtype(1), Some(unknown_rank(4))),
             ty(c.dtype(2), Some(unknown_rank(4))),
             ty(dtype, Some(unknown_rank(4))),
