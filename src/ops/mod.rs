@@ -80,13 +80,12 @@ pub struct Ctx<'a> {
     pub inputs: PerInput<Option<&'a Type>>,
     /// Each input slot's contents, when it is a small integer tensor whose elements are known
     /// or symbolic (shape tensors). Shorter than `inputs` (empty) when the slots past its end
-    /// have none: read it with `get`.
+    /// have none: read it with `value`.
     pub values: PerInput<Option<&'a [Dim]>>,
     /// Each input slot's contents, when it is a small floating-point tensor whose elements are
-    /// known (Resize scales, Range bounds); read with `get`, as `values`.
+    /// known (Resize scales, Range bounds); read with `float_value`, as `values`.
     pub floats: PerInput<Option<&'a [f64]>>,
-    /// Each input slot's contents, when it is a small string tensor; read with `get`, as
-    /// `values`.
+    /// Each input slot's contents, when it is a small string tensor; read with `string_value`.
     pub strings: PerInput<Option<&'a [String]>>,
     /// The inferred types of the outputs of each subgraph the node holds, by attribute name.
     pub subgraph_outputs: Vec<(&'a str, Vec<Option<Type>>)>,

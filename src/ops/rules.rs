@@ -1665,11 +1665,8 @@ pub fn rnn(c: &Ctx) -> R {
     let hidden = attr_dim(c, "hidden_size");
     let layout = c.node.attr_int("layout").unwrap_or(0);
     let Some(x) = c.shape(0).filter(|s| s.len() == 3) else {
-        return outs(vec![
-            ty(dtype, Some(unknown_rank(4))),
-            ty(dtype, Some(unknown_rank(3))),
-            ty(dtype, Some(unknown_rank(3))),
-        ]);
+        let unknown = |rank| ty(dtype, Some(unknown_rank(rank)));
+        return outs(vec![unknown(4), unknown(3), unknown(3)]);
     };
     // Layout 0: X is [seq, batch, input], Y [seq, dirs, batch, hidden], Y_h [dirs, batch,
     // hidden]; layout 1 puts the batch first in all three.
