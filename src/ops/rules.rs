@@ -1546,16 +1546,10 @@ fn nms_count(c: &Ctx) -> Option<usize> {
     if nb != *nb2 as usize || sp != *sp2 as usize || sizes != (Some(boxes.len()), Some(scores.len())) {
         return None;
     }
-    let scalar = |i: usize, default: f64| -> Option<f64> {
-        if c.has(i) {
-            c.numbers(i)?.first().copied()
-        } else {
-            Some(default)
-        }
-    };
-    let max_out = scalar(2, 0.0)? as usize;
-    let iou_thr = scalar(3, 0.0)?;
-    let score_thr = if c.has(4) { Some(scalar(4, 0.0)?) } else { None };
+    let scalar = |i: usize| c.numbers(i).and_then(|v| v.first().copied());
+    let max_out = if c.has(2) { scalar(2)? as usize } else { 0 };
+    let iou_thr = if c.has(3) { scalar(3)? } else { 0.0 };
+    let score_thr = if c.has(4) { Some(scalar(4)?) } else { None };
     let center = c.node.attr_int("center_point_box").unwrap_or(0) != 0;
     let corners = |b: usize, i: usize| -> [f64; 4] {
         let v = &boxes[(b * sp + i) * 4..(b * sp + i) * 4 + 4];
