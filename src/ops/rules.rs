@@ -2035,19 +2035,14 @@ fn image_size(b: &[u8]) -> Option<(i64, i64)> {
             if b[i] != 0xFF {
                 return None;
             }
-            let m = b[i + 1];
-            if m == 0xFF {
-                i += 1;
-                continue;
-            }
-            if matches!(m, 0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF) {
-                return Some((be16(i + 5)?, be16(i + 7)?));
-            }
-            if matches!(m, 0xD0..=0xD9 | 0x01) {
-                i += 2;
-                continue;
-            }
-            i += 2 + be16(i + 2)? as usize;
+            i += match b[i + 1] {
+                // A start of frame: its height and width.
+                0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => return Some((be16(i + 5)?, be16(i + 7)?)),
+                // A fill byte, then markers without a length.
+                0xFF => 1,
+                0xD0..=0xD9 | 0x01 => 2,
+                _ => 2 + be16(i + 2)? as usize,
+            };
         }
         return None;
     }
