@@ -379,18 +379,12 @@ pub fn gather(c: &Ctx) -> R {
     let mut out = one(Type::tensor(dtype, Some(shape)));
     // Contents: gathering from a 1-D shape tensor with known indices.
     if let (Some(v), Some(idx), 1) = (c.value(0), c.ints(1), data.len()) {
-        let n = v.len() as i64;
-        let picked: Option<Vec<Dim>> = idx
-            .iter()
-            .map(|i| {
-                let j = if *i < 0 { i + n } else { *i };
-                (0..n).contains(&j).then(|| v[j as usize].clone())
-            })
-            .collect();
-        match picked {
-            Some(p) => out.values = vec![Some(p)],
-            None => return invalid(format!("Gather: an index of {idx:?} is outside the {n} elements")),
-        }
+        // A negative index counts from the end, as an axis does.
+        let picked: Option<Vec<Dim>> = idx.iter().map(|i| Some(v[arith::axis(*i, v.len()).ok()?].clone())).collect();
+        let Some(p) = picked else {
+            return invalid(format!("Gather: an index of {idx:?} is outside the {} elements", v.len()));
+        };
+        out.values = vec![Some(p)];
     }
     Ok(out)
 }
@@ -1100,9 +1094,7 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
     let conv = !matches!(op, "AveragePool" | "MaxPool" | "LpPool" | "MaxUnpool");
     let mut shape = Vec::with_capacity(n);
     for i in 0..n {
-        let axis = i + 2;
-        let d = &spatial[i];
-        let s = strides[i];
+        let (axis, d, s) = (i + 2, &spatial[i], strides[i]);
         let (Some(ek), Some(pad)) =
             ((kernel[i] - 1).checked_mul(dil[i]).and_then(|x| x.checked_add(1)), pads[i].checked_add(pads[i + n]))
         else {
@@ -1204,8 +1196,7 @@ pub fn conv_transpose(c: &Ctx) -> R {
     let group = c.node.attr_int("group").unwrap_or(1);
     let mut shape = vec![x[0].clone(), w[1].mul(&Dim::Known(group))];
     if let Some(os) = c.node.attr_ints("output_shape") {
-        let os = &os[os.len().saturating_sub(n)..];
-        shape.extend(os.iter().map(|d| Dim::Known(*d)));
+        shape.extend(os[os.len().saturating_sub(n)..].iter().copied().map(Dim::Known));
         return outs(vec![ty(dtype, Some(shape))]);
     }
     let Some(kernel) = kernel_of(c, w) else {
