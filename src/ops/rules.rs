@@ -2295,9 +2295,7 @@ pub fn scan_outputs(c: &Ctx) -> R {
         types.push(t.clone().map(|t| match t {
             Type::Tensor { dtype, shape: Some(mut s) } => {
                 if c.opset < 9 {
-                    let batch = dim(c, first_scan, 0);
-                    s.insert(0, seq.clone());
-                    s.insert(0, batch);
+                    s.splice(0..0, [dim(c, first_scan, 0), seq.clone()]);
                     return Type::Tensor { dtype, shape: Some(s) };
                 }
                 let a = out_axes.and_then(|v| v.get(k).copied()).unwrap_or(0);
