@@ -65,10 +65,8 @@ fn attention(c: &Ctx) -> R {
         let mut p = p.to_vec();
         if p.len() == 5 && c.node.attr_int("past_present_share_buffer").unwrap_or(0) == 0 {
             p[3] = p[3].add(&x[1]);
-            p
-        } else {
-            p
         }
+        p
     });
     out(vec![tensor(dtype, Some(output)), tensor(dtype, present)])
 }
@@ -82,8 +80,7 @@ fn multi_head_attention(c: &Ctx) -> R {
         (5, _, _) => Some(vec![q[0].clone(), q[1].clone(), q[2].mul(&q[4])]),
         (3, Some(v), _) if v.len() == 3 => Some(vec![q[0].clone(), q[1].clone(), v[2].clone()]),
         (3, Some(v), _) if v.len() == 4 => Some(vec![q[0].clone(), q[1].clone(), v[1].mul(&v[3])]),
-        (3, None, Some(k)) if k.len() == 5 => Some(q.to_vec()),
-        (3, None, Some(k)) if k.len() == 3 => Some(q.to_vec()),
+        (3, None, Some(k)) if k.len() == 3 || k.len() == 5 => Some(q.to_vec()),
         (3, ..) => None,
         (r, _, _) => return invalid(c, format!("query has rank {r}, not 3 or 5")),
     };
@@ -150,14 +147,9 @@ fn fused_matmul(c: &Ctx) -> R {
         }
         let tb = c.node.attr_int(batch).unwrap_or(0) != 0;
         let t = c.node.attr_int(trans).unwrap_or(0) != 0;
-        let mut dims: Shape = if tb { s[1..r - 1].to_vec() } else { s[..r - 2].to_vec() };
-        let row = if tb { s[0].clone() } else { s[r - 2].clone() };
-        let col = s[r - 1].clone();
-        if t {
-            dims.extend([col, row]);
-        } else {
-            dims.extend([row, col]);
-        }
+        let (mut dims, row) = if tb { (s[1..r - 1].to_vec(), &s[0]) } else { (s[..r - 2].to_vec(), &s[r - 2]) };
+        let col = &s[r - 1];
+        dims.extend(if t { [col, row] } else { [row, col] }.into_iter().cloned());
         dims
     };
     let (a, b) = (view(a, "transA", "transBatchA"), view(b, "transB", "transBatchB"));
@@ -171,7 +163,7 @@ fn qlinear_conv(c: &Ctx) -> R {
         return rules::conv(c);
     }
     // NHWC: not followed; the type is y_zero_point's.
-    out(vec![tensor(c.dtype(7), c.shape(0).map(|s| vec![Dim::Unknown; s.len()]))])
+    out(vec![tensor(c.dtype(7), rules::rank_only(c, 0))])
 }
 
 /// QGemm: [M, N] of A and B (each possibly transposed), in y_zero_point's type when given,

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::rules::axis_in;
+use super::rules::{axis_in, matmul_shape, reduced};
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::shape::{multi, Dim, Shape, Type};
@@ -55,9 +55,8 @@ struct Rule {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct Output {
-    #[serde(default)]
     shape: Option<ShapeOf>,
-    #[serde(rename = "type", default)]
+    #[serde(rename = "type")]
     dtype: Option<TypeOf>,
 }
 
@@ -78,9 +77,7 @@ enum ShapeOf {
     },
     Reduce {
         reduce: usize,
-        #[serde(default)]
         axes: Option<String>,
-        #[serde(default)]
         keepdims: Option<String>,
     },
     Concat {
@@ -95,15 +92,8 @@ enum ShapeOf {
 #[serde(untagged, deny_unknown_fields)]
 enum DimOf {
     Size(i64),
-    Input {
-        input: usize,
-        dim: i64,
-    },
-    Attr {
-        attr: String,
-        #[serde(default)]
-        index: Option<usize>,
-    },
+    Input { input: usize, dim: i64 },
+    Attr { attr: String, index: Option<usize> },
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -168,10 +158,7 @@ fn apply(outputs: &[Output], c: &Ctx) -> Result<Out, RuleError> {
             Some(TypeOf::Named(name)) => DType::from_name(name),
             None => None,
         };
-        let shape = match &o.shape {
-            Some(s) => shape_of(s, c, &mut out)?,
-            None => None,
-        };
+        let shape = o.shape.as_ref().map(|s| shape_of(s, c, &mut out)).transpose()?.flatten();
         out.types.push(Some(Type::tensor(dtype, shape)));
     }
     Ok(out)
@@ -198,28 +185,15 @@ fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleEr
         }
         ShapeOf::MatMul { matmul: [i, j] } => {
             let (Some(a), Some(b)) = (c.shape(*i), c.shape(*j)) else { return Ok(None) };
-            let (shape, assumptions) = super::rules::matmul_shape(a, b)?;
+            let (shape, assumptions) = matmul_shape(a, b)?;
             out.assumptions.extend(assumptions);
             Some(shape)
         }
         ShapeOf::Reduce { reduce, axes, keepdims } => {
             let Some(data) = c.shape(*reduce) else { return Ok(None) };
             let keep = keepdims.as_deref().and_then(|a| c.node.attr_int(a)).unwrap_or(1) != 0;
-            let mut picked = vec![false; data.len()];
-            match axes.as_deref().and_then(|a| c.node.attr_ints(a)) {
-                Some(list) if !list.is_empty() => {
-                    for a in list {
-                        picked[axis_in(*a, data.len(), &c.node.op_type)?] = true;
-                    }
-                }
-                _ => picked.iter_mut().for_each(|p| *p = true),
-            }
-            let kept = data.iter().zip(&picked).filter_map(|(d, p)| match (p, keep) {
-                (false, _) => Some(d.clone()),
-                (true, true) => Some(Dim::Known(1)),
-                (true, false) => None,
-            });
-            Some(kept.collect())
+            let list = axes.as_deref().and_then(|a| c.node.attr_ints(a)).unwrap_or_default();
+            Some(reduced(data, list, keep, &c.node.op_type)?)
         }
         ShapeOf::Concat { concat } => {
             let shapes: Option<Vec<&[Dim]>> = (0..c.inputs.len()).filter(|i| c.has(*i)).map(|i| c.shape(i)).collect();
@@ -229,10 +203,7 @@ fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleEr
             shape[a] = shapes.iter().fold(Dim::Known(0), |acc, s| acc.add(s.get(a).unwrap_or(&Dim::Unknown)));
             Some(shape)
         }
-        ShapeOf::Dims { dims } => {
-            let shape: Vec<Dim> = dims.iter().map(|d| dim_of(d, c)).collect();
-            Some(shape)
-        }
+        ShapeOf::Dims { dims } => Some(dims.iter().map(|d| dim_of(d, c)).collect()),
     })
 }
 

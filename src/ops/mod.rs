@@ -80,13 +80,12 @@ pub struct Ctx<'a> {
     pub inputs: PerInput<Option<&'a Type>>,
     /// Each input slot's contents, when it is a small integer tensor whose elements are known
     /// or symbolic (shape tensors). Shorter than `inputs` (empty) when the slots past its end
-    /// have none: read it with `get`.
+    /// have none: read it with `value`.
     pub values: PerInput<Option<&'a [Dim]>>,
     /// Each input slot's contents, when it is a small floating-point tensor whose elements are
-    /// known (Resize scales, Range bounds); read with `get`, as `values`.
+    /// known (Resize scales, Range bounds); read with `float_value`, as `values`.
     pub floats: PerInput<Option<&'a [f64]>>,
-    /// Each input slot's contents, when it is a small string tensor; read with `get`, as
-    /// `values`.
+    /// Each input slot's contents, when it is a small string tensor; read with `string_value`.
     pub strings: PerInput<Option<&'a [String]>>,
     /// The inferred types of the outputs of each subgraph the node holds, by attribute name.
     pub subgraph_outputs: Vec<(&'a str, Vec<Option<Type>>)>,
@@ -111,6 +110,16 @@ impl Ctx<'_> {
         self.values.get(i).copied().flatten()
     }
 
+    /// Input `i`'s contents, for a small floating-point tensor.
+    pub fn float_value(&self, i: usize) -> Option<&[f64]> {
+        self.floats.get(i).copied().flatten()
+    }
+
+    /// Input `i`'s contents, for a small string tensor.
+    pub fn string_value(&self, i: usize) -> Option<&[String]> {
+        self.strings.get(i).copied().flatten()
+    }
+
     /// Input `i`'s contents when every element is a known integer.
     pub fn ints(&self, i: usize) -> Option<Vec<i64>> {
         self.value(i)?.iter().map(Dim::known).collect()
@@ -118,7 +127,7 @@ impl Ctx<'_> {
 
     /// Input `i`'s contents as numbers, from integer or floating-point contents.
     pub fn numbers(&self, i: usize) -> Option<Vec<f64>> {
-        match self.floats.get(i).copied().flatten() {
+        match self.float_value(i) {
             Some(f) => Some(f.to_vec()),
             None => Some(self.ints(i)?.into_iter().map(|x| x as f64).collect()),
         }
@@ -279,11 +288,14 @@ impl OpDef {
 /// The row for `op` in `domain` at opset `version`; `None` when the op is unknown or did not
 /// exist yet at that version.
 pub fn lookup(domain: &str, op: &str, version: i64) -> Option<&'static OpDef> {
-    let domain = crate::ir::norm_domain(domain);
-    let ops = ops();
-    let (_, rows) = ops.index.get(&(domain, op))?;
+    let (_, rows) = entry(domain, op)?;
     // An op's rows are in the order of their versions.
-    ops.defs[rows.clone()].iter().rev().find(|d| d.schema.since <= version)
+    ops().defs[rows.clone()].iter().rev().find(|d| d.schema.since <= version)
+}
+
+/// The registry row and the schema rows of `op` in `domain`.
+fn entry<'a>(domain: &'a str, op: &'a str) -> Option<&'a (&'static Meaning, std::ops::Range<usize>)> {
+    ops().index.get(&(crate::ir::norm_domain(domain), op))
 }
 
 /// The schemas' rows joined with the registry, built once: the rows (each op's together, in
@@ -319,8 +331,7 @@ fn ops() -> &'static Ops {
 
 /// The registry row of `op` in `domain`.
 pub fn meaning(domain: &str, op: &str) -> Option<&'static Meaning> {
-    let domain = crate::ir::norm_domain(domain);
-    ops().index.get(&(domain, op)).map(|(m, _)| *m)
+    entry(domain, op).map(|(m, _)| *m)
 }
 
 /// The newest opset version of `domain` the table describes; `None` for a domain it does not.
@@ -331,8 +342,7 @@ pub fn newest(domain: &str) -> Option<i64> {
 
 /// True when `op` is known in `domain` at any version.
 pub fn exists(domain: &str, op: &str) -> bool {
-    let domain = crate::ir::norm_domain(domain);
-    ops().index.contains_key(&(domain, op))
+    entry(domain, op).is_some()
 }
 
 /// Every row, for tests and listings.

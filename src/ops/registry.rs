@@ -8,6 +8,7 @@ use super::rules::{self as r, fold};
 use super::{CustomRule, FloatFold as FF, Fold as F, ShapeRule, TypeRule};
 use crate::dtype::DType;
 use crate::exec::{kernels as k, shape_ops as s, Kernel};
+use crate::shape::Dim;
 
 /// How an op's output shapes and element types follow from its inputs, by kind of op.
 #[derive(Clone, Copy, Debug)]
@@ -115,7 +116,7 @@ use Family::*;
 #[rustfmt::skip]
 pub static OPS: &[Meaning] = &[
     // The broadcasting family.
-    op("Add", Binary).fold(F::Binary(fold::add)).floats(FF::Binary(|a, b| a + b)).kernel(|c| k::arith(c, k::Arith::Add)).fuse(Fuse::Add),
+    op("Add", Binary).fold(F::Binary(Dim::add)).floats(FF::Binary(|a, b| a + b)).kernel(|c| k::arith(c, k::Arith::Add)).fuse(Fuse::Add),
     op("And", Compare).fold(F::Binary(fold::and)).kernel(|c| k::logical(c, |p, q| p & q)),
     op("BitShift", Binary).kernel(k::bit_shift),
     op("BitwiseAnd", Binary).kernel(|c| k::bitwise(c, k::Bit::And)),
@@ -128,15 +129,15 @@ pub static OPS: &[Meaning] = &[
     op("GreaterOrEqual", Compare).fold(F::Binary(fold::ge)).kernel(|c| k::compare(c, k::Cmp::Ge)),
     op("Less", Compare).fold(F::Binary(fold::lt)).kernel(|c| k::compare(c, k::Cmp::Lt)),
     op("LessOrEqual", Compare).fold(F::Binary(fold::le)).kernel(|c| k::compare(c, k::Cmp::Le)),
-    op("Max", Nary).fold(F::Binary(fold::max)).floats(FF::Binary(f64::max)).kernel(|c| k::nary(c, k::Arith::Max, false)).fuse(Fuse::Max),
+    op("Max", Nary).fold(F::Binary(Dim::max_dim)).floats(FF::Binary(f64::max)).kernel(|c| k::nary(c, k::Arith::Max, false)).fuse(Fuse::Max),
     op("Mean", Nary).kernel(|c| k::nary(c, k::Arith::Add, true)),
-    op("Min", Nary).fold(F::Binary(fold::min)).floats(FF::Binary(f64::min)).kernel(|c| k::nary(c, k::Arith::Min, false)).fuse(Fuse::Min),
-    op("Mod", Binary).fold(F::Binary(fold::modulo)).kernel(k::modulo),
-    op("Mul", Binary).fold(F::Binary(fold::mul)).floats(FF::Binary(|a, b| a * b)).kernel(|c| k::arith(c, k::Arith::Mul)).fuse(Fuse::Mul),
+    op("Min", Nary).fold(F::Binary(Dim::min_dim)).floats(FF::Binary(f64::min)).kernel(|c| k::nary(c, k::Arith::Min, false)).fuse(Fuse::Min),
+    op("Mod", Binary).fold(F::Binary(Dim::modulo)).kernel(k::modulo),
+    op("Mul", Binary).fold(F::Binary(Dim::mul)).floats(FF::Binary(|a, b| a * b)).kernel(|c| k::arith(c, k::Arith::Mul)).fuse(Fuse::Mul),
     op("Or", Compare).fold(F::Binary(fold::or)).kernel(|c| k::logical(c, |p, q| p | q)),
     op("PRelu", PRelu).kernel(k::prelu),
     op("Pow", Binary).kernel(k::pow_op),
-    op("Sub", Binary).fold(F::Binary(fold::sub)).floats(FF::Binary(|a, b| a - b)).kernel(|c| k::arith(c, k::Arith::Sub)).fuse(Fuse::Sub),
+    op("Sub", Binary).fold(F::Binary(Dim::sub)).floats(FF::Binary(|a, b| a - b)).kernel(|c| k::arith(c, k::Arith::Sub)).fuse(Fuse::Sub),
     op("Sum", Nary).kernel(|c| k::nary(c, k::Arith::Add, false)).fuse(Fuse::Sum),
     op("Where", Where).fold(F::Where).kernel(k::where_op).fuse(Fuse::Where),
     op("Xor", Compare).kernel(|c| k::logical(c, |p, q| p ^ q)),
@@ -212,7 +213,7 @@ pub static OPS: &[Meaning] = &[
     op("CumSum", Unary),
     custom("DFT", r::dft),
     custom("DeformConv", r::conv),
-    custom("DepthToSpace", r::depth_to_space),
+    custom("DepthToSpace", r::space_depth),
     custom("DequantizeLinear", r::dequantize),
     custom("Det", r::det),
     custom("Dropout", r::dropout),
@@ -304,7 +305,7 @@ pub static OPS: &[Meaning] = &[
     op("Shrink", Unary),
     op("Softmax", Unary),
     custom("SoftmaxCrossEntropyLoss", r::sce_loss),
-    custom("SpaceToDepth", r::space_to_depth),
+    custom("SpaceToDepth", r::space_depth),
     custom("Split", r::split),
     custom("SplitToSequence", r::split_to_sequence),
     custom("StringConcat", r::string_concat),
@@ -321,12 +322,12 @@ pub static OPS: &[Meaning] = &[
     custom("Unique", r::unique),
     custom("Upsample", r::resize),
     custom("ArrayFeatureExtractor", r::array_feature_extractor).domain("ai.onnx.ml"),
-    custom("Binarizer", r::same_shape_and_type).domain("ai.onnx.ml"),
+    op("Binarizer", Unary).domain("ai.onnx.ml"),
     custom("CastMap", r::unknown_outputs).domain("ai.onnx.ml"),
     custom("CategoryMapper", r::category_mapper).domain("ai.onnx.ml"),
     custom("DictVectorizer", r::unknown_outputs).domain("ai.onnx.ml"),
     custom("FeatureVectorizer", r::feature_vectorizer).domain("ai.onnx.ml"),
-    custom("Imputer", r::same_shape_and_type).domain("ai.onnx.ml"),
+    op("Imputer", Unary).domain("ai.onnx.ml"),
     custom("LabelEncoder", r::label_encoder).domain("ai.onnx.ml"),
     custom("LinearClassifier", r::ml_classifier).domain("ai.onnx.ml"),
     custom("LinearRegressor", r::ml_regressor).domain("ai.onnx.ml"),

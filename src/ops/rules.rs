@@ -42,15 +42,6 @@ pub mod fold {
             _ => Dim::Unknown,
         }
     }
-    pub fn add(a: &Dim, b: &Dim) -> Dim {
-        a.add(b)
-    }
-    pub fn sub(a: &Dim, b: &Dim) -> Dim {
-        a.sub(b)
-    }
-    pub fn mul(a: &Dim, b: &Dim) -> Dim {
-        a.mul(b)
-    }
     /// Integer division truncates toward zero in ONNX (C semantics); symbolic sizes are
     /// non-negative, where that is the floor.
     pub fn div(a: &Dim, b: &Dim) -> Dim {
@@ -59,15 +50,6 @@ pub mod fold {
             (_, Dim::Known(y)) if *y > 0 => a.div_floor(b),
             _ => Dim::Unknown,
         }
-    }
-    pub fn modulo(a: &Dim, b: &Dim) -> Dim {
-        a.modulo(b)
-    }
-    pub fn max(a: &Dim, b: &Dim) -> Dim {
-        a.max_dim(b)
-    }
-    pub fn min(a: &Dim, b: &Dim) -> Dim {
-        a.min_dim(b)
     }
     pub fn eq(a: &Dim, b: &Dim) -> Dim {
         truth(cmp(a, b).map(|o| o.is_eq()))
@@ -85,16 +67,10 @@ pub mod fold {
         truth(cmp(a, b).map(|o| o.is_ge()))
     }
     pub fn and(a: &Dim, b: &Dim) -> Dim {
-        match (a.known(), b.known()) {
-            (Some(x), Some(y)) => Dim::Known((x != 0 && y != 0) as i64),
-            _ => Dim::Unknown,
-        }
+        truth(a.known().zip(b.known()).map(|(x, y)| x != 0 && y != 0))
     }
     pub fn or(a: &Dim, b: &Dim) -> Dim {
-        match (a.known(), b.known()) {
-            (Some(x), Some(y)) => Dim::Known((x != 0 || y != 0) as i64),
-            _ => Dim::Unknown,
-        }
+        truth(a.known().zip(b.known()).map(|(x, y)| x != 0 || y != 0))
     }
 }
 
@@ -114,7 +90,8 @@ pub fn tensor_ints(t: &Tensor, limit: usize) -> Option<Vec<i64>> {
     t.ints(limit)
 }
 
-/// The elements of a float32 or float64 tensor stored inline, when there are at most `limit`.
+/// The elements of a float32, float64, float16 or bfloat16 tensor stored inline, when there
+/// are at most `limit`.
 pub fn tensor_floats(t: &Tensor, limit: usize) -> Option<Vec<f64>> {
     let n = t.len().filter(|n| *n <= limit)?;
     let v: Vec<f64> = match (&t.data, t.dtype?) {
@@ -163,6 +140,20 @@ fn one(t: Type) -> Out {
     Out { types: smallvec::smallvec![Some(t)], ..Out::default() }
 }
 
+/// One output of type `t` whose contents are `v`.
+fn valued(t: Type, v: Option<Vec<Dim>>) -> R {
+    Ok(Out { types: smallvec::smallvec![Some(t)], values: vec![v], ..Out::default() })
+}
+
+/// One output of type `t` holding input 0's integer and float contents: an op that only
+/// relabels the axes leaves the elements in order.
+fn moved(c: &Ctx, t: Option<Type>) -> Out {
+    let mut out = Out { types: smallvec::smallvec![t], ..Out::default() };
+    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
+    out.floats = vec![c.float_value(0).map(<[f64]>::to_vec)];
+    out
+}
+
 fn invalid<T>(msg: String) -> Result<T, RuleError> {
     Err(RuleError::Invalid(msg))
 }
@@ -170,6 +161,14 @@ fn invalid<T>(msg: String) -> Result<T, RuleError> {
 /// `axis` (negative counts from the end) as an index into `rank` axes.
 pub(super) fn axis_in(axis: i64, rank: usize, op: &str) -> Result<usize, RuleError> {
     arith::axis(axis, rank).map_err(op_err(op))
+}
+
+/// The axes `list` names (negative counting from the end), or all `rank` axes without one.
+fn axes_or_all(list: Option<&[i64]>, rank: usize, op: &str) -> Result<Vec<usize>, RuleError> {
+    match list {
+        Some(a) => a.iter().map(|x| axis_in(*x, rank, op)).collect(),
+        None => Ok((0..rank).collect()),
+    }
 }
 
 /// A shared shape computation's reason, as this op's error.
@@ -183,6 +182,11 @@ fn known_shape(dims: &[i64]) -> Shape {
 
 fn unknown_rank(n: usize) -> Shape {
     vec![Dim::Unknown; n]
+}
+
+/// Input `i`'s rank, every size unknown.
+pub(super) fn rank_only(c: &Ctx, i: usize) -> Option<Shape> {
+    c.shape(i).map(|s| unknown_rank(s.len()))
 }
 
 /// The most axes a rank read off a tensor's size (a shape input of unknown contents) may give.
@@ -219,12 +223,23 @@ fn same_type_of(c: &Ctx, i: usize) -> Option<Type> {
     c.inputs.get(i).copied().flatten().cloned()
 }
 
-pub fn unknown_outputs(_: &Ctx) -> R {
-    Ok(Out::default())
+/// Axis `k` of input `i`'s shape, unknown where that is not known.
+fn dim(c: &Ctx, i: usize, k: usize) -> Dim {
+    c.shape(i).and_then(|s| s.get(k).cloned()).unwrap_or(Dim::Unknown)
 }
 
-pub fn same_shape_and_type(c: &Ctx) -> R {
-    outs(vec![ty(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))])
+/// The first element of input `i`'s contents (a scalar size), unknown where not known.
+fn first_value(c: &Ctx, i: usize) -> Dim {
+    c.value(i).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown)
+}
+
+/// The size an integer attribute gives, unknown without it.
+fn attr_dim(c: &Ctx, name: &str) -> Dim {
+    c.node.attr_int(name).map_or(Dim::Unknown, Dim::Known)
+}
+
+pub fn unknown_outputs(_: &Ctx) -> R {
+    Ok(Out::default())
 }
 
 pub fn ml_float_same(c: &Ctx) -> R {
@@ -232,10 +247,8 @@ pub fn ml_float_same(c: &Ctx) -> R {
 }
 
 pub fn identity(c: &Ctx) -> R {
-    let mut out = Out { types: smallvec::smallvec![same_type_of(c, 0)], ..Out::default() };
-    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
-    out.strings = vec![c.strings.first().copied().flatten().map(<[String]>::to_vec)];
+    let mut out = moved(c, same_type_of(c, 0));
+    out.strings = vec![c.string_value(0).map(<[String]>::to_vec)];
     Ok(out)
 }
 
@@ -262,9 +275,9 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
         }),
         // Floats that are whole numbers convert exactly (truncation toward zero).
         (false, true, Some(DType::Bool)) => {
-            c.floats.first().copied().flatten().map(|f| f.iter().map(|x| Dim::Known((*x != 0.0) as i64)).collect())
+            c.float_value(0).map(|f| f.iter().map(|x| Dim::Known((*x != 0.0) as i64)).collect())
         }
-        (false, true, _) => c.floats.first().copied().flatten().map(|f| {
+        (false, true, _) => c.float_value(0).map(|f| {
             f.iter()
                 .map(|x| if x.is_finite() && x.abs() < 9e15 { Dim::Known(x.trunc() as i64) } else { Dim::Unknown })
                 .collect()
@@ -274,7 +287,7 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
     out.values = vec![value];
     out.floats = vec![match (to_float, from_int) {
         (true, true) => c.ints(0).map(|v| v.into_iter().map(|x| x as f64).collect()),
-        (true, false) => c.floats.first().copied().flatten().map(<[f64]>::to_vec),
+        (true, false) => c.float_value(0).map(<[f64]>::to_vec),
         _ => None,
     }];
     Ok(out)
@@ -337,19 +350,22 @@ pub fn shape(c: &Ctx) -> R {
         return outs(vec![ty(Some(DType::I64), Some(vec![Dim::Unknown]))]);
     };
     let picked = s[arith::shape_range(s.len(), c.node.attr_int("start"), c.node.attr_int("end"))].to_vec();
-    let mut out = one(Type::tensor(Some(DType::I64), Some(vec![Dim::Known(picked.len() as i64)])));
-    out.values = vec![Some(picked)];
-    Ok(out)
+    valued(Type::tensor(Some(DType::I64), Some(vec![Dim::Known(picked.len() as i64)])), Some(picked))
 }
 
 pub fn size(c: &Ctx) -> R {
-    let mut out = one(Type::tensor(Some(DType::I64), Some(vec![])));
-    out.values = vec![c.shape(0).map(|s| vec![Dim::product(s)]).filter(|v| v[0] != Dim::Unknown)];
-    Ok(out)
+    let n = c.shape(0).map(|s| vec![Dim::product(s)]).filter(|v| v[0] != Dim::Unknown);
+    valued(Type::tensor(Some(DType::I64), Some(vec![])), n)
 }
 
-/// The contents of a tensor of `shape` whose elements are `values`, indexed by a row-major
-/// multi-index.
+/// `shape` with axis `a` of size `d`.
+fn with_dim(shape: &[Dim], a: usize, d: Dim) -> Shape {
+    let mut s = shape.to_vec();
+    s[a] = d;
+    s
+}
+
+/// The element count of `shape`, when every size is known.
 fn numel(shape: &[Dim]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(usize::try_from(d.known()?).ok()?))
 }
@@ -363,38 +379,26 @@ pub fn gather(c: &Ctx) -> R {
     let mut out = one(Type::tensor(dtype, Some(shape)));
     // Contents: gathering from a 1-D shape tensor with known indices.
     if let (Some(v), Some(idx), 1) = (c.value(0), c.ints(1), data.len()) {
-        let n = v.len() as i64;
-        let picked: Option<Vec<Dim>> = idx
-            .iter()
-            .map(|i| {
-                let j = if *i < 0 { i + n } else { *i };
-                (0..n).contains(&j).then(|| v[j as usize].clone())
-            })
-            .collect();
-        match picked {
-            Some(p) => out.values = vec![Some(p)],
-            None => return invalid(format!("Gather: an index of {idx:?} is outside the {n} elements")),
-        }
+        // A negative index counts from the end, as an axis does.
+        let picked: Option<Vec<Dim>> = idx.iter().map(|i| Some(v[arith::axis(*i, v.len()).ok()?].clone())).collect();
+        let Some(p) = picked else {
+            return invalid(format!("Gather: an index of {idx:?} is outside the {} elements", v.len()));
+        };
+        out.values = vec![Some(p)];
     }
     Ok(out)
 }
 
-/// The (start, end, step) of a slice of an axis of size `dim`, clamped like numpy; `None`
-/// when the size cannot be told.
+/// The length of a slice `start:end:step` of an axis of size `dim`, clamped as numpy clamps
+/// it; unknown when that cannot be told.
 fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
+    // On a symbolic axis, the whole axis forward or backward.
+    let forward = step == 1 && start == 0 && end >= i32::MAX as i64;
+    let backward = step == -1 && start >= i32::MAX as i64 - 1 && end <= -(i32::MAX as i64);
     match dim {
         Dim::Known(d) => crate::shape::slice_range(*d, start, end, step).map_or(Dim::Unknown, |(_, n)| Dim::Known(n)),
-        Dim::Term(_) => {
-            // The whole axis, or a known prefix of it.
-            let forward = step == 1 && start == 0 && end >= i32::MAX as i64;
-            let backward = step == -1 && start >= i32::MAX as i64 - 1 && end <= -(i32::MAX as i64);
-            if forward || backward {
-                dim.clone()
-            } else {
-                Dim::Unknown
-            }
-        }
-        Dim::Unknown => Dim::Unknown,
+        Dim::Term(_) if forward || backward => dim.clone(),
+        _ => Dim::Unknown,
     }
 }
 
@@ -403,14 +407,10 @@ pub fn slice(c: &Ctx) -> R {
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let rank = data.len();
     let (starts, ends, axes, steps) = if c.opset < 10 {
-        (
-            c.node.attr_ints("starts").map(<[i64]>::to_vec),
-            c.node.attr_ints("ends").map(<[i64]>::to_vec),
-            c.node.attr_ints("axes").map(<[i64]>::to_vec),
-            None,
-        )
+        let attr = |name| c.node.attr_ints(name).map(<[i64]>::to_vec);
+        (attr("starts"), attr("ends"), attr("axes"), None)
     } else {
-        (c.ints(1), c.ints(2), if c.has(3) { c.ints(3) } else { None }, if c.has(4) { c.ints(4) } else { None })
+        (c.ints(1), c.ints(2), c.ints(3), c.ints(4))
     };
     let axes_unknown = c.opset >= 10 && c.has(3) && axes.is_none();
     let steps_unknown = c.opset >= 10 && c.has(4) && steps.is_none();
@@ -425,17 +425,10 @@ pub fn slice(c: &Ctx) -> R {
     let (Some(starts), Some(ends)) = (starts, ends) else {
         // Without the bounds only the rank is known; axes not sliced keep their size when
         // the axes are known.
-        let mut shape = unknown_rank(rank);
-        if let Some(ax) = axes.filter(|_| c.opset >= 10) {
-            let mut sliced = vec![false; rank];
-            for i in ax.iter().filter_map(|a| axis_in(*a, rank, "Slice").ok()) {
-                sliced[i] = true;
-            }
-            for (i, d) in data.iter().enumerate() {
-                if !sliced[i] {
-                    shape[i] = d.clone();
-                }
-            }
+        let mut shape = data.to_vec();
+        let sliced = axes.filter(|_| c.opset >= 10).unwrap_or_else(|| (0..rank as i64).collect());
+        for i in sliced.iter().filter_map(|a| axis_in(*a, rank, "Slice").ok()) {
+            shape[i] = Dim::Unknown;
         }
         return outs(vec![ty(dtype, Some(shape))]);
     };
@@ -467,28 +460,18 @@ pub fn slice(c: &Ctx) -> R {
             _ => Dim::Unknown,
         };
     }
-    let mut out = one(Type::tensor(dtype, Some(shape.clone())));
-    // Contents: each output axis picks `len` input indices from `first` by `step`.
-    let ends_known = ends.iter().all(|e| matches!(e, Dim::Known(_)));
-    if let (Some(v), Some(dims), true) =
-        (c.value(0), data.iter().map(Dim::known).collect::<Option<Vec<i64>>>(), ends_known)
-    {
-        let picks: Option<Vec<Vec<usize>>> = dims
-            .iter()
-            .zip(&ranges)
-            .map(|(n, r)| {
-                let n = *n;
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    // Contents: each output axis takes `count` input indices from `first` by `step`.
+    let dims: Option<Vec<i64>> = data.iter().map(Dim::known).collect();
+    if let (Some(v), Some(dims), true) = (c.value(0), dims, ends.iter().all(|e| e.known().is_some())) {
+        let walk: Option<Vec<Walk>> = (dims.iter().zip(&ranges).enumerate())
+            .map(|(a, (&n, r))| {
                 let (s, e, st) = r.unwrap_or((0, n, 1));
-                let Dim::Known(len) = slice_len(&Dim::Known(n), s, e, st) else { return None };
-                let first = if st > 0 {
-                    (if s < 0 { s + n } else { s }).clamp(0, n)
-                } else {
-                    (if s < 0 { s + n } else { s }).clamp(0, n - 1)
-                };
-                (0..len).map(|i| usize::try_from(first + i * st).ok()).collect()
+                let (first, count) = crate::shape::slice_range(n, s, e, st)?;
+                Some((a, first, st, count))
             })
             .collect();
-        out.values = vec![picks.and_then(|p| gather_axes(v, &dims, &p))];
+        out.values = vec![walk.and_then(|w| strided(v, &dims, &w))];
     }
     Ok(out)
 }
@@ -519,39 +502,23 @@ pub fn unsqueeze(c: &Ctx) -> R {
         Ok(Some(a)) => a,
         Ok(None) => return invalid("Unsqueeze needs axes".into()),
         Err(()) => {
-            let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
-            let shape = match (c.shape(0), n) {
-                (Some(s), Some(n)) => (s.len() as i64).checked_add(n).and_then(unknown_rank_of),
-                _ => None,
-            };
-            return outs(vec![ty(dtype, shape)]);
+            let rank = c.shape(0).zip(list_len(c, 1)).and_then(|(s, n)| (s.len() as i64).checked_add(n));
+            return outs(vec![ty(dtype, rank.and_then(unknown_rank_of))]);
         }
     };
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let shape = arith::unsqueeze(data, &axes).map_err(op_err("Unsqueeze"))?;
-    let mut out = one(Type::tensor(dtype, Some(shape)));
-    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
-    Ok(out)
+    Ok(moved(c, ty(dtype, Some(shape))))
 }
 
 pub fn squeeze(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
-    let axes = match ints_from(c, "axes", 1) {
-        Ok(a) => a,
-        Err(()) => {
-            let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
-            return outs(vec![ty(dtype, n.and_then(|n| data.len().checked_sub(n as usize)).map(unknown_rank))]);
-        }
-    };
+    let Ok(axes) = ints_from(c, "axes", 1) else { return outs(vec![ty(dtype, fewer_axes(c, 1, data.len()))]) };
     let Some(shape) = arith::squeeze(data, axes.as_deref()).map_err(op_err("Squeeze"))? else {
         return outs(vec![ty(dtype, None)]);
     };
-    let mut out = one(Type::tensor(dtype, Some(shape)));
-    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
-    Ok(out)
+    Ok(moved(c, ty(dtype, Some(shape))))
 }
 
 /// What a Reshape of `data` to `shape` needs of symbolic sizes: as many elements in and out,
@@ -560,10 +527,7 @@ pub fn squeeze(c: &Ctx) -> R {
 fn reshape_condition(data: &[Dim], shape: &[Dim], minus: Option<usize>) -> Option<Assumption> {
     let mut num: Vec<&Dim> = data.iter().collect();
     let mut den: Vec<&Dim> = Vec::new();
-    for (i, d) in shape.iter().enumerate() {
-        if Some(i) == minus {
-            continue;
-        }
+    for (_, d) in shape.iter().enumerate().filter(|(i, _)| Some(*i) != minus) {
         match num.iter().position(|n| *n == d) {
             Some(p) => {
                 num.remove(p);
@@ -596,18 +560,13 @@ pub fn reshape(c: &Ctx) -> R {
     } else {
         c.value(1).map(<[Dim]>::to_vec)
     };
-    let Some(target) = target else {
-        let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
-        return outs(vec![ty(dtype, n.and_then(unknown_rank_of))]);
-    };
+    let Some(target) = target else { return outs(vec![ty(dtype, list_len(c, 1).and_then(unknown_rank_of))]) };
     let allowzero = c.node.attr_int("allowzero").unwrap_or(0) != 0;
     let data = c.shape(0);
     let (shape, minus) = arith::reshape(data, &target, allowzero).map_err(op_err("Reshape"))?;
     let condition = data.and_then(|data| reshape_condition(data, &shape, minus));
-    let mut out = one(Type::tensor(dtype, Some(shape)));
+    let mut out = moved(c, ty(dtype, Some(shape)));
     out.assumptions.extend(condition.map(|a| (0, a)));
-    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-    out.floats = vec![c.floats.first().copied().flatten().map(<[f64]>::to_vec)];
     Ok(out)
 }
 
@@ -660,24 +619,21 @@ pub fn range(c: &Ctx) -> R {
             _ if d > 0 => l.sub(&s).div_ceil(&Dim::Known(d)),
             _ => Dim::Unknown,
         };
-        if let (Dim::Known(k), Dim::Known(a), true) = (&n, &s, dtype.is_some_and(DType::is_int)) {
-            if (*k as usize) <= MAX_TRACKED {
-                let v: Option<Vec<Dim>> =
-                    (0..*k).map(|i| i.checked_mul(d).and_then(|x| x.checked_add(*a)).map(Dim::Known)).collect();
-                out.values = vec![v];
-            }
+        let tracked = n.known().filter(|k| (*k as usize) <= MAX_TRACKED);
+        if let (Some(k), Dim::Known(a), true) = (tracked, &s, dtype.is_some_and(DType::is_int)) {
+            out.values =
+                vec![(0..k).map(|i| i.checked_mul(d).and_then(|x| x.checked_add(*a)).map(Dim::Known)).collect()];
         }
         out.types[0] = Some(Type::tensor(dtype, Some(vec![n])));
         return Ok(out);
     }
-    if let (Some(s), Some(l), Some(d)) = (c.numbers(0), c.numbers(1), c.numbers(2)) {
-        if let ([s], [l], [d]) = (&s[..], &l[..], &d[..]) {
-            let Some(n) = arith::range_count_f64(*s, *l, *d) else {
-                return invalid("Range: delta is 0 or the count is not a number".into());
-            };
-            if n.is_finite() && n < 1e15 {
-                out.types[0] = Some(Type::tensor(dtype, Some(vec![Dim::Known(n as i64)])));
-            }
+    let (s, l, d) = (c.numbers(0), c.numbers(1), c.numbers(2));
+    if let (Some([s]), Some([l]), Some([d])) = (s.as_deref(), l.as_deref(), d.as_deref()) {
+        let Some(n) = arith::range_count_f64(*s, *l, *d) else {
+            return invalid("Range: delta is 0 or the count is not a number".into());
+        };
+        if n.is_finite() && n < 1e15 {
+            out.types[0] = Some(Type::tensor(dtype, Some(vec![Dim::Known(n as i64)])));
         }
     }
     Ok(out)
@@ -693,51 +649,53 @@ pub fn tile(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(shape))])
 }
 
+/// Unknown dims for `rank` axes less those input `i` lists (a list of unknown contents but
+/// known length): Squeeze's output, or a reduction's without keepdims.
+fn fewer_axes(c: &Ctx, i: usize, rank: usize) -> Option<Shape> {
+    rank.checked_sub(list_len(c, i)? as usize).map(unknown_rank)
+}
+
+/// The length of input `i`, a list (its contents unknown), when known.
+fn list_len(c: &Ctx, i: usize) -> Option<i64> {
+    c.shape(i).and_then(|s| s.first()).and_then(Dim::known)
+}
+
+/// A reduction's output shape: the listed axes (all for an empty list) kept as 1 with `keep`,
+/// else dropped.
+pub(super) fn reduced(data: &[Dim], axes: &[i64], keep: bool, op: &str) -> Result<Shape, RuleError> {
+    let mut picked = vec![axes.is_empty(); data.len()];
+    for a in axes {
+        picked[axis_in(*a, data.len(), op)?] = true;
+    }
+    let kept = data.iter().zip(picked).filter_map(|(d, p)| match (p, keep) {
+        (false, _) => Some(d.clone()),
+        (true, true) => Some(Dim::Known(1)),
+        (true, false) => None,
+    });
+    Ok(kept.collect())
+}
+
 pub fn reduce(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let keep = c.node.attr_int("keepdims").unwrap_or(1) != 0;
     let noop = c.node.attr_int("noop_with_empty_axes").unwrap_or(0) != 0;
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
-    let axes = match ints_from(c, "axes", 1) {
-        Ok(a) => a.unwrap_or_default(),
-        Err(()) => {
-            let shape = if keep {
-                Some(unknown_rank(data.len()))
-            } else {
-                let n = c.shape(1).and_then(|s| s.first()).and_then(Dim::known);
-                n.and_then(|n| data.len().checked_sub(n as usize)).map(unknown_rank)
-            };
-            return outs(vec![ty(dtype, shape)]);
-        }
+    let Ok(axes) = ints_from(c, "axes", 1) else {
+        let shape = if keep { Some(unknown_rank(data.len())) } else { fewer_axes(c, 1, data.len()) };
+        return outs(vec![ty(dtype, shape)]);
     };
+    let axes = axes.unwrap_or_default();
     if axes.is_empty() && noop {
-        let mut out = one(Type::tensor(dtype, Some(data.to_vec())));
-        out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-        return Ok(out);
+        return valued(Type::tensor(dtype, Some(data.to_vec())), c.value(0).map(<[Dim]>::to_vec));
     }
-    let all = axes.is_empty();
-    let mut picked = vec![all; data.len()];
-    for a in axes {
-        picked[axis_in(a, data.len(), c.node.op_type.as_str())?] = true;
-    }
-    let mut shape = Vec::new();
-    for (i, d) in data.iter().enumerate() {
-        if picked[i] {
-            if keep {
-                shape.push(Dim::Known(1));
-            }
-        } else {
-            shape.push(d.clone());
-        }
-    }
-    let mut out = one(Type::tensor(dtype, Some(shape)));
+    let mut out = one(Type::tensor(dtype, Some(reduced(data, &axes, keep, &c.node.op_type)?)));
     if data.len() == 1 {
         if let Some(v) = c.value(0) {
             let r = match c.node.op_type.as_str() {
                 "ReduceProd" => Some(Dim::product(v)),
                 "ReduceSum" => Some(v.iter().fold(Dim::Known(0), |a, b| a.add(b))),
-                "ReduceMax" if !v.is_empty() => Some(v[1..].iter().fold(v[0].clone(), |a, b| a.max_dim(b))),
-                "ReduceMin" if !v.is_empty() => Some(v[1..].iter().fold(v[0].clone(), |a, b| a.min_dim(b))),
+                "ReduceMax" => v.iter().cloned().reduce(|a, b| a.max_dim(&b)),
+                "ReduceMin" => v.iter().cloned().reduce(|a, b| a.min_dim(&b)),
                 _ => None,
             };
             out.values = vec![r.filter(|d| *d != Dim::Unknown).map(|d| vec![d])];
@@ -749,41 +707,40 @@ pub fn reduce(c: &Ctx) -> R {
 pub fn arg_reduce(c: &Ctx) -> R {
     let keep = c.node.attr_int("keepdims").unwrap_or(1) != 0;
     let Some(data) = c.shape(0) else { return outs(vec![ty(Some(DType::I64), None)]) };
-    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), &c.node.op_type)?;
-    let mut shape = data.to_vec();
-    if keep {
-        shape[axis] = Dim::Known(1);
-    } else {
-        shape.remove(axis);
-    }
-    outs(vec![ty(Some(DType::I64), Some(shape))])
+    let axis = c.node.attr_int("axis").unwrap_or(0);
+    outs(vec![ty(Some(DType::I64), Some(reduced(data, &[axis], keep, &c.node.op_type)?))])
 }
 
-/// The elements of a row-major tensor of `dims` at the cross product of `picks` (one list of
-/// indices per axis).
-fn gather_axes(v: &[Dim], dims: &[i64], picks: &[Vec<usize>]) -> Option<Vec<Dim>> {
+/// One output axis of a strided walk: the input axis it steps along, the first index there,
+/// the step and the count of indices.
+type Walk = (usize, i64, i64, i64);
+
+/// The elements of a row-major tensor of `dims` holding `v`, walked as `walk` says, one entry
+/// per output axis (Slice, Transpose).
+fn strided(v: &[Dim], dims: &[i64], walk: &[Walk]) -> Option<Vec<Dim>> {
     if numel(&known_shape(dims))? != v.len() {
         return None;
     }
-    let total = picks.iter().try_fold(1usize, |a, p| a.checked_mul(p.len()))?;
+    let total = walk.iter().try_fold(1usize, |a, w| a.checked_mul(usize::try_from(w.3).ok()?))?;
     if total > MAX_TRACKED {
         return None;
     }
-    let mut strides = vec![1usize; dims.len()];
+    // Saturating: a stride past an axis of 0 elements is never used.
+    let mut strides = vec![1i64; dims.len()];
     for i in (0..dims.len().saturating_sub(1)).rev() {
-        strides[i] = strides[i + 1] * dims[i + 1] as usize;
+        strides[i] = strides[i + 1].saturating_mul(dims[i + 1]);
     }
     let mut out = Vec::with_capacity(total);
-    let mut idx = vec![0usize; picks.len()];
+    let mut idx = vec![0i64; walk.len()];
     for _ in 0..total {
-        let flat: usize = idx.iter().enumerate().map(|(a, i)| picks[a][*i] * strides[a]).sum();
-        out.push(v.get(flat)?.clone());
-        for a in (0..idx.len()).rev() {
-            idx[a] += 1;
-            if idx[a] < picks[a].len() {
+        let flat: i64 = walk.iter().zip(&idx).map(|(&(a, first, step, _), i)| (first + i * step) * strides[a]).sum();
+        out.push(v.get(usize::try_from(flat).ok()?)?.clone());
+        for (i, w) in idx.iter_mut().zip(walk).rev() {
+            *i += 1;
+            if *i < w.3 {
                 break;
             }
-            idx[a] = 0;
+            *i = 0;
         }
     }
     Some(out)
@@ -792,50 +749,25 @@ fn gather_axes(v: &[Dim], dims: &[i64], picks: &[Vec<usize>]) -> Option<Vec<Dim>
 pub fn transpose(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
-    let perm: Vec<i64> = match c.node.attr_ints("perm") {
-        Some(p) => p.to_vec(),
-        None => (0..data.len() as i64).rev().collect(),
-    };
-    if perm.len() != data.len() {
-        return invalid(format!("Transpose: perm has {} entries for rank {}", perm.len(), data.len()));
+    let rank = data.len();
+    let perm = c.node.attr_ints("perm").map_or_else(|| (0..rank as i64).rev().collect(), <[i64]>::to_vec);
+    if perm.len() != rank {
+        return invalid(format!("Transpose: perm has {} entries for rank {rank}", perm.len()));
     }
-    let mut seen = vec![false; data.len()];
-    let mut shape = Vec::new();
+    let mut seen = vec![false; rank];
+    let mut axes = Vec::with_capacity(rank);
     for p in perm {
-        let a = axis_in(p, data.len(), "Transpose")?;
+        let a = axis_in(p, rank, "Transpose")?;
         if std::mem::replace(&mut seen[a], true) {
             return invalid(format!("Transpose: axis {a} repeats in perm"));
         }
-        shape.push(data[a].clone());
+        axes.push(a);
     }
-    let mut out = one(Type::tensor(dtype, Some(shape)));
-    // Contents: a transpose is a permuted strided walk.
+    let mut out = one(Type::tensor(dtype, Some(axes.iter().map(|a| data[*a].clone()).collect())));
+    // Contents: each output axis walks an input axis whole.
     if let (Some(v), Some(dims)) = (c.value(0), data.iter().map(Dim::known).collect::<Option<Vec<i64>>>()) {
-        let perm: Vec<usize> = match c.node.attr_ints("perm") {
-            Some(p) => p.iter().filter_map(|x| axis_in(*x, data.len(), "Transpose").ok()).collect(),
-            None => (0..data.len()).rev().collect(),
-        };
-        if numel(data) == Some(v.len()) && v.len() <= MAX_TRACKED && perm.len() == data.len() {
-            let mut strides = vec![1usize; dims.len()];
-            for i in (0..dims.len().saturating_sub(1)).rev() {
-                strides[i] = strides[i + 1] * dims[i + 1] as usize;
-            }
-            let odims: Vec<usize> = perm.iter().map(|a| dims[*a] as usize).collect();
-            let mut idx = vec![0usize; odims.len()];
-            let mut vals = Vec::with_capacity(v.len());
-            for _ in 0..v.len() {
-                let flat: usize = idx.iter().enumerate().map(|(k, i)| i * strides[perm[k]]).sum();
-                vals.push(v[flat].clone());
-                for k in (0..idx.len()).rev() {
-                    idx[k] += 1;
-                    if idx[k] < odims[k] {
-                        break;
-                    }
-                    idx[k] = 0;
-                }
-            }
-            out.values = vec![Some(vals)];
-        }
+        let walk: Vec<Walk> = axes.iter().map(|a| (*a, 0, 1, dims[*a])).collect();
+        out.values = vec![strided(v, &dims, &walk)];
     }
     Ok(out)
 }
@@ -844,9 +776,7 @@ pub fn flatten(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(2)))]) };
     let [x, y] = arith::flatten(data, c.node.attr_int("axis").unwrap_or(1)).map_err(op_err("Flatten"))?;
-    let mut out = one(Type::tensor(dtype, Some(vec![x, y])));
-    out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
-    Ok(out)
+    valued(Type::tensor(dtype, Some(vec![x, y])), c.value(0).map(<[Dim]>::to_vec))
 }
 
 pub fn split(c: &Ctx) -> R {
@@ -854,12 +784,11 @@ pub fn split(c: &Ctx) -> R {
     let n = c.node.outputs.len();
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None); n]) };
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), "Split")?;
-    let splits = ints_from(c, "split", 1).unwrap_or(None);
-    let unknown_sizes = c.has(1) && splits.is_none() && c.node.attr_ints("split").is_none();
+    let num_outputs = c.node.attr_int("num_outputs");
     let d = &data[axis];
     let mut condition = None;
-    let sizes: Vec<Dim> = match splits {
-        Some(s) if !s.is_empty() => {
+    let sizes: Vec<Dim> = match ints_from(c, "split", 1) {
+        Ok(Some(s)) if !s.is_empty() => {
             if s.len() != n {
                 return invalid(format!("Split: {} sizes for {n} outputs", s.len()));
             }
@@ -867,18 +796,16 @@ pub fn split(c: &Ctx) -> R {
                 return invalid(format!("Split: size {x} is negative"));
             }
             let total = s.iter().try_fold(0i64, |a, x| a.checked_add(*x));
-            if let (Dim::Known(k), t) = (d, total) {
-                if t != Some(*k) {
-                    return invalid(format!("Split: sizes {s:?} do not add up to {k}"));
-                }
+            if let Some(k) = d.known().filter(|k| total != Some(*k)) {
+                return invalid(format!("Split: sizes {s:?} do not add up to {k}"));
             }
             s.iter().map(|x| Dim::Known(*x)).collect()
         }
-        _ if unknown_sizes => vec![Dim::Unknown; n],
-        _ => {
-            let parts = c.node.attr_int("num_outputs").unwrap_or(n as i64).max(1);
+        Err(()) => vec![Dim::Unknown; n],
+        Ok(_) => {
+            let parts = num_outputs.unwrap_or(n as i64).max(1);
             match d {
-                Dim::Known(k) if c.node.attr_int("num_outputs").is_some() => {
+                Dim::Known(k) if num_outputs.is_some() => {
                     // Every part but the last has ceil(k / parts) elements; the last has what is left.
                     let chunk = (k / parts + i64::from(k % parts != 0)).max(0);
                     (0..n as i64)
@@ -888,7 +815,7 @@ pub fn split(c: &Ctx) -> R {
                 Dim::Known(k) if k % parts == 0 => vec![Dim::Known(k / parts); n],
                 Dim::Known(k) => return invalid(format!("Split: {k} does not split evenly into {parts}")),
                 Dim::Term(_) if n == 1 => vec![d.clone()],
-                Dim::Term(_) if c.node.attr_int("num_outputs").is_some() => {
+                Dim::Term(_) if num_outputs.is_some() => {
                     // ceil(d / parts) each, the last what is left, which must not be negative.
                     let chunk = d.div_ceil(&Dim::Known(parts));
                     let last = d.sub(&chunk.mul(&Dim::Known(n as i64 - 1)));
@@ -900,10 +827,9 @@ pub fn split(c: &Ctx) -> R {
                 Dim::Term(t) => {
                     // Equal parts: the size must be a multiple of their number.
                     let part = d.div_floor(&Dim::Known(parts));
-                    if let Dim::Term(whole) = part.mul(&Dim::Known(parts)) {
-                        if &whole != t {
-                            condition = Some(Assumption::Equal(t.clone(), whole));
-                        }
+                    match part.mul(&Dim::Known(parts)) {
+                        Dim::Term(whole) if &whole != t => condition = Some(Assumption::Equal(t.clone(), whole)),
+                        _ => {}
                     }
                     vec![part; n]
                 }
@@ -921,14 +847,7 @@ pub fn split(c: &Ctx) -> R {
             values.push(piece);
         }
     }
-    let types = sizes
-        .into_iter()
-        .map(|s| {
-            let mut shape = data.to_vec();
-            shape[axis] = s;
-            ty(dtype, Some(shape))
-        })
-        .collect();
+    let types = sizes.into_iter().map(|s| ty(dtype, Some(with_dim(data, axis, s)))).collect();
     Ok(Out { types, values, assumptions: condition.map(|a| vec![(axis, a)]).unwrap_or_default(), ..Out::default() })
 }
 
@@ -941,15 +860,13 @@ pub fn pad(c: &Ctx) -> R {
     } else {
         c.value(1).map(<[Dim]>::to_vec)
     };
-    let Some(pads) = pads else { return outs(vec![ty(dtype, Some(unknown_rank(rank)))]) };
-    let axes: Vec<usize> = if c.opset >= 18 && c.has(3) {
-        match c.ints(3) {
-            Some(a) => a.into_iter().map(|x| axis_in(x, rank, "Pad")).collect::<Result<_, _>>()?,
-            None => return outs(vec![ty(dtype, Some(unknown_rank(rank)))]),
-        }
-    } else {
-        (0..rank).collect()
+    let listed = c.opset >= 18 && c.has(3);
+    let list = if listed { c.ints(3) } else { None };
+    // Pads, or axes listed, whose contents are unknown leave only the rank known.
+    let Some(pads) = pads.filter(|_| !listed || list.is_some()) else {
+        return outs(vec![ty(dtype, Some(unknown_rank(rank)))]);
     };
+    let axes = axes_or_all(list.as_deref(), rank, "Pad")?;
     if pads.len() != 2 * axes.len() {
         return invalid(format!("Pad: {} pads for {} axes", pads.len(), axes.len()));
     }
@@ -998,10 +915,7 @@ pub fn resize(c: &Ctx) -> R {
         ("Upsample", _) | ("Resize", 10) => (Some(1), None),
         _ => (Some(2), Some(3)),
     };
-    let axes: Vec<usize> = match c.node.attr_ints("axes") {
-        Some(a) => a.iter().map(|x| axis_in(*x, rank, "Resize")).collect::<Result<_, _>>()?,
-        None => (0..rank).collect(),
-    };
+    let axes = axes_or_all(c.node.attr_ints("axes"), rank, "Resize")?;
     let mut shape = data.to_vec();
     if let Some(i) = sizes_at.filter(|i| c.has(*i) && c.shape(*i).is_none_or(|s| s != [Dim::Known(0)])) {
         let Some(sizes) = c.value(i) else { return unknown() };
@@ -1010,8 +924,8 @@ pub fn resize(c: &Ctx) -> R {
         }
         let policy = c.node.attr_str("keep_aspect_ratio_policy").unwrap_or_else(|| "stretch".into());
         if policy == "stretch" {
-            for (k, a) in axes.iter().enumerate() {
-                shape[*a] = sizes[k].clone();
+            for (a, s) in axes.iter().zip(sizes) {
+                shape[*a] = s.clone();
             }
         } else {
             let pairs: Option<Vec<(f64, i64)>> = axes
@@ -1041,36 +955,29 @@ pub fn resize(c: &Ctx) -> R {
         return invalid(format!("Resize: {} scales for {} axes", scales.len(), axes.len()));
     }
     let mut out = Out::default();
-    for (k, a) in axes.iter().enumerate() {
-        if scales[k] < 0.0 || scales[k].is_nan() {
-            return invalid(format!("Resize: scale {} at axis {a}; scales must be 0 or more", scales[k]));
+    for (&a, &s) in axes.iter().zip(&scales) {
+        if s < 0.0 || s.is_nan() {
+            return invalid(format!("Resize: scale {s} at axis {a}; scales must be 0 or more"));
         }
-        if scales[k] == 0.0 {
+        if s == 0.0 {
             let msg =
                 format!("Resize: a scale of 0 at axis {a} empties it by the spec; onnxruntime refuses a scale of 0");
             out.warnings.push((crate::diag::Code::ResizeEmpty, msg));
         }
-        shape[*a] = match &data[*a] {
-            _ if scales[k] == 0.0 => Dim::Known(0),
+        shape[a] = match &data[a] {
+            _ if s == 0.0 => Dim::Known(0),
             Dim::Known(d) => {
-                let o = ((*d as f32) * (scales[k] as f32)).floor() as i64;
-                if o == 0 && *d > 0 && scales[k] > 0.0 {
-                    let msg = format!(
-                        "Resize: axis {a} of {d} scaled by {} comes out empty (floor({d} x {}) = 0); onnxruntime returns an empty tensor",
-                        scales[k], scales[k]
-                    );
+                let o = ((*d as f32) * (s as f32)).floor() as i64;
+                if o == 0 && *d > 0 && s > 0.0 {
+                    let msg = format!("Resize: axis {a} of {d} scaled by {s} comes out empty (floor({d} x {s}) = 0); onnxruntime returns an empty tensor");
                     out.warnings.push((crate::diag::Code::ResizeEmpty, msg));
                 }
                 Dim::Known(o)
             }
-            other if scales[k] == 1.0 => other.clone(),
+            other if s == 1.0 => other.clone(),
             // Whole-number scales and their reciprocals stay exact for any size.
-            other if scales[k] > 1.0 && scales[k].fract() == 0.0 && scales[k] < 1e9 => {
-                other.mul(&Dim::Known(scales[k] as i64))
-            }
-            other if scales[k] > 0.0 && scales[k] < 1.0 && (1.0 / scales[k]).fract() == 0.0 => {
-                other.div_floor(&Dim::Known((1.0 / scales[k]) as i64))
-            }
+            other if s > 1.0 && s.fract() == 0.0 && s < 1e9 => other.mul(&Dim::Known(s as i64)),
+            other if s > 0.0 && s < 1.0 && (1.0 / s).fract() == 0.0 => other.div_floor(&Dim::Known((1.0 / s) as i64)),
             _ => Dim::Unknown,
         };
     }
@@ -1084,15 +991,14 @@ pub fn topk(c: &Ctx) -> R {
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), data.len(), "TopK")?;
     let k = match c.node.attr_int("k") {
         Some(k) if c.opset < 10 => Dim::Known(k),
-        _ => c.value(1).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown),
+        _ => first_value(c, 1),
     };
     if let (Dim::Known(k), Dim::Known(d)) = (&k, &data[axis]) {
         if k > d || *k < 0 {
             return invalid(format!("TopK: k = {k} for an axis of size {d}"));
         }
     }
-    let mut shape = data.to_vec();
-    shape[axis] = k;
+    let shape = with_dim(data, axis, k);
     outs(vec![ty(dtype, Some(shape.clone())), ty(Some(DType::I64), Some(shape))])
 }
 
@@ -1143,9 +1049,8 @@ pub fn gemm(c: &Ctx) -> R {
     let y = arith::gemm(a, b, trans("transA"), trans("transB")).map_err(op_err("Gemm"))?.to_vec();
     let mut out = one(Type::tensor(dtype, Some(y.clone())));
     if let Some(cs) = c.shape(2) {
-        let legacy_strict = c.opset < 7 && c.node.attr_int("broadcast").unwrap_or(0) == 0;
-        if legacy_strict {
-            if cs.len() != 2 || multi(&[cs, &y]).map(|b| b.shape != y).unwrap_or(true) {
+        if c.opset < 7 && c.node.attr_int("broadcast").unwrap_or(0) == 0 {
+            if cs.len() != 2 || multi(&[cs, &y]).map_or(true, |b| b.shape != y) {
                 return invalid(format!(
                     "without broadcast=1, Gemm's C must be [M, N] = {}, got {}",
                     crate::shape::render(&y),
@@ -1174,13 +1079,9 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
     if kernel.len() != n {
         return invalid(format!("{op}: kernel of rank {} for {} spatial axes", kernel.len(), n));
     }
-    let strides = c.node.attr_ints("strides").map(<[i64]>::to_vec).unwrap_or_else(|| vec![1; n]);
-    let dil = c.node.attr_ints("dilations").map(<[i64]>::to_vec).unwrap_or_else(|| vec![1; n]);
+    let (strides, dil) = (ints_or(c, "strides", 1, n), ints_or(c, "dilations", 1, n));
     let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
-    let pads = match auto.as_str() {
-        "VALID" => vec![0; 2 * n],
-        _ => c.node.attr_ints("pads").map(<[i64]>::to_vec).unwrap_or_else(|| vec![0; 2 * n]),
-    };
+    let pads = if auto == "VALID" { vec![0; 2 * n] } else { ints_or(c, "pads", 0, 2 * n) };
     if strides.len() != n || dil.len() != n || pads.len() != 2 * n {
         return invalid(format!("{op}: strides, dilations or pads do not match {n} spatial axes"));
     }
@@ -1193,16 +1094,12 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
     let conv = !matches!(op, "AveragePool" | "MaxPool" | "LpPool" | "MaxUnpool");
     let mut shape = Vec::with_capacity(n);
     for i in 0..n {
-        let axis = i + 2;
-        let d = &spatial[i];
-        let s = strides[i];
+        let (axis, d, s) = (i + 2, &spatial[i], strides[i]);
         let (Some(ek), Some(pad)) =
             ((kernel[i] - 1).checked_mul(dil[i]).and_then(|x| x.checked_add(1)), pads[i].checked_add(pads[i + n]))
         else {
             return invalid(format!("{op}: the window or the pads at axis {axis} overflow"));
         };
-        let window =
-            if dil[i] == 1 { format!("{ek}") } else { format!("{ek}: kernel {}, dilation {}", kernel[i], dil[i]) };
         if auto.starts_with("SAME") {
             if conv && *d == Dim::Known(0) {
                 return invalid(format!("{op}: axis {axis} of the input is empty; onnxruntime refuses it"));
@@ -1221,15 +1118,11 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
                     out.assumptions.push((axis, Assumption::AtLeast { size: sym.clone(), min }));
                 }
             }
-            let o = if ceil { span.div_ceil(&Dim::Known(s)) } else { span.div_floor(&Dim::Known(s)) };
-            shape.push(if ceil { Dim::Unknown } else { o.add(&Dim::Known(1)) });
+            shape.push(if ceil { Dim::Unknown } else { span.div_floor(&Dim::Known(s)).add(&Dim::Known(1)) });
             continue;
         };
         let dv = d.known().unwrap_or(0);
-        let padded =
-            if pad == 0 { format!("{dv}") } else { format!("{} = {dv} + pads {}, {}", dv + pad, pads[i], pads[i + n]) };
-        let mut o =
-            if ceil { num.div_euclid(s) + i64::from(num.rem_euclid(s) != 0) + 1 } else { num.div_euclid(s) + 1 };
+        let mut o = num.div_euclid(s) + 1 + i64::from(ceil && num.rem_euclid(s) != 0);
         // With ceil_mode the last window must start inside the input or the left padding.
         if ceil && o > 0 && (o - 1).saturating_mul(s) >= dv + pads[i] {
             o -= 1;
@@ -1238,13 +1131,14 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
             shape.push(Dim::Known(o));
             continue;
         }
+        let window =
+            if dil[i] == 1 { format!("{ek}") } else { format!("{ek}: kernel {}, dilation {}", kernel[i], dil[i]) };
+        let padded =
+            if pad == 0 { format!("{dv}") } else { format!("{} = {dv} + pads {}, {}", dv + pad, pads[i], pads[i + n]) };
         let refused = format!("{op}: at axis {axis} the window ({window}) is larger than the padded input ({padded})");
-        if conv {
-            return Err(RuleError::Window(format!("{refused}; onnxruntime refuses such a node")));
-        }
         // onnxruntime divides as C does, toward zero.
         let runtime = if ceil { o } else { num / s + 1 };
-        if runtime < 0 {
+        if conv || runtime < 0 {
             return Err(RuleError::Window(format!("{refused}; onnxruntime refuses such a node")));
         }
         let msg = if runtime == o {
@@ -1258,32 +1152,35 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
     Ok(shape)
 }
 
+/// The ints attribute `name`, or `len` copies of `default` without it.
+fn ints_or(c: &Ctx, name: &str, default: i64, len: usize) -> Vec<i64> {
+    c.node.attr_ints(name).map_or_else(|| vec![default; len], <[i64]>::to_vec)
+}
+
+/// A convolution's kernel sizes: `kernel_shape`, else the weight `w`'s axes from 2 when known.
+fn kernel_of(c: &Ctx, w: &[Dim]) -> Option<Vec<i64>> {
+    match c.node.attr_ints("kernel_shape") {
+        Some(k) => Some(k.to_vec()),
+        None => w[2..].iter().map(Dim::known).collect(),
+    }
+}
+
 pub fn conv(c: &Ctx) -> R {
     let (wi, dtype) = match c.node.op_type.as_str() {
         "ConvInteger" => (1, Some(DType::I32)),
         "QLinearConv" => (3, c.dtype(7)),
         _ => (1, c.dtype(0)),
     };
-    let (Some(x), Some(w)) = (c.shape(0), c.shape(wi)) else {
-        return outs(vec![ty(dtype, c.shape(0).map(|s| unknown_rank(s.len())))]);
-    };
+    let (Some(x), Some(w)) = (c.shape(0), c.shape(wi)) else { return outs(vec![ty(dtype, rank_only(c, 0))]) };
     if x.len() < 3 || w.len() != x.len() {
         return invalid(format!("{}: input rank {} and weight rank {}", c.node.op_type, x.len(), w.len()));
     }
-    let kernel: Vec<i64> = match c.node.attr_ints("kernel_shape") {
-        Some(k) => k.to_vec(),
-        None => match w[2..].iter().map(Dim::known).collect::<Option<Vec<_>>>() {
-            Some(k) => k,
-            None => {
-                let mut s = unknown_rank(x.len());
-                s[0] = x[0].clone();
-                s[1] = w[0].clone();
-                return outs(vec![ty(dtype, Some(s))]);
-            }
-        },
+    let mut shape = vec![x[0].clone(), w[0].clone()];
+    let Some(kernel) = kernel_of(c, w) else {
+        shape.extend(unknown_rank(x.len() - 2));
+        return outs(vec![ty(dtype, Some(shape))]);
     };
     let mut out = Out::default();
-    let mut shape = vec![x[0].clone(), w[0].clone()];
     shape.extend(window_out(c, &x[2..], &kernel, false, &mut out)?);
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
@@ -1291,9 +1188,7 @@ pub fn conv(c: &Ctx) -> R {
 
 pub fn conv_transpose(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    let (Some(x), Some(w)) = (c.shape(0), c.shape(1)) else {
-        return outs(vec![ty(dtype, c.shape(0).map(|s| unknown_rank(s.len())))]);
-    };
+    let (Some(x), Some(w)) = (c.shape(0), c.shape(1)) else { return outs(vec![ty(dtype, rank_only(c, 0))]) };
     if x.len() < 3 || w.len() != x.len() {
         return invalid(format!("ConvTranspose: input rank {} and weight rank {}", x.len(), w.len()));
     }
@@ -1301,25 +1196,15 @@ pub fn conv_transpose(c: &Ctx) -> R {
     let group = c.node.attr_int("group").unwrap_or(1);
     let mut shape = vec![x[0].clone(), w[1].mul(&Dim::Known(group))];
     if let Some(os) = c.node.attr_ints("output_shape") {
-        let os = &os[os.len().saturating_sub(n)..];
-        shape.extend(os.iter().map(|d| Dim::Known(*d)));
+        shape.extend(os[os.len().saturating_sub(n)..].iter().copied().map(Dim::Known));
         return outs(vec![ty(dtype, Some(shape))]);
     }
-    let kernel: Vec<i64> = match c.node.attr_ints("kernel_shape") {
-        Some(k) => k.to_vec(),
-        None => match w[2..].iter().map(Dim::known).collect::<Option<Vec<_>>>() {
-            Some(k) => k,
-            None => {
-                shape.extend(unknown_rank(n));
-                return outs(vec![ty(dtype, Some(shape))]);
-            }
-        },
+    let Some(kernel) = kernel_of(c, w) else {
+        shape.extend(unknown_rank(n));
+        return outs(vec![ty(dtype, Some(shape))]);
     };
-    let get = |name: &str, default: i64, len: usize| {
-        c.node.attr_ints(name).map(<[i64]>::to_vec).unwrap_or_else(|| vec![default; len])
-    };
-    let (strides, dil, pads, opad) =
-        (get("strides", 1, n), get("dilations", 1, n), get("pads", 0, 2 * n), get("output_padding", 0, n));
+    let (strides, dil) = (ints_or(c, "strides", 1, n), ints_or(c, "dilations", 1, n));
+    let (pads, opad) = (ints_or(c, "pads", 0, 2 * n), ints_or(c, "output_padding", 0, n));
     if strides.len() != n || dil.len() != n || pads.len() != 2 * n || opad.len() != n || kernel.len() != n {
         return invalid("ConvTranspose: attributes do not match the spatial rank".into());
     }
@@ -1329,7 +1214,7 @@ pub fn conv_transpose(c: &Ctx) -> R {
     let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
     let mut out = Out::default();
     for i in 0..n {
-        let d = &x[2 + i];
+        let (axis, d) = (2 + i, &x[2 + i]);
         let o = if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
             d.mul(&Dim::Known(strides[i]))
         } else {
@@ -1337,19 +1222,15 @@ pub fn conv_transpose(c: &Ctx) -> R {
             let pad = if auto == "VALID" { 0 } else { pads[i].saturating_add(pads[i + n]) };
             // The output is (d-1)*stride + the rest, and onnxruntime refuses it below 1.
             let rest = opad[i].saturating_add(ek).saturating_sub(pad);
-            match d {
-                Dim::Term(sym) if rest < 1 => {
-                    let min = (1 - rest).div_euclid(strides[i]) + i64::from((1 - rest).rem_euclid(strides[i]) != 0) + 1;
-                    out.assumptions.push((2 + i, Assumption::AtLeast { size: sym.clone(), min }));
-                }
-                _ => {}
+            if let (Dim::Term(sym), true) = (d, rest < 1) {
+                let min = (1 - rest).div_euclid(strides[i]) + i64::from((1 - rest).rem_euclid(strides[i]) != 0) + 1;
+                out.assumptions.push((axis, Assumption::AtLeast { size: sym.clone(), min }));
             }
             d.sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&Dim::Known(rest))
         };
         if let Some(k) = o.known().filter(|k| *k < 1) {
             return Err(RuleError::Window(format!(
-                "ConvTranspose: at axis {} the pads leave an output of size {k}; onnxruntime refuses such a node",
-                2 + i
+                "ConvTranspose: at axis {axis} the pads leave an output of size {k}; onnxruntime refuses such a node"
             )));
         }
         shape.push(o);
@@ -1392,7 +1273,7 @@ pub fn max_roi_pool(c: &Ctx) -> R {
         return outs(vec![ty(dtype, None)]);
     };
     let mut shape = vec![r.first().cloned().unwrap_or(Dim::Unknown), x.get(1).cloned().unwrap_or(Dim::Unknown)];
-    shape.extend(p.iter().map(|d| Dim::Known(*d)));
+    shape.extend(p.iter().copied().map(Dim::Known));
     outs(vec![ty(dtype, Some(shape))])
 }
 
@@ -1403,14 +1284,11 @@ pub fn batch_norm(c: &Ctx) -> R {
     let n = c.node.outputs.len();
     if c.opset >= 14 {
         // Running mean and variance take the shapes of inputs 3 and 4.
-        for i in [3, 4].into_iter().take(n.saturating_sub(1)) {
-            types.push(ty(c.dtype(i), c.shape(i).map(<[Dim]>::to_vec)));
-        }
+        let stats = [3, 4].into_iter().take(n.saturating_sub(1));
+        types.extend(stats.map(|i| ty(c.dtype(i), c.shape(i).map(<[Dim]>::to_vec))));
     } else {
-        let ch = x.as_ref().and_then(|s| s.get(1).cloned()).unwrap_or(Dim::Unknown);
-        for _ in 1..n {
-            types.push(ty(dtype, Some(vec![ch.clone()])));
-        }
+        let ch = dim(c, 0, 1);
+        types.extend((1..n).map(|_| ty(dtype, Some(vec![ch.clone()]))));
     }
     outs(types)
 }
@@ -1460,19 +1338,16 @@ pub fn einsum(c: &Ctx) -> R {
     if terms.len() != present.len() {
         return invalid(format!("Einsum: {} terms for {} inputs", terms.len(), present.len()));
     }
-    // Each label's size; a label of size 1 in one input stretches to the others' (numpy's and
-    // onnxruntime's Einsum broadcast labels as they broadcast the ellipsis).
-    let mut letters: Vec<(char, Dim)> = Vec::new();
+    // Each label's size and how often the terms name it; a label of size 1 in one input
+    // stretches to the others' (numpy's and onnxruntime's Einsum broadcast labels as they
+    // broadcast the ellipsis).
+    let mut sizes: std::collections::BTreeMap<char, (Dim, usize)> = Default::default();
     let mut assumptions = Vec::new();
     let mut ell: Vec<Vec<Dim>> = Vec::new();
-    let mut counts: std::collections::BTreeMap<char, usize> = Default::default();
     for (t, i) in terms.iter().zip(&present) {
         let (labels, at) = einsum_term(t)?;
         let Some(s) = c.shape(*i) else { return outs(vec![ty(dtype, None)]) };
-        let fits = match at {
-            Some(_) => labels.len() <= s.len(),
-            None => labels.len() == s.len(),
-        };
+        let fits = if at.is_some() { labels.len() <= s.len() } else { labels.len() == s.len() };
         if !fits {
             return invalid(format!("Einsum: term '{t}' does not fit rank {}", s.len()));
         }
@@ -1482,18 +1357,16 @@ pub fn einsum(c: &Ctx) -> R {
             ell.push(s[p..p + ne].to_vec());
         }
         for (j, &ch) in labels.iter().enumerate() {
-            *counts.entry(ch).or_default() += 1;
             let axis = if at.is_some_and(|p| j >= p) { j + ne } else { j };
             let d = &s[axis];
-            match letters.iter_mut().find(|(l, _)| *l == ch) {
-                Some((_, e)) => {
-                    let b = multi(&[std::slice::from_ref(e), std::slice::from_ref(d)])
-                        .map_err(|_| RuleError::Invalid(format!("Einsum: label '{ch}' has sizes {e} and {d}")))?;
-                    // Conditions name the axis of the input that met the label again.
-                    assumptions.extend(b.assumptions.into_iter().map(|(_, a)| (axis, a)));
-                    *e = b.shape.into_iter().next().unwrap_or(Dim::Unknown);
-                }
-                None => letters.push((ch, d.clone())),
+            let (e, n) = sizes.entry(ch).or_insert_with(|| (d.clone(), 0));
+            *n += 1;
+            if *n > 1 {
+                let b = multi(&[std::slice::from_ref(e), std::slice::from_ref(d)])
+                    .map_err(|_| RuleError::Invalid(format!("Einsum: label '{ch}' has sizes {e} and {d}")))?;
+                // Conditions name the axis of the input that met the label again.
+                assumptions.extend(b.assumptions.into_iter().map(|(_, a)| (axis, a)));
+                *e = b.shape.into_iter().next().unwrap_or(Dim::Unknown);
             }
         }
     }
@@ -1501,25 +1374,21 @@ pub fn einsum(c: &Ctx) -> R {
     let ell_shape = multi(&refs).map_err(RuleError::Broadcast)?.shape;
     // Without an output term: the ellipsis, then the labels used once, in order.
     let (out_labels, out_at) = rhs.unwrap_or_else(|| {
-        let once: Vec<char> = counts.iter().filter(|(_, n)| **n == 1).map(|(ch, _)| *ch).collect();
+        let once: Vec<char> = sizes.iter().filter(|(_, (_, n))| *n == 1).map(|(ch, _)| *ch).collect();
         (once, (!ell.is_empty()).then_some(0))
     });
-    let mut shape = Vec::new();
-    for (j, ch) in out_labels.iter().enumerate() {
-        if out_at == Some(j) {
-            shape.extend(ell_shape.iter().cloned());
-        }
-        match letters.iter().find(|(l, _)| l == ch) {
-            Some((_, d)) => shape.push(d.clone()),
-            None => return invalid(format!("Einsum: output label '{ch}' is in no input")),
-        }
+    let labelled: Result<Shape, RuleError> = (out_labels.iter())
+        .map(|ch| match sizes.get(ch) {
+            Some((d, _)) => Ok(d.clone()),
+            None => invalid(format!("Einsum: output label '{ch}' is in no input")),
+        })
+        .collect();
+    let mut shape = labelled?;
+    // The ellipsis goes where the output term has it: before label `p` (at most their count).
+    if let Some(p) = out_at {
+        shape.splice(p..p, ell_shape);
     }
-    if out_at.is_some_and(|p| p >= out_labels.len()) {
-        shape.extend(ell_shape.iter().cloned());
-    }
-    let mut out = one(Type::tensor(dtype, Some(shape)));
-    out.assumptions = assumptions;
-    Ok(out)
+    Ok(Out { types: smallvec::smallvec![ty(dtype, Some(shape))], assumptions, ..Out::default() })
 }
 
 pub fn one_hot(c: &Ctx) -> R {
@@ -1555,38 +1424,29 @@ pub fn gather_nd(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(shape))])
 }
 
-/// `b * b` (a blocksize squared), unknown past `i64::MAX`.
-fn square(b: i64) -> Dim {
-    b.checked_mul(b).map_or(Dim::Unknown, Dim::Known)
-}
-
-pub fn space_to_depth(c: &Ctx) -> R {
+/// SpaceToDepth moves `blocksize`-square blocks of height and width into the channels;
+/// DepthToSpace moves them back.
+pub fn space_depth(c: &Ctx) -> R {
     let dtype = c.dtype(0);
+    let op = c.node.op_type.as_str();
     let b = c.node.attr_int("blocksize").unwrap_or(1);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(4)))]) };
     if x.len() != 4 || b <= 0 {
-        return invalid("SpaceToDepth needs a 4-D input and a positive blocksize".into());
+        return invalid(format!("{op} needs a 4-D input and a positive blocksize"));
     }
-    let bb = Dim::Known(b);
-    let shape = vec![x[0].clone(), x[1].mul(&square(b)), x[2].div_floor(&bb), x[3].div_floor(&bb)];
-    outs(vec![ty(dtype, Some(shape))])
-}
-
-pub fn depth_to_space(c: &Ctx) -> R {
-    let dtype = c.dtype(0);
-    let b = c.node.attr_int("blocksize").unwrap_or(1);
-    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(4)))]) };
-    if x.len() != 4 || b <= 0 {
-        return invalid("DepthToSpace needs a 4-D input and a positive blocksize".into());
-    }
-    let bb = Dim::Known(b);
-    let shape = vec![x[0].clone(), x[1].div_floor(&square(b)), x[2].mul(&bb), x[3].mul(&bb)];
+    // The blocksize squared, unknown past `i64::MAX`.
+    let (bb, square) = (Dim::Known(b), b.checked_mul(b).map_or(Dim::Unknown, Dim::Known));
+    let shape = if op == "SpaceToDepth" {
+        vec![x[0].clone(), x[1].mul(&square), x[2].div_floor(&bb), x[3].div_floor(&bb)]
+    } else {
+        vec![x[0].clone(), x[1].div_floor(&square), x[2].mul(&bb), x[3].mul(&bb)]
+    };
     outs(vec![ty(dtype, Some(shape))])
 }
 
 pub fn non_zero(c: &Ctx) -> R {
     let rank = c.shape(0).map(|s| Dim::Known(s.len() as i64)).unwrap_or(Dim::Unknown);
-    let count = match (c.value(0), c.floats.first().copied().flatten()) {
+    let count = match (c.value(0), c.float_value(0)) {
         (Some(v), _) if v.iter().all(|d| d.known().is_some()) => {
             Dim::Known(v.iter().filter(|d| **d != Dim::Known(0)).count() as i64)
         }
@@ -1600,12 +1460,8 @@ pub fn unique(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let i64t = Some(DType::I64);
     let Some(x) = c.shape(0) else {
-        return outs(vec![
-            ty(dtype, None),
-            ty(i64t, Some(unknown_rank(1))),
-            ty(i64t, Some(unknown_rank(1))),
-            ty(i64t, Some(unknown_rank(1))),
-        ]);
+        let list = ty(i64t, Some(unknown_rank(1)));
+        return outs(vec![ty(dtype, None), list.clone(), list.clone(), list]);
     };
     let axis = c.node.attr_int("axis").map(|a| axis_in(a, x.len(), "Unique")).transpose()?;
     // With known contents, the number of distinct elements (or slices) is known.
@@ -1619,24 +1475,20 @@ pub fn unique(c: &Ctx) -> R {
             };
             // A set, not a list: a model of 2,000 Unique nodes over one 1,024-element constant
             // took 3 s with a linear search for each slice.
-            let mut seen: std::collections::HashSet<Vec<u64>> = std::collections::HashSet::new();
-            for j in 0..len {
-                let slice: Vec<u64> = (0..outer)
-                    .flat_map(|o| (0..inner).map(move |i| (o * len + j) * inner + i))
-                    .map(|k| if v[k] == 0.0 { 0 } else { v[k].to_bits() })
-                    .collect();
-                seen.insert(slice);
-            }
+            let seen: std::collections::HashSet<Vec<u64>> = (0..len)
+                .map(|j| {
+                    (0..outer)
+                        .flat_map(|o| (0..inner).map(move |i| (o * len + j) * inner + i))
+                        .map(|k| if v[k] == 0.0 { 0 } else { v[k].to_bits() })
+                        .collect()
+                })
+                .collect();
             Dim::Known(seen.len() as i64)
         }
         _ => Dim::Unknown,
     };
     let (y, inverse) = match axis {
-        Some(a) => {
-            let mut y = x.to_vec();
-            y[a] = count.clone();
-            (y, x[a].clone())
-        }
+        Some(a) => (with_dim(x, a, count.clone()), x[a].clone()),
         None => (vec![count.clone()], Dim::product(x)),
     };
     outs(vec![
@@ -1650,28 +1502,19 @@ pub fn unique(c: &Ctx) -> R {
 pub fn compress(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
-    let count = match c.value(1) {
-        Some(v) => {
-            let n = match c.node.attr_int("axis") {
-                Some(a) => x[axis_in(a, x.len(), "Compress")?].known(),
-                None => numel(x).map(|n| n as i64),
-            };
-            match n {
-                Some(n) if v.iter().all(|d| d.known().is_some()) => {
-                    Dim::Known(v.iter().take(n.max(0) as usize).filter(|d| **d != Dim::Known(0)).count() as i64)
-                }
-                _ => Dim::Unknown,
-            }
-        }
-        None => Dim::Unknown,
+    let axis = c.node.attr_int("axis").map(|a| axis_in(a, x.len(), "Compress")).transpose()?;
+    let n = match axis {
+        Some(a) => x[a].known(),
+        None => numel(x).map(|n| n as i64),
     };
-    let shape = match c.node.attr_int("axis") {
-        Some(a) => {
-            let a = axis_in(a, x.len(), "Compress")?;
-            let mut s = x.to_vec();
-            s[a] = count;
-            s
+    let count = match (c.value(1), n) {
+        (Some(v), Some(n)) if v.iter().all(|d| d.known().is_some()) => {
+            Dim::Known(v.iter().take(n.max(0) as usize).filter(|d| **d != Dim::Known(0)).count() as i64)
         }
+        _ => Dim::Unknown,
+    };
+    let shape = match axis {
+        Some(a) => with_dim(x, a, count),
         None => vec![count],
     };
     outs(vec![ty(dtype, Some(shape))])
@@ -1694,16 +1537,10 @@ fn nms_count(c: &Ctx) -> Option<usize> {
     if nb != *nb2 as usize || sp != *sp2 as usize || sizes != (Some(boxes.len()), Some(scores.len())) {
         return None;
     }
-    let scalar = |i: usize, default: f64| -> Option<f64> {
-        if c.has(i) {
-            c.numbers(i)?.first().copied()
-        } else {
-            Some(default)
-        }
-    };
-    let max_out = scalar(2, 0.0)? as usize;
-    let iou_thr = scalar(3, 0.0)?;
-    let score_thr = if c.has(4) { Some(scalar(4, 0.0)?) } else { None };
+    let scalar = |i: usize| c.numbers(i).and_then(|v| v.first().copied());
+    let max_out = if c.has(2) { scalar(2)? as usize } else { 0 };
+    let iou_thr = if c.has(3) { scalar(3)? } else { 0.0 };
+    let score_thr = if c.has(4) { Some(scalar(4)?) } else { None };
     let center = c.node.attr_int("center_point_box").unwrap_or(0) != 0;
     let corners = |b: usize, i: usize| -> [f64; 4] {
         let v = &boxes[(b * sp + i) * 4..(b * sp + i) * 4 + 4];
@@ -1752,28 +1589,19 @@ pub fn dft(c: &Ctx) -> R {
     if x.len() < 2 {
         return invalid("DFT needs an input of rank 2 or more".into());
     }
-    let axis = if c.opset >= 20 {
-        if c.has(2) {
-            match c.ints(2).as_deref() {
-                Some([a]) => *a,
-                _ => return outs(vec![ty(dtype, Some(unknown_rank(x.len())))]),
-            }
-        } else {
-            -2
-        }
-    } else {
-        c.node.attr_int("axis").unwrap_or(1)
+    let axis = match (c.opset >= 20, c.has(2), c.ints(2).as_deref()) {
+        (false, ..) => c.node.attr_int("axis").unwrap_or(1),
+        (true, false, _) => -2,
+        (true, true, Some([a])) => *a,
+        (true, true, _) => return outs(vec![ty(dtype, Some(unknown_rank(x.len())))]),
     };
     // The axis counts over the signal axes, not the trailing complex axis.
     let a = axis_in(axis, x.len() - 1, "DFT")?;
     let mut shape = x.to_vec();
-    let len = if c.has(1) {
-        match c.value(1) {
-            Some([d]) => d.clone(),
-            _ => Dim::Unknown,
-        }
-    } else {
-        x[a].clone()
+    let len = match c.value(1) {
+        Some([d]) => d.clone(),
+        _ if c.has(1) => Dim::Unknown,
+        _ => x[a].clone(),
     };
     let onesided = c.node.attr_int("onesided").unwrap_or(0) != 0;
     let inverse = c.node.attr_int("inverse").unwrap_or(0) != 0;
@@ -1795,12 +1623,8 @@ pub fn stft(c: &Ctx) -> R {
     if x.len() != 3 {
         return invalid("STFT needs a 3-D signal".into());
     }
-    let step = c.value(1).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
-    let frame = if c.has(3) {
-        c.value(3).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown)
-    } else {
-        c.shape(2).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown)
-    };
+    let step = first_value(c, 1);
+    let frame = if c.has(3) { first_value(c, 3) } else { dim(c, 2, 0) };
     let frames = x[1].sub(&frame).div_floor(&step).add(&Dim::Known(1));
     let onesided = c.node.attr_int("onesided").unwrap_or(1) != 0;
     let bins = if onesided { frame.div_floor(&Dim::Known(2)).add(&Dim::Known(1)) } else { frame };
@@ -1809,48 +1633,41 @@ pub fn stft(c: &Ctx) -> R {
 
 pub fn window(c: &Ctx) -> R {
     let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
-    let n = c.value(0).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
+    let n = first_value(c, 0);
     outs(vec![ty(dtype, Some(vec![n]))])
 }
 
 pub fn mel_weight_matrix(c: &Ctx) -> R {
     let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
-    let bins = c.value(0).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
-    let dft = c.value(1).and_then(|v| v.first().cloned()).unwrap_or(Dim::Unknown);
+    let bins = first_value(c, 0);
+    let dft = first_value(c, 1);
     outs(vec![ty(dtype, Some(vec![dft.div_floor(&Dim::Known(2)).add(&Dim::Known(1)), bins]))])
 }
 
 pub fn rnn(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let dirs = Dim::Known(if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 });
-    let hidden = c.node.attr_int("hidden_size").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let hidden = attr_dim(c, "hidden_size");
     let layout = c.node.attr_int("layout").unwrap_or(0);
     let Some(x) = c.shape(0).filter(|s| s.len() == 3) else {
-        return outs(vec![
-            ty(dtype, Some(unknown_rank(4))),
-            ty(dtype, Some(unknown_rank(3))),
-            ty(dtype, Some(unknown_rank(3))),
-        ]);
+        let unknown = |rank| ty(dtype, Some(unknown_rank(rank)));
+        return outs(vec![unknown(4), unknown(3), unknown(3)]);
     };
-    let (seq, batch) = if layout == 0 { (&x[0], &x[1]) } else { (&x[1], &x[0]) };
+    // Layout 0: X is [seq, batch, input], Y [seq, dirs, batch, hidden], Y_h [dirs, batch,
+    // hidden]; layout 1 puts the batch first in all three.
+    let (x0, x1) = (x[0].clone(), x[1].clone());
     let (y, yh) = if layout == 0 {
-        (
-            vec![seq.clone(), dirs.clone(), batch.clone(), hidden.clone()],
-            vec![dirs.clone(), batch.clone(), hidden.clone()],
-        )
+        (vec![x0, dirs.clone(), x1.clone(), hidden.clone()], vec![dirs, x1, hidden])
     } else {
-        (
-            vec![batch.clone(), seq.clone(), dirs.clone(), hidden.clone()],
-            vec![batch.clone(), dirs.clone(), hidden.clone()],
-        )
+        (vec![x0.clone(), x1, dirs.clone(), hidden.clone()], vec![x0, dirs, hidden])
     };
     outs(vec![ty(dtype, Some(y)), ty(dtype, Some(yh.clone())), ty(dtype, Some(yh))])
 }
 
 pub fn roi_align(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    let ch = c.shape(0).and_then(|s| s.get(1).cloned()).unwrap_or(Dim::Unknown);
-    let n = c.shape(1).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown);
+    let ch = dim(c, 0, 1);
+    let n = dim(c, 1, 0);
     let h = Dim::Known(c.node.attr_int("output_height").unwrap_or(1));
     let w = Dim::Known(c.node.attr_int("output_width").unwrap_or(1));
     outs(vec![ty(dtype, Some(vec![n, ch, h, w]))])
@@ -1858,9 +1675,7 @@ pub fn roi_align(c: &Ctx) -> R {
 
 pub fn grid_sample(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    let (Some(x), Some(g)) = (c.shape(0), c.shape(1)) else {
-        return outs(vec![ty(dtype, c.shape(0).map(|s| unknown_rank(s.len())))]);
-    };
+    let (Some(x), Some(g)) = (c.shape(0), c.shape(1)) else { return outs(vec![ty(dtype, rank_only(c, 0))]) };
     if x.len() < 3 || g.len() != x.len() {
         return invalid("GridSample: the grid's rank must equal the input's".into());
     }
@@ -1938,7 +1753,7 @@ pub fn random_like(c: &Ctx) -> R {
 
 pub fn multinomial(c: &Ctx) -> R {
     let dtype = attr_dtype(c, "dtype", Some(DType::I32));
-    let batch = c.shape(0).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown);
+    let batch = dim(c, 0, 0);
     let n = Dim::Known(c.node.attr_int("sample_size").unwrap_or(1));
     outs(vec![ty(dtype, Some(vec![batch, n]))])
 }
@@ -1956,8 +1771,7 @@ pub fn max_unpool(c: &Ctx) -> R {
     if k.len() != n {
         return invalid("MaxUnpool: kernel_shape does not match the spatial rank".into());
     }
-    let strides = c.node.attr_ints("strides").map(<[i64]>::to_vec).unwrap_or_else(|| vec![1; n]);
-    let pads = c.node.attr_ints("pads").map(<[i64]>::to_vec).unwrap_or_else(|| vec![0; 2 * n]);
+    let (strides, pads) = (ints_or(c, "strides", 1, n), ints_or(c, "pads", 0, 2 * n));
     if strides.len() != n || pads.len() != 2 * n {
         return invalid("MaxUnpool: strides or pads do not match the spatial rank".into());
     }
@@ -1986,10 +1800,7 @@ pub fn center_crop_pad(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let Some(v) = c.value(1) else { return outs(vec![ty(dtype, Some(unknown_rank(x.len())))]) };
-    let axes: Vec<usize> = match c.node.attr_ints("axes") {
-        Some(a) => a.iter().map(|x2| axis_in(*x2, x.len(), "CenterCropPad")).collect::<Result<_, _>>()?,
-        None => (0..x.len()).collect(),
-    };
+    let axes = axes_or_all(c.node.attr_ints("axes"), x.len(), "CenterCropPad")?;
     if axes.len() != v.len() {
         return invalid("CenterCropPad: shape and axes differ in length".into());
     }
@@ -2004,14 +1815,14 @@ pub fn attention(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else {
         return outs(vec![
-            ty(dtype, c.shape(0).map(|s| unknown_rank(s.len()))),
+            ty(dtype, rank_only(c, 0)),
             ty(c.dtype(1), Some(unknown_rank(4))),
             ty(c.dtype(2), Some(unknown_rank(4))),
             ty(dtype, Some(unknown_rank(4))),
         ]);
     };
-    let qh = c.node.attr_int("q_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
-    let kvh = c.node.attr_int("kv_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let qh = attr_dim(c, "q_num_heads");
+    let kvh = attr_dim(c, "kv_num_heads");
     let (b, q_heads, q_seq) = match q.len() {
         4 => (q[0].clone(), q[1].clone(), q[2].clone()),
         3 => (q[0].clone(), qh.clone(), q[1].clone()),
@@ -2032,8 +1843,7 @@ pub fn attention(c: &Ctx) -> R {
     } else {
         vec![b.clone(), q_seq.clone(), q_heads.mul(&v_head)]
     };
-    let past =
-        if c.has(4) { c.shape(4).and_then(|s| s.get(2).cloned()).unwrap_or(Dim::Unknown) } else { Dim::Known(0) };
+    let past = if c.has(4) { dim(c, 4, 2) } else { Dim::Known(0) };
     let total = past.add(&kv_seq);
     outs(vec![
         ty(dtype, Some(y)),
@@ -2060,8 +1870,8 @@ pub fn linear_attention(c: &Ctx) -> R {
     if q.len() != 3 || k.len() != 3 || v.len() != 3 {
         return invalid("LinearAttention needs 3-D query, key and value".into());
     }
-    let qh = c.node.attr_int("q_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
-    let kvh = c.node.attr_int("kv_num_heads").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let qh = attr_dim(c, "q_num_heads");
+    let kvh = attr_dim(c, "kv_num_heads");
     let dv = v[2].div_floor(&kvh);
     let dk = k[2].div_floor(&kvh);
     let state = if c.has(3) { c.dtype(3) } else { dtype };
@@ -2074,7 +1884,7 @@ pub fn linear_attention(c: &Ctx) -> R {
 pub fn causal_conv(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let x = c.shape(0).map(<[Dim]>::to_vec);
-    let k = c.shape(1).and_then(|w| w.get(2).cloned()).unwrap_or(Dim::Unknown);
+    let k = dim(c, 1, 2);
     let state = x.as_ref().filter(|s| s.len() == 3).map(|s| vec![s[0].clone(), s[1].clone(), k.sub(&Dim::Known(1))]);
     outs(vec![ty(dtype, x), ty(dtype, state)])
 }
@@ -2097,32 +1907,23 @@ pub fn tfidf(c: &Ctx) -> R {
 pub fn string_split(c: &Ctx) -> R {
     let x = c.shape(0).map(<[Dim]>::to_vec);
     // With known strings the widest split is known (Python's `str.split`).
-    let width =
-        c.strings.first().copied().flatten().filter(|v| x.as_deref().and_then(numel) == Some(v.len())).map(|v| {
-            let delim = c.node.attr_str("delimiter").unwrap_or_default();
-            let max = c.node.attr_int("maxsplit").filter(|m| *m >= 0);
-            let count = |s: &String| -> usize {
-                if delim.is_empty() {
-                    let words = s.split_whitespace().count();
-                    max.map_or(words, |m| words.min(m as usize + 1))
-                } else {
-                    let pieces = s.split(delim.as_str()).count();
-                    max.map_or(pieces, |m| pieces.min(m as usize + 1))
-                }
-            };
-            Dim::Known(v.iter().map(count).max().unwrap_or(0) as i64)
-        });
+    let width = c.string_value(0).filter(|v| x.as_deref().and_then(numel) == Some(v.len())).map(|v| {
+        let delim = c.node.attr_str("delimiter").unwrap_or_default();
+        let max = c.node.attr_int("maxsplit").filter(|m| *m >= 0);
+        let count = |s: &String| -> usize {
+            let pieces = if delim.is_empty() { s.split_whitespace().count() } else { s.split(delim.as_str()).count() };
+            max.map_or(pieces, |m| pieces.min(m as usize + 1))
+        };
+        Dim::Known(v.iter().map(count).max().unwrap_or(0) as i64)
+    });
     // An empty input splits into nothing.
     let width = width.or_else(|| (x.as_deref().and_then(numel) == Some(0)).then_some(Dim::Known(0)));
-    let y = x.clone().map(|mut s| {
-        s.push(width.unwrap_or(Dim::Unknown));
-        s
-    });
+    let y: Option<Shape> = x.as_ref().map(|s| s.iter().cloned().chain([width.unwrap_or(Dim::Unknown)]).collect());
     outs(vec![ty(Some(DType::Str), y), ty(Some(DType::I64), x)])
 }
 
 pub fn string_normalizer(c: &Ctx) -> R {
-    if let (Some(v), Some(x)) = (c.strings.first().copied().flatten(), c.shape(0)) {
+    if let (Some(v), Some(x)) = (c.string_value(0), c.shape(0)) {
         let stops: Vec<String> = match c.node.attr("stopwords") {
             Some(AttrValue::Strings(w)) => w.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect(),
             _ => Vec::new(),
@@ -2132,17 +1933,15 @@ pub fn string_normalizer(c: &Ctx) -> R {
             !w.is_empty()
                 && !stops.iter().any(|s| if sensitive { s == *w } else { s.to_lowercase() == w.to_lowercase() })
         };
-        let shape = match x {
-            [Dim::Known(n)] if *n as usize == v.len() => {
-                Some(vec![Dim::Known(v.iter().filter(kept).count().max(1) as i64)])
-            }
-            [Dim::Known(1), Dim::Known(n)] if *n as usize == v.len() => {
-                Some(vec![Dim::Known(1), Dim::Known(v.iter().filter(kept).count().max(1) as i64)])
-            }
+        // The words kept, at least one (an empty string where none is).
+        let lead = match x {
+            [Dim::Known(n)] if *n as usize == v.len() => Some(vec![]),
+            [Dim::Known(1), Dim::Known(n)] if *n as usize == v.len() => Some(vec![Dim::Known(1)]),
             _ => None,
         };
-        if shape.is_some() {
-            return outs(vec![ty(Some(DType::Str), shape)]);
+        if let Some(mut shape) = lead {
+            shape.push(Dim::Known(v.iter().filter(kept).count().max(1) as i64));
+            return outs(vec![ty(Some(DType::Str), Some(shape))]);
         }
     }
     let shape = c.shape(0).map(|s| {
@@ -2183,7 +1982,7 @@ pub fn optional(c: &Ctx) -> R {
 }
 
 /// ImageDecoder: height and width come from the encoded header when the bytes are known
-/// (PNG, BMP, PNM, JPEG, WebP); channels from `pixel_format`.
+/// (PNG, BMP, PNM, JPEG, TIFF, JPEG 2000, WebP); channels from `pixel_format`.
 pub fn image_decoder(c: &Ctx) -> R {
     let channels = if c.node.attr_str("pixel_format").as_deref() == Some("Grayscale") { 1 } else { 3 };
     let hw = c.ints(0).and_then(|v| {
@@ -2196,22 +1995,27 @@ pub fn image_decoder(c: &Ctx) -> R {
 
 /// (height, width) from an encoded image's header.
 fn image_size(b: &[u8]) -> Option<(i64, i64)> {
-    let be16 = |i: usize| Some(u16::from_be_bytes([*b.get(i)?, *b.get(i + 1)?]) as i64);
-    let be32 = |i: usize| Some(u32::from_be_bytes([*b.get(i)?, *b.get(i + 1)?, *b.get(i + 2)?, *b.get(i + 3)?]) as i64);
-    let le16 = |i: usize| Some(u16::from_le_bytes([*b.get(i)?, *b.get(i + 1)?]) as i64);
-    let le32 = |i: usize| Some(i32::from_le_bytes([*b.get(i)?, *b.get(i + 1)?, *b.get(i + 2)?, *b.get(i + 3)?]) as i64);
+    // The unsigned integer in the `n` bytes at `i`, big-endian or little-endian.
+    let uint = |i: usize, n: usize, big: bool| -> Option<i64> {
+        let bytes = b.get(i..i.checked_add(n)?)?;
+        let push = |acc: i64, x: &u8| acc << 8 | i64::from(*x);
+        Some(if big { bytes.iter().fold(0, push) } else { bytes.iter().rev().fold(0, push) })
+    };
+    let be16 = |i| uint(i, 2, true);
+    let be32 = |i| uint(i, 4, true);
     if b.starts_with(b"\x89PNG") {
         return Some((be32(20)?, be32(16)?));
     }
     if b.starts_with(b"BM") {
+        // Signed: a negative height stores the rows top-down.
+        let le32 = |i| Some(uint(i, 4, false)? as u32 as i32 as i64);
         return Some((le32(22)?.abs(), le32(18)?));
     }
     if b.len() > 2 && b[0] == b'P' && (b'1'..=b'6').contains(&b[1]) {
-        let text = String::from_utf8_lossy(&b[2..b.len().min(256)]).into_owned();
+        let text = String::from_utf8_lossy(&b[2..b.len().min(256)]);
         let mut nums = text
             .lines()
-            .map(|l| l.split('#').next().unwrap_or(""))
-            .flat_map(|l| l.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+            .flat_map(|l| l.split('#').next().unwrap_or("").split_whitespace())
             .map(|t| t.parse::<i64>().ok());
         let (w, h) = (nums.next()??, nums.next()??);
         return Some((h, w));
@@ -2222,33 +2026,22 @@ fn image_size(b: &[u8]) -> Option<(i64, i64)> {
             if b[i] != 0xFF {
                 return None;
             }
-            let m = b[i + 1];
-            if m == 0xFF {
-                i += 1;
-                continue;
-            }
-            if matches!(m, 0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF) {
-                return Some((be16(i + 5)?, be16(i + 7)?));
-            }
-            if matches!(m, 0xD0..=0xD9 | 0x01) {
-                i += 2;
-                continue;
-            }
-            i += 2 + be16(i + 2)? as usize;
+            i += match b[i + 1] {
+                // A start of frame: its height and width.
+                0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => return Some((be16(i + 5)?, be16(i + 7)?)),
+                // A fill byte, then markers without a length.
+                0xFF => 1,
+                0xD0..=0xD9 | 0x01 => 2,
+                _ => 2 + be16(i + 2)? as usize,
+            };
         }
         return None;
     }
     // TIFF: the first IFD's ImageWidth (256) and ImageLength (257) entries.
     if b.starts_with(b"II*\0") || b.starts_with(b"MM\0*") {
-        let le = b[0] == b'I';
-        let u16_at = |i: usize| -> Option<u64> {
-            let x = [*b.get(i)?, *b.get(i + 1)?];
-            Some(if le { u16::from_le_bytes(x) } else { u16::from_be_bytes(x) } as u64)
-        };
-        let u32_at = |i: usize| -> Option<u64> {
-            let x = [*b.get(i)?, *b.get(i + 1)?, *b.get(i + 2)?, *b.get(i + 3)?];
-            Some(if le { u32::from_le_bytes(x) } else { u32::from_be_bytes(x) } as u64)
-        };
+        let big = b[0] == b'M';
+        let u16_at = |i| uint(i, 2, big);
+        let u32_at = |i| uint(i, 4, big);
         let ifd = usize::try_from(u32_at(4)?).ok()?;
         let (mut w, mut h) = (None, None);
         for k in 0..u16_at(ifd)? as usize {
@@ -2259,8 +2052,8 @@ fn image_size(b: &[u8]) -> Option<(i64, i64)> {
                 _ => continue,
             };
             match u16_at(e)? {
-                256 => w = Some(value as i64),
-                257 => h = Some(value as i64),
+                256 => w = Some(value),
+                257 => h = Some(value),
                 _ => {}
             }
         }
@@ -2276,16 +2069,12 @@ fn image_size(b: &[u8]) -> Option<(i64, i64)> {
     }
     if b.starts_with(b"RIFF") && b.get(8..12) == Some(b"WEBP") {
         return match b.get(12..16)? {
-            b"VP8 " => Some((le16(28)? & 0x3FFF, le16(26)? & 0x3FFF)),
+            b"VP8 " => Some((uint(28, 2, false)? & 0x3FFF, uint(26, 2, false)? & 0x3FFF)),
             b"VP8L" => {
-                let bits = u32::from_le_bytes([*b.get(21)?, *b.get(22)?, *b.get(23)?, *b.get(24)?]);
-                Some((((bits >> 14) & 0x3FFF) as i64 + 1, (bits & 0x3FFF) as i64 + 1))
+                let bits = uint(21, 4, false)?;
+                Some((((bits >> 14) & 0x3FFF) + 1, (bits & 0x3FFF) + 1))
             }
-            b"VP8X" => {
-                let w = u32::from_le_bytes([*b.get(24)?, *b.get(25)?, *b.get(26)?, 0]) as i64 + 1;
-                let h = u32::from_le_bytes([*b.get(27)?, *b.get(28)?, *b.get(29)?, 0]) as i64 + 1;
-                Some((h, w))
-            }
+            b"VP8X" => Some((uint(27, 3, false)? + 1, uint(24, 3, false)? + 1)),
             _ => None,
         };
     }
@@ -2314,8 +2103,8 @@ pub fn label_encoder(c: &Ctx) -> R {
 }
 
 pub fn tree_ensemble(c: &Ctx) -> R {
-    let n = c.shape(0).and_then(|s| s.first().cloned()).unwrap_or(Dim::Unknown);
-    let t = c.node.attr_int("n_targets").map(Dim::Known).unwrap_or(Dim::Unknown);
+    let n = dim(c, 0, 0);
+    let t = attr_dim(c, "n_targets");
     outs(vec![ty(c.dtype(0), Some(vec![n, t]))])
 }
 
@@ -2344,8 +2133,7 @@ fn ml_batch(c: &Ctx) -> Dim {
 /// as the class labels are) and a score per row and class.
 pub fn ml_classifier(c: &Ctx) -> R {
     let n = ml_batch(c);
-    let strings = ["classlabels_strings"].iter().any(|a| c.node.attr(a).is_some());
-    let label = if strings { DType::Str } else { DType::I64 };
+    let label = if c.node.attr("classlabels_strings").is_some() { DType::Str } else { DType::I64 };
     outs(vec![ty(Some(label), Some(vec![n.clone()])), ty(Some(DType::F32), Some(vec![n, Dim::Unknown]))])
 }
 
@@ -2387,10 +2175,23 @@ pub fn category_mapper(c: &Ctx) -> R {
     outs(vec![ty(Some(to), c.shape(0).map(<[Dim]>::to_vec))])
 }
 
-pub fn sequence_at(c: &Ctx) -> R {
+/// The element type of input 0, a sequence, when known.
+fn element<'a>(c: &Ctx<'a>) -> Option<&'a Type> {
     match c.inputs.first().copied().flatten() {
-        Some(Type::Sequence(Some(e))) => outs(vec![Some((**e).clone())]),
-        _ => Ok(Out::default()),
+        Some(Type::Sequence(Some(e))) => Some(e),
+        _ => None,
+    }
+}
+
+/// A sequence of tensors of element type `dtype`, their shapes unknown.
+fn sequence_of(dtype: Option<DType>) -> Option<Type> {
+    Some(Type::Sequence(Some(Box::new(Type::tensor(dtype, None)))))
+}
+
+pub fn sequence_at(c: &Ctx) -> R {
+    match element(c) {
+        Some(e) => outs(vec![Some(e.clone())]),
+        None => Ok(Out::default()),
     }
 }
 
@@ -2402,16 +2203,11 @@ pub fn sequence_construct(c: &Ctx) -> R {
 }
 
 pub fn sequence_empty(c: &Ctx) -> R {
-    let dtype = attr_dtype(c, "dtype", Some(DType::F32));
-    outs(vec![Some(Type::Sequence(Some(Box::new(Type::tensor(dtype, None)))))])
+    outs(vec![sequence_of(attr_dtype(c, "dtype", Some(DType::F32)))])
 }
 
 pub fn sequence_same(c: &Ctx) -> R {
-    let t = match c.inputs.first().copied().flatten() {
-        Some(Type::Sequence(Some(e))) => Some(Type::Sequence(Some(Box::new(Type::tensor(e.dtype(), None))))),
-        _ => None,
-    };
-    outs(vec![t])
+    outs(vec![element(c).and_then(|e| sequence_of(e.dtype()))])
 }
 
 pub fn sequence_length(_: &Ctx) -> R {
@@ -2419,23 +2215,23 @@ pub fn sequence_length(_: &Ctx) -> R {
 }
 
 pub fn split_to_sequence(c: &Ctx) -> R {
-    outs(vec![Some(Type::Sequence(Some(Box::new(Type::tensor(c.dtype(0), None)))))])
+    outs(vec![sequence_of(c.dtype(0))])
 }
 
 pub fn concat_from_sequence(c: &Ctx) -> R {
-    let elem = match c.inputs.first().copied().flatten() {
-        Some(Type::Sequence(Some(e))) => e.dtype(),
-        _ => None,
-    };
-    outs(vec![ty(elem, None)])
+    outs(vec![ty(element(c).and_then(Type::dtype), None)])
 }
 
 /// Loop's outputs: the final loop-carried values (typed like the body's outputs, with dims
 /// that may change across iterations unknown) and the scan outputs, stacked along a new
-/// first axis of unknown length.
+/// first axis whose length is the trip count where that is known.
 pub fn loop_outputs(c: &Ctx) -> R {
     let Some((_, body)) = c.subgraph_outputs.iter().find(|(n, _)| *n == "body") else { return Ok(Out::default()) };
     let carried = c.inputs.len().saturating_sub(2);
+    // The trip count is known when the condition is absent or provably stays true (its body
+    // output is known true given a true input).
+    let cond_stays = !c.has(1) || (c.value(1) == Some(&[Dim::Known(1)][..]) && c.loop_cond_stays_true);
+    let trip = if c.has(0) && cond_stays { first_value(c, 0) } else { Dim::Unknown };
     let mut types = Vec::new();
     for (i, t) in body.iter().skip(1).enumerate() {
         let t = t.clone();
@@ -2455,11 +2251,6 @@ pub fn loop_outputs(c: &Ctx) -> R {
                 (init, body) => init.or(body).map(|t| Type::tensor(t.dtype(), None)),
             });
         } else {
-            // The trip count is known when the condition is absent or provably stays true
-            // (its body output is known true given a true input).
-            let cond_stays = !c.has(1) || (c.value(1) == Some(&[Dim::Known(1)][..]) && c.loop_cond_stays_true);
-            let trip =
-                c.value(0).and_then(|v| v.first().cloned()).filter(|_| c.has(0) && cond_stays).unwrap_or(Dim::Unknown);
             types.push(t.map(|t| match t {
                 Type::Tensor { dtype, shape } => {
                     Type::Tensor { dtype, shape: shape.map(|s| std::iter::once(trip.clone()).chain(s).collect()) }
@@ -2490,9 +2281,9 @@ pub fn scan_outputs(c: &Ctx) -> R {
     for (i, t) in body.iter().enumerate() {
         if i < n_state {
             types.push(match (t, same_type_of(c, offset + i)) {
-                (Some(Type::Tensor { dtype, shape: Some(s) }), Some(init)) if c.opset < 9 => {
+                (Some(Type::Tensor { dtype, shape: Some(s) }), Some(_)) if c.opset < 9 => {
                     // Before opset 9 the state keeps its batch axis outside the body.
-                    let batch = init.shape().and_then(|x| x.first().cloned()).unwrap_or(Dim::Unknown);
+                    let batch = dim(c, offset + i, 0);
                     ty(*dtype, Some(std::iter::once(batch).chain(s.iter().cloned()).collect()))
                 }
                 (Some(t), _) if c.opset >= 9 => Some(t.clone()),
@@ -2504,20 +2295,15 @@ pub fn scan_outputs(c: &Ctx) -> R {
         types.push(t.clone().map(|t| match t {
             Type::Tensor { dtype, shape: Some(mut s) } => {
                 if c.opset < 9 {
-                    let batch = c.shape(first_scan).and_then(|x| x.first().cloned()).unwrap_or(Dim::Unknown);
-                    s.insert(0, seq.clone());
-                    s.insert(0, batch);
+                    s.splice(0..0, [dim(c, first_scan, 0), seq.clone()]);
                     return Type::Tensor { dtype, shape: Some(s) };
                 }
-                let r = s.len() + 1;
                 let a = out_axes.and_then(|v| v.get(k).copied()).unwrap_or(0);
-                let a = if a < 0 { a + r as i64 } else { a };
-                if (0..r as i64).contains(&a) {
-                    s.insert(a as usize, seq.clone());
-                    Type::Tensor { dtype, shape: Some(s) }
-                } else {
-                    Type::Tensor { dtype, shape: None }
-                }
+                let shape = arith::axis(a, s.len() + 1).ok().map(|a| {
+                    s.insert(a, seq.clone());
+                    s
+                });
+                Type::Tensor { dtype, shape }
             }
             other => other,
         }));
