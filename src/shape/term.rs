@@ -369,9 +369,10 @@ fn floor_div(p: Poly, k: i64) -> Option<Dim> {
     if k == 1 {
         return Some(p.dim());
     }
-    // The constant's share: c0 = q0·k + r0 with r0 in (-k, 0].
-    let q0 = -(p.c0.checked_neg()?.div_euclid(k));
-    let r0 = p.c0 - q0 * k;
+    // The constant's share: c0 = q0·k + r0 with r0 in (-k, 0] (from -c0 = -q0·k - r0, where
+    // q0·k itself may not fit).
+    let neg = p.c0.checked_neg()?;
+    let (q0, r0) = (-neg.div_euclid(k), -neg.rem_euclid(k));
     let mut quot = Poly::constant(q0);
     let mut rem = Poly::constant(r0);
     for (m, c) in p.terms {

@@ -469,3 +469,49 @@ proptest! {
         }
     }
 }
+
+/// `floor(x / y)` in i128, for `y != 0`.
+fn floor_i128(x: i128, y: i128) -> i128 {
+    let q = x / y;
+    q - i128::from(x % y != 0 && (x < 0) != (y < 0))
+}
+
+/// Sizes at the ends of i64 (a model's attribute or a folded constant can be anything): every
+/// operation gives the exact result when it fits in i64 and an unknown size when it does not,
+/// and none panics, on known sizes and on a term holding such a constant.
+#[test]
+fn extreme_sizes_give_exact_or_unknown_results() {
+    let edges = [i64::MIN, i64::MIN + 1, -(1 << 62), -3, -2, -1, 0, 1, 2, 3, 1 << 62, i64::MAX - 1, i64::MAX];
+    let n = Dim::sym("n");
+    let env = HashMap::from([("n".to_string(), 0i64)]);
+    for &a in &edges {
+        for &b in &edges {
+            let (x, y) = (a as i128, b as i128);
+            let cases: [(&str, fn(&Dim, &Dim) -> Dim, Option<i128>); 6] = [
+                ("+", Dim::add, Some(x + y)),
+                ("-", Dim::sub, Some(x - y)),
+                ("*", Dim::mul, Some(x * y)),
+                ("floor", Dim::div_floor, (b != 0).then(|| floor_i128(x, y))),
+                ("ceil", Dim::div_ceil, (b != 0).then(|| -floor_i128(-x, y))),
+                ("mod", Dim::modulo, (b != 0).then(|| x - y * floor_i128(x, y))),
+            ];
+            for (name, f, want) in cases {
+                let want = want.and_then(|v| i64::try_from(v).ok());
+                let got = f(&Dim::Known(a), &Dim::Known(b));
+                assert!(got == Dim::Unknown || got.known() == want, "{a} {name} {b}: {got}, want {want:?} or unknown");
+            }
+        }
+        // With a symbol left in: floor((n + a) / k) and ceil((n + a) / k), valued at n = 0.
+        for k in [2, 3, 1 << 62, i64::MAX] {
+            let (x, y) = (a as i128, k as i128);
+            let sum = n.add(&Dim::Known(a));
+            for (got, want) in
+                [(sum.div_floor(&Dim::Known(k)), floor_i128(x, y)), (sum.div_ceil(&Dim::Known(k)), -floor_i128(-x, y))]
+            {
+                if let Some(v) = eval(&got, &env) {
+                    assert_eq!(v as i128, want, "(n + {a}) by {k} = {got}");
+                }
+            }
+        }
+    }
+}
