@@ -134,13 +134,10 @@ impl<T> Sparse<T> {
     }
 
     fn set(&mut self, v: ValueId, x: Option<T>) {
-        match x {
-            Some(x) => {
-                self.0.insert(v, x);
-            }
-            None => {
-                self.take(v);
-            }
+        if let Some(x) = x {
+            self.0.insert(v, x);
+        } else {
+            self.take(v);
         }
     }
 
@@ -388,8 +385,7 @@ impl Infer<'_> {
         if self.calls >= MAX_CALL_DEPTH {
             let msg =
                 format!("function calls nest deeper than {MAX_CALL_DEPTH}; {}'s outputs are unknown", node.op_type);
-            let d = self.diag(n, Severity::Warning, Code::UnknownOp, msg);
-            self.report(d);
+            self.flag(n, Severity::Warning, Code::UnknownOp, msg);
             return Out::default();
         }
         if self.budget == 0 {
@@ -397,22 +393,18 @@ impl Infer<'_> {
                 "function calls have inferred as many body nodes as this model allows; {}'s outputs are unknown",
                 node.op_type
             );
-            let d = self.diag(n, Severity::Warning, Code::UnknownOp, msg);
-            self.report(d);
+            self.flag(n, Severity::Warning, Code::UnknownOp, msg);
             return Out::default();
         }
         let body = model.graph(f.graph);
         for (i, input) in body.inputs.iter().enumerate() {
             let actual = node.inputs.get(i).copied().flatten();
             let ty = actual.and_then(|v| self.out.ty(v).cloned());
-            let value = actual.and_then(|v| self.out.values.get(v).cloned());
-            let value = self.keep(value);
+            let value = self.keep(actual.and_then(|v| self.out.values.get(v).cloned()));
             self.set(input.value, ty, value);
-            let floats = actual.and_then(|v| self.out.floats.get(v).cloned());
-            let floats = self.keep(floats);
+            let floats = self.keep(actual.and_then(|v| self.out.floats.get(v).cloned()));
             self.out.floats.set(input.value, floats);
-            let strings = actual.and_then(|v| self.out.strings.get(v).cloned());
-            let strings = self.keep(strings);
+            let strings = self.keep(actual.and_then(|v| self.out.strings.get(v).cloned()));
             self.out.strings.set(input.value, strings);
         }
         // Body attributes that refer to the caller's: its value, else the function's default,
@@ -452,16 +444,18 @@ impl Infer<'_> {
 
     /// Names each unknown dim of an inferred tensor type with a fresh symbol (`?N`): nothing
     /// is assumed about its size, but the nodes it flows into see it equal to itself.
-    fn freshen(&mut self, ty: Type) -> Type {
-        match ty {
-            Type::Tensor { dtype, shape: Some(mut s) } => {
-                for d in s.iter_mut().filter(|d| **d == Dim::Unknown) {
-                    self.fresh += 1;
-                    *d = Dim::fresh(self.fresh as u64);
-                }
-                Type::Tensor { dtype, shape: Some(s) }
-            }
-            other => other,
+    fn freshen(&mut self, mut ty: Type) -> Type {
+        if let Type::Tensor { shape: Some(s), .. } = &mut ty {
+            self.name_unknowns(s);
+        }
+        ty
+    }
+
+    /// Gives each unknown dim of `s` a fresh symbol of its own.
+    fn name_unknowns(&mut self, s: &mut Shape) {
+        for d in s.iter_mut().filter(|d| **d == Dim::Unknown) {
+            self.fresh += 1;
+            *d = Dim::fresh(self.fresh as u64);
         }
     }
 
@@ -571,56 +565,50 @@ impl Infer<'_> {
             }
         }
         for input in &graph.inputs {
-            if let Some(ty) = &input.ty {
-                let mut ty = self.bind(ty);
-                let is_init = model.value(input.value).initializer.is_some();
-                if g == Model::MAIN && !is_init {
-                    if let Type::Tensor { shape: Some(s), .. } = &mut ty {
-                        // A declared 0 is the size 0, as the spec and onnxruntime take it; an
-                        // exporter that meant "dynamic" wrote it by mistake, so say what it means.
-                        let declared = input.ty.as_ref().and_then(Type::shape);
-                        let zeros: Vec<usize> = (0..s.len())
-                            .filter(|&a| s[a] == Dim::Known(0) && declared.is_some_and(|d| d[a] == Dim::Known(0)))
-                            .collect();
-                        if !zeros.is_empty() {
-                            let axes: Vec<String> = zeros.iter().map(usize::to_string).collect();
-                            let msg = format!(
-                                "input '{}' declares size 0 at axis {}: only empty tensors can be fed to it (an exporter that meant a dynamic size should write a dim_param)",
-                                model.name(input.value),
-                                axes.join(", ")
-                            );
-                            self.report(Diagnostic::new(Severity::Warning, Code::ZeroDimInput, &graph.path, msg));
-                        }
-                        // Each unknown input dim (no dim_param, a negative dim_value, or the
-                        // placeholder `?`) is its own fresh symbol: unknown, but equal to
-                        // itself wherever it flows.
-                        for d in s.iter_mut().filter(|d| **d == Dim::Unknown) {
-                            self.fresh += 1;
-                            *d = Dim::fresh(self.fresh as u64);
-                        }
+            let Some(ty) = &input.ty else { continue };
+            let mut ty = self.bind(ty);
+            let is_init = model.value(input.value).initializer.is_some();
+            if g == Model::MAIN && !is_init {
+                if let Type::Tensor { shape: Some(s), .. } = &mut ty {
+                    // A declared 0 is the size 0, as the spec and onnxruntime take it; an
+                    // exporter that meant "dynamic" wrote it by mistake, so say what it means.
+                    let declared = input.ty.as_ref().and_then(Type::shape);
+                    let zeros: Vec<String> = (0..s.len())
+                        .filter(|&a| s[a] == Dim::Known(0) && declared.is_some_and(|d| d[a] == Dim::Known(0)))
+                        .map(|a| a.to_string())
+                        .collect();
+                    if !zeros.is_empty() {
+                        let msg = format!(
+                            "input '{}' declares size 0 at axis {}: only empty tensors can be fed to it (an exporter that meant a dynamic size should write a dim_param)",
+                            model.name(input.value),
+                            zeros.join(", ")
+                        );
+                        self.report(Diagnostic::new(Severity::Warning, Code::ZeroDimInput, &graph.path, msg));
                     }
+                    // Each unknown input dim (no dim_param, a negative dim_value, or the
+                    // placeholder `?`) is its own fresh symbol: unknown, but equal to
+                    // itself wherever it flows.
+                    self.name_unknowns(s);
                 }
-                let name = model.name(input.value);
-                let fed = (g == Model::MAIN).then(|| self.options.values.get(name)).flatten();
-                let value = match fed {
-                    Some(v) => Some(v.iter().map(|x| Dim::Known(*x)).collect()),
-                    None => self.out.values.take(input.value),
-                };
-                if let Some(f) = (g == Model::MAIN).then(|| self.options.floats.get(name)).flatten() {
-                    self.out.floats.set(input.value, Some(f.clone()));
-                }
-                if let Some(f) = (g == Model::MAIN).then(|| self.options.strings.get(name)).flatten() {
-                    self.out.strings.set(input.value, Some(f.clone()));
-                }
-                if is_init && self.out.types[input.value.index()].is_some() {
-                    // An initializer's own dims are what a run sees unless the input is fed.
-                    if let Some(v) = value {
-                        self.out.values.set(input.value, Some(v));
-                    }
-                    continue;
-                }
-                self.set(input.value, Some(ty), value);
             }
+            let name = model.name(input.value);
+            let fed = (g == Model::MAIN).then(|| self.options.values.get(name)).flatten();
+            let value =
+                fed.map(|v| v.iter().map(|x| Dim::Known(*x)).collect()).or_else(|| self.out.values.take(input.value));
+            if let Some(f) = (g == Model::MAIN).then(|| self.options.floats.get(name)).flatten() {
+                self.out.floats.set(input.value, Some(f.clone()));
+            }
+            if let Some(f) = (g == Model::MAIN).then(|| self.options.strings.get(name)).flatten() {
+                self.out.strings.set(input.value, Some(f.clone()));
+            }
+            if is_init && self.out.types[input.value.index()].is_some() {
+                // An initializer's own dims are what a run sees unless the input is fed.
+                if let Some(v) = value {
+                    self.out.values.set(input.value, Some(v));
+                }
+                continue;
+            }
+            self.set(input.value, Some(ty), value);
         }
         let declared: IdMap<ValueId, (&Type, bool)> = graph
             .value_info
@@ -661,6 +649,12 @@ impl Infer<'_> {
         }
     }
 
+    /// Records a finding about node `n` ([`Infer::diag`], [`Infer::report`]).
+    fn flag(&mut self, n: NodeId, severity: Severity, code: Code, message: String) {
+        let d = self.diag(n, severity, code, message);
+        self.report(d);
+    }
+
     fn diag(&self, n: NodeId, severity: Severity, code: Code, message: String) -> Diagnostic {
         let node = self.model.node(n);
         let mut d = Diagnostic::new(severity, code, &self.model.graph(node.graph).path, message);
@@ -677,7 +671,6 @@ impl Infer<'_> {
         d
     }
 
-    /// The node's label in messages: its name, or `op_type#index`.
     /// The finding `d` with where each of the node's inputs comes from (a finding about whole
     /// shapes, such as ranks, has no one size to trace).
     fn with_sources(&self, mut d: Diagnostic, n: NodeId) -> Diagnostic {
@@ -698,6 +691,7 @@ impl Infer<'_> {
         user.or_else(|| ops::contrib(&c)).or_else(|| ops::OpRules::builtin().apply(&c))
     }
 
+    /// The node's label in messages: its name, or `op_type#index`.
     fn label(&self, n: NodeId) -> String {
         self.model.label_with(n, self.position.get_or_init(|| self.model.positions()))
     }
@@ -713,15 +707,13 @@ impl Infer<'_> {
             if model.value(*v).def == Def::Undefined {
                 let msg =
                     format!("input '{}' is not defined by any node, input or initializer in scope", model.name(*v));
-                let d = self.diag(n, Severity::Error, Code::UndefinedInput, msg);
-                self.report(d);
+                self.flag(n, Severity::Error, Code::UndefinedInput, msg);
             }
         }
         for v in node.outputs.iter().flatten() {
             if model.value(*v).shadows.is_some() {
                 let msg = format!("output '{}' is already defined earlier in this graph", model.name(*v));
-                let d = self.diag(n, Severity::Error, Code::DuplicateOutput, msg);
-                self.report(d);
+                self.flag(n, Severity::Error, Code::DuplicateOutput, msg);
             }
         }
         // An If whose condition is known runs one branch only: the other is not inferred, so
@@ -794,8 +786,7 @@ impl Infer<'_> {
                         } else {
                             format!("no shape rule for {domain}.{}; its outputs are unknown", node.op_type)
                         };
-                        let d = self.diag(n, Severity::Warning, Code::UnknownOp, msg);
-                        self.report(d);
+                        self.flag(n, Severity::Warning, Code::UnknownOp, msg);
                         Ok(Out::default())
                     }
                 },
@@ -811,8 +802,7 @@ impl Infer<'_> {
             }
         };
         for (code, msg) in out.warnings {
-            let d = self.diag(n, Severity::Warning, code, msg);
-            self.report(d);
+            self.flag(n, Severity::Warning, code, msg);
         }
         for (axis, assumption) in out.assumptions {
             let c = Constraint {
@@ -880,8 +870,7 @@ impl Infer<'_> {
                     node.op_type,
                     allowed.join(", ")
                 );
-                let d = self.diag(n, Severity::Error, Code::TypeUnsupported, msg);
-                self.report(d);
+                self.flag(n, Severity::Error, Code::TypeUnsupported, msg);
                 continue;
             }
             if !elements.binds {
@@ -896,8 +885,7 @@ impl Infer<'_> {
                         first.name(),
                         dtype.name()
                     );
-                    let d = self.diag(n, Severity::Error, Code::TypeMismatch, msg);
-                    self.report(d);
+                    self.flag(n, Severity::Error, Code::TypeMismatch, msg);
                 }
                 Some(_) => {}
                 None => bound.push((var, *dtype, v)),
@@ -1025,8 +1013,7 @@ impl Infer<'_> {
             let kind = if is_output { "graph output" } else { "value_info" };
             let severity = if is_output || type_clash { Severity::Error } else { Severity::Warning };
             let msg = format!("{kind} '{}' contradicts inference: {what}", self.model.name(v));
-            let d = self.diag(n, severity, Code::DeclaredShapeMismatch, msg);
-            self.report(d);
+            self.flag(n, severity, Code::DeclaredShapeMismatch, msg);
         }
         Some(Type::Tensor { dtype: id.or(*dd), shape })
     }
@@ -1170,21 +1157,17 @@ impl Infer<'_> {
             } else {
                 match t {
                     Type::Tensor { dtype, shape: Some(s) } => {
-                        let a = axes.and_then(|a| a.get(i - n_state).copied()).unwrap_or(0);
-                        // Before opset 9 axis 0 is the batch and axis 1 the sequence.
-                        let (drop, keep_batch) = if opset < 9 { (1usize, true) } else { (0, false) };
                         let r = s.len() as i64;
-                        let a = if opset < 9 {
-                            drop as i64
-                        } else if a < 0 {
-                            a + r
-                        } else {
-                            a
+                        // Before opset 9 axis 0 is the batch and axis 1 the sequence.
+                        let a = match axes.and_then(|a| a.get(i - n_state).copied()).unwrap_or(0) {
+                            _ if opset < 9 => 1,
+                            a if a < 0 => a + r,
+                            a => a,
                         };
                         let mut s2 = s.clone();
                         if (0..r).contains(&a) {
                             s2.remove(a as usize);
-                            if keep_batch && !s2.is_empty() {
+                            if opset < 9 && !s2.is_empty() {
                                 s2.remove(0);
                             }
                             Type::tensor(*dtype, Some(s2))
@@ -1233,8 +1216,7 @@ impl Infer<'_> {
                     let msg = format!(
                         "output {k} has rank {p} in then_branch and rank {q} in else_branch, and the condition '{cond}' is not known here, so its rank is left unknown; binding the symbols it depends on with --dim decides it"
                     );
-                    let d = self.diag(n, Severity::Warning, Code::BranchRankDiffers, msg);
-                    self.report(d);
+                    self.flag(n, Severity::Warning, Code::BranchRankDiffers, msg);
                 }
             }
         }
@@ -1458,7 +1440,6 @@ fn broadcast_out(b: Broadcast<Dim>) -> Out {
     Out { assumptions: b.assumptions, ..tensor_out(Some(b.shape)) }
 }
 
-/// Maps input indices of a broadcast error from the present inputs back to node slots.
 /// The error of inputs that must have equal shapes, naming the input that differs from the
 /// first by its node slot.
 fn unequal(e: BroadcastError<Dim>, present: &[usize], rule: &'static str) -> RuleError {
@@ -1470,6 +1451,7 @@ fn unequal(e: BroadcastError<Dim>, present: &[usize], rule: &'static str) -> Rul
     RuleError::Unequal { input: present.get(input).copied().unwrap_or(input), rule }
 }
 
+/// Maps input indices of a broadcast error from the present inputs back to node slots.
 fn renumber(e: BroadcastError<Dim>, present: &[usize]) -> RuleError {
     RuleError::Broadcast(match e {
         BroadcastError::Clash { axis, sizes } => BroadcastError::Clash {
