@@ -11,7 +11,7 @@ use crate::ir::{AttrValue, Def, Model, NodeId, TensorData, ValueId};
 use crate::ops::ShapeRule;
 use crate::shape::{multi, uni, Dim, Shape};
 
-use super::{family_rule, opset_of, same, same_shape, Patch, Wire};
+use super::{family_rule, same, same_shape, Patch, Wire};
 
 /// What `implicit` did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,7 +38,7 @@ pub fn implicit(model: &mut Model, inf: &Inference) -> crate::Result<Report> {
         if patch.is_empty() {
             break;
         }
-        report.removed += patch.removals();
+        report.removed += patch.remove.len();
         report.dead += patch.apply(model);
     }
     #[cfg(debug_assertions)]
@@ -77,7 +77,7 @@ fn plan(model: &Model, inf: &Inference) -> Patch {
                 continue;
             }
             let redundant = match node.op_type.as_str() {
-                "Expand" => opset_of(model, node) >= 8,
+                "Expand" => model.opset_or_default(&node.domain) >= 8,
                 "Tile" => tile_stretches_ones(model, inf, r),
                 "Unsqueeze" => unsqueeze_leading(model, inf, r),
                 _ => false,
@@ -112,12 +112,12 @@ fn plan(model: &Model, inf: &Inference) -> Patch {
             for (u, ins) in trial {
                 for (slot, v) in model.node(u).inputs.iter().enumerate() {
                     if *v == Some(*y) {
-                        out.rewire(u, slot, Wire::Old(*x));
+                        out.rewires.push((u, slot, Wire::Old(*x)));
                     }
                 }
                 current.insert(u, ins);
             }
-            out.remove(r);
+            out.remove.push(r);
         }
     }
     out
@@ -155,7 +155,7 @@ fn same_result(model: &Model, inf: &Inference, u: NodeId, ins: &[Option<ValueId>
 /// A Tile that only stretches axes of size 1 (or repeats an axis once): a broadcast.
 fn tile_stretches_ones(model: &Model, inf: &Inference, r: NodeId) -> bool {
     let node = model.node(r);
-    if opset_of(model, node) < 6 {
+    if model.opset_or_default(&node.domain) < 6 {
         return false;
     }
     let (Some(Some(x)), Some(Some(reps))) = (node.inputs.first(), node.inputs.get(1)) else { return false };
@@ -203,7 +203,7 @@ fn unsqueeze_leading(model: &Model, inf: &Inference, r: NodeId) -> bool {
     let node = model.node(r);
     let Some(Some(x)) = node.inputs.first() else { return false };
     let Some(rank) = inf.shape(*x).map(Vec::len) else { return false };
-    let axes: Vec<i64> = if opset_of(model, node) >= 13 {
+    let axes: Vec<i64> = if model.opset_or_default(&node.domain) >= 13 {
         let Some(Some(a)) = node.inputs.get(1) else { return false };
         match inf.value(*a).map(|v| v.iter().map(Dim::known).collect::<Option<Vec<i64>>>()) {
             Some(Some(v)) => v,

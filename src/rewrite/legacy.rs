@@ -9,7 +9,7 @@ use crate::infer::Inference;
 use crate::ir::{Model, NodeId};
 
 use super::expand::{leading, Site};
-use super::{opset_of, Patch};
+use super::Patch;
 
 /// Plans a legacy binary node; `None` when it does not broadcast (`broadcast` unset or 0).
 pub(super) fn binary(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeId) -> Result<Option<bool>, String> {
@@ -28,8 +28,7 @@ pub(super) fn binary(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeI
         Some((0..r as i64).filter(|a| !placed.contains(a)).collect())
     };
     site.run(patch, &[1], run)?;
-    patch.drop_attr(n, "broadcast");
-    patch.drop_attr(n, "axis");
+    patch.drop_attrs.extend([(n, "broadcast"), (n, "axis")]);
     Ok(Some(true))
 }
 
@@ -38,7 +37,7 @@ pub(super) fn is_gemm(model: &Model, n: NodeId) -> bool {
     let node = model.node(n);
     node.op_type == "Gemm"
         && (node.domain.is_empty() || node.domain == "ai.onnx")
-        && opset_of(model, node) < 7
+        && model.opset_or_default(&node.domain) < 7
         && node.attr_int("broadcast").unwrap_or(0) != 0
 }
 
@@ -47,14 +46,16 @@ pub(super) fn gemm(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeId)
     if model.node(n).inputs.get(2).copied().flatten().is_some() {
         Site::new(patch, model, inf, n, None)?.run(patch, &[2], leading)?;
     }
-    patch.drop_attr(n, "broadcast");
+    patch.drop_attrs.push((n, "broadcast"));
     Ok(Some(true))
 }
 
 /// True for a PRelu before opset 7, whose slope broadcasts per channel.
 pub(super) fn is_prelu(model: &Model, n: NodeId) -> bool {
     let node = model.node(n);
-    node.op_type == "PRelu" && (node.domain.is_empty() || node.domain == "ai.onnx") && opset_of(model, node) < 7
+    node.op_type == "PRelu"
+        && (node.domain.is_empty() || node.domain == "ai.onnx")
+        && model.opset_or_default(&node.domain) < 7
 }
 
 /// Plans a PRelu before opset 7: the slope stretches to X by numpy's rule when it can, else a

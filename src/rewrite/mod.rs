@@ -171,13 +171,17 @@ pub(crate) enum Place {
 pub struct Patch {
     values: Vec<NewValue>,
     nodes: Vec<NewNode>,
+    /// Inputs set: (node, slot, what it reads).
     rewires: Vec<(NodeId, usize, Wire)>,
+    /// Attributes removed: (node, name).
     drop_attrs: Vec<(NodeId, &'static str)>,
-    /// Nodes removed once their outputs' users are rewired, with what only fed them.
+    /// Nodes removed once their outputs' users are rewired (their outputs left unread), with
+    /// the pure nodes and initializers that only fed them.
     remove: Vec<NodeId>,
     /// Types written for existing entries, each in its place in a graph.
     types: Vec<(GraphId, Place, Type)>,
-    /// New `value_info` entries, by graph.
+    /// New `value_info` entries, by graph (room made for them ahead, then filled by
+    /// `declare_new`).
     new_infos: Vec<(GraphId, Vec<ValueInfo>)>,
     names: HashSet<String, foldhash::fast::RandomState>,
     /// For each base `fresh` found taken, the next suffix to try: every smaller one is taken,
@@ -287,16 +291,6 @@ impl Patch {
         self.new_infos.iter().map(|(_, v)| v.len()).sum()
     }
 
-    /// The number of nodes it removes (not counting those that only fed them).
-    pub fn removals(&self) -> usize {
-        self.remove.len()
-    }
-
-    /// The number of nodes and constants it adds.
-    pub fn added(&self) -> usize {
-        self.nodes.len()
-    }
-
     /// A name derived from `base` that neither the model nor this patch uses yet.
     fn fresh(&mut self, base: &str) -> String {
         let name = if self.names.contains(base) {
@@ -313,11 +307,6 @@ impl Patch {
         };
         self.names.insert(name.clone());
         name
-    }
-
-    /// Writes new values' types with the model's own names for sizes ([`declared_names`]).
-    pub(crate) fn rename_as(&mut self, renames: HashMap<Term, Term>) {
-        self.renames = renames;
     }
 
     fn value(&mut self, graph: GraphId, base: &str, ty: Option<Type>) -> usize {
@@ -399,27 +388,6 @@ impl Patch {
         self.made_once(Some(Made::Sizes { graph: at.graph, sizes }), make)
     }
 
-    /// Sets input `slot` of `node` to `wire`.
-    fn rewire(&mut self, node: NodeId, slot: usize, wire: Wire) {
-        self.rewires.push((node, slot, wire));
-    }
-
-    /// Removes `node`, whose outputs the patch's rewires leave unread, and then the pure
-    /// nodes and initializers that only fed it.
-    fn remove(&mut self, node: NodeId) {
-        self.remove.push(node);
-    }
-
-    /// Declares `ty` at `place` in `graph`.
-    fn declare(&mut self, graph: GraphId, place: Place, ty: Type) {
-        self.types.push((graph, place, ty));
-    }
-
-    /// Makes room for `n` new `value_info` entries in `graph`, which `declare_new` fills.
-    fn room_for_infos(&mut self, graph: GraphId, n: usize) {
-        self.new_infos.push((graph, Vec::with_capacity(n)));
-    }
-
     /// Adds a `value_info` entry declaring `ty` for `value` in `graph`.
     fn declare_new(&mut self, graph: GraphId, value: ValueId, ty: Type) {
         let info = ValueInfo::new(value, Some(ty));
@@ -427,11 +395,6 @@ impl Patch {
             Some((g, list)) if *g == graph => list.push(info),
             _ => self.new_infos.push((graph, vec![info])),
         }
-    }
-
-    /// Removes attribute `name` from `node`.
-    fn drop_attr(&mut self, node: NodeId, name: &'static str) {
-        self.drop_attrs.push((node, name));
     }
 
     /// Applies the edits to `model`; gives how many nodes and initializers went with the
@@ -638,18 +601,13 @@ pub(crate) fn writable(ty: &Type) -> bool {
     }
 }
 
-/// The default-domain opset a node is read at.
-pub(crate) fn opset_of(model: &Model, node: &Node) -> i64 {
-    model.opset_or_default(&node.domain)
-}
-
 /// The broadcasting family of the contract: nodes whose shape rule lets inputs of different
 /// shapes meet (Add ... Where, PRelu; the legacy opset<7 forms too).
 pub(crate) fn family_rule(model: &Model, node: &Node) -> Option<ShapeRule> {
     if !(node.domain.is_empty() || node.domain == "ai.onnx") {
         return None;
     }
-    let def = ops::lookup(&node.domain, &node.op_type, opset_of(model, node))?;
+    let def = ops::lookup(&node.domain, &node.op_type, model.opset_or_default(&node.domain))?;
     def.shape.broadcasts().then_some(def.shape)
 }
 
