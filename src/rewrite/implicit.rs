@@ -7,7 +7,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::dtype::DType;
 use crate::infer::Inference;
-use crate::ir::{AttrValue, Def, Model, NodeId, TensorData, ValueId};
+use crate::ir::{norm_domain, AttrValue, Def, Model, NodeId, TensorData, ValueId};
 use crate::ops::ShapeRule;
 use crate::shape::{multi, uni, Dim, Shape};
 
@@ -73,7 +73,7 @@ fn plan(model: &Model, inf: &Inference) -> Patch {
         for &r in &model.graph(g).order {
             let node = model.node(r);
             let (Some(Some(x)), [Some(y)]) = (node.inputs.first(), node.outputs.as_slice()) else { continue };
-            if !(node.domain.is_empty() || node.domain == "ai.onnx") || graph_outputs.contains(y) {
+            if !norm_domain(&node.domain).is_empty() || graph_outputs.contains(y) {
                 continue;
             }
             let redundant = match node.op_type.as_str() {
@@ -203,18 +203,12 @@ fn unsqueeze_leading(model: &Model, inf: &Inference, r: NodeId) -> bool {
     let node = model.node(r);
     let Some(Some(x)) = node.inputs.first() else { return false };
     let Some(rank) = inf.shape(*x).map(Vec::len) else { return false };
-    let axes: Vec<i64> = if model.opset_or_default(&node.domain) >= 13 {
-        let Some(Some(a)) = node.inputs.get(1) else { return false };
-        match inf.value(*a).map(|v| v.iter().map(Dim::known).collect::<Option<Vec<i64>>>()) {
-            Some(Some(v)) => v,
-            _ => return false,
-        }
+    let axes: Option<Vec<i64>> = if model.opset_or_default(&node.domain) >= 13 {
+        node.inputs.get(1).copied().flatten().and_then(|a| inf.value(a)?.iter().map(Dim::known).collect())
     } else {
-        match node.attr_ints("axes") {
-            Some(v) => v.to_vec(),
-            None => return false,
-        }
+        node.attr_ints("axes").map(<[i64]>::to_vec)
     };
+    let Some(axes) = axes else { return false };
     let out_rank = (rank + axes.len()) as i64;
     let mut norm: Vec<i64> = axes.iter().map(|a| if *a < 0 { a + out_rank } else { *a }).collect();
     norm.sort_unstable();

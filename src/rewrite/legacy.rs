@@ -6,7 +6,7 @@
 //! means the same under any later opset.
 
 use crate::infer::Inference;
-use crate::ir::{Model, NodeId};
+use crate::ir::{norm_domain, Model, NodeId};
 
 use super::expand::{leading, Site};
 use super::Patch;
@@ -32,13 +32,15 @@ pub(super) fn binary(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeI
     Ok(Some(true))
 }
 
+/// True when node `n` is the default domain's `op` read before opset 7.
+fn before_7(model: &Model, n: NodeId, op: &str) -> bool {
+    let node = model.node(n);
+    node.op_type == op && norm_domain(&node.domain).is_empty() && model.opset_or_default(&node.domain) < 7
+}
+
 /// True for a Gemm before opset 7 with `broadcast=1`.
 pub(super) fn is_gemm(model: &Model, n: NodeId) -> bool {
-    let node = model.node(n);
-    node.op_type == "Gemm"
-        && (node.domain.is_empty() || node.domain == "ai.onnx")
-        && model.opset_or_default(&node.domain) < 7
-        && node.attr_int("broadcast").unwrap_or(0) != 0
+    before_7(model, n, "Gemm") && model.node(n).attr_int("broadcast").unwrap_or(0) != 0
 }
 
 /// Plans a legacy Gemm: C (numpy-aligned, as the op table's rule reads it) becomes `[M, N]`.
@@ -52,10 +54,7 @@ pub(super) fn gemm(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeId)
 
 /// True for a PRelu before opset 7, whose slope broadcasts per channel.
 pub(super) fn is_prelu(model: &Model, n: NodeId) -> bool {
-    let node = model.node(n);
-    node.op_type == "PRelu"
-        && (node.domain.is_empty() || node.domain == "ai.onnx")
-        && model.opset_or_default(&node.domain) < 7
+    before_7(model, n, "PRelu")
 }
 
 /// Plans a PRelu before opset 7: the slope stretches to X by numpy's rule when it can, else a
