@@ -50,12 +50,8 @@ pub fn check_declared<'a>(
     declared: &std::collections::BTreeSet<String>,
     what: &'static str,
 ) -> crate::Result<()> {
-    match names.into_iter().filter(|k| !declared.contains(*k)).min() {
-        Some(name) => {
-            Err(crate::Error::UnknownDim { name: name.to_string(), what, declared: declared.iter().cloned().collect() })
-        }
-        None => Ok(()),
-    }
+    let Some(name) = names.into_iter().filter(|k| !declared.contains(*k)).min() else { return Ok(()) };
+    Err(crate::Error::UnknownDim { name: name.to_string(), what, declared: declared.iter().cloned().collect() })
 }
 
 /// A side condition symbolic broadcasting assumed, with the node that needs it.
@@ -497,9 +493,7 @@ impl Infer<'_> {
             }
             match allowed.get_mut(class) {
                 Some((have, first, first_sym)) => {
-                    let mut both: Vec<i64> = have.iter().copied().filter(|x| sizes.contains(x)).collect();
-                    both.sort_unstable();
-                    both.dedup();
+                    let both: Vec<i64> = have.iter().copied().filter(|x| sizes.contains(x)).collect();
                     if both.is_empty() {
                         reported.insert(class);
                         let named = if *first_sym == sym {
@@ -753,9 +747,9 @@ impl Infer<'_> {
                 return;
             }
         }
-        let result = match node.op_type.as_str() {
-            "If" if node.domain.is_empty() => Ok(self.if_outputs(n, node)),
-            _ if function.is_some() => Ok(function.map(|f| self.call(n, f)).unwrap_or_default()),
+        let result = match (node.op_type.as_str(), function) {
+            ("If", _) if node.domain.is_empty() => Ok(self.if_outputs(n, node)),
+            (_, Some(f)) => Ok(self.call(n, f)),
             _ => match def {
                 Some(def) if !def.takes(node.inputs.len()) => {
                     let want = if def.schema.max_inputs == u32::MAX {
@@ -778,13 +772,11 @@ impl Infer<'_> {
                     Some(out) => out,
                     None => {
                         let domain = if node.domain.is_empty() { "ai.onnx" } else { &node.domain };
-                        let msg = if ops::exists(&node.domain, &node.op_type) {
-                            format!(
-                                "{} does not exist in {domain} opset {opset}; its outputs are unknown",
-                                node.op_type
-                            )
+                        let op = &node.op_type;
+                        let msg = if ops::exists(&node.domain, op) {
+                            format!("{op} does not exist in {domain} opset {opset}; its outputs are unknown")
                         } else {
-                            format!("no shape rule for {domain}.{}; its outputs are unknown", node.op_type)
+                            format!("no shape rule for {domain}.{op}; its outputs are unknown")
                         };
                         self.flag(n, Severity::Warning, Code::UnknownOp, msg);
                         Ok(Out::default())
@@ -1206,10 +1198,7 @@ impl Infer<'_> {
         }
         let (a, b) = (outs(then), outs(other));
         for (k, (x, y)) in a.iter().zip(&b).enumerate() {
-            let rank = |t: &Option<Type>| match t {
-                Some(Type::Tensor { shape: Some(s), .. }) => Some(s.len()),
-                _ => None,
-            };
+            let rank = |t: &Option<Type>| t.as_ref().and_then(Type::shape).map(Vec::len);
             if let (Some(p), Some(q)) = (rank(x), rank(y)) {
                 if p != q {
                     let cond = cond.map(|c| model.name(c)).unwrap_or("(absent)");
