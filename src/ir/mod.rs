@@ -706,15 +706,12 @@ impl Model {
     /// Declares the shape of the main graph's input `name` as `dims` (element type kept): for
     /// inputs whose dims have no name a binding could reach.
     pub fn declare_input_shape(&mut self, name: &str, dims: &[i64]) -> crate::Result<()> {
-        let v = self
-            .local(Model::MAIN, name)
-            .filter(|v| self.graph(Model::MAIN).inputs.iter().any(|i| i.value == *v))
-            .ok_or_else(|| crate::Error::Usage(format!("the model has no input named '{name}'")))?;
-        let main = self.graph_mut(Model::MAIN);
-        if let Some(info) = main.inputs.iter_mut().find(|i| i.value == v) {
-            let dtype = info.ty.as_ref().and_then(Type::dtype);
-            info.ty = Some(Type::tensor(dtype, Some(dims.iter().map(|d| Dim::Known(*d)).collect())));
-        }
+        let v = self.local(Model::MAIN, name);
+        let Some(info) = self.graph_mut(Model::MAIN).inputs.iter_mut().find(|i| Some(i.value) == v) else {
+            return Err(crate::Error::Usage(format!("the model has no input named '{name}'")));
+        };
+        let dtype = info.ty.as_ref().and_then(Type::dtype);
+        info.ty = Some(Type::tensor(dtype, Some(dims.iter().map(|d| Dim::Known(*d)).collect())));
         Ok(())
     }
 
@@ -1054,15 +1051,9 @@ impl Model {
                 continue;
             }
             let inits = &mut self.graph_mut(g).initializers;
-            let mut next = 0;
-            let map: Vec<Option<usize>> = (0..inits.len())
-                .map(|i| {
-                    (!dead.contains(&(g, i))).then(|| {
-                        next += 1;
-                        next - 1
-                    })
-                })
-                .collect();
+            let mut next = 0..;
+            let map: Vec<Option<usize>> =
+                (0..inits.len()).map(|i| if dead.contains(&(g, i)) { None } else { next.next() }).collect();
             let mut kept = map.iter();
             inits.retain(|_| kept.next().is_some_and(Option::is_some));
             moved.insert(g, map);
