@@ -240,14 +240,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         default_opset: model.opset_or_default(""),
         rows: Vec::new(),
         functions: Functions::new(model),
-        out: Inference {
-            types: vec![None; model.values.len()],
-            values: Sparse::default(),
-            floats: Sparse::default(),
-            strings: Sparse::default(),
-            options: options.clone(),
-            ..Inference::default()
-        },
+        out: Inference { types: vec![None; model.values.len()], options: options.clone(), ..Inference::default() },
     };
     if model.opset("").is_none() && !model.opsets.iter().any(|o| !o.domain.is_empty()) {
         let msg = format!(
@@ -990,7 +983,6 @@ impl Infer<'_> {
                 a.iter()
                     .zip(b)
                     .map(|(x, y)| match (x, y) {
-                        (Dim::Known(p), Dim::Known(q)) if p != q => x.clone(),
                         (Dim::Unknown, _) => y.clone(),
                         (Dim::Term(_), Dim::Known(_)) => y.clone(),
                         (Dim::Term(f), Dim::Term(_)) if f.is_anonymous() => y.clone(),

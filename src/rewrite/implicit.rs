@@ -85,30 +85,22 @@ fn plan(model: &Model, inf: &Inference) -> Patch {
             if !redundant {
                 continue;
             }
-            let users = model.users(*y);
-            if users.is_empty() {
-                continue;
-            }
-            let mut trial = Vec::new();
-            for &u in &users {
-                let un = model.node(u);
-                if un.graph != g || !un.inputs.contains(&Some(*y)) {
-                    break;
-                }
-                let mut ins = current.get(&u).cloned().unwrap_or_else(|| un.inputs.to_vec());
-                for i in ins.iter_mut() {
-                    if *i == Some(*y) {
+            // Each user's inputs with `x` for `y`, if every user gives the same result so.
+            let users = model.users(*y).into_iter();
+            let trial: Option<Vec<_>> = users
+                .map(|u| {
+                    let un = model.node(u);
+                    if un.graph != g || !un.inputs.contains(&Some(*y)) {
+                        return None;
+                    }
+                    let mut ins = current.get(&u).cloned().unwrap_or_else(|| un.inputs.to_vec());
+                    for i in ins.iter_mut().filter(|i| **i == Some(*y)) {
                         *i = Some(*x);
                     }
-                }
-                if !same_result(model, inf, u, &ins) {
-                    break;
-                }
-                trial.push((u, ins));
-            }
-            if trial.len() != users.len() {
-                continue;
-            }
+                    same_result(model, inf, u, &ins).then_some((u, ins))
+                })
+                .collect();
+            let Some(trial) = trial.filter(|t| !t.is_empty()) else { continue };
             for (u, ins) in trial {
                 for (slot, v) in model.node(u).inputs.iter().enumerate() {
                     if *v == Some(*y) {
