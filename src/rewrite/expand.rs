@@ -262,38 +262,32 @@ fn unranked(
         let t = crate::ir::Tensor::new(&name(what), DType::I64, vec![], crate::ir::TensorData::Int64s(vec![k]));
         patch.constant(at, &name(what), t)
     };
-    // Each operand's shape and rank.
-    let mut shapes = HashMap::new();
-    let mut ranks = Vec::new();
+    // Each operand's shape and rank, by slot.
+    let mut measured = HashMap::new();
     for &(slot, v, _) in &operands {
         let own = vector(format!("in{slot}_rank"));
         let s = op(patch, "Shape", vec![Wire::Old(v)], &format!("in{slot}_shape"), own);
         let r = op(patch, "Size", vec![s], &format!("in{slot}_rank"), i64_scalar.clone());
-        shapes.insert(slot, s);
-        ranks.push((slot, r));
+        measured.insert(slot, (s, r));
     }
     let (rank, moved): (Wire, Vec<usize>) = match uni {
-        Some((to, from)) => {
-            let r = ranks.iter().find(|(s, _)| *s == to).map(|(_, r)| *r).ok_or("the stretched-to input is absent")?;
-            (r, vec![from])
-        }
+        Some((to, from)) => (measured.get(&to).ok_or("the stretched-to input is absent")?.1, vec![from]),
         None => {
-            let all = ranks.iter().map(|(_, r)| *r).collect();
+            let all = operands.iter().map(|o| measured[&o.0].1).collect();
             (op(patch, "Max", all, "rank", i64_scalar.clone()), operands.iter().map(|o| o.0).collect())
         }
     };
     let (zero, one) = (scalar(patch, "zero", 0), scalar(patch, "one", 1));
     let mut padded = HashMap::new();
     for &(slot, v, dtype) in operands.iter().filter(|o| moved.contains(&o.0)) {
-        let r = ranks.iter().find(|(s, _)| *s == slot).map(|(_, r)| *r).ok_or("an operand vanished")?;
-        let pad = op(patch, "Sub", vec![rank, r], &format!("in{slot}_pad"), i64_scalar.clone());
+        let pad = op(patch, "Sub", vec![rank, measured[&slot].1], &format!("in{slot}_pad"), i64_scalar.clone());
         let axes = op(patch, "Range", vec![zero, pad, one], &format!("in{slot}_axes"), vector(format!("in{slot}_pad")));
         let ty = Some(Type::tensor(Some(dtype), None));
         let u = op(patch, "Unsqueeze", vec![Wire::Old(v), axes], &format!("in{slot}_unsqueezed"), ty);
         padded.insert(slot, u);
     }
     let target = match uni {
-        Some((to, _)) => shapes[&to],
+        Some((to, _)) => measured[&to].0,
         None => {
             let mut acc: Option<Wire> = None;
             let mut ones: Option<Wire> = None;
@@ -518,19 +512,17 @@ impl<'a> Site<'a> {
     /// Where output size `k` can be read at run time without computing a broadcast: a known
     /// size, the exact operand, or an operand holding the same symbol (at the same axis first).
     fn source(&self, k: usize) -> Option<Src> {
-        let r = self.out.len();
-        match &self.out[k] {
-            Dim::Known(n) => return Some(Src::Const(*n)),
-            _ if self.exact.is_some() => {
-                let slot = self.exact?;
-                let shape = &self.operand(slot)?.2;
-                let axis = (k + shape.len()).checked_sub(r)?;
-                return Some(Src::Dim { slot, axis });
-            }
-            Dim::Term(_) => {}
-            Dim::Unknown => return None,
+        let (r, want) = (self.out.len(), &self.out[k]);
+        if let Dim::Known(n) = want {
+            return Some(Src::Const(*n));
         }
-        let want = &self.out[k];
+        if let Some(slot) = self.exact {
+            let axis = (k + self.operand(slot)?.2.len()).checked_sub(r)?;
+            return Some(Src::Dim { slot, axis });
+        }
+        if *want == Dim::Unknown {
+            return None;
+        }
         let aligned = self.operands.iter().find_map(|(slot, _, shape, _)| {
             let axis = (k + shape.len()).checked_sub(r)?;
             (shape.get(axis) == Some(want)).then_some(Src::Dim { slot: *slot, axis })
