@@ -614,12 +614,8 @@ impl Infer<'_> {
                 0 => String::new(),
                 n => format!(" and {n} more"),
             };
-            let mut d = Diagnostic::new(
-                Severity::Error,
-                Code::GraphCycle,
-                &graph.path,
-                format!("{} nodes are on or behind a cycle: {}{more}", cyclic.len(), names.join(", ")),
-            );
+            let msg = format!("{} nodes are on or behind a cycle: {}{more}", cyclic.len(), names.join(", "));
+            let mut d = Diagnostic::new(Severity::Error, Code::GraphCycle, &graph.path, msg);
             d.node = names.first().cloned();
             self.report(d);
         }
@@ -655,18 +651,6 @@ impl Infer<'_> {
                 None => (String::new(), "(absent)".into()),
             })
             .collect();
-        d
-    }
-
-    /// The finding `d` with where each of the node's inputs comes from (a finding about whole
-    /// shapes, such as ranks, has no one size to trace).
-    fn with_sources(&self, mut d: Diagnostic, n: NodeId) -> Diagnostic {
-        let positions = self.position.get_or_init(|| self.model.positions());
-        for (i, v) in self.model.node(n).inputs.iter().enumerate() {
-            if let Some(v) = v {
-                d.origins.push((i, crate::provenance::source_of(self.model, positions, *v)));
-            }
-        }
         d
     }
 
@@ -1009,7 +993,7 @@ impl Infer<'_> {
         let node = model.node(n);
         let name =
             |i: usize| node.inputs.get(i).copied().flatten().map(|v| model.name(v).to_string()).unwrap_or_default();
-        match e {
+        let msg = match e {
             RuleError::Broadcast(BroadcastError::Clash { axis, sizes }) => {
                 // Inputs align at their last axis: name the axis in each input's own terms where
                 // its rank is not the output's.
@@ -1050,38 +1034,36 @@ impl Infer<'_> {
                         }
                     }
                 }
-                d
+                return d;
             }
             RuleError::Broadcast(BroadcastError::Rank { input, rank, target }) => {
-                let msg =
-                    format!("'{}' has rank {rank}, more than the rank {target} it must broadcast to", name(input));
-                self.with_sources(self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg), n)
+                format!("'{}' has rank {rank}, more than the rank {target} it must broadcast to", name(input))
             }
             RuleError::Broadcast(BroadcastError::BadDims { dims, rank }) => {
-                let msg = format!(
-                    "the broadcast places '{}' at axes {dims:?}, outside the {rank} axes of '{}'",
-                    name(1),
-                    name(0)
-                );
-                self.with_sources(self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg), n)
+                let (b, a) = (name(1), name(0));
+                format!("the broadcast places '{b}' at axes {dims:?}, outside the {rank} axes of '{a}'")
             }
             RuleError::Unequal { input, rule } => {
                 let shape = |i: usize| {
                     node.inputs.get(i).copied().flatten().map_or_else(|| "?".to_string(), |v| self.render(v))
                 };
-                let msg = format!(
-                    "{}'s inputs must have equal shapes {rule}: '{}' is {} and '{}' is {}",
-                    node.op_type,
-                    name(0),
-                    shape(0),
-                    name(input),
-                    shape(input)
-                );
-                self.with_sources(self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg), n)
+                let (op, first, other) = (&node.op_type, name(0), name(input));
+                let (a, b) = (shape(0), shape(input));
+                format!("{op}'s inputs must have equal shapes {rule}: '{first}' is {a} and '{other}' is {b}")
             }
-            RuleError::Window(msg) => self.diag(n, Severity::Error, Code::WindowTooLarge, msg),
-            RuleError::Invalid(msg) => self.diag(n, Severity::Error, Code::InvalidNode, msg),
+            RuleError::Window(msg) => return self.diag(n, Severity::Error, Code::WindowTooLarge, msg),
+            RuleError::Invalid(msg) => return self.diag(n, Severity::Error, Code::InvalidNode, msg),
+        };
+        // With where each of the node's inputs comes from (a finding about whole shapes, such as
+        // ranks, has no one size to trace).
+        let mut d = self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg);
+        let positions = self.position.get_or_init(|| model.positions());
+        for (i, v) in node.inputs.iter().enumerate() {
+            if let Some(v) = v {
+                d.origins.push((i, crate::provenance::source_of(model, positions, *v)));
+            }
         }
+        d
     }
 
     fn subgraph(&mut self, n: NodeId, sub: GraphId) {

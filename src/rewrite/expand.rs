@@ -139,12 +139,8 @@ pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
                     report.rewritten += usize::from(changed);
                 }
                 Err(why) => {
-                    let mut d = Diagnostic::new(
-                        Severity::Warning,
-                        Code::ExpandSkipped,
-                        &model.graph(g).path,
-                        format!("left implicit: {why}"),
-                    );
+                    let msg = format!("left implicit: {why}");
+                    let mut d = Diagnostic::new(Severity::Warning, Code::ExpandSkipped, &model.graph(g).path, msg);
                     d.node = Some(model.node_label(n));
                     d.op_type = Some(node.op_type.to_string());
                     report.diagnostics.push(d);

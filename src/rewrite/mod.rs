@@ -617,15 +617,10 @@ pub fn violations(model: &Model, inf: &Inference) -> Vec<(NodeId, String)> {
             for v in node.inputs.iter().flatten() {
                 match inf.shape(*v) {
                     Some(s) if same_shape(s, o) => {}
-                    Some(s) => out.push((
-                        n,
-                        format!(
-                            "{label}: input '{}' has shape {}, the output {}",
-                            model.name(*v),
-                            render(s),
-                            render(o)
-                        ),
-                    )),
+                    Some(s) => {
+                        let (name, s) = (model.name(*v), render(s));
+                        out.push((n, format!("{label}: input '{name}' has shape {s}, the output {}", render(o))));
+                    }
                     None => out.push((n, format!("{label}: input '{}' has an unknown shape", model.name(*v)))),
                 }
             }
