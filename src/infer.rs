@@ -243,10 +243,8 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         out: Inference { types: vec![None; model.values.len()], options: options.clone(), ..Inference::default() },
     };
     if model.opset("").is_none() && !model.opsets.iter().any(|o| !o.domain.is_empty()) {
-        let msg = format!(
-            "the model imports no opset; assuming the default domain at version {}",
-            crate::ir::default_opset("")
-        );
+        let version = crate::ir::default_opset("");
+        let msg = format!("the model imports no opset; assuming the default domain at version {version}");
         cx.out.diagnostics.push(Diagnostic::new(Severity::Warning, Code::NoOpset, "main", msg));
     }
     cx.out.diagnostics.extend(crate::validate::validate(model));
@@ -371,18 +369,13 @@ impl Infer<'_> {
     fn call(&mut self, n: NodeId, f: &crate::ir::Function) -> Out {
         let model = self.model;
         let node = model.node(n);
-        if self.calls >= MAX_CALL_DEPTH {
-            let msg =
-                format!("function calls nest deeper than {MAX_CALL_DEPTH}; {}'s outputs are unknown", node.op_type);
-            self.flag(n, Severity::Warning, Code::UnknownOp, msg);
-            return Out::default();
-        }
-        if self.budget == 0 {
-            let msg = format!(
-                "function calls have inferred as many body nodes as this model allows; {}'s outputs are unknown",
-                node.op_type
-            );
-            self.flag(n, Severity::Warning, Code::UnknownOp, msg);
+        let limit = if self.calls >= MAX_CALL_DEPTH {
+            Some(format!("function calls nest deeper than {MAX_CALL_DEPTH}"))
+        } else {
+            (self.budget == 0).then(|| "function calls have inferred as many body nodes as this model allows".into())
+        };
+        if let Some(why) = limit {
+            self.flag(n, Severity::Warning, Code::UnknownOp, format!("{why}; {}'s outputs are unknown", node.op_type));
             return Out::default();
         }
         let body = model.graph(f.graph);
