@@ -644,7 +644,6 @@ impl<'a> Site<'a> {
     /// there is more than one run.
     fn assemble(&self, patch: &mut Patch, pieces: &[Src], what: &str) -> Wire {
         // Runs of constants, of axes of one operand, and of axes of the broadcast shape.
-        #[derive(PartialEq)]
         enum Run {
             Const(Vec<i64>),
             Dims(usize, Vec<i64>),
@@ -668,7 +667,7 @@ impl<'a> Site<'a> {
             let wire = match run {
                 Run::Const(v) => patch.ints(self.at, &self.name(&part), &v),
                 Run::Dims(slot, axes) => {
-                    let Some((_, v, shape, _)) = self.operand(slot).cloned() else { continue };
+                    let Some(&(_, v, ref shape, _)) = self.operand(slot) else { continue };
                     let s = self.shape_of(patch, Wire::Old(v), &format!("in{slot}_shape"), shape.len());
                     self.gather(patch, s, shape.len(), &axes, &part)
                 }
