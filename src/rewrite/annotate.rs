@@ -57,11 +57,11 @@ impl Types<'_> {
     }
 }
 
-fn annotate_from(model: &mut Model, inf: &mut Types) -> usize {
-    let renames = declared_names(model, inf.inf());
+fn annotate_from(model: &mut Model, types: &mut Types) -> usize {
+    let renames = declared_names(model, types.inf());
     let mut patch = Patch::default();
     for g in model.graph_ids() {
-        graph(model, g, inf, &renames, &mut patch);
+        graph(model, g, types, &renames, &mut patch);
     }
     let added = patch.new_infos();
     patch.apply(model);
@@ -70,11 +70,11 @@ fn annotate_from(model: &mut Model, inf: &mut Types) -> usize {
 
 /// The types to write in graph `g`: its inputs' and outputs' declared types filled in with
 /// what inference adds, and the inferred type of each value its nodes define.
-fn graph(model: &Model, g: GraphId, inf: &mut Types, renames: &HashMap<Term, Term>, patch: &mut Patch) {
+fn graph(model: &Model, g: GraphId, types: &mut Types, renames: &HashMap<Term, Term>, patch: &mut Patch) {
     let gr = model.graph(g);
     for (place, infos) in [(Place::Input as fn(usize) -> Place, &gr.inputs), (Place::Output, &gr.outputs)] {
         for (i, vi) in infos.iter().enumerate() {
-            let inferred = inf.inf().ty(vi.value);
+            let inferred = types.inf().ty(vi.value);
             // A copy only where a size is renamed: `fill` copies what it keeps.
             let renamed_ty = inferred.filter(|_| !renames.is_empty()).map(|t| renamed(t.clone(), renames));
             let inferred = renamed_ty.as_ref().or(inferred);
@@ -99,7 +99,7 @@ fn graph(model: &Model, g: GraphId, inf: &mut Types, renames: &HashMap<Term, Ter
         if outputs.binary_search(&v).is_ok() {
             continue;
         }
-        let Some(ty) = inf.output(v).filter(writable).map(|t| renamed(t, renames)) else { continue };
+        let Some(ty) = types.output(v).filter(writable).map(|t| renamed(t, renames)) else { continue };
         match known.get(&v) {
             Some(&i) if gr.value_info[i].ty.as_ref() == Some(&ty) => {}
             Some(&i) => patch.types.push((g, Place::Info(i), ty)),
