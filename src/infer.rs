@@ -50,12 +50,8 @@ pub fn check_declared<'a>(
     declared: &std::collections::BTreeSet<String>,
     what: &'static str,
 ) -> crate::Result<()> {
-    match names.into_iter().filter(|k| !declared.contains(*k)).min() {
-        Some(name) => {
-            Err(crate::Error::UnknownDim { name: name.to_string(), what, declared: declared.iter().cloned().collect() })
-        }
-        None => Ok(()),
-    }
+    let Some(name) = names.into_iter().filter(|k| !declared.contains(*k)).min() else { return Ok(()) };
+    Err(crate::Error::UnknownDim { name: name.to_string(), what, declared: declared.iter().cloned().collect() })
 }
 
 /// A side condition symbolic broadcasting assumed, with the node that needs it.
@@ -134,13 +130,10 @@ impl<T> Sparse<T> {
     }
 
     fn set(&mut self, v: ValueId, x: Option<T>) {
-        match x {
-            Some(x) => {
-                self.0.insert(v, x);
-            }
-            None => {
-                self.take(v);
-            }
+        if let Some(x) = x {
+            self.0.insert(v, x);
+        } else {
+            self.take(v);
         }
     }
 
@@ -247,20 +240,11 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         default_opset: model.opset_or_default(""),
         rows: Vec::new(),
         functions: Functions::new(model),
-        out: Inference {
-            types: vec![None; model.values.len()],
-            values: Sparse::default(),
-            floats: Sparse::default(),
-            strings: Sparse::default(),
-            options: options.clone(),
-            ..Inference::default()
-        },
+        out: Inference { types: vec![None; model.values.len()], options: options.clone(), ..Inference::default() },
     };
     if model.opset("").is_none() && !model.opsets.iter().any(|o| !o.domain.is_empty()) {
-        let msg = format!(
-            "the model imports no opset; assuming the default domain at version {}",
-            crate::ir::default_opset("")
-        );
+        let version = crate::ir::default_opset("");
+        let msg = format!("the model imports no opset; assuming the default domain at version {version}");
         cx.out.diagnostics.push(Diagnostic::new(Severity::Warning, Code::NoOpset, "main", msg));
     }
     cx.out.diagnostics.extend(crate::validate::validate(model));
@@ -385,34 +369,24 @@ impl Infer<'_> {
     fn call(&mut self, n: NodeId, f: &crate::ir::Function) -> Out {
         let model = self.model;
         let node = model.node(n);
-        if self.calls >= MAX_CALL_DEPTH {
-            let msg =
-                format!("function calls nest deeper than {MAX_CALL_DEPTH}; {}'s outputs are unknown", node.op_type);
-            let d = self.diag(n, Severity::Warning, Code::UnknownOp, msg);
-            self.report(d);
-            return Out::default();
-        }
-        if self.budget == 0 {
-            let msg = format!(
-                "function calls have inferred as many body nodes as this model allows; {}'s outputs are unknown",
-                node.op_type
-            );
-            let d = self.diag(n, Severity::Warning, Code::UnknownOp, msg);
-            self.report(d);
+        let limit = if self.calls >= MAX_CALL_DEPTH {
+            Some(format!("function calls nest deeper than {MAX_CALL_DEPTH}"))
+        } else {
+            (self.budget == 0).then(|| "function calls have inferred as many body nodes as this model allows".into())
+        };
+        if let Some(why) = limit {
+            self.flag(n, Severity::Warning, Code::UnknownOp, format!("{why}; {}'s outputs are unknown", node.op_type));
             return Out::default();
         }
         let body = model.graph(f.graph);
         for (i, input) in body.inputs.iter().enumerate() {
             let actual = node.inputs.get(i).copied().flatten();
             let ty = actual.and_then(|v| self.out.ty(v).cloned());
-            let value = actual.and_then(|v| self.out.values.get(v).cloned());
-            let value = self.keep(value);
+            let value = self.keep(actual.and_then(|v| self.out.values.get(v).cloned()));
             self.set(input.value, ty, value);
-            let floats = actual.and_then(|v| self.out.floats.get(v).cloned());
-            let floats = self.keep(floats);
+            let floats = self.keep(actual.and_then(|v| self.out.floats.get(v).cloned()));
             self.out.floats.set(input.value, floats);
-            let strings = actual.and_then(|v| self.out.strings.get(v).cloned());
-            let strings = self.keep(strings);
+            let strings = self.keep(actual.and_then(|v| self.out.strings.get(v).cloned()));
             self.out.strings.set(input.value, strings);
         }
         // Body attributes that refer to the caller's: its value, else the function's default,
@@ -452,16 +426,18 @@ impl Infer<'_> {
 
     /// Names each unknown dim of an inferred tensor type with a fresh symbol (`?N`): nothing
     /// is assumed about its size, but the nodes it flows into see it equal to itself.
-    fn freshen(&mut self, ty: Type) -> Type {
-        match ty {
-            Type::Tensor { dtype, shape: Some(mut s) } => {
-                for d in s.iter_mut().filter(|d| **d == Dim::Unknown) {
-                    self.fresh += 1;
-                    *d = Dim::fresh(self.fresh as u64);
-                }
-                Type::Tensor { dtype, shape: Some(s) }
-            }
-            other => other,
+    fn freshen(&mut self, mut ty: Type) -> Type {
+        if let Type::Tensor { shape: Some(s), .. } = &mut ty {
+            self.name_unknowns(s);
+        }
+        ty
+    }
+
+    /// Gives each unknown dim of `s` a fresh symbol of its own.
+    fn name_unknowns(&mut self, s: &mut Shape) {
+        for d in s.iter_mut().filter(|d| **d == Dim::Unknown) {
+            self.fresh += 1;
+            *d = Dim::fresh(self.fresh as u64);
         }
     }
 
@@ -503,9 +479,7 @@ impl Infer<'_> {
             }
             match allowed.get_mut(class) {
                 Some((have, first, first_sym)) => {
-                    let mut both: Vec<i64> = have.iter().copied().filter(|x| sizes.contains(x)).collect();
-                    both.sort_unstable();
-                    both.dedup();
+                    let both: Vec<i64> = have.iter().copied().filter(|x| sizes.contains(x)).collect();
                     if both.is_empty() {
                         reported.insert(class);
                         let named = if *first_sym == sym {
@@ -571,56 +545,50 @@ impl Infer<'_> {
             }
         }
         for input in &graph.inputs {
-            if let Some(ty) = &input.ty {
-                let mut ty = self.bind(ty);
-                let is_init = model.value(input.value).initializer.is_some();
-                if g == Model::MAIN && !is_init {
-                    if let Type::Tensor { shape: Some(s), .. } = &mut ty {
-                        // A declared 0 is the size 0, as the spec and onnxruntime take it; an
-                        // exporter that meant "dynamic" wrote it by mistake, so say what it means.
-                        let declared = input.ty.as_ref().and_then(Type::shape);
-                        let zeros: Vec<usize> = (0..s.len())
-                            .filter(|&a| s[a] == Dim::Known(0) && declared.is_some_and(|d| d[a] == Dim::Known(0)))
-                            .collect();
-                        if !zeros.is_empty() {
-                            let axes: Vec<String> = zeros.iter().map(usize::to_string).collect();
-                            let msg = format!(
-                                "input '{}' declares size 0 at axis {}: only empty tensors can be fed to it (an exporter that meant a dynamic size should write a dim_param)",
-                                model.name(input.value),
-                                axes.join(", ")
-                            );
-                            self.report(Diagnostic::new(Severity::Warning, Code::ZeroDimInput, &graph.path, msg));
-                        }
-                        // Each unknown input dim (no dim_param, a negative dim_value, or the
-                        // placeholder `?`) is its own fresh symbol: unknown, but equal to
-                        // itself wherever it flows.
-                        for d in s.iter_mut().filter(|d| **d == Dim::Unknown) {
-                            self.fresh += 1;
-                            *d = Dim::fresh(self.fresh as u64);
-                        }
+            let Some(ty) = &input.ty else { continue };
+            let mut ty = self.bind(ty);
+            let is_init = model.value(input.value).initializer.is_some();
+            if g == Model::MAIN && !is_init {
+                if let Type::Tensor { shape: Some(s), .. } = &mut ty {
+                    // A declared 0 is the size 0, as the spec and onnxruntime take it; an
+                    // exporter that meant "dynamic" wrote it by mistake, so say what it means.
+                    let declared = input.ty.as_ref().and_then(Type::shape);
+                    let zeros: Vec<String> = (0..s.len())
+                        .filter(|&a| s[a] == Dim::Known(0) && declared.is_some_and(|d| d[a] == Dim::Known(0)))
+                        .map(|a| a.to_string())
+                        .collect();
+                    if !zeros.is_empty() {
+                        let msg = format!(
+                            "input '{}' declares size 0 at axis {}: only empty tensors can be fed to it (an exporter that meant a dynamic size should write a dim_param)",
+                            model.name(input.value),
+                            zeros.join(", ")
+                        );
+                        self.report(Diagnostic::new(Severity::Warning, Code::ZeroDimInput, &graph.path, msg));
                     }
+                    // Each unknown input dim (no dim_param, a negative dim_value, or the
+                    // placeholder `?`) is its own fresh symbol: unknown, but equal to
+                    // itself wherever it flows.
+                    self.name_unknowns(s);
                 }
-                let name = model.name(input.value);
-                let fed = (g == Model::MAIN).then(|| self.options.values.get(name)).flatten();
-                let value = match fed {
-                    Some(v) => Some(v.iter().map(|x| Dim::Known(*x)).collect()),
-                    None => self.out.values.take(input.value),
-                };
-                if let Some(f) = (g == Model::MAIN).then(|| self.options.floats.get(name)).flatten() {
-                    self.out.floats.set(input.value, Some(f.clone()));
-                }
-                if let Some(f) = (g == Model::MAIN).then(|| self.options.strings.get(name)).flatten() {
-                    self.out.strings.set(input.value, Some(f.clone()));
-                }
-                if is_init && self.out.types[input.value.index()].is_some() {
-                    // An initializer's own dims are what a run sees unless the input is fed.
-                    if let Some(v) = value {
-                        self.out.values.set(input.value, Some(v));
-                    }
-                    continue;
-                }
-                self.set(input.value, Some(ty), value);
             }
+            let name = model.name(input.value);
+            let fed = (g == Model::MAIN).then(|| self.options.values.get(name)).flatten();
+            let value =
+                fed.map(|v| v.iter().map(|x| Dim::Known(*x)).collect()).or_else(|| self.out.values.take(input.value));
+            if let Some(f) = (g == Model::MAIN).then(|| self.options.floats.get(name)).flatten() {
+                self.out.floats.set(input.value, Some(f.clone()));
+            }
+            if let Some(f) = (g == Model::MAIN).then(|| self.options.strings.get(name)).flatten() {
+                self.out.strings.set(input.value, Some(f.clone()));
+            }
+            if is_init && self.out.types[input.value.index()].is_some() {
+                // An initializer's own dims are what a run sees unless the input is fed.
+                if let Some(v) = value {
+                    self.out.values.set(input.value, Some(v));
+                }
+                continue;
+            }
+            self.set(input.value, Some(ty), value);
         }
         let declared: IdMap<ValueId, (&Type, bool)> = graph
             .value_info
@@ -639,12 +607,8 @@ impl Infer<'_> {
                 0 => String::new(),
                 n => format!(" and {n} more"),
             };
-            let mut d = Diagnostic::new(
-                Severity::Error,
-                Code::GraphCycle,
-                &graph.path,
-                format!("{} nodes are on or behind a cycle: {}{more}", cyclic.len(), names.join(", ")),
-            );
+            let msg = format!("{} nodes are on or behind a cycle: {}{more}", cyclic.len(), names.join(", "));
+            let mut d = Diagnostic::new(Severity::Error, Code::GraphCycle, &graph.path, msg);
             d.node = names.first().cloned();
             self.report(d);
         }
@@ -659,6 +623,12 @@ impl Infer<'_> {
                 self.report(Diagnostic::new(Severity::Error, Code::UndefinedOutput, &graph.path, msg));
             }
         }
+    }
+
+    /// Records a finding about node `n` ([`Infer::diag`], [`Infer::report`]).
+    fn flag(&mut self, n: NodeId, severity: Severity, code: Code, message: String) {
+        let d = self.diag(n, severity, code, message);
+        self.report(d);
     }
 
     fn diag(&self, n: NodeId, severity: Severity, code: Code, message: String) -> Diagnostic {
@@ -677,19 +647,6 @@ impl Infer<'_> {
         d
     }
 
-    /// The node's label in messages: its name, or `op_type#index`.
-    /// The finding `d` with where each of the node's inputs comes from (a finding about whole
-    /// shapes, such as ranks, has no one size to trace).
-    fn with_sources(&self, mut d: Diagnostic, n: NodeId) -> Diagnostic {
-        let positions = self.position.get_or_init(|| self.model.positions());
-        for (i, v) in self.model.node(n).inputs.iter().enumerate() {
-            if let Some(v) = v {
-                d.origins.push((i, crate::provenance::source_of(self.model, positions, *v)));
-            }
-        }
-        d
-    }
-
     /// The node's outputs under a rule declared as data (`--op-rules`), a contrib op's code or
     /// a shipped contrib rule, in that order; `None` when none covers it.
     fn declared(&self, node: &crate::ir::Node, opset: i64) -> Option<Result<Out, RuleError>> {
@@ -698,6 +655,7 @@ impl Infer<'_> {
         user.or_else(|| ops::contrib(&c)).or_else(|| ops::OpRules::builtin().apply(&c))
     }
 
+    /// The node's label in messages: its name, or `op_type#index`.
     fn label(&self, n: NodeId) -> String {
         self.model.label_with(n, self.position.get_or_init(|| self.model.positions()))
     }
@@ -713,15 +671,13 @@ impl Infer<'_> {
             if model.value(*v).def == Def::Undefined {
                 let msg =
                     format!("input '{}' is not defined by any node, input or initializer in scope", model.name(*v));
-                let d = self.diag(n, Severity::Error, Code::UndefinedInput, msg);
-                self.report(d);
+                self.flag(n, Severity::Error, Code::UndefinedInput, msg);
             }
         }
         for v in node.outputs.iter().flatten() {
             if model.value(*v).shadows.is_some() {
                 let msg = format!("output '{}' is already defined earlier in this graph", model.name(*v));
-                let d = self.diag(n, Severity::Error, Code::DuplicateOutput, msg);
-                self.report(d);
+                self.flag(n, Severity::Error, Code::DuplicateOutput, msg);
             }
         }
         // An If whose condition is known runs one branch only: the other is not inferred, so
@@ -761,9 +717,9 @@ impl Infer<'_> {
                 return;
             }
         }
-        let result = match node.op_type.as_str() {
-            "If" if node.domain.is_empty() => Ok(self.if_outputs(n, node)),
-            _ if function.is_some() => Ok(function.map(|f| self.call(n, f)).unwrap_or_default()),
+        let result = match (node.op_type.as_str(), function) {
+            ("If", _) if node.domain.is_empty() => Ok(self.if_outputs(n, node)),
+            (_, Some(f)) => Ok(self.call(n, f)),
             _ => match def {
                 Some(def) if !def.takes(node.inputs.len()) => {
                     let want = if def.schema.max_inputs == u32::MAX {
@@ -786,16 +742,13 @@ impl Infer<'_> {
                     Some(out) => out,
                     None => {
                         let domain = if node.domain.is_empty() { "ai.onnx" } else { &node.domain };
-                        let msg = if ops::exists(&node.domain, &node.op_type) {
-                            format!(
-                                "{} does not exist in {domain} opset {opset}; its outputs are unknown",
-                                node.op_type
-                            )
+                        let op = &node.op_type;
+                        let msg = if ops::exists(&node.domain, op) {
+                            format!("{op} does not exist in {domain} opset {opset}; its outputs are unknown")
                         } else {
-                            format!("no shape rule for {domain}.{}; its outputs are unknown", node.op_type)
+                            format!("no shape rule for {domain}.{op}; its outputs are unknown")
                         };
-                        let d = self.diag(n, Severity::Warning, Code::UnknownOp, msg);
-                        self.report(d);
+                        self.flag(n, Severity::Warning, Code::UnknownOp, msg);
                         Ok(Out::default())
                     }
                 },
@@ -811,8 +764,7 @@ impl Infer<'_> {
             }
         };
         for (code, msg) in out.warnings {
-            let d = self.diag(n, Severity::Warning, code, msg);
-            self.report(d);
+            self.flag(n, Severity::Warning, code, msg);
         }
         for (axis, assumption) in out.assumptions {
             let c = Constraint {
@@ -880,8 +832,7 @@ impl Infer<'_> {
                     node.op_type,
                     allowed.join(", ")
                 );
-                let d = self.diag(n, Severity::Error, Code::TypeUnsupported, msg);
-                self.report(d);
+                self.flag(n, Severity::Error, Code::TypeUnsupported, msg);
                 continue;
             }
             if !elements.binds {
@@ -896,8 +847,7 @@ impl Infer<'_> {
                         first.name(),
                         dtype.name()
                     );
-                    let d = self.diag(n, Severity::Error, Code::TypeMismatch, msg);
-                    self.report(d);
+                    self.flag(n, Severity::Error, Code::TypeMismatch, msg);
                 }
                 Some(_) => {}
                 None => bound.push((var, *dtype, v)),
@@ -1010,7 +960,6 @@ impl Infer<'_> {
                 a.iter()
                     .zip(b)
                     .map(|(x, y)| match (x, y) {
-                        (Dim::Known(p), Dim::Known(q)) if p != q => x.clone(),
                         (Dim::Unknown, _) => y.clone(),
                         (Dim::Term(_), Dim::Known(_)) => y.clone(),
                         (Dim::Term(f), Dim::Term(_)) if f.is_anonymous() => y.clone(),
@@ -1025,8 +974,7 @@ impl Infer<'_> {
             let kind = if is_output { "graph output" } else { "value_info" };
             let severity = if is_output || type_clash { Severity::Error } else { Severity::Warning };
             let msg = format!("{kind} '{}' contradicts inference: {what}", self.model.name(v));
-            let d = self.diag(n, severity, Code::DeclaredShapeMismatch, msg);
-            self.report(d);
+            self.flag(n, severity, Code::DeclaredShapeMismatch, msg);
         }
         Some(Type::Tensor { dtype: id.or(*dd), shape })
     }
@@ -1038,7 +986,7 @@ impl Infer<'_> {
         let node = model.node(n);
         let name =
             |i: usize| node.inputs.get(i).copied().flatten().map(|v| model.name(v).to_string()).unwrap_or_default();
-        match e {
+        let msg = match e {
             RuleError::Broadcast(BroadcastError::Clash { axis, sizes }) => {
                 // Inputs align at their last axis: name the axis in each input's own terms where
                 // its rank is not the output's.
@@ -1079,38 +1027,36 @@ impl Infer<'_> {
                         }
                     }
                 }
-                d
+                return d;
             }
             RuleError::Broadcast(BroadcastError::Rank { input, rank, target }) => {
-                let msg =
-                    format!("'{}' has rank {rank}, more than the rank {target} it must broadcast to", name(input));
-                self.with_sources(self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg), n)
+                format!("'{}' has rank {rank}, more than the rank {target} it must broadcast to", name(input))
             }
             RuleError::Broadcast(BroadcastError::BadDims { dims, rank }) => {
-                let msg = format!(
-                    "the broadcast places '{}' at axes {dims:?}, outside the {rank} axes of '{}'",
-                    name(1),
-                    name(0)
-                );
-                self.with_sources(self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg), n)
+                let (b, a) = (name(1), name(0));
+                format!("the broadcast places '{b}' at axes {dims:?}, outside the {rank} axes of '{a}'")
             }
             RuleError::Unequal { input, rule } => {
                 let shape = |i: usize| {
                     node.inputs.get(i).copied().flatten().map_or_else(|| "?".to_string(), |v| self.render(v))
                 };
-                let msg = format!(
-                    "{}'s inputs must have equal shapes {rule}: '{}' is {} and '{}' is {}",
-                    node.op_type,
-                    name(0),
-                    shape(0),
-                    name(input),
-                    shape(input)
-                );
-                self.with_sources(self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg), n)
+                let (op, first, other) = (&node.op_type, name(0), name(input));
+                let (a, b) = (shape(0), shape(input));
+                format!("{op}'s inputs must have equal shapes {rule}: '{first}' is {a} and '{other}' is {b}")
             }
-            RuleError::Window(msg) => self.diag(n, Severity::Error, Code::WindowTooLarge, msg),
-            RuleError::Invalid(msg) => self.diag(n, Severity::Error, Code::InvalidNode, msg),
+            RuleError::Window(msg) => return self.diag(n, Severity::Error, Code::WindowTooLarge, msg),
+            RuleError::Invalid(msg) => return self.diag(n, Severity::Error, Code::InvalidNode, msg),
+        };
+        // With where each of the node's inputs comes from (a finding about whole shapes, such as
+        // ranks, has no one size to trace).
+        let mut d = self.diag(n, Severity::Error, Code::BroadcastIncompatible, msg);
+        let positions = self.position.get_or_init(|| model.positions());
+        for (i, v) in node.inputs.iter().enumerate() {
+            if let Some(v) = v {
+                d.origins.push((i, crate::provenance::source_of(model, positions, *v)));
+            }
         }
+        d
     }
 
     fn subgraph(&mut self, n: NodeId, sub: GraphId) {
@@ -1170,21 +1116,17 @@ impl Infer<'_> {
             } else {
                 match t {
                     Type::Tensor { dtype, shape: Some(s) } => {
-                        let a = axes.and_then(|a| a.get(i - n_state).copied()).unwrap_or(0);
-                        // Before opset 9 axis 0 is the batch and axis 1 the sequence.
-                        let (drop, keep_batch) = if opset < 9 { (1usize, true) } else { (0, false) };
                         let r = s.len() as i64;
-                        let a = if opset < 9 {
-                            drop as i64
-                        } else if a < 0 {
-                            a + r
-                        } else {
-                            a
+                        // Before opset 9 axis 0 is the batch and axis 1 the sequence.
+                        let a = match axes.and_then(|a| a.get(i - n_state).copied()).unwrap_or(0) {
+                            _ if opset < 9 => 1,
+                            a if a < 0 => a + r,
+                            a => a,
                         };
                         let mut s2 = s.clone();
                         if (0..r).contains(&a) {
                             s2.remove(a as usize);
-                            if keep_batch && !s2.is_empty() {
+                            if opset < 9 && !s2.is_empty() {
                                 s2.remove(0);
                             }
                             Type::tensor(*dtype, Some(s2))
@@ -1223,18 +1165,14 @@ impl Infer<'_> {
         }
         let (a, b) = (outs(then), outs(other));
         for (k, (x, y)) in a.iter().zip(&b).enumerate() {
-            let rank = |t: &Option<Type>| match t {
-                Some(Type::Tensor { shape: Some(s), .. }) => Some(s.len()),
-                _ => None,
-            };
+            let rank = |t: &Option<Type>| t.as_ref().and_then(Type::shape).map(Vec::len);
             if let (Some(p), Some(q)) = (rank(x), rank(y)) {
                 if p != q {
                     let cond = cond.map(|c| model.name(c)).unwrap_or("(absent)");
                     let msg = format!(
                         "output {k} has rank {p} in then_branch and rank {q} in else_branch, and the condition '{cond}' is not known here, so its rank is left unknown; binding the symbols it depends on with --dim decides it"
                     );
-                    let d = self.diag(n, Severity::Warning, Code::BranchRankDiffers, msg);
-                    self.report(d);
+                    self.flag(n, Severity::Warning, Code::BranchRankDiffers, msg);
                 }
             }
         }
@@ -1458,7 +1396,6 @@ fn broadcast_out(b: Broadcast<Dim>) -> Out {
     Out { assumptions: b.assumptions, ..tensor_out(Some(b.shape)) }
 }
 
-/// Maps input indices of a broadcast error from the present inputs back to node slots.
 /// The error of inputs that must have equal shapes, naming the input that differs from the
 /// first by its node slot.
 fn unequal(e: BroadcastError<Dim>, present: &[usize], rule: &'static str) -> RuleError {
@@ -1470,6 +1407,7 @@ fn unequal(e: BroadcastError<Dim>, present: &[usize], rule: &'static str) -> Rul
     RuleError::Unequal { input: present.get(input).copied().unwrap_or(input), rule }
 }
 
+/// Maps input indices of a broadcast error from the present inputs back to node slots.
 fn renumber(e: BroadcastError<Dim>, present: &[usize]) -> RuleError {
     RuleError::Broadcast(match e {
         BroadcastError::Clash { axis, sizes } => BroadcastError::Clash {

@@ -63,6 +63,15 @@ fn keys(model: &Model, values: &[ValueId]) -> Vec<String> {
         .collect()
 }
 
+/// A JSON array of the items `F` gives, serialized as they come: no list is built first.
+struct Seq<F>(F);
+
+impl<F: Fn() -> I, I: Iterator<Item: serde::Serialize>> serde::Serialize for Seq<F> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_seq((self.0)())
+    }
+}
+
 /// A dim as JSON: a number, a symbol's name, or null.
 struct DimJson<'a>(&'a Dim);
 
@@ -82,13 +91,6 @@ struct TypeJson<'a>(Option<&'a Type>);
 impl serde::Serialize for TypeJson<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        /// A shape's dims.
-        struct Dims<'a>(&'a [Dim]);
-        impl serde::Serialize for Dims<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-                s.collect_seq(self.0.iter().map(DimJson))
-            }
-        }
         let (dtype, shape) = match self.0 {
             Some(Type::Tensor { dtype, shape }) => (dtype.map(|d| d.name()), shape.as_deref()),
             Some(Type::Sequence(_)) => (Some("sequence"), None),
@@ -97,7 +99,7 @@ impl serde::Serialize for TypeJson<'_> {
         };
         let mut map = s.serialize_map(Some(2))?;
         map.serialize_entry("dtype", &dtype)?;
-        map.serialize_entry("shape", &shape.map(Dims))?;
+        map.serialize_entry("shape", &shape.map(|s| Seq(|| s.iter().map(DimJson))))?;
         map.end()
     }
 }
@@ -220,7 +222,7 @@ struct InferDoc<'a> {
 
 impl serde::Serialize for InferDoc<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeSeq};
+        use serde::ser::SerializeMap;
         /// The tensors, each with its type.
         struct Tensors<'a>(&'a InferDoc<'a>);
         impl serde::Serialize for Tensors<'_> {
@@ -233,50 +235,37 @@ impl serde::Serialize for InferDoc<'_> {
                 map.end()
             }
         }
-        /// The nodes, each with its op and the names of its inputs and outputs.
-        struct Nodes<'a>(&'a InferDoc<'a>);
-        impl serde::Serialize for Nodes<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-                let (model, positions) = (self.0.model, self.0.model.positions());
-                let mut seq = s.serialize_seq(Some(self.0.nodes.len()))?;
-                for n in self.0.nodes {
-                    seq.serialize_element(&NodeJson { model, node: *n, label: model.label_with(*n, &positions) })?;
-                }
-                seq.end()
-            }
-        }
         /// One node: `{"name", "op_type", "domain", "graph", "inputs", "outputs"}`.
         struct NodeJson<'a> {
             model: &'a Model,
             node: NodeId,
             label: String,
         }
-        /// Value names, `""` for an omitted one.
-        struct Names<'a>(&'a Model, &'a [Option<ValueId>]);
-        impl serde::Serialize for Names<'_> {
-            fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-                s.collect_seq(self.1.iter().map(|v| v.map_or("", |v| self.0.name(v))))
-            }
-        }
         impl serde::Serialize for NodeJson<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
                 let (model, node) = (self.model, self.model.node(self.node));
+                // Value names, `""` for an omitted one.
+                let name = |v: &Option<ValueId>| v.map_or("", |v| model.name(v));
                 let mut map = s.serialize_map(Some(6))?;
                 map.serialize_entry("name", &self.label)?;
                 map.serialize_entry("op_type", node.op_type.as_str())?;
                 map.serialize_entry("domain", node.domain.as_str())?;
                 map.serialize_entry("graph", &model.graph(node.graph).path)?;
-                map.serialize_entry("inputs", &Names(model, &node.inputs))?;
-                map.serialize_entry("outputs", &Names(model, &node.outputs))?;
+                map.serialize_entry("inputs", &Seq(|| node.inputs.iter().map(name)))?;
+                map.serialize_entry("outputs", &Seq(|| node.outputs.iter().map(name)))?;
                 map.end()
             }
         }
+        let (model, positions) = (self.model, self.model.positions());
+        // The nodes, each with its op and the names of its inputs and outputs.
+        let nodes =
+            Seq(|| self.nodes.iter().map(|n| NodeJson { model, node: *n, label: model.label_with(*n, &positions) }));
         let mut map = s.serialize_map(Some(8))?;
         map.serialize_entry("model", &self.path.display().to_string())?;
         map.serialize_entry("ir_version", &self.model.ir_version)?;
         map.serialize_entry("opsets", &self.opsets)?;
         map.serialize_entry("tensors", &Tensors(self))?;
-        map.serialize_entry("nodes", &Nodes(self))?;
+        map.serialize_entry("nodes", &nodes)?;
         map.serialize_entry("diagnostics", &self.inf.diagnostics.iter().map(diag_json).collect::<Vec<_>>())?;
         map.serialize_entry("constraints", &self.inf.constraints.iter().map(constraint_json).collect::<Vec<_>>())?;
         map.serialize_entry("contract", &contract_json(&self.inf.contract))?;
@@ -492,11 +481,10 @@ fn sarif_log(files: Vec<(&Path, std::result::Result<Vec<Diagnostic>, String>)>) 
     let mut sarif_results = Vec::new();
     for (i, ds) in &found {
         for d in ds.iter() {
-            let (name, kind) = match &d.node {
-                Some(node) => (node.clone(), "function"),
-                None => (d.graph.clone(), "module"),
+            let (name, kind, qualified) = match &d.node {
+                Some(node) => (node, "function", format!("{}/{node}", d.graph)),
+                None => (&d.graph, "module", d.graph.clone()),
             };
-            let qualified = d.node.as_ref().map_or_else(|| d.graph.clone(), |n| format!("{}/{n}", d.graph));
             let mut properties = Map::new();
             properties.insert("graph".into(), json!(d.graph));
             if let Some(op) = &d.op_type {

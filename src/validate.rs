@@ -37,9 +37,7 @@ pub fn validate(model: &Model) -> Vec<Diagnostic> {
             let name = model.name(info.value);
             let what = format!("{kind} '{name}'");
             if let Some((severity, code, msg)) = declared_problem(&what, &dims) {
-                let mut d = finding(model, graph, None, code, msg);
-                d.severity = severity;
-                out.push(d);
+                out.push(Diagnostic { severity, ..finding(model, graph, None, code, msg) });
             }
         }
     }

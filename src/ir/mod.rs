@@ -216,11 +216,6 @@ impl Value {
     pub fn shadows(&self) -> Option<ValueId> {
         self.shadows
     }
-
-    /// The initializer that holds the value's data (its graph's `initializers()[i]`).
-    pub fn initializer(&self) -> Option<usize> {
-        self.initializer
-    }
 }
 
 /// A tensor held in the model: an initializer or an attribute value.
@@ -524,13 +519,6 @@ pub struct Function {
     pub refs: Vec<(NodeId, String, String)>,
 }
 
-impl Model {
-    /// The model-local function `domain.name`, if the model defines one.
-    pub fn function(&self, domain: &str, name: &str) -> Option<&Function> {
-        self.functions.iter().find(|f| f.domain == domain && f.name == name)
-    }
-}
-
 /// An operator set the model imports.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Opset {
@@ -718,15 +706,12 @@ impl Model {
     /// Declares the shape of the main graph's input `name` as `dims` (element type kept): for
     /// inputs whose dims have no name a binding could reach.
     pub fn declare_input_shape(&mut self, name: &str, dims: &[i64]) -> crate::Result<()> {
-        let v = self
-            .local(Model::MAIN, name)
-            .filter(|v| self.graph(Model::MAIN).inputs.iter().any(|i| i.value == *v))
-            .ok_or_else(|| crate::Error::Usage(format!("the model has no input named '{name}'")))?;
-        let main = self.graph_mut(Model::MAIN);
-        if let Some(info) = main.inputs.iter_mut().find(|i| i.value == v) {
-            let dtype = info.ty.as_ref().and_then(Type::dtype);
-            info.ty = Some(Type::tensor(dtype, Some(dims.iter().map(|d| Dim::Known(*d)).collect())));
-        }
+        let v = self.local(Model::MAIN, name);
+        let Some(info) = self.graph_mut(Model::MAIN).inputs.iter_mut().find(|i| Some(i.value) == v) else {
+            return Err(crate::Error::Usage(format!("the model has no input named '{name}'")));
+        };
+        let dtype = info.ty.as_ref().and_then(Type::dtype);
+        info.ty = Some(Type::tensor(dtype, Some(dims.iter().map(|d| Dim::Known(*d)).collect())));
         Ok(())
     }
 
@@ -937,18 +922,8 @@ impl Model {
         }
     }
 
-    /// Removes a node from the arena and its graph's order; its outputs become undefined.
-    pub fn remove_node(&mut self, id: NodeId) -> Option<Node> {
-        let node = self.nodes.remove_node(id.0)?;
-        self.graph_mut(node.graph).order.retain(|n| *n != id);
-        for v in node.outputs.iter().flatten() {
-            self.values[v.index()].def = Def::Undefined;
-        }
-        Some(node)
-    }
-
-    /// Removes the nodes `ids` as [`Model::remove_node`] does each, with one pass over each
-    /// graph's order instead of one per node.
+    /// Removes the nodes `ids` from the arena and their graphs' orders (one pass over each
+    /// graph's order, however many nodes); their outputs become undefined.
     pub fn remove_nodes(&mut self, ids: &HashSet<NodeId>) {
         let mut graphs = HashSet::new();
         for id in ids {
@@ -1021,12 +996,6 @@ impl Model {
         (sorted, cyclic)
     }
 
-    /// Places `node` (already in the arena) in its graph's order just before `anchor`, or at
-    /// the end when `anchor` is not in that order.
-    pub fn place_before(&mut self, node: NodeId, anchor: NodeId) {
-        self.place_before_all(&[(node, anchor)]);
-    }
-
     /// Places each `(node, anchor)` (nodes already in the arena) in its graph's order just
     /// before `anchor`, nodes with the same anchor in the order given, or at the end when
     /// `anchor` is not in that order. One pass over each graph's order, however many nodes:
@@ -1071,12 +1040,6 @@ impl Model {
         v.initializer = Some(index);
     }
 
-    /// Removes initializer `index` of `graph`; the value it defined becomes undefined (unless it
-    /// is also a graph input) and the other values' initializer indices follow.
-    pub fn remove_initializer(&mut self, graph: GraphId, index: usize) {
-        self.remove_initializers(&HashSet::from([(graph, index)]));
-    }
-
     /// Removes the initializers `dead` (graph, index): the values they defined become undefined
     /// (unless they are also graph inputs) and the other values' initializer indices follow.
     /// One pass over the values, however many initializers.
@@ -1088,20 +1051,11 @@ impl Model {
                 continue;
             }
             let inits = &mut self.graph_mut(g).initializers;
-            let mut next = 0;
-            let map: Vec<Option<usize>> = (0..inits.len())
-                .map(|i| {
-                    (!dead.contains(&(g, i))).then(|| {
-                        next += 1;
-                        next - 1
-                    })
-                })
-                .collect();
-            let mut i = 0;
-            inits.retain(|_| {
-                i += 1;
-                map[i - 1].is_some()
-            });
+            let mut next = 0..;
+            let map: Vec<Option<usize>> =
+                (0..inits.len()).map(|i| if dead.contains(&(g, i)) { None } else { next.next() }).collect();
+            let mut kept = map.iter();
+            inits.retain(|_| kept.next().is_some_and(Option::is_some));
             moved.insert(g, map);
         }
         for v in self.values.iter_mut() {
@@ -1112,14 +1066,6 @@ impl Model {
                 v.def = Def::Undefined;
             }
         }
-    }
-
-    /// A value name not yet used in `graph` or its ancestors, derived from `base`.
-    pub fn fresh_name(&self, graph: GraphId, base: &str) -> String {
-        if self.resolve(graph, base).is_none() {
-            return base.to_string();
-        }
-        (1u64..).map(|i| format!("{base}_{i}")).find(|n| self.resolve(graph, n).is_none()).unwrap_or_default()
     }
 }
 

@@ -25,52 +25,43 @@ use super::{declared_names, renamed, writable, Patch, Place};
 /// # Ok::<(), onnx_bcast::Error>(())
 /// ```
 pub fn annotate(model: &mut Model, inf: &Inference) -> usize {
-    let renames = declared_names(model, inf);
-    annotate_from(model, &mut Copying(inf), &renames)
+    annotate_from(model, &mut Types::Copying(inf))
 }
 
 /// [`annotate`], moving the type of each node output out of `inf` instead of copying it (a
 /// million copies at a million nodes), for a caller done with those types.
 pub fn annotate_taking(model: &mut Model, inf: &mut Inference) -> usize {
-    let renames = declared_names(model, inf);
-    annotate_from(model, &mut Taking(inf), &renames)
+    annotate_from(model, &mut Types::Taking(inf))
 }
 
-/// Where annotate gets types: a graph input's or output's to merge with what it declares,
-/// and a node output's to write (each asked for once).
-trait Types {
-    fn ty(&self, v: ValueId) -> Option<&Type>;
-    fn output(&mut self, v: ValueId) -> Option<Type>;
+/// Where annotate gets types: a graph input's or output's to merge with what it declares
+/// (`inf().ty`), and a node output's to write (`output`, each asked for once).
+enum Types<'a> {
+    Copying(&'a Inference),
+    Taking(&'a mut Inference),
 }
 
-struct Copying<'a>(&'a Inference);
-
-impl Types for Copying<'_> {
-    fn ty(&self, v: ValueId) -> Option<&Type> {
-        self.0.ty(v)
+impl Types<'_> {
+    fn inf(&self) -> &Inference {
+        match self {
+            Types::Copying(inf) => inf,
+            Types::Taking(inf) => inf,
+        }
     }
 
     fn output(&mut self, v: ValueId) -> Option<Type> {
-        self.0.ty(v).cloned()
+        match self {
+            Types::Copying(inf) => inf.ty(v).cloned(),
+            Types::Taking(inf) => inf.take_ty(v),
+        }
     }
 }
 
-struct Taking<'a>(&'a mut Inference);
-
-impl Types for Taking<'_> {
-    fn ty(&self, v: ValueId) -> Option<&Type> {
-        self.0.ty(v)
-    }
-
-    fn output(&mut self, v: ValueId) -> Option<Type> {
-        self.0.take_ty(v)
-    }
-}
-
-fn annotate_from(model: &mut Model, inf: &mut impl Types, renames: &HashMap<Term, Term>) -> usize {
+fn annotate_from(model: &mut Model, types: &mut Types) -> usize {
+    let renames = declared_names(model, types.inf());
     let mut patch = Patch::default();
     for g in model.graph_ids() {
-        graph(model, g, inf, renames, &mut patch);
+        graph(model, g, types, &renames, &mut patch);
     }
     let added = patch.new_infos();
     patch.apply(model);
@@ -79,20 +70,20 @@ fn annotate_from(model: &mut Model, inf: &mut impl Types, renames: &HashMap<Term
 
 /// The types to write in graph `g`: its inputs' and outputs' declared types filled in with
 /// what inference adds, and the inferred type of each value its nodes define.
-fn graph(model: &Model, g: GraphId, inf: &mut impl Types, renames: &HashMap<Term, Term>, patch: &mut Patch) {
+fn graph(model: &Model, g: GraphId, types: &mut Types, renames: &HashMap<Term, Term>, patch: &mut Patch) {
     let gr = model.graph(g);
     for (place, infos) in [(Place::Input as fn(usize) -> Place, &gr.inputs), (Place::Output, &gr.outputs)] {
         for (i, vi) in infos.iter().enumerate() {
-            let inferred = inf.ty(vi.value);
+            let inferred = types.inf().ty(vi.value);
             // A copy only where a size is renamed: `fill` copies what it keeps.
             let renamed_ty = inferred.filter(|_| !renames.is_empty()).map(|t| renamed(t.clone(), renames));
             let inferred = renamed_ty.as_ref().or(inferred);
             if let Some(ty) = fill(vi.ty.as_ref(), inferred).filter(|ty| vi.ty.as_ref() != Some(ty)) {
-                patch.declare(g, place(i), ty);
+                patch.types.push((g, place(i), ty));
             }
         }
     }
-    patch.room_for_infos(g, gr.order.len().saturating_sub(gr.value_info.len()));
+    patch.new_infos.push((g, Vec::with_capacity(gr.order.len().saturating_sub(gr.value_info.len()))));
     // Sorted, for a binary search per value: a graph may have as many outputs as nodes.
     let mut outputs: Vec<ValueId> = gr.outputs.iter().map(|o| o.value).collect();
     outputs.sort_unstable();
@@ -108,10 +99,10 @@ fn graph(model: &Model, g: GraphId, inf: &mut impl Types, renames: &HashMap<Term
         if outputs.binary_search(&v).is_ok() {
             continue;
         }
-        let Some(ty) = inf.output(v).filter(writable).map(|t| renamed(t, renames)) else { continue };
+        let Some(ty) = types.output(v).filter(writable).map(|t| renamed(t, renames)) else { continue };
         match known.get(&v) {
             Some(&i) if gr.value_info[i].ty.as_ref() == Some(&ty) => {}
-            Some(&i) => patch.declare(g, Place::Info(i), ty),
+            Some(&i) => patch.types.push((g, Place::Info(i), ty)),
             // Met once (`produced` holds no value twice), so never looked up again.
             None => patch.declare_new(g, v, ty),
         }

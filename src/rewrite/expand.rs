@@ -13,7 +13,7 @@ use crate::ir::{AttrValue, Attribute, Model, NodeId, ValueId};
 use crate::ops::ShapeRule;
 use crate::shape::{Dim, Shape, Type};
 
-use super::{family_rule, legacy, opset_of, same, same_shape, At, Patch, Wire};
+use super::{family_rule, legacy, same, same_shape, At, Patch, Wire};
 
 /// What `expand` did.
 #[derive(Clone, Debug, Default)]
@@ -51,7 +51,7 @@ pub fn expand(model: &mut Model, inf: &Inference) -> crate::Result<Report> {
         return Err(crate::Error::Findings { errors: inf.errors() });
     }
     let (patch, mut report) = plan(model, inf);
-    report.added = patch.added();
+    report.added = patch.nodes.len();
     #[cfg(debug_assertions)]
     let assumed = stretched_under_assumptions(model, inf);
     patch.apply(model);
@@ -94,8 +94,7 @@ fn stretched_under_assumptions(model: &Model, inf: &Inference) -> Vec<NodeId> {
 
 /// The edits that make every broadcast of `model` explicit, given its inference.
 pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
-    let mut patch = Patch::new(model);
-    patch.rename_as(super::declared_names(model, inf));
+    let mut patch = Patch { renames: super::declared_names(model, inf), ..Patch::new(model) };
     let mut report = Report::default();
     for g in model.graph_ids() {
         for &n in &model.graph(g).order {
@@ -117,19 +116,18 @@ pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
                         .and_then(|s| s.run(&mut patch, &[from], leading))
                         .map(Some)
                 }
-                Some(ShapeRule::Multi | ShapeRule::Uni { .. }) => {
-                    let uni = match family_rule(model, node) {
+                rule @ Some(ShapeRule::Multi | ShapeRule::Uni { .. }) => {
+                    let uni = match rule {
                         Some(ShapeRule::Uni { to, from }) => Some((to, from)),
                         _ => None,
                     };
-                    match unranked(&mut patch, model, inf, n, uni) {
-                        Ok(changed) => {
-                            report.computed.push(n);
-                            report.rewritten += usize::from(changed);
-                            continue;
-                        }
-                        Err(why) => Err(why),
+                    let result = unranked(&mut patch, model, inf, n, uni);
+                    if let Ok(changed) = result {
+                        report.computed.push(n);
+                        report.rewritten += usize::from(changed);
+                        continue;
                     }
+                    result.map(Some)
                 }
                 _ if legacy::is_gemm(model, n) => legacy::gemm(&mut patch, model, inf, n),
                 _ => continue,
@@ -141,12 +139,8 @@ pub fn plan(model: &Model, inf: &Inference) -> (Patch, Report) {
                     report.rewritten += usize::from(changed);
                 }
                 Err(why) => {
-                    let mut d = Diagnostic::new(
-                        Severity::Warning,
-                        Code::ExpandSkipped,
-                        &model.graph(g).path,
-                        format!("left implicit: {why}"),
-                    );
+                    let msg = format!("left implicit: {why}");
+                    let mut d = Diagnostic::new(Severity::Warning, Code::ExpandSkipped, &model.graph(g).path, msg);
                     d.node = Some(model.node_label(n));
                     d.op_type = Some(node.op_type.to_string());
                     report.diagnostics.push(d);
@@ -171,13 +165,9 @@ fn unreached(inf: &Inference, v: ValueId) -> Result<(), String> {
 /// one shape by construction, which inference may not see (each `Expand` of an unknown size
 /// gets a size of its own).
 fn expanded_alike(model: &Model, node: &crate::ir::Node) -> bool {
-    let target = |v: &Option<ValueId>| match v.map(|v| model.value(v).def) {
-        Some(crate::ir::Def::Node(e, 0))
-            if model.node(e).op_type == "Expand" && opset_of(model, model.node(e)) >= 8 =>
-        {
-            model.node(e).inputs.get(1).copied().flatten()
-        }
-        _ => None,
+    let target = |v: &Option<ValueId>| {
+        let e = expand_of(model, (*v)?).filter(|e| model.opset_or_default(&e.domain) >= 8)?;
+        e.inputs.get(1).copied().flatten()
     };
     let mut targets = node.inputs.iter().filter(|v| v.is_some()).map(target);
     match targets.next() {
@@ -185,6 +175,14 @@ fn expanded_alike(model: &Model, node: &crate::ir::Node) -> bool {
             node.inputs.iter().filter(|v| v.is_some()).count() >= 2 && targets.all(|t| t == Some(first))
         }
         _ => false,
+    }
+}
+
+/// The `Expand` node whose first output is `v`, if one is.
+fn expand_of(model: &Model, v: ValueId) -> Option<&crate::ir::Node> {
+    match model.value(v).def {
+        crate::ir::Def::Node(e, 0) if model.node(e).op_type == "Expand" => Some(model.node(e)),
+        _ => None,
     }
 }
 
@@ -209,7 +207,7 @@ fn unranked(
     uni: Option<(usize, usize)>,
 ) -> Result<bool, String> {
     let node = model.node(n);
-    let opset = opset_of(model, node);
+    let opset = model.opset_or_default(&node.domain);
     unreached(inf, node.outputs.first().copied().flatten().ok_or("the node has no output")?)?;
     let mut operands = Vec::new();
     for (slot, v) in node.inputs.iter().enumerate() {
@@ -225,12 +223,7 @@ fn unranked(
     }
     // Made explicit already (by this pass, before): the operands that move are expanded to one
     // target, which for a unidirectional node is the other operand's shape.
-    let expanded_to = |v: ValueId| match model.value(v).def {
-        crate::ir::Def::Node(e, 0) if model.node(e).op_type == "Expand" => {
-            model.node(e).inputs.get(1).copied().flatten()
-        }
-        _ => None,
-    };
+    let expanded_to = |v: ValueId| expand_of(model, v)?.inputs.get(1).copied().flatten();
     let targets: Vec<Option<ValueId>> = match uni {
         Some((_, from)) => vec![node.inputs.get(from).copied().flatten().and_then(expanded_to)],
         None => operands.iter().map(|o| expanded_to(o.1)).collect(),
@@ -250,6 +243,9 @@ fn unranked(
     let at = At::node(model, n);
     let base = patch.base_name(model, n);
     let name = |what: &str| format!("{base}_{what}");
+    let op = |patch: &mut Patch, op: &'static str, inputs: Vec<Wire>, what: &str, ty: Option<Type>| {
+        patch.node(at, op, inputs, vec![], &name(what), ty)
+    };
     // Every vector inserted here is declared with a symbol for its length (no unknown size, so
     // inferring the result invents no symbol, and the model's own unknown sizes keep their
     // names): the padded shapes and the fold's with the largest rank's, so that the fold's
@@ -262,95 +258,50 @@ fn unranked(
         let t = crate::ir::Tensor::new(&name(what), DType::I64, vec![], crate::ir::TensorData::Int64s(vec![k]));
         patch.constant(at, &name(what), t)
     };
-    // Each operand's shape and rank.
-    let mut shapes = HashMap::new();
-    let mut ranks = Vec::new();
+    // Each operand's shape and rank, by slot.
+    let mut measured = HashMap::new();
     for &(slot, v, _) in &operands {
         let own = vector(format!("in{slot}_rank"));
-        let s = patch.node(at, "Shape", vec![Wire::Old(v)], vec![], &name(&format!("in{slot}_shape")), own);
-        let r = patch.node(at, "Size", vec![s], vec![], &name(&format!("in{slot}_rank")), i64_scalar.clone());
-        shapes.insert(slot, s);
-        ranks.push((slot, r));
+        let s = op(patch, "Shape", vec![Wire::Old(v)], &format!("in{slot}_shape"), own);
+        let r = op(patch, "Size", vec![s], &format!("in{slot}_rank"), i64_scalar.clone());
+        measured.insert(slot, (s, r));
     }
     let (rank, moved): (Wire, Vec<usize>) = match uni {
-        Some((to, from)) => {
-            let r = ranks.iter().find(|(s, _)| *s == to).map(|(_, r)| *r).ok_or("the stretched-to input is absent")?;
-            (r, vec![from])
-        }
+        Some((to, from)) => (measured.get(&to).ok_or("the stretched-to input is absent")?.1, vec![from]),
         None => {
-            let all = ranks.iter().map(|(_, r)| *r).collect();
-            (
-                patch.node(at, "Max", all, vec![], &name("rank"), i64_scalar.clone()),
-                operands.iter().map(|o| o.0).collect(),
-            )
+            let all = operands.iter().map(|o| measured[&o.0].1).collect();
+            (op(patch, "Max", all, "rank", i64_scalar.clone()), operands.iter().map(|o| o.0).collect())
         }
     };
     let (zero, one) = (scalar(patch, "zero", 0), scalar(patch, "one", 1));
     let mut padded = HashMap::new();
     for &(slot, v, dtype) in operands.iter().filter(|o| moved.contains(&o.0)) {
-        let r = ranks.iter().find(|(s, _)| *s == slot).map(|(_, r)| *r).ok_or("an operand vanished")?;
-        let pad = patch.node(at, "Sub", vec![rank, r], vec![], &name(&format!("in{slot}_pad")), i64_scalar.clone());
-        let axes = patch.node(
-            at,
-            "Range",
-            vec![zero, pad, one],
-            vec![],
-            &name(&format!("in{slot}_axes")),
-            vector(format!("in{slot}_pad")),
-        );
+        let pad = op(patch, "Sub", vec![rank, measured[&slot].1], &format!("in{slot}_pad"), i64_scalar.clone());
+        let axes = op(patch, "Range", vec![zero, pad, one], &format!("in{slot}_axes"), vector(format!("in{slot}_pad")));
         let ty = Some(Type::tensor(Some(dtype), None));
-        let u =
-            patch.node(at, "Unsqueeze", vec![Wire::Old(v), axes], vec![], &name(&format!("in{slot}_unsqueezed")), ty);
+        let u = op(patch, "Unsqueeze", vec![Wire::Old(v), axes], &format!("in{slot}_unsqueezed"), ty);
         padded.insert(slot, u);
     }
     let target = match uni {
-        Some((to, _)) => shapes[&to],
+        Some((to, _)) => measured[&to].0,
         None => {
             let mut acc: Option<Wire> = None;
             let mut ones: Option<Wire> = None;
             for &(slot, _, _) in &operands {
-                let s = patch.node(
-                    at,
-                    "Shape",
-                    vec![padded[&slot]],
-                    vec![],
-                    &name(&format!("in{slot}_padded_shape")),
-                    i64_vec.clone(),
-                );
+                let s = op(patch, "Shape", vec![padded[&slot]], &format!("in{slot}_padded_shape"), i64_vec.clone());
                 acc = Some(match acc {
                     None => s,
                     Some(a) => {
                         let bool_vec = Some(Type::tensor(Some(DType::Bool), Some(vec![len.clone()])));
                         let ones = ones.get_or_insert_with(|| {
                             let axis = patch.ints(at, &name("rank_axes"), &[0]);
-                            let len = patch.node(
-                                at,
-                                "Unsqueeze",
-                                vec![rank, axis],
-                                vec![],
-                                &name("rank_vector"),
-                                Some(Type::tensor(Some(DType::I64), Some(vec![Dim::Known(1)]))),
-                            );
+                            let len = op(patch, "Unsqueeze", vec![rank, axis], "rank_vector", i64s(1));
                             let value =
                                 Attribute::new("value", AttrValue::Tensor(crate::ir::Tensor::i64s("value", &[1])));
                             patch.node(at, "ConstantOfShape", vec![len], vec![value], &name("ones"), i64_vec.clone())
                         });
-                        let is_one = patch.node(
-                            at,
-                            "Equal",
-                            vec![a, *ones],
-                            vec![],
-                            &name(&format!("in{slot}_is_one")),
-                            bool_vec,
-                        );
-                        patch.node(
-                            at,
-                            "Where",
-                            vec![is_one, s, a],
-                            vec![],
-                            &name(&format!("bcast_shape{slot}")),
-                            i64_vec.clone(),
-                        )
+                        let is_one = op(patch, "Equal", vec![a, *ones], &format!("in{slot}_is_one"), bool_vec);
+                        op(patch, "Where", vec![is_one, s, a], &format!("bcast_shape{slot}"), i64_vec.clone())
                     }
                 });
             }
@@ -362,8 +313,8 @@ fn unranked(
     let out_shape = node.outputs.first().copied().flatten().and_then(|v| inf.shape(v)).cloned();
     for &(slot, _, dtype) in operands.iter().filter(|o| moved.contains(&o.0)) {
         let ty = Some(Type::tensor(Some(dtype), out_shape.clone()));
-        let e = patch.node(at, "Expand", vec![padded[&slot], target], vec![], &name(&format!("in{slot}_expanded")), ty);
-        patch.rewire(n, slot, e);
+        let e = op(patch, "Expand", vec![padded[&slot], target], &format!("in{slot}_expanded"), ty);
+        patch.rewires.push((n, slot, e));
     }
     Ok(true)
 }
@@ -397,10 +348,12 @@ enum Stretch {
     TileRuntime(Vec<Src>),
 }
 
-/// One operand to rewrite: its slot, the axes to unsqueeze, its shape after that, and the
-/// stretch (if the unsqueezed shape still differs from the output's).
+/// One operand to rewrite: its slot, value and element type, the axes to unsqueeze, its shape
+/// after that, and the stretch (if the unsqueezed shape still differs from the output's).
 struct Step {
     slot: usize,
+    v: ValueId,
+    dtype: Option<DType>,
     axes: Vec<i64>,
     placed: Shape,
     stretch: Option<Stretch>,
@@ -460,7 +413,7 @@ impl<'a> Site<'a> {
             n,
             at: At::node(model, n),
             base,
-            opset: opset_of(model, node),
+            opset: model.opset_or_default(&node.domain),
             out,
             decl,
             operands,
@@ -484,8 +437,8 @@ impl<'a> Site<'a> {
         let r = self.out.len();
         let mut steps = Vec::new();
         for &slot in slots {
-            let Some((_, v, shape, dtype)) = self.operand(slot).cloned() else { continue };
-            if same_shape(&shape, &self.out) {
+            let Some(&(_, v, ref shape, dtype)) = self.operand(slot) else { continue };
+            if same_shape(shape, &self.out) {
                 continue;
             }
             if dtype.is_none() {
@@ -494,10 +447,10 @@ impl<'a> Site<'a> {
             let ax = axes(r, shape.len()).ok_or_else(|| {
                 format!("'{}' has rank {}, more than the output's {r}", self.model.name(v), shape.len())
             })?;
-            let placed = crate::shape::in_dim(&shape, r, &complement(r, &ax))
+            let placed = crate::shape::in_dim(shape, r, &complement(r, &ax))
                 .map_err(|_| format!("'{}' cannot be placed in rank {r}", self.model.name(v)))?;
             let stretch = if same_shape(&placed, &self.out) { None } else { Some(self.stretch(&placed)?) };
-            steps.push(Step { slot, axes: ax, placed, stretch });
+            steps.push(Step { slot, v, dtype, axes: ax, placed, stretch });
         }
         if steps.is_empty() {
             return Ok(false);
@@ -507,22 +460,12 @@ impl<'a> Site<'a> {
         }
         // Unsqueeze every operand first, so the run-time broadcast shape (if any) can use them.
         for step in &steps {
-            let (_, v, _, dtype) = self.operand(step.slot).cloned().ok_or("operand vanished")?;
-            let wire = if step.axes.is_empty() {
-                Wire::Old(v)
-            } else {
-                self.unsqueeze(patch, Wire::Old(v), &step.axes, step.slot, dtype, &step.placed)
-            };
+            let wire = self.unsqueeze(patch, step);
             self.full.insert(step.slot, wire);
         }
-        for step in steps {
-            let (_, _, _, dtype) = self.operand(step.slot).cloned().ok_or("operand vanished")?;
-            let x = self.full[&step.slot];
-            let wire = match &step.stretch {
-                None => x,
-                Some(stretch) => self.emit_stretch(patch, x, stretch, step.slot, dtype),
-            };
-            patch.rewire(self.n, step.slot, wire);
+        for step in &steps {
+            let wire = self.emit_stretch(patch, self.full[&step.slot], step);
+            patch.rewires.push((self.n, step.slot, wire));
         }
         Ok(true)
     }
@@ -565,19 +508,17 @@ impl<'a> Site<'a> {
     /// Where output size `k` can be read at run time without computing a broadcast: a known
     /// size, the exact operand, or an operand holding the same symbol (at the same axis first).
     fn source(&self, k: usize) -> Option<Src> {
-        let r = self.out.len();
-        match &self.out[k] {
-            Dim::Known(n) => return Some(Src::Const(*n)),
-            _ if self.exact.is_some() => {
-                let slot = self.exact?;
-                let shape = &self.operand(slot)?.2;
-                let axis = (k + shape.len()).checked_sub(r)?;
-                return Some(Src::Dim { slot, axis });
-            }
-            Dim::Term(_) => {}
-            Dim::Unknown => return None,
+        let (r, want) = (self.out.len(), &self.out[k]);
+        if let Dim::Known(n) = want {
+            return Some(Src::Const(*n));
         }
-        let want = &self.out[k];
+        if let Some(slot) = self.exact {
+            let axis = (k + self.operand(slot)?.2.len()).checked_sub(r)?;
+            return Some(Src::Dim { slot, axis });
+        }
+        if *want == Dim::Unknown {
+            return None;
+        }
         let aligned = self.operands.iter().find_map(|(slot, _, shape, _)| {
             let axis = (k + shape.len()).checked_sub(r)?;
             (shape.get(axis) == Some(want)).then_some(Src::Dim { slot: *slot, axis })
@@ -593,61 +534,51 @@ impl<'a> Site<'a> {
         format!("{}_{what}", self.base)
     }
 
-    fn unsqueeze(
-        &self,
-        patch: &mut Patch,
-        x: Wire,
-        axes: &[i64],
-        slot: usize,
-        dtype: Option<DType>,
-        placed: &[Dim],
-    ) -> Wire {
-        let ty = Some(Type::tensor(dtype, Some(placed.to_vec())));
-        let base = self.name(&format!("in{slot}_unsqueezed"));
+    /// A node `op` without attributes at the site, its output named after `what`.
+    fn op(&self, patch: &mut Patch, op: &'static str, inputs: Vec<Wire>, what: &str, ty: Option<Type>) -> Wire {
+        patch.node(self.at, op, inputs, vec![], &self.name(what), ty)
+    }
+
+    /// The step's operand at the output's rank: unsqueezed where it gains axes.
+    fn unsqueeze(&self, patch: &mut Patch, step: &Step) -> Wire {
+        let (x, slot, axes) = (Wire::Old(step.v), step.slot, &step.axes);
+        if axes.is_empty() {
+            return x;
+        }
+        let ty = Some(Type::tensor(step.dtype, Some(step.placed.clone())));
+        let what = format!("in{slot}_unsqueezed");
         if self.opset >= 13 {
             let a = patch.ints(self.at, &self.name(&format!("in{slot}_axes")), axes);
-            patch.node(self.at, "Unsqueeze", vec![x, a], vec![], &base, ty)
+            self.op(patch, "Unsqueeze", vec![x, a], &what, ty)
         } else {
             let attr = Attribute::new("axes", AttrValue::Ints(axes.to_vec()));
-            patch.node(self.at, "Unsqueeze", vec![x], vec![attr], &base, ty)
+            patch.node(self.at, "Unsqueeze", vec![x], vec![attr], &self.name(&what), ty)
         }
     }
 
-    fn emit_stretch(&self, patch: &mut Patch, x: Wire, stretch: &Stretch, slot: usize, dtype: Option<DType>) -> Wire {
-        let ty = Some(Type::tensor(dtype, Some(self.decl.clone())));
-        let out = self.name(&format!("in{slot}_expanded"));
+    /// The step's operand `x` (unsqueezed) stretched to the output's shape, where it needs to be.
+    fn emit_stretch(&self, patch: &mut Patch, x: Wire, step: &Step) -> Wire {
+        let Some(stretch) = &step.stretch else { return x };
+        let (slot, ty) = (step.slot, Some(Type::tensor(step.dtype, Some(self.decl.clone()))));
+        let out = format!("in{slot}_expanded");
         match stretch {
             Stretch::Expand(pieces) => {
                 let t = self.vector(patch, pieces, &format!("in{slot}_target"));
-                patch.node(self.at, "Expand", vec![x, t], vec![], &out, ty)
+                self.op(patch, "Expand", vec![x, t], &out, ty)
             }
             Stretch::TileStatic(reps) => {
                 let t = patch.ints(self.at, &self.name(&format!("in{slot}_repeats")), reps);
-                patch.node(self.at, "Tile", vec![x, t], vec![], &out, ty)
+                self.op(patch, "Tile", vec![x, t], &out, ty)
             }
             Stretch::TileRuntime(pieces) => {
                 let r = self.out.len();
                 let target = self.vector(patch, pieces, &format!("in{slot}_target"));
                 let have = self.shape_of(patch, x, &format!("in{slot}_shape"), r);
                 let vec_ty = i64s(r);
-                let diff = patch.node(
-                    self.at,
-                    "Sub",
-                    vec![target, have],
-                    vec![],
-                    &self.name(&format!("in{slot}_diff")),
-                    vec_ty.clone(),
-                );
+                let diff = self.op(patch, "Sub", vec![target, have], &format!("in{slot}_diff"), vec_ty.clone());
                 let ones = self.ones(patch);
-                let reps = patch.node(
-                    self.at,
-                    "Add",
-                    vec![diff, ones],
-                    vec![],
-                    &self.name(&format!("in{slot}_repeats")),
-                    vec_ty,
-                );
-                patch.node(self.at, "Tile", vec![x, reps], vec![], &out, ty)
+                let reps = self.op(patch, "Add", vec![diff, ones], &format!("in{slot}_repeats"), vec_ty);
+                self.op(patch, "Tile", vec![x, reps], &out, ty)
             }
         }
     }
@@ -659,7 +590,7 @@ impl<'a> Site<'a> {
 
     /// `Shape(x)` for a rank-`rank` tensor.
     fn shape_of(&self, patch: &mut Patch, x: Wire, what: &str, rank: usize) -> Wire {
-        patch.node(self.at, "Shape", vec![x], vec![], &self.name(what), i64s(rank))
+        self.op(patch, "Shape", vec![x], what, i64s(rank))
     }
 
     /// The shape all operands broadcast to, computed in the graph: a fold of
@@ -681,22 +612,9 @@ impl<'a> Site<'a> {
                 None => s,
                 Some(a) => {
                     let ones = self.ones(patch);
-                    let is_one = patch.node(
-                        self.at,
-                        "Equal",
-                        vec![a, ones],
-                        vec![],
-                        &self.name(&format!("in{slot}_is_one")),
-                        Some(Type::tensor(Some(DType::Bool), Some(vec![Dim::Known(r as i64)]))),
-                    );
-                    patch.node(
-                        self.at,
-                        "Where",
-                        vec![is_one, s, a],
-                        vec![],
-                        &self.name(&format!("bcast_shape{slot}")),
-                        i64s(r),
-                    )
+                    let bools = Some(Type::tensor(Some(DType::Bool), Some(vec![Dim::Known(r as i64)])));
+                    let is_one = self.op(patch, "Equal", vec![a, ones], &format!("in{slot}_is_one"), bools);
+                    self.op(patch, "Where", vec![is_one, s, a], &format!("bcast_shape{slot}"), i64s(r))
                 }
             });
         }
@@ -726,7 +644,6 @@ impl<'a> Site<'a> {
     /// there is more than one run.
     fn assemble(&self, patch: &mut Patch, pieces: &[Src], what: &str) -> Wire {
         // Runs of constants, of axes of one operand, and of axes of the broadcast shape.
-        #[derive(PartialEq)]
         enum Run {
             Const(Vec<i64>),
             Dims(usize, Vec<i64>),
@@ -750,7 +667,7 @@ impl<'a> Site<'a> {
             let wire = match run {
                 Run::Const(v) => patch.ints(self.at, &self.name(&part), &v),
                 Run::Dims(slot, axes) => {
-                    let Some((_, v, shape, _)) = self.operand(slot).cloned() else { continue };
+                    let Some(&(_, v, ref shape, _)) = self.operand(slot) else { continue };
                     let s = self.shape_of(patch, Wire::Old(v), &format!("in{slot}_shape"), shape.len());
                     self.gather(patch, s, shape.len(), &axes, &part)
                 }

@@ -7,11 +7,11 @@ use std::collections::{HashMap, HashSet};
 
 use crate::dtype::DType;
 use crate::infer::Inference;
-use crate::ir::{AttrValue, Def, Model, NodeId, TensorData, ValueId};
+use crate::ir::{norm_domain, AttrValue, Def, Model, NodeId, TensorData, ValueId};
 use crate::ops::ShapeRule;
 use crate::shape::{multi, uni, Dim, Shape};
 
-use super::{family_rule, opset_of, same, same_shape, Patch, Wire};
+use super::{family_rule, same, same_shape, Patch, Wire};
 
 /// What `implicit` did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -38,7 +38,7 @@ pub fn implicit(model: &mut Model, inf: &Inference) -> crate::Result<Report> {
         if patch.is_empty() {
             break;
         }
-        report.removed += patch.removals();
+        report.removed += patch.remove.len();
         report.dead += patch.apply(model);
     }
     #[cfg(debug_assertions)]
@@ -73,11 +73,11 @@ fn plan(model: &Model, inf: &Inference) -> Patch {
         for &r in &model.graph(g).order {
             let node = model.node(r);
             let (Some(Some(x)), [Some(y)]) = (node.inputs.first(), node.outputs.as_slice()) else { continue };
-            if !(node.domain.is_empty() || node.domain == "ai.onnx") || graph_outputs.contains(y) {
+            if !norm_domain(&node.domain).is_empty() || graph_outputs.contains(y) {
                 continue;
             }
             let redundant = match node.op_type.as_str() {
-                "Expand" => opset_of(model, node) >= 8,
+                "Expand" => model.opset_or_default(&node.domain) >= 8,
                 "Tile" => tile_stretches_ones(model, inf, r),
                 "Unsqueeze" => unsqueeze_leading(model, inf, r),
                 _ => false,
@@ -85,39 +85,31 @@ fn plan(model: &Model, inf: &Inference) -> Patch {
             if !redundant {
                 continue;
             }
-            let users = model.users(*y);
-            if users.is_empty() {
-                continue;
-            }
-            let mut trial = Vec::new();
-            for &u in &users {
-                let un = model.node(u);
-                if un.graph != g || !un.inputs.contains(&Some(*y)) {
-                    break;
-                }
-                let mut ins = current.get(&u).cloned().unwrap_or_else(|| un.inputs.to_vec());
-                for i in ins.iter_mut() {
-                    if *i == Some(*y) {
+            // Each user's inputs with `x` for `y`, if every user gives the same result so.
+            let users = model.users(*y).into_iter();
+            let trial: Option<Vec<_>> = users
+                .map(|u| {
+                    let un = model.node(u);
+                    if un.graph != g || !un.inputs.contains(&Some(*y)) {
+                        return None;
+                    }
+                    let mut ins = current.get(&u).cloned().unwrap_or_else(|| un.inputs.to_vec());
+                    for i in ins.iter_mut().filter(|i| **i == Some(*y)) {
                         *i = Some(*x);
                     }
-                }
-                if !same_result(model, inf, u, &ins) {
-                    break;
-                }
-                trial.push((u, ins));
-            }
-            if trial.len() != users.len() {
-                continue;
-            }
+                    same_result(model, inf, u, &ins).then_some((u, ins))
+                })
+                .collect();
+            let Some(trial) = trial.filter(|t| !t.is_empty()) else { continue };
             for (u, ins) in trial {
                 for (slot, v) in model.node(u).inputs.iter().enumerate() {
                     if *v == Some(*y) {
-                        out.rewire(u, slot, Wire::Old(*x));
+                        out.rewires.push((u, slot, Wire::Old(*x)));
                     }
                 }
                 current.insert(u, ins);
             }
-            out.remove(r);
+            out.remove.push(r);
         }
     }
     out
@@ -155,7 +147,7 @@ fn same_result(model: &Model, inf: &Inference, u: NodeId, ins: &[Option<ValueId>
 /// A Tile that only stretches axes of size 1 (or repeats an axis once): a broadcast.
 fn tile_stretches_ones(model: &Model, inf: &Inference, r: NodeId) -> bool {
     let node = model.node(r);
-    if opset_of(model, node) < 6 {
+    if model.opset_or_default(&node.domain) < 6 {
         return false;
     }
     let (Some(Some(x)), Some(Some(reps))) = (node.inputs.first(), node.inputs.get(1)) else { return false };
@@ -203,18 +195,12 @@ fn unsqueeze_leading(model: &Model, inf: &Inference, r: NodeId) -> bool {
     let node = model.node(r);
     let Some(Some(x)) = node.inputs.first() else { return false };
     let Some(rank) = inf.shape(*x).map(Vec::len) else { return false };
-    let axes: Vec<i64> = if opset_of(model, node) >= 13 {
-        let Some(Some(a)) = node.inputs.get(1) else { return false };
-        match inf.value(*a).map(|v| v.iter().map(Dim::known).collect::<Option<Vec<i64>>>()) {
-            Some(Some(v)) => v,
-            _ => return false,
-        }
+    let axes: Option<Vec<i64>> = if model.opset_or_default(&node.domain) >= 13 {
+        node.inputs.get(1).copied().flatten().and_then(|a| inf.value(a)?.iter().map(Dim::known).collect())
     } else {
-        match node.attr_ints("axes") {
-            Some(v) => v.to_vec(),
-            None => return false,
-        }
+        node.attr_ints("axes").map(<[i64]>::to_vec)
     };
+    let Some(axes) = axes else { return false };
     let out_rank = (rank + axes.len()) as i64;
     let mut norm: Vec<i64> = axes.iter().map(|a| if *a < 0 { a + out_rank } else { *a }).collect();
     norm.sort_unstable();

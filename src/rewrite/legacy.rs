@@ -6,10 +6,10 @@
 //! means the same under any later opset.
 
 use crate::infer::Inference;
-use crate::ir::{Model, NodeId};
+use crate::ir::{norm_domain, Model, NodeId};
 
 use super::expand::{leading, Site};
-use super::{opset_of, Patch};
+use super::Patch;
 
 /// Plans a legacy binary node; `None` when it does not broadcast (`broadcast` unset or 0).
 pub(super) fn binary(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeId) -> Result<Option<bool>, String> {
@@ -28,18 +28,19 @@ pub(super) fn binary(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeI
         Some((0..r as i64).filter(|a| !placed.contains(a)).collect())
     };
     site.run(patch, &[1], run)?;
-    patch.drop_attr(n, "broadcast");
-    patch.drop_attr(n, "axis");
+    patch.drop_attrs.extend([(n, "broadcast"), (n, "axis")]);
     Ok(Some(true))
+}
+
+/// True when node `n` is the default domain's `op` read before opset 7.
+fn before_7(model: &Model, n: NodeId, op: &str) -> bool {
+    let node = model.node(n);
+    node.op_type == op && norm_domain(&node.domain).is_empty() && model.opset_or_default(&node.domain) < 7
 }
 
 /// True for a Gemm before opset 7 with `broadcast=1`.
 pub(super) fn is_gemm(model: &Model, n: NodeId) -> bool {
-    let node = model.node(n);
-    node.op_type == "Gemm"
-        && (node.domain.is_empty() || node.domain == "ai.onnx")
-        && opset_of(model, node) < 7
-        && node.attr_int("broadcast").unwrap_or(0) != 0
+    before_7(model, n, "Gemm") && model.node(n).attr_int("broadcast").unwrap_or(0) != 0
 }
 
 /// Plans a legacy Gemm: C (numpy-aligned, as the op table's rule reads it) becomes `[M, N]`.
@@ -47,14 +48,13 @@ pub(super) fn gemm(patch: &mut Patch, model: &Model, inf: &Inference, n: NodeId)
     if model.node(n).inputs.get(2).copied().flatten().is_some() {
         Site::new(patch, model, inf, n, None)?.run(patch, &[2], leading)?;
     }
-    patch.drop_attr(n, "broadcast");
+    patch.drop_attrs.push((n, "broadcast"));
     Ok(Some(true))
 }
 
 /// True for a PRelu before opset 7, whose slope broadcasts per channel.
 pub(super) fn is_prelu(model: &Model, n: NodeId) -> bool {
-    let node = model.node(n);
-    node.op_type == "PRelu" && (node.domain.is_empty() || node.domain == "ai.onnx") && opset_of(model, node) < 7
+    before_7(model, n, "PRelu")
 }
 
 /// Plans a PRelu before opset 7: the slope stretches to X by numpy's rule when it can, else a

@@ -13,10 +13,11 @@ use std::collections::{HashMap, HashSet};
 use crate::dtype::DType;
 use crate::infer::Inference;
 use crate::ir::{
-    AttrValue, Attribute, Def, GraphId, IdMap, Model, Node, NodeId, Tensor, TensorData, ValueId, ValueInfo,
+    norm_domain, AttrValue, Attribute, Def, GraphId, IdMap, Model, Node, NodeId, Tensor, TensorData, ValueId, ValueInfo,
 };
 use crate::ops::{self, ShapeRule};
 use crate::shape::{render, Dim, Term, Type};
+use crate::{Code, Diagnostic, Severity};
 
 pub use annotate::{annotate, annotate_taking};
 pub use expand::expand;
@@ -39,7 +40,7 @@ pub struct Done {
     /// One line saying what changed: `3 value_info entries added`.
     pub summary: String,
     /// Declared types replaced (`fix_declared`) and broadcasts left as they were.
-    pub warnings: Vec<crate::Diagnostic>,
+    pub warnings: Vec<Diagnostic>,
     /// The inference the pass started from (`annotate` has taken out the types it wrote).
     pub inference: Inference,
 }
@@ -71,13 +72,12 @@ pub fn run(
     model: &mut Model,
     options: &crate::infer::Options,
     fix_declared: bool,
-) -> crate::Result<Result<Done, Vec<crate::Diagnostic>>> {
+) -> crate::Result<Result<Done, Vec<Diagnostic>>> {
     use crate::report::count;
-    use crate::Severity;
     let mut inf = crate::infer::infer(model, options);
     let mut warnings = Vec::new();
     let mut errors = inf.diagnostics.iter().filter(|d| d.severity == Severity::Error);
-    if fix_declared && inf.has_errors() && errors.all(|d| d.code == crate::Code::DeclaredShapeMismatch) {
+    if fix_declared && inf.has_errors() && errors.all(|d| d.code == Code::DeclaredShapeMismatch) {
         warnings = self::fix_declared(model, &inf);
         inf = crate::infer::infer(model, options);
     }
@@ -171,13 +171,17 @@ pub(crate) enum Place {
 pub struct Patch {
     values: Vec<NewValue>,
     nodes: Vec<NewNode>,
+    /// Inputs set: (node, slot, what it reads).
     rewires: Vec<(NodeId, usize, Wire)>,
+    /// Attributes removed: (node, name).
     drop_attrs: Vec<(NodeId, &'static str)>,
-    /// Nodes removed once their outputs' users are rewired, with what only fed them.
+    /// Nodes removed once their outputs' users are rewired (their outputs left unread), with
+    /// the pure nodes and initializers that only fed them.
     remove: Vec<NodeId>,
     /// Types written for existing entries, each in its place in a graph.
     types: Vec<(GraphId, Place, Type)>,
-    /// New `value_info` entries, by graph.
+    /// New `value_info` entries, by graph (room made for them ahead, then filled by
+    /// `declare_new`).
     new_infos: Vec<(GraphId, Vec<ValueInfo>)>,
     names: HashSet<String, foldhash::fast::RandomState>,
     /// For each base `fresh` found taken, the next suffix to try: every smaller one is taken,
@@ -287,16 +291,6 @@ impl Patch {
         self.new_infos.iter().map(|(_, v)| v.len()).sum()
     }
 
-    /// The number of nodes it removes (not counting those that only fed them).
-    pub fn removals(&self) -> usize {
-        self.remove.len()
-    }
-
-    /// The number of nodes and constants it adds.
-    pub fn added(&self) -> usize {
-        self.nodes.len()
-    }
-
     /// A name derived from `base` that neither the model nor this patch uses yet.
     fn fresh(&mut self, base: &str) -> String {
         let name = if self.names.contains(base) {
@@ -313,11 +307,6 @@ impl Patch {
         };
         self.names.insert(name.clone());
         name
-    }
-
-    /// Writes new values' types with the model's own names for sizes ([`declared_names`]).
-    pub(crate) fn rename_as(&mut self, renames: HashMap<Term, Term>) {
-        self.renames = renames;
     }
 
     fn value(&mut self, graph: GraphId, base: &str, ty: Option<Type>) -> usize {
@@ -399,27 +388,6 @@ impl Patch {
         self.made_once(Some(Made::Sizes { graph: at.graph, sizes }), make)
     }
 
-    /// Sets input `slot` of `node` to `wire`.
-    fn rewire(&mut self, node: NodeId, slot: usize, wire: Wire) {
-        self.rewires.push((node, slot, wire));
-    }
-
-    /// Removes `node`, whose outputs the patch's rewires leave unread, and then the pure
-    /// nodes and initializers that only fed it.
-    fn remove(&mut self, node: NodeId) {
-        self.remove.push(node);
-    }
-
-    /// Declares `ty` at `place` in `graph`.
-    fn declare(&mut self, graph: GraphId, place: Place, ty: Type) {
-        self.types.push((graph, place, ty));
-    }
-
-    /// Makes room for `n` new `value_info` entries in `graph`, which `declare_new` fills.
-    fn room_for_infos(&mut self, graph: GraphId, n: usize) {
-        self.new_infos.push((graph, Vec::with_capacity(n)));
-    }
-
     /// Adds a `value_info` entry declaring `ty` for `value` in `graph`.
     fn declare_new(&mut self, graph: GraphId, value: ValueId, ty: Type) {
         let info = ValueInfo::new(value, Some(ty));
@@ -427,11 +395,6 @@ impl Patch {
             Some((g, list)) if *g == graph => list.push(info),
             _ => self.new_infos.push((graph, vec![info])),
         }
-    }
-
-    /// Removes attribute `name` from `node`.
-    fn drop_attr(&mut self, node: NodeId, name: &'static str) {
-        self.drop_attrs.push((node, name));
     }
 
     /// Applies the edits to `model`; gives how many nodes and initializers went with the
@@ -446,50 +409,34 @@ impl Patch {
         for n in std::mem::take(&mut self.nodes) {
             let out = ids[n.output];
             let graph = model.node(n.before).graph;
-            if let Some(tensor) = n.constant {
-                if model.ir_version >= 4 {
-                    model.attach_initializer(out, tensor);
-                    continue;
-                }
-                // Before opset 9, Constant holds floating-point tensors only: integers go
-                // through a double (exact below 2^53) and a Cast.
-                let ints = (tensor.dtype == Some(DType::I64)).then(|| tensor.ints(usize::MAX)).flatten();
-                match ints.filter(|_| model.opset_or_default("") < 9) {
-                    Some(v) => {
-                        let name = self.fresh(&format!("{}_f64", model.name(out)));
-                        let raw = model.add_value(graph, &name, Def::Undefined);
-                        let doubles = TensorData::Doubles(v.iter().map(|x| *x as f64).collect());
-                        let t = Tensor::new(&name, DType::F64, tensor.dims.clone(), doubles);
-                        let mut c = Node::new(&name, "Constant", graph);
-                        c.outputs = smallvec::smallvec![Some(raw)];
-                        c.attrs = vec![Attribute::new("value", AttrValue::Tensor(t))];
-                        let c = model.add_node(c);
-                        placed.push((c, n.before));
-                        let mut cast = Node::new(model.name(out), "Cast", graph);
-                        cast.outputs = smallvec::smallvec![Some(out)];
-                        cast.attrs = vec![Attribute::new("to", AttrValue::Int(i64::from(DType::I64.onnx())))];
-                        let cast = model.add_node(cast);
-                        model.set_input(cast, 0, Some(raw));
-                        placed.push((cast, n.before));
-                    }
-                    None => {
-                        let mut node = Node::new(model.name(out), "Constant", graph);
-                        node.outputs = smallvec::smallvec![Some(out)];
-                        node.attrs = vec![Attribute::new("value", AttrValue::Tensor(tensor))];
-                        let id = model.add_node(node);
-                        placed.push((id, n.before));
-                    }
-                }
+            let Some(tensor) = n.constant else {
+                let id = one_output(model, graph, n.op, n.inputs.into_iter().map(|w| Some(resolve(w))), out, n.attrs);
+                placed.push((id, n.before));
+                continue;
+            };
+            if model.ir_version >= 4 {
+                model.attach_initializer(out, tensor);
                 continue;
             }
-            let mut node = Node::new(model.name(out), n.op, graph);
-            node.outputs = smallvec::smallvec![Some(out)];
-            node.attrs = n.attrs;
-            let id = model.add_node(node);
-            for (slot, w) in n.inputs.into_iter().enumerate() {
-                model.set_input(id, slot, Some(resolve(w)));
+            // Before opset 9, Constant holds floating-point tensors only: integers go through a
+            // double (exact below 2^53) and a Cast.
+            let ints = (tensor.dtype == Some(DType::I64)).then(|| tensor.ints(usize::MAX)).flatten();
+            match ints.filter(|_| model.opset_or_default("") < 9) {
+                Some(v) => {
+                    let name = self.fresh(&format!("{}_f64", model.name(out)));
+                    let raw = model.add_value(graph, &name, Def::Undefined);
+                    let doubles = TensorData::Doubles(v.iter().map(|x| *x as f64).collect());
+                    let value = AttrValue::Tensor(Tensor::new(&name, DType::F64, tensor.dims.clone(), doubles));
+                    let c = one_output(model, graph, "Constant", [], raw, vec![Attribute::new("value", value)]);
+                    let to = AttrValue::Int(i64::from(DType::I64.onnx()));
+                    let cast = one_output(model, graph, "Cast", [Some(raw)], out, vec![Attribute::new("to", to)]);
+                    placed.extend([(c, n.before), (cast, n.before)]);
+                }
+                None => {
+                    let value = vec![Attribute::new("value", AttrValue::Tensor(tensor))];
+                    placed.push((one_output(model, graph, "Constant", [], out, value), n.before));
+                }
             }
-            placed.push((id, n.before));
         }
         model.place_before_all(&placed);
         let rewires: Vec<_> = std::mem::take(&mut self.rewires)
@@ -529,6 +476,19 @@ impl Patch {
     }
 }
 
+/// Adds node `op` to `graph`, reading `inputs`, with the one output `out`, whose name it takes.
+fn one_output(
+    model: &mut Model,
+    graph: GraphId,
+    op: &str,
+    inputs: impl IntoIterator<Item = Option<ValueId>>,
+    out: ValueId,
+    attrs: Vec<Attribute>,
+) -> NodeId {
+    let node = Node::new(model.name(out), op, graph).with_inputs(inputs).with_outputs([Some(out)]);
+    model.add_node(Node { attrs, ..node })
+}
+
 /// Removes nodes `remove` (whose outputs nothing reads any more), then the pure nodes and
 /// initializers that only fed them; gives how many of those died with them.
 fn sweep(model: &mut Model, remove: Vec<NodeId>) -> usize {
@@ -547,45 +507,36 @@ fn sweep(model: &mut Model, remove: Vec<NodeId>) -> usize {
     let mut dead_inits: HashSet<(GraphId, usize)> = HashSet::new();
     let mut gone: HashSet<ValueId> = HashSet::new();
     let mut work: Vec<ValueId> = Vec::new();
-    // A node dies: its inputs lose a use each and are looked at next; its outputs go.
-    fn kill(
-        model: &Model,
-        n: NodeId,
-        uses: &mut IdMap<ValueId, usize>,
-        work: &mut Vec<ValueId>,
-        gone: &mut HashSet<ValueId>,
-    ) {
-        let node = model.node(n);
-        for v in node.inputs.iter().flatten() {
-            if let Some(k) = uses.get_mut(v) {
-                *k = k.saturating_sub(1);
-            }
-            work.push(*v);
-        }
-        gone.extend(node.outputs.iter().flatten());
-    }
-    for r in remove {
-        if removed.insert(r) {
-            kill(model, r, &mut uses, &mut work, &mut gone);
-        }
-    }
+    let mut dying: Vec<NodeId> = remove.into_iter().filter(|r| removed.insert(*r)).collect();
     let unused =
         |v: &ValueId, uses: &IdMap<ValueId, usize>| !graph_outputs.contains(v) && uses.get(v).is_none_or(|k| *k == 0);
     let mut dead = 0;
-    while let Some(v) = work.pop() {
+    loop {
+        // A node dies: its inputs lose a use each and are looked at next; its outputs go.
+        for n in dying.drain(..) {
+            let node = model.node(n);
+            for v in node.inputs.iter().flatten() {
+                if let Some(k) = uses.get_mut(v) {
+                    *k = k.saturating_sub(1);
+                }
+                work.push(*v);
+            }
+            gone.extend(node.outputs.iter().flatten());
+        }
+        let Some(v) = work.pop() else { break };
         if !unused(&v, &uses) {
             continue;
         }
         match model.value(v).def {
             Def::Node(p, _) if !removed.contains(&p) => {
                 let node = model.node(p);
-                let pure = (node.domain.is_empty() || node.domain == "ai.onnx")
+                let pure = norm_domain(&node.domain).is_empty()
                     && node.subgraphs().is_empty()
                     && !node.op_type.starts_with("Random")
                     && !matches!(node.op_type.as_str(), "Multinomial" | "Bernoulli");
                 if pure && node.outputs.iter().flatten().all(|o| unused(o, &uses)) {
                     removed.insert(p);
-                    kill(model, p, &mut uses, &mut work, &mut gone);
+                    dying.push(p);
                     dead += 1;
                 }
             }
@@ -611,8 +562,7 @@ fn sweep(model: &mut Model, remove: Vec<NodeId>) -> usize {
 
 /// True when two dims are provably the same size: equal known sizes or equal symbols.
 pub(crate) fn same(a: &Dim, b: &Dim) -> bool {
-    matches!((a, b), (Dim::Known(x), Dim::Known(y)) if x == y)
-        || matches!((a, b), (Dim::Term(x), Dim::Term(y)) if x == y)
+    a == b && *a != Dim::Unknown
 }
 
 /// True when two shapes are provably equal.
@@ -638,18 +588,13 @@ pub(crate) fn writable(ty: &Type) -> bool {
     }
 }
 
-/// The default-domain opset a node is read at.
-pub(crate) fn opset_of(model: &Model, node: &Node) -> i64 {
-    model.opset_or_default(&node.domain)
-}
-
 /// The broadcasting family of the contract: nodes whose shape rule lets inputs of different
 /// shapes meet (Add ... Where, PRelu; the legacy opset<7 forms too).
 pub(crate) fn family_rule(model: &Model, node: &Node) -> Option<ShapeRule> {
-    if !(node.domain.is_empty() || node.domain == "ai.onnx") {
+    if !norm_domain(&node.domain).is_empty() {
         return None;
     }
-    let def = ops::lookup(&node.domain, &node.op_type, opset_of(model, node))?;
+    let def = ops::lookup(&node.domain, &node.op_type, model.opset_or_default(&node.domain))?;
     def.shape.broadcasts().then_some(def.shape)
 }
 
@@ -672,15 +617,10 @@ pub fn violations(model: &Model, inf: &Inference) -> Vec<(NodeId, String)> {
             for v in node.inputs.iter().flatten() {
                 match inf.shape(*v) {
                     Some(s) if same_shape(s, o) => {}
-                    Some(s) => out.push((
-                        n,
-                        format!(
-                            "{label}: input '{}' has shape {}, the output {}",
-                            model.name(*v),
-                            render(s),
-                            render(o)
-                        ),
-                    )),
+                    Some(s) => {
+                        let (name, s) = (model.name(*v), render(s));
+                        out.push((n, format!("{label}: input '{name}' has shape {s}, the output {}", render(o))));
+                    }
                     None => out.push((n, format!("{label}: input '{}' has an unknown shape", model.name(*v)))),
                 }
             }
@@ -693,30 +633,21 @@ pub fn violations(model: &Model, inf: &Inference) -> Vec<(NodeId, String)> {
 /// `value_info`, in any graph) with the inferred one, and gives a warning for each: for a
 /// model whose exporter declared a wrong type (`[1, seqlen]` for an output that is
 /// `[8, 1, 8210]` at run time), the only thing between it and a rewrite.
-pub fn fix_declared(model: &mut Model, inf: &Inference) -> Vec<crate::Diagnostic> {
+pub fn fix_declared(model: &mut Model, inf: &Inference) -> Vec<Diagnostic> {
     let mut fixed = Vec::new();
-    for gi in 0..model.graphs.len() {
-        let path = model.graphs[gi].path.clone();
-        let g = &model.graphs[gi];
-        let mut found = Vec::new();
-        for (kind, list, infos) in [("graph output", 0, &g.outputs), ("value_info", 1, &g.value_info)] {
-            for (k, vi) in infos.iter().enumerate() {
+    let Model { graphs, values, .. } = model;
+    for g in graphs.iter_mut() {
+        for (kind, infos) in [("graph output", &mut g.outputs), ("value_info", &mut g.value_info)] {
+            for vi in infos.iter_mut() {
                 let (Some(declared), Some(inferred)) = (&vi.ty, inf.ty(vi.value)) else { continue };
-                if let Some(why) = crate::infer::contradiction(inferred, declared) {
-                    let name = &model.values[vi.value.index()].name;
-                    let msg = format!(
-                        "{kind} '{name}': the declared type {} is replaced by the inferred {} ({why})",
-                        declared, inferred
-                    );
-                    found.push((list, k, inferred.clone(), msg));
-                }
+                let Some(why) = crate::infer::contradiction(inferred, declared) else { continue };
+                let name = &values[vi.value.index()].name;
+                let msg = format!(
+                    "{kind} '{name}': the declared type {declared} is replaced by the inferred {inferred} ({why})"
+                );
+                fixed.push(Diagnostic::new(Severity::Warning, Code::DeclaredTypeFixed, &g.path, msg));
+                vi.ty = Some(inferred.clone());
             }
-        }
-        for (list, k, ty, msg) in found {
-            let g = &mut model.graphs[gi];
-            let infos = if list == 0 { &mut g.outputs } else { &mut g.value_info };
-            infos[k].ty = Some(ty);
-            fixed.push(crate::Diagnostic::new(crate::Severity::Warning, crate::Code::DeclaredTypeFixed, &path, msg));
         }
     }
     fixed
@@ -730,12 +661,7 @@ pub fn bind_declared(model: &mut Model, bindings: &HashMap<String, i64>) {
     }
     for g in &mut model.graphs {
         for vi in g.inputs.iter_mut().chain(g.outputs.iter_mut()).chain(g.value_info.iter_mut()) {
-            if let Some(ty) = &vi.ty {
-                let bound = ty.bind(bindings);
-                if &bound != ty {
-                    vi.ty = Some(bound);
-                }
-            }
+            vi.ty = vi.ty.as_ref().map(|ty| ty.bind(bindings));
         }
     }
 }
