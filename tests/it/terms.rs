@@ -470,6 +470,9 @@ proptest! {
     }
 }
 
+/// A binary operation on sizes.
+type SizeOp = fn(&Dim, &Dim) -> Dim;
+
 /// `floor(x / y)` in i128, for `y != 0`.
 fn floor_i128(x: i128, y: i128) -> i128 {
     let q = x / y;
@@ -487,7 +490,7 @@ fn extreme_sizes_give_exact_or_unknown_results() {
     for &a in &edges {
         for &b in &edges {
             let (x, y) = (a as i128, b as i128);
-            let cases: [(&str, fn(&Dim, &Dim) -> Dim, Option<i128>); 6] = [
+            let cases: [(&str, SizeOp, Option<i128>); 6] = [
                 ("+", Dim::add, Some(x + y)),
                 ("-", Dim::sub, Some(x - y)),
                 ("*", Dim::mul, Some(x * y)),
