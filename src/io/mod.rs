@@ -58,14 +58,8 @@ impl Limits {
     pub fn from_env() -> Result<Limits> {
         let mut limits = Limits::default();
         let get = |name: &str| -> Result<Option<u64>> {
-            match std::env::var(name) {
-                Ok(v) => v
-                    .trim()
-                    .parse::<u64>()
-                    .map(Some)
-                    .map_err(|_| Error::Usage(format!("{name}='{v}' is not a non-negative integer"))),
-                Err(_) => Ok(None),
-            }
+            let Ok(v) = std::env::var(name) else { return Ok(None) };
+            v.trim().parse().map(Some).map_err(|_| Error::Usage(format!("{name}='{v}' is not a non-negative integer")))
         };
         if let Some(b) = get("ONNX_BCAST_MAX_BYTES")? {
             limits.max_bytes = b.min(MAX_MESSAGE);
@@ -384,10 +378,8 @@ pub struct SaveOptions<'a> {
 /// the input file (the same path, or another link to the same file) unless `in_place`.
 pub fn save_checked(model: &Model, path: &Path, options: &SaveOptions) -> Result<()> {
     refuse_lossy(model, options.allow_lossy, path)?;
-    if let Some(input) = options.input {
-        if !options.in_place && same_file(input, path) {
-            return Err(Error::WouldOverwrite { path: path.to_path_buf() });
-        }
+    if !options.in_place && options.input.is_some_and(|input| same_file(input, path)) {
+        return Err(Error::WouldOverwrite { path: path.to_path_buf() });
     }
     copy_external_data(model, path)?;
     save(model, path)
@@ -399,10 +391,7 @@ pub fn save_checked(model: &Model, path: &Path, options: &SaveOptions) -> Result
 /// through a temporary file and a rename, before the model itself.
 fn copy_external_data(model: &Model, path: &Path) -> Result<()> {
     let from = model.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let to = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let to = folder(path);
     // The same folder first: two system calls, where finding the external tensors reads every
     // node (8 ms at a million).
     if matches!((fs::canonicalize(&from), fs::canonicalize(&to)), (Ok(a), Ok(b)) if a == b) {
@@ -454,6 +443,14 @@ fn same_file(a: &Path, b: &Path) -> bool {
     matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
 }
 
+/// The folder `path` is in (`.` for a bare file name).
+fn folder(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 /// Writes `bytes` to `path` through a temporary file and a rename. The temporary file is
 /// created new (never through an existing file or link) next to `path`, and removed when
 /// anything fails, so a failed write leaves any old file at `path` intact.
@@ -470,10 +467,7 @@ fn write_parts(f: &mut fs::File, parts: &[&[u8]]) -> std::io::Result<()> {
 /// path.
 fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut fs::File) -> std::io::Result<()>) -> Result<()> {
     let io = |source| Error::Io { path: path.to_path_buf(), source };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = folder(path);
     let file_name =
         path.file_name().ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path")))?;
     let mut created = None;

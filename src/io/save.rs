@@ -25,12 +25,7 @@ pub(super) fn model_head(model: &Model) -> onnx::ModelProto {
     if p.ir_version.unwrap_or(0) != model.ir_version {
         p.ir_version = Some(model.ir_version);
     }
-    let current: Vec<Opset> = p
-        .opset_import
-        .iter()
-        .map(|o| Opset { domain: o.domain.clone().unwrap_or_default(), version: o.version.unwrap_or(0) })
-        .collect();
-    if current != model.opsets {
+    if opsets_from(&p.opset_import) != model.opsets {
         p.opset_import = model
             .opsets
             .iter()
@@ -158,8 +153,7 @@ impl<'m> LastType<'m> {
     fn field(&mut self, t: &'m Type) -> &[u8] {
         if self.ty != Some(t) {
             self.field.clear();
-            put_key(&mut self.field, value_info_proto::TYPE, 2);
-            put_varint(type_len(t, self.spellings) as u64, &mut self.field);
+            put_len_prefix(&mut self.field, value_info_proto::TYPE, type_len(t, self.spellings));
             put_type(t, &mut self.field, self.spellings);
             self.ty = Some(t);
         }
@@ -328,8 +322,7 @@ pub(super) fn value_info_bytes<'m>(
     let name = model.name(v.value);
     let ty = v.ty.as_ref().map_or(&[][..], |t| last.field(t));
     let len = if name.is_empty() { 0 } else { len_field_len(value_info_proto::NAME, name.len()) } + ty.len();
-    put_key(out, field, 2);
-    put_varint(len as u64, out);
+    put_len_prefix(out, field, len);
     if !name.is_empty() {
         put_len_field(out, value_info_proto::NAME, name.as_bytes());
     }
@@ -375,16 +368,13 @@ pub(super) fn put_type(t: &Type, out: &mut Vec<u8>, sp: &Spellings) {
         type_to(t, sp).encode_raw(out);
         return;
     };
-    put_key(out, type_proto::TENSOR_TYPE, 2);
-    put_varint(tensor_type_len(*dtype, shape.as_deref(), sp) as u64, out);
+    put_len_prefix(out, type_proto::TENSOR_TYPE, tensor_type_len(*dtype, shape.as_deref(), sp));
     put_key(out, type_proto_tensor::ELEM_TYPE, 0);
     put_varint(elem_code(*dtype), out);
     if let Some(shape) = shape {
-        put_key(out, type_proto_tensor::SHAPE, 2);
-        put_varint(shape_len(shape, sp) as u64, out);
+        put_len_prefix(out, type_proto_tensor::SHAPE, shape_len(shape, sp));
         for d in shape {
-            put_key(out, tensor_shape_proto::DIM, 2);
-            put_varint(dim_len(d, sp) as u64, out);
+            put_len_prefix(out, tensor_shape_proto::DIM, dim_len(d, sp));
             match d {
                 Dim::Known(n) => {
                     put_key(out, dimension::DIM_VALUE, 0);
