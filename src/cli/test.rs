@@ -183,11 +183,9 @@ pub fn test(dirs: &[PathBuf], max_memory: u64) -> Result<u8> {
         summary += &format!(", {errors} could not run");
     }
     super::say!("{summary}");
-    Ok(if errors > 0 {
-        FAILED
-    } else if failed > 0 {
-        FINDINGS
-    } else {
-        OK
+    Ok(match (errors, failed) {
+        (0, 0) => OK,
+        (0, _) => FINDINGS,
+        _ => FAILED,
     })
 }
