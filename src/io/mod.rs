@@ -308,41 +308,35 @@ pub fn save(model: &Model, path: &Path) -> Result<()> {
 /// below it, sorted (links to folders are not followed). A folder without a model is an error.
 pub fn model_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    for p in paths {
-        collect_models(p, &mut files)?;
-    }
-    Ok(files)
-}
-
-/// Adds `path` (or the `*.onnx` files below it, sorted) to `out`.
-fn collect_models(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    if !path.is_dir() {
-        out.push(path.to_path_buf());
-        return Ok(());
-    }
-    let mut stack = vec![path.to_path_buf()];
-    let mut found = Vec::new();
-    while let Some(dir) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
-        for e in entries {
-            let e = e.map_err(|source| Error::Io { path: dir.clone(), source })?;
-            let p = e.path();
-            // Symbolic links to folders are not followed: a link loop would never end.
-            let is_link = e.file_type().map(|t| t.is_symlink()).unwrap_or(false);
-            if p.is_dir() && !is_link {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "onnx") {
-                found.push(p);
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let mut stack = vec![path.clone()];
+        let mut found = Vec::new();
+        while let Some(dir) = stack.pop() {
+            let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
+            for e in entries {
+                let e = e.map_err(|source| Error::Io { path: dir.clone(), source })?;
+                let p = e.path();
+                // Symbolic links to folders are not followed: a link loop would never end.
+                let is_link = e.file_type().map(|t| t.is_symlink()).unwrap_or(false);
+                if p.is_dir() && !is_link {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "onnx") {
+                    found.push(p);
+                }
             }
         }
+        // A directory that holds no model is a mistake (a wrong path), not a clean bill of health.
+        if found.is_empty() {
+            return Err(Error::NoModels { path: path.clone() });
+        }
+        found.sort();
+        files.extend(found);
     }
-    // A directory that holds no model is a mistake (a wrong path), not a clean bill of health.
-    if found.is_empty() {
-        return Err(Error::NoModels { path: path.to_path_buf() });
-    }
-    found.sort();
-    out.extend(found);
-    Ok(())
+    Ok(files)
 }
 
 /// [`encode`], but refusing (like [`save_checked`]) a model that would lose data unless

@@ -77,21 +77,16 @@ pub(super) fn put_graph_field(model: &Model, id: GraphId, field: u32, out: &mut 
     put_key(out, field, 2);
     let at = out.len();
     out.extend_from_slice(&[0; 10]);
-    graph_body(model, id, out);
+    let (front, rest) = graph_carry(model, id);
+    graph_front(model, id, front, out);
+    value_infos(model, &model.graph(id).value_info, out);
+    rest.encode_raw(out);
     let len = out.len() - at - 10;
     let mut prefix = Vec::with_capacity(10);
     put_varint(len as u64, &mut prefix);
     out[at..at + prefix.len()].copy_from_slice(&prefix);
     out.copy_within(at + 10.., at + prefix.len());
     out.truncate(at + prefix.len() + len);
-}
-
-/// Appends the body of graph `id`'s `GraphProto` to `out`.
-pub(super) fn graph_body(model: &Model, id: GraphId, out: &mut Vec<u8>) {
-    let (front, rest) = graph_carry(model, id);
-    graph_front(model, id, front, out);
-    value_infos(model, &model.graph(id).value_info, out);
-    rest.encode_raw(out);
 }
 
 /// Graph `id`'s carried fields: those written between its nodes and its inputs (name,
