@@ -331,29 +331,17 @@ fn describe(ok: &[bool], settle: i64, period: i64, end: i64) -> DimContract {
         let sizes: Vec<i64> = (1..=settle).filter(|v| at(*v)).collect();
         let (min, max) = (sizes[0], sizes[sizes.len() - 1]);
         let gaps: Vec<i64> = (min..=max).filter(|v| !at(*v)).collect();
-        let mut d = DimContract {
-            min,
-            max: Some(max),
-            modulus: 1,
-            residues: vec![0],
-            except: gaps.clone(),
-            also: Vec::new(),
-            exact: true,
-            text: String::new(),
-            counterexample: None,
-        };
-        if gaps.len() > sizes.len() {
-            d.except.clear();
-            d.residues.clear();
-            d.also = sizes.clone();
-        }
-        d.text = match sizes.as_slice() {
+        let text = match sizes.as_slice() {
             [one] => format!("only {one}"),
             _ if gaps.is_empty() => format!("{min} to {max}"),
             _ if sizes.len() <= 8 => format!("one of {}", list(&sizes)),
             _ => format!("{min} to {max}, except {}", list(&gaps)),
         };
-        return d;
+        // The shorter list: the sizes accepted, or the range without the gaps.
+        let (residues, except, also) =
+            if gaps.len() > sizes.len() { (Vec::new(), Vec::new(), sizes) } else { (vec![0], gaps, Vec::new()) };
+        let max = Some(max);
+        return DimContract { min, max, modulus: 1, residues, except, also, exact: true, text, counterexample: None };
     }
     // The smallest modulus the tail repeats with.
     let pattern: Vec<bool> = (0..period).map(|r| at(settle + 1 + ((r - settle - 1).rem_euclid(period)))).collect();
