@@ -256,7 +256,7 @@ pub(super) fn attr_to(a: &Attribute) -> onnx::AttributeProto {
         AttrValue::Graph(_) => p.g = Some(onnx::GraphProto::default()),
         AttrValue::Graphs(gs) => p.graphs = vec![onnx::GraphProto::default(); gs.len()],
         simple => {
-            let same = attr_kind(&p) == kind && matches!((simple_attr(&p, kind), simple), (x, y) if attr_eq(&x, y));
+            let same = attr_kind(&p) == kind && attr_eq(&simple_attr(&p, kind), simple);
             if !same {
                 p.f = None;
                 p.i = None;

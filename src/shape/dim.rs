@@ -179,14 +179,13 @@ impl Assumption {
         Some(match self {
             Assumption::OneOf { sym, sizes } => sizes.contains(&sym.eval(value)?),
             Assumption::EqualOrOne(terms) => {
-                let mut seen = None;
+                // The size other than 1 met so far (1: none yet).
+                let mut seen = 1;
                 for t in terms {
-                    let v = t.eval(value)?;
-                    if v != 1 {
-                        if seen.is_some_and(|s| s != v) {
-                            return Some(false);
-                        }
-                        seen = Some(v);
+                    match t.eval(value)? {
+                        1 => {}
+                        v if seen != 1 && seen != v => return Some(false),
+                        v => seen = v,
                     }
                 }
                 true
