@@ -224,11 +224,7 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
         });
         contract.dims.insert(name, dim);
     }
-    for name in inexact {
-        if let Some(d) = contract.dims.get_mut(&name) {
-            d.exact = false;
-        }
-    }
+    contract.dims.iter_mut().filter(|(name, _)| inexact.contains(*name)).for_each(|(_, d)| d.exact = false);
     (contract, found)
 }
 
