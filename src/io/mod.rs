@@ -56,18 +56,14 @@ impl Default for Limits {
 impl Limits {
     /// The defaults, changed by `ONNX_BCAST_MAX_BYTES` and `ONNX_BCAST_MAX_DEPTH` when set.
     pub fn from_env() -> Result<Limits> {
-        let mut limits = Limits::default();
         let get = |name: &str| -> Result<Option<u64>> {
             let Ok(v) = std::env::var(name) else { return Ok(None) };
             v.trim().parse().map(Some).map_err(|_| Error::Usage(format!("{name}='{v}' is not a non-negative integer")))
         };
-        if let Some(b) = get("ONNX_BCAST_MAX_BYTES")? {
-            limits.max_bytes = b.min(MAX_MESSAGE);
-        }
-        if let Some(d) = get("ONNX_BCAST_MAX_DEPTH")? {
-            limits.max_depth = usize::try_from(d).unwrap_or(usize::MAX);
-        }
-        Ok(limits)
+        Ok(Limits {
+            max_bytes: get("ONNX_BCAST_MAX_BYTES")?.map_or(MAX_MESSAGE, |b| b.min(MAX_MESSAGE)),
+            max_depth: get("ONNX_BCAST_MAX_DEPTH")?.map_or(MAX_DEPTH, |d| usize::try_from(d).unwrap_or(usize::MAX)),
+        })
     }
 }
 
