@@ -49,7 +49,7 @@ pub fn bench(
     if threads == Some(0) {
         return Err(Error::Usage("--threads must be at least 1".into()));
     }
-    // rayon takes 0 threads as its default, one per core.
+    // rayon takes 0 threads as not set: its default (RAYON_NUM_THREADS, else one per core).
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads.unwrap_or(0))
         .build()
