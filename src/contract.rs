@@ -124,10 +124,7 @@ fn terms(a: &Assumption) -> Vec<&Term> {
 fn window(a: &Assumption, x: &Term) -> Option<(i64, i64)> {
     let growths: Vec<Growth> = terms(a).iter().map(|t| t.growth(x)).collect::<Option<_>>()?;
     let mut settle = growths.iter().map(|g| g.settle).fold(0.0, f64::max);
-    let mut period = 1;
-    for g in &growths {
-        period = crate::shape::lcm(period, g.period)?;
-    }
+    let period = growths.iter().try_fold(1, |p, g| crate::shape::lcm(p, g.period))?;
     let mut cross = |g: &Growth, c: i64| settle = settle.max(g.crossing(&Growth::constant(c)));
     match a {
         Assumption::OneOf { sizes, .. } => sizes.iter().for_each(|s| cross(&growths[0], *s)),
@@ -202,17 +199,13 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
         let end = (settle + period).min(MAX_WINDOW);
         let exact = settle + period <= MAX_WINDOW;
         let ok: Vec<bool> = (1..=end).map(|v| solved.iter().all(|s| s.at(v))).collect();
-        let refused = (1..=end).find(|v| !ok[(*v - 1) as usize]);
-        let Some(refused) = refused else { continue };
-        if !ok.contains(&true) && !exact {
-            contract.relations.extend(solved.iter().map(|s| Relation::of(vec![name.clone()], s.constraint)));
-            continue;
-        }
+        let Some(refused) = (1..=end).find(|v| !ok[(*v - 1) as usize]) else { continue };
         if !ok.contains(&true) {
-            if let Some(d) =
-                unsatisfiable(&name, &solved, end).filter(|d| !d.node.as_ref().is_some_and(|n| skip.contains(n)))
-            {
-                found.push(d);
+            if exact {
+                let d = unsatisfiable(&name, &solved, end);
+                found.extend(d.filter(|d| !d.node.as_ref().is_some_and(|n| skip.contains(n))));
+            } else {
+                contract.relations.extend(solved.iter().map(|s| Relation::of(vec![name.clone()], s.constraint)));
             }
             continue;
         }
@@ -231,11 +224,7 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
         });
         contract.dims.insert(name, dim);
     }
-    for name in inexact {
-        if let Some(d) = contract.dims.get_mut(&name) {
-            d.exact = false;
-        }
-    }
+    contract.dims.iter_mut().filter(|(name, _)| inexact.contains(*name)).for_each(|(_, d)| d.exact = false);
     (contract, found)
 }
 
@@ -292,14 +281,8 @@ fn unsatisfiable(name: &str, solved: &[Solved], end: i64) -> Option<Diagnostic> 
         })
     })?;
     let c = culprit.constraint;
-    let msg = if alone.is_some() {
-        format!("no size of {name} satisfies {}: the model cannot run at any {name}", c.assumption)
-    } else {
-        format!(
-            "no size of {name} satisfies {} together with the conditions before it: the model cannot run at any {name}",
-            c.assumption
-        )
-    };
+    let together = if alone.is_some() { "" } else { " together with the conditions before it" };
+    let msg = format!("no size of {name} satisfies {}{together}: the model cannot run at any {name}", c.assumption);
     let mut d = Diagnostic::new(Severity::Error, Code::Unsatisfiable, &c.graph, msg);
     d.node = Some(c.node.clone());
     d.op_type = Some(c.op_type.clone());
@@ -344,29 +327,17 @@ fn describe(ok: &[bool], settle: i64, period: i64, end: i64) -> DimContract {
         let sizes: Vec<i64> = (1..=settle).filter(|v| at(*v)).collect();
         let (min, max) = (sizes[0], sizes[sizes.len() - 1]);
         let gaps: Vec<i64> = (min..=max).filter(|v| !at(*v)).collect();
-        let mut d = DimContract {
-            min,
-            max: Some(max),
-            modulus: 1,
-            residues: vec![0],
-            except: gaps.clone(),
-            also: Vec::new(),
-            exact: true,
-            text: String::new(),
-            counterexample: None,
-        };
-        if gaps.len() > sizes.len() {
-            d.except.clear();
-            d.residues.clear();
-            d.also = sizes.clone();
-        }
-        d.text = match sizes.as_slice() {
+        let text = match sizes.as_slice() {
             [one] => format!("only {one}"),
             _ if gaps.is_empty() => format!("{min} to {max}"),
             _ if sizes.len() <= 8 => format!("one of {}", list(&sizes)),
             _ => format!("{min} to {max}, except {}", list(&gaps)),
         };
-        return d;
+        // The shorter list: the sizes accepted, or the range without the gaps.
+        let (residues, except, also) =
+            if gaps.len() > sizes.len() { (Vec::new(), Vec::new(), sizes) } else { (vec![0], gaps, Vec::new()) };
+        let max = Some(max);
+        return DimContract { min, max, modulus: 1, residues, except, also, exact: true, text, counterexample: None };
     }
     // The smallest modulus the tail repeats with.
     let pattern: Vec<bool> = (0..period).map(|r| at(settle + 1 + ((r - settle - 1).rem_euclid(period)))).collect();
@@ -460,14 +431,12 @@ pub fn requirements<'a>(
 ) -> crate::Result<HashMap<String, Vec<i64>>> {
     let mut out: HashMap<String, Vec<i64>> = HashMap::new();
     for (name, spec) in specs {
-        match parse_spec(spec).filter(|s| !s.is_empty() && !name.trim().is_empty()) {
-            Some(sizes) => out.entry(name.trim().to_string()).or_default().extend(sizes),
-            None => {
-                return Err(crate::Error::Usage(format!(
-                    "--require '{name}={spec}': expected NAME=SPEC, SPEC a range 32..=2048, a stepped range 32..=2048/32 or a list 1,2,4"
-                )))
-            }
-        }
+        let sizes = parse_spec(spec).filter(|s| !s.is_empty() && !name.trim().is_empty()).ok_or_else(|| {
+            crate::Error::Usage(format!(
+                "--require '{name}={spec}': expected NAME=SPEC, SPEC a range 32..=2048, a stepped range 32..=2048/32 or a list 1,2,4"
+            ))
+        })?;
+        out.entry(name.trim().to_string()).or_default().extend(sizes);
     }
     Ok(out)
 }

@@ -42,8 +42,7 @@ pub fn trace(
     for _ in 0..MAX_STEPS {
         let shape = inf.shape(v)?;
         let dim = shape.get(axis)?.clone();
-        let at = |source: Source, steps: Vec<(String, String, Dim)>| {
-            let mut steps = steps;
+        let at = |source: Source, mut steps: Vec<(String, String, Dim)>| {
             steps.reverse();
             Some(Origin { source, start: dim.clone(), steps })
         };

@@ -46,14 +46,14 @@ pub fn bench(
     let m = io::load(model)?;
     let inputs = generate(&m, dims, max_memory)?;
     let opts = Options { max_memory };
-    let mut builder = rayon::ThreadPoolBuilder::new();
-    if let Some(t) = threads {
-        if t == 0 {
-            return Err(Error::Usage("--threads must be at least 1".into()));
-        }
-        builder = builder.num_threads(t);
+    if threads == Some(0) {
+        return Err(Error::Usage("--threads must be at least 1".into()));
     }
-    let pool = builder.build().map_err(|e| Error::Usage(format!("cannot start {threads:?} threads: {e}")))?;
+    // rayon takes 0 threads as not set: its default (RAYON_NUM_THREADS, else one per core).
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads.unwrap_or(0))
+        .build()
+        .map_err(|e| Error::Usage(format!("cannot start {threads:?} threads: {e}")))?;
     let threads = pool.current_num_threads();
     let mut ms = Vec::with_capacity(repeat);
     pool.install(|| -> Result<()> {
@@ -63,9 +63,7 @@ pub fn bench(
             let dt = t.elapsed().as_secs_f64() * 1e3;
             // The outputs go back to the executor's pool, so the next run writes into warm pages
             // (as a runtime with pre-bound outputs does).
-            for (_, o) in outs {
-                fuse::recycle(o);
-            }
+            outs.into_iter().for_each(|(_, o)| fuse::recycle(o));
             if i >= warmup {
                 ms.push(dt);
             }

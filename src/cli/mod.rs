@@ -264,10 +264,8 @@ impl Shapes {
 fn bindings(dims: &[(String, i64)]) -> Result<HashMap<String, i64>> {
     let mut out = HashMap::new();
     for (name, value) in dims {
-        if let Some(old) = out.insert(name.clone(), *value) {
-            if old != *value {
-                return Err(Error::Usage(format!("--dim binds '{name}' twice, to {old} and to {value}")));
-            }
+        if let Some(old) = out.insert(name.clone(), *value).filter(|old| old != value) {
+            return Err(Error::Usage(format!("--dim binds '{name}' twice, to {old} and to {value}")));
         }
     }
     Ok(out)
@@ -308,13 +306,9 @@ fn parse_input(s: &str) -> std::result::Result<(String, PathBuf), String> {
 /// A byte count: digits with an optional K, M, G or T suffix (powers of 1024).
 fn parse_bytes(s: &str) -> std::result::Result<u64, String> {
     let t = s.trim();
-    let (digits, shift) = match t.chars().last().map(|c| c.to_ascii_uppercase()) {
-        Some('K') => (&t[..t.len() - 1], 10),
-        Some('M') => (&t[..t.len() - 1], 20),
-        Some('G') => (&t[..t.len() - 1], 30),
-        Some('T') => (&t[..t.len() - 1], 40),
-        _ => (t, 0),
-    };
+    let unit = t.chars().last().and_then(|c| "KMGT".find(c.to_ascii_uppercase()));
+    let digits = if unit.is_some() { &t[..t.len() - 1] } else { t };
+    let shift = unit.map_or(0, |i| 10 * (i + 1));
     let n: u64 = digits.parse().map_err(|_| format!("'{s}' is not a byte count"))?;
     n.checked_mul(1u64 << shift).ok_or_else(|| format!("'{s}' is too large"))
 }
@@ -421,9 +415,7 @@ fn diff(old: &Path, new: &Path, format: Format) -> Result<u8> {
         Format::Text if found.is_empty() => format!("{} -> {}: no differences\n", old.display(), new.display()),
         Format::Text => {
             let mut out = format!("{} -> {}:\n", old.display(), new.display());
-            for d in &found {
-                out.push_str(&format!("{}[{}]: {}\n", d.severity, d.code, d.message));
-            }
+            out.extend(found.iter().map(|d| format!("{}[{}]: {}\n", d.severity, d.code, d.message)));
             out
         }
     };
@@ -459,8 +451,7 @@ fn check(
             onnx_bcast::contract::check(&m, opts, required)
         });
         match &r {
-            Ok(inf) if inf.has_errors() => code = code.max(FINDINGS),
-            Ok(inf) if deny_warnings && !inf.diagnostics.is_empty() => code = code.max(FINDINGS),
+            Ok(inf) if inf.has_errors() || (deny_warnings && !inf.diagnostics.is_empty()) => code = code.max(FINDINGS),
             Ok(_) => {}
             Err(e) => {
                 eprintln!("onnx-bcast: {e}");

@@ -70,20 +70,16 @@ fn run_case(dir: &Path, opts: &Options) -> Verdict {
         Ok(m) => m,
         Err(e) => return Verdict::Error(e),
     };
-    let sets = match std::fs::read_dir(dir) {
-        Ok(rd) => {
-            let mut v: Vec<PathBuf> = rd
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| {
-                    p.is_dir() && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("test_data_set_"))
-                })
-                .collect();
-            v.sort();
-            v
-        }
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
         Err(source) => return Verdict::Error(Error::Io { path: dir.to_path_buf(), source }),
     };
+    let mut sets: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("test_data_set_")))
+        .collect();
+    sets.sort();
     if sets.is_empty() {
         return Verdict::Error(Error::Usage(format!("{}: no test_data_set_* folder", dir.display())));
     }
@@ -183,11 +179,9 @@ pub fn test(dirs: &[PathBuf], max_memory: u64) -> Result<u8> {
         summary += &format!(", {errors} could not run");
     }
     super::say!("{summary}");
-    Ok(if errors > 0 {
-        FAILED
-    } else if failed > 0 {
-        FINDINGS
-    } else {
-        OK
+    Ok(match (errors, failed) {
+        (0, 0) => OK,
+        (0, _) => FINDINGS,
+        _ => FAILED,
     })
 }

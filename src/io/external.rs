@@ -32,12 +32,10 @@ pub fn unsafe_location(location: &str) -> Option<String> {
             "location '{location}' is an absolute path; only paths inside the model's folder are read"
         ));
     }
-    if rel.components().any(|c| !matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir)) {
-        return Some(format!("location '{location}' leaves the model's folder ('..' or a drive)"));
-    }
+    let up = rel.components().any(|c| !matches!(c, std::path::Component::Normal(_) | std::path::Component::CurDir));
     // A backslash is a separator and `:` names a drive or stream on Windows: judge the
     // location as Windows would, too, so that a model is refused the same everywhere.
-    if location.split(['/', '\\']).any(|part| part == "..") || location.starts_with('\\') {
+    if up || location.split(['/', '\\']).any(|part| part == "..") || location.starts_with('\\') {
         return Some(format!("location '{location}' leaves the model's folder ('..' or a drive)"));
     }
     if location.contains(':') {

@@ -51,16 +51,14 @@ pub(super) fn load_bytes(
         onnx::ModelProto::decode(bytes)
             .map_err(|e| Error::Decode { path: path.to_path_buf(), reason: decode_reason(&e) })
     };
-    if let Some(fast) = fast {
-        match fast {
-            Ok(model) => return Ok(model),
-            Err(Fail::Load(e)) => {
-                // prost would have refused the file before loading started.
-                full()?;
-                return Err(e);
-            }
-            Err(Fail::Wire) => {}
+    match fast {
+        Some(Ok(model)) => return Ok(model),
+        Some(Err(Fail::Load(e))) => {
+            // prost would have refused the file before loading started.
+            full()?;
+            return Err(e);
         }
+        Some(Err(Fail::Wire)) | None => {}
     }
     let proto = full()?;
     from_proto(proto, path, dir, limits).map_err(|f| match f {
@@ -151,11 +149,7 @@ pub(super) fn all_fields(buf: &[u8]) -> Fields<'_> {
 
 /// The payload of a length-delimited field the loader reads itself.
 pub(super) fn delimited<'a>(f: &Field<'a>) -> Fast<&'a [u8]> {
-    if f.wire == 2 {
-        Ok(f.payload)
-    } else {
-        Err(Fail::Wire)
-    }
+    (f.wire == 2).then_some(f.payload).ok_or(Fail::Wire)
 }
 
 pub(super) fn text<'a>(f: &Field<'a>) -> Fast<&'a str> {
@@ -205,15 +199,10 @@ pub(super) fn load_graph(
     dir: Option<&Path>,
     limits: &Limits,
 ) -> Fast<Model> {
-    let opsets = proto
-        .opset_import
-        .iter()
-        .map(|o| Opset { domain: o.domain.clone().unwrap_or_default(), version: o.version.unwrap_or(0) })
-        .collect();
     let functions = proto.functions.clone();
     let model = Model {
         ir_version: proto.ir_version.unwrap_or(0),
-        opsets,
+        opsets: opsets_from(&proto.opset_import),
         graphs: Vec::new(),
         values: Vec::new(),
         nodes: Default::default(),
@@ -493,10 +482,7 @@ impl Loader<'_> {
 
     /// The value `name` refers to from graph `g`, or a new undefined value.
     fn use_name(&mut self, g: GraphId, name: &str) -> ValueId {
-        match self.model.resolve(g, name) {
-            Some(v) => v,
-            None => self.model.add_value(g, name, Def::Undefined),
-        }
+        self.model.resolve(g, name).unwrap_or_else(|| self.model.add_value(g, name, Def::Undefined))
     }
 
     /// Loads the encoded `AttributeProto` in `bytes` of node `node`.
@@ -690,6 +676,14 @@ pub(super) fn type_to(t: &Type, sp: &Spellings) -> onnx::TypeProto {
     onnx::TypeProto { denotation: None, value: Some(value) }
 }
 
+/// The IR view of `opset_import`.
+pub(super) fn opsets_from(imports: &[onnx::OperatorSetIdProto]) -> Vec<Opset> {
+    imports
+        .iter()
+        .map(|o| Opset { domain: o.domain.clone().unwrap_or_default(), version: o.version.unwrap_or(0) })
+        .collect()
+}
+
 /// The IR view of a tensor: data moved out, the rest carried.
 pub(super) fn tensor_from(mut t: onnx::TensorProto) -> Tensor {
     let data = if t.data_location == Some(onnx::tensor_proto::DataLocation::External as i32) {
@@ -766,11 +760,7 @@ impl Loader<'_> {
             for a in &f.attribute_proto {
                 attributes.push((a.name.clone().unwrap_or_default(), Some(simple_attr(a, attr_kind(a)))));
             }
-            let opsets = f
-                .opset_import
-                .iter()
-                .map(|o| Opset { domain: o.domain.clone().unwrap_or_default(), version: o.version.unwrap_or(0) })
-                .collect();
+            let opsets = opsets_from(&f.opset_import);
             self.model.functions.push(crate::ir::Function { domain, name, graph, opsets, attributes, refs });
         }
         Ok(())

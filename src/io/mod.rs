@@ -56,24 +56,14 @@ impl Default for Limits {
 impl Limits {
     /// The defaults, changed by `ONNX_BCAST_MAX_BYTES` and `ONNX_BCAST_MAX_DEPTH` when set.
     pub fn from_env() -> Result<Limits> {
-        let mut limits = Limits::default();
         let get = |name: &str| -> Result<Option<u64>> {
-            match std::env::var(name) {
-                Ok(v) => v
-                    .trim()
-                    .parse::<u64>()
-                    .map(Some)
-                    .map_err(|_| Error::Usage(format!("{name}='{v}' is not a non-negative integer"))),
-                Err(_) => Ok(None),
-            }
+            let Ok(v) = std::env::var(name) else { return Ok(None) };
+            v.trim().parse().map(Some).map_err(|_| Error::Usage(format!("{name}='{v}' is not a non-negative integer")))
         };
-        if let Some(b) = get("ONNX_BCAST_MAX_BYTES")? {
-            limits.max_bytes = b.min(MAX_MESSAGE);
-        }
-        if let Some(d) = get("ONNX_BCAST_MAX_DEPTH")? {
-            limits.max_depth = usize::try_from(d).unwrap_or(usize::MAX);
-        }
-        Ok(limits)
+        Ok(Limits {
+            max_bytes: get("ONNX_BCAST_MAX_BYTES")?.map_or(MAX_MESSAGE, |b| b.min(MAX_MESSAGE)),
+            max_depth: get("ONNX_BCAST_MAX_DEPTH")?.map_or(MAX_DEPTH, |d| usize::try_from(d).unwrap_or(usize::MAX)),
+        })
     }
 }
 
@@ -314,41 +304,35 @@ pub fn save(model: &Model, path: &Path) -> Result<()> {
 /// below it, sorted (links to folders are not followed). A folder without a model is an error.
 pub fn model_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
-    for p in paths {
-        collect_models(p, &mut files)?;
-    }
-    Ok(files)
-}
-
-/// Adds `path` (or the `*.onnx` files below it, sorted) to `out`.
-fn collect_models(path: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-    if !path.is_dir() {
-        out.push(path.to_path_buf());
-        return Ok(());
-    }
-    let mut stack = vec![path.to_path_buf()];
-    let mut found = Vec::new();
-    while let Some(dir) = stack.pop() {
-        let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
-        for e in entries {
-            let e = e.map_err(|source| Error::Io { path: dir.clone(), source })?;
-            let p = e.path();
-            // Symbolic links to folders are not followed: a link loop would never end.
-            let is_link = e.file_type().map(|t| t.is_symlink()).unwrap_or(false);
-            if p.is_dir() && !is_link {
-                stack.push(p);
-            } else if p.extension().is_some_and(|x| x == "onnx") {
-                found.push(p);
+    for path in paths {
+        if !path.is_dir() {
+            files.push(path.clone());
+            continue;
+        }
+        let mut stack = vec![path.clone()];
+        let mut found = Vec::new();
+        while let Some(dir) = stack.pop() {
+            let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
+            for e in entries {
+                let e = e.map_err(|source| Error::Io { path: dir.clone(), source })?;
+                let p = e.path();
+                // Symbolic links to folders are not followed: a link loop would never end.
+                let is_link = e.file_type().map(|t| t.is_symlink()).unwrap_or(false);
+                if p.is_dir() && !is_link {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "onnx") {
+                    found.push(p);
+                }
             }
         }
+        // A directory that holds no model is a mistake (a wrong path), not a clean bill of health.
+        if found.is_empty() {
+            return Err(Error::NoModels { path: path.clone() });
+        }
+        found.sort();
+        files.extend(found);
     }
-    // A directory that holds no model is a mistake (a wrong path), not a clean bill of health.
-    if found.is_empty() {
-        return Err(Error::NoModels { path: path.to_path_buf() });
-    }
-    found.sort();
-    out.extend(found);
-    Ok(())
+    Ok(files)
 }
 
 /// [`encode`], but refusing (like [`save_checked`]) a model that would lose data unless
@@ -384,10 +368,8 @@ pub struct SaveOptions<'a> {
 /// the input file (the same path, or another link to the same file) unless `in_place`.
 pub fn save_checked(model: &Model, path: &Path, options: &SaveOptions) -> Result<()> {
     refuse_lossy(model, options.allow_lossy, path)?;
-    if let Some(input) = options.input {
-        if !options.in_place && same_file(input, path) {
-            return Err(Error::WouldOverwrite { path: path.to_path_buf() });
-        }
+    if !options.in_place && options.input.is_some_and(|input| same_file(input, path)) {
+        return Err(Error::WouldOverwrite { path: path.to_path_buf() });
     }
     copy_external_data(model, path)?;
     save(model, path)
@@ -399,10 +381,7 @@ pub fn save_checked(model: &Model, path: &Path, options: &SaveOptions) -> Result
 /// through a temporary file and a rename, before the model itself.
 fn copy_external_data(model: &Model, path: &Path) -> Result<()> {
     let from = model.dir.clone().unwrap_or_else(|| PathBuf::from("."));
-    let to = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let to = folder(path);
     // The same folder first: two system calls, where finding the external tensors reads every
     // node (8 ms at a million).
     if matches!((fs::canonicalize(&from), fs::canonicalize(&to)), (Ok(a), Ok(b)) if a == b) {
@@ -454,6 +433,14 @@ fn same_file(a: &Path, b: &Path) -> bool {
     matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(x), Ok(y)) if x == y)
 }
 
+/// The folder `path` is in (`.` for a bare file name).
+fn folder(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
 /// Writes `bytes` to `path` through a temporary file and a rename. The temporary file is
 /// created new (never through an existing file or link) next to `path`, and removed when
 /// anything fails, so a failed write leaves any old file at `path` intact.
@@ -470,10 +457,7 @@ fn write_parts(f: &mut fs::File, parts: &[&[u8]]) -> std::io::Result<()> {
 /// path.
 fn write_atomic_with(path: &Path, fill: impl FnOnce(&mut fs::File) -> std::io::Result<()>) -> Result<()> {
     let io = |source| Error::Io { path: path.to_path_buf(), source };
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
+    let dir = folder(path);
     let file_name =
         path.file_name().ok_or_else(|| io(std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file path")))?;
     let mut created = None;

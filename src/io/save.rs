@@ -25,12 +25,7 @@ pub(super) fn model_head(model: &Model) -> onnx::ModelProto {
     if p.ir_version.unwrap_or(0) != model.ir_version {
         p.ir_version = Some(model.ir_version);
     }
-    let current: Vec<Opset> = p
-        .opset_import
-        .iter()
-        .map(|o| Opset { domain: o.domain.clone().unwrap_or_default(), version: o.version.unwrap_or(0) })
-        .collect();
-    if current != model.opsets {
+    if opsets_from(&p.opset_import) != model.opsets {
         p.opset_import = model
             .opsets
             .iter()
@@ -82,21 +77,16 @@ pub(super) fn put_graph_field(model: &Model, id: GraphId, field: u32, out: &mut 
     put_key(out, field, 2);
     let at = out.len();
     out.extend_from_slice(&[0; 10]);
-    graph_body(model, id, out);
+    let (front, rest) = graph_carry(model, id);
+    graph_front(model, id, front, out);
+    value_infos(model, &model.graph(id).value_info, out);
+    rest.encode_raw(out);
     let len = out.len() - at - 10;
     let mut prefix = Vec::with_capacity(10);
     put_varint(len as u64, &mut prefix);
     out[at..at + prefix.len()].copy_from_slice(&prefix);
     out.copy_within(at + 10.., at + prefix.len());
     out.truncate(at + prefix.len() + len);
-}
-
-/// Appends the body of graph `id`'s `GraphProto` to `out`.
-pub(super) fn graph_body(model: &Model, id: GraphId, out: &mut Vec<u8>) {
-    let (front, rest) = graph_carry(model, id);
-    graph_front(model, id, front, out);
-    value_infos(model, &model.graph(id).value_info, out);
-    rest.encode_raw(out);
 }
 
 /// Graph `id`'s carried fields: those written between its nodes and its inputs (name,
@@ -158,8 +148,7 @@ impl<'m> LastType<'m> {
     fn field(&mut self, t: &'m Type) -> &[u8] {
         if self.ty != Some(t) {
             self.field.clear();
-            put_key(&mut self.field, value_info_proto::TYPE, 2);
-            put_varint(type_len(t, self.spellings) as u64, &mut self.field);
+            put_len_prefix(&mut self.field, value_info_proto::TYPE, type_len(t, self.spellings));
             put_type(t, &mut self.field, self.spellings);
             self.ty = Some(t);
         }
@@ -267,7 +256,7 @@ pub(super) fn attr_to(a: &Attribute) -> onnx::AttributeProto {
         AttrValue::Graph(_) => p.g = Some(onnx::GraphProto::default()),
         AttrValue::Graphs(gs) => p.graphs = vec![onnx::GraphProto::default(); gs.len()],
         simple => {
-            let same = attr_kind(&p) == kind && matches!((simple_attr(&p, kind), simple), (x, y) if attr_eq(&x, y));
+            let same = attr_kind(&p) == kind && attr_eq(&simple_attr(&p, kind), simple);
             if !same {
                 p.f = None;
                 p.i = None;
@@ -328,8 +317,7 @@ pub(super) fn value_info_bytes<'m>(
     let name = model.name(v.value);
     let ty = v.ty.as_ref().map_or(&[][..], |t| last.field(t));
     let len = if name.is_empty() { 0 } else { len_field_len(value_info_proto::NAME, name.len()) } + ty.len();
-    put_key(out, field, 2);
-    put_varint(len as u64, out);
+    put_len_prefix(out, field, len);
     if !name.is_empty() {
         put_len_field(out, value_info_proto::NAME, name.as_bytes());
     }
@@ -375,16 +363,13 @@ pub(super) fn put_type(t: &Type, out: &mut Vec<u8>, sp: &Spellings) {
         type_to(t, sp).encode_raw(out);
         return;
     };
-    put_key(out, type_proto::TENSOR_TYPE, 2);
-    put_varint(tensor_type_len(*dtype, shape.as_deref(), sp) as u64, out);
+    put_len_prefix(out, type_proto::TENSOR_TYPE, tensor_type_len(*dtype, shape.as_deref(), sp));
     put_key(out, type_proto_tensor::ELEM_TYPE, 0);
     put_varint(elem_code(*dtype), out);
     if let Some(shape) = shape {
-        put_key(out, type_proto_tensor::SHAPE, 2);
-        put_varint(shape_len(shape, sp) as u64, out);
+        put_len_prefix(out, type_proto_tensor::SHAPE, shape_len(shape, sp));
         for d in shape {
-            put_key(out, tensor_shape_proto::DIM, 2);
-            put_varint(dim_len(d, sp) as u64, out);
+            put_len_prefix(out, tensor_shape_proto::DIM, dim_len(d, sp));
             match d {
                 Dim::Known(n) => {
                     put_key(out, dimension::DIM_VALUE, 0);

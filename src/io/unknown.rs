@@ -118,20 +118,16 @@ impl Walk {
                 None => self.note(format_args!("unknown field {number}")),
                 Some(Known::Msg(name, sub, repeated)) if f.wire == 2 => {
                     let body = f.payload;
-                    let index = if repeated {
-                        Some(match seen.iter_mut().find(|(n, _)| *n == number) {
-                            Some((_, i)) => {
-                                *i += 1;
-                                *i
-                            }
-                            None => {
-                                seen.push((number, 0));
-                                0
-                            }
-                        })
-                    } else {
-                        None
-                    };
+                    let index = repeated.then(|| match seen.iter_mut().find(|(n, _)| *n == number) {
+                        Some((_, i)) => {
+                            *i += 1;
+                            *i
+                        }
+                        None => {
+                            seen.push((number, 0));
+                            0
+                        }
+                    });
                     if matches!(sub, Msg::NodeProto) && depth < WALK_DEPTH && plain_node(body) {
                         // Nothing inside to note or descend into: only how deep it lies.
                         self.deepest = self.deepest.max(depth + 1);

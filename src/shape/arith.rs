@@ -76,11 +76,10 @@ impl Size for Dim {
         let mut num: Vec<&Dim> = all.iter().collect();
         let mut den: Vec<&Dim> = Vec::new();
         for d in some {
-            match num.iter().position(|n| *n == d && !matches!(n, Dim::Unknown)) {
-                Some(p) => {
-                    num.remove(p);
-                }
-                None => den.push(d),
+            if let Some(p) = num.iter().position(|n| *n == d && !matches!(n, Dim::Unknown)) {
+                num.remove(p);
+            } else {
+                den.push(d);
             }
         }
         let (n, d) = (Dim::product(num), Dim::product(den));

@@ -26,15 +26,8 @@ impl BroadcastDim for usize {
     }
 
     fn axis(dims: &[&usize]) -> Option<(usize, Vec<Assumption>)> {
-        let mut out = 1;
-        for &&d in dims {
-            if d != 1 {
-                if out != 1 && out != d {
-                    return None;
-                }
-                out = d;
-            }
-        }
+        let out =
+            dims.iter().map(|d| **d).filter(|&d| d != 1).try_fold(1, |out, d| (out == 1 || out == d).then_some(d))?;
         Some((out, Vec::new()))
     }
 
@@ -89,9 +82,8 @@ impl BroadcastDim for Dim {
 
     fn stretch(from: &Dim, target: &Dim) -> Option<Vec<Assumption>> {
         match (from, target) {
-            (Dim::Known(1), _) => Some(Vec::new()),
+            (Dim::Known(1) | Dim::Unknown, _) | (_, Dim::Unknown) => Some(Vec::new()),
             (a, b) if a == b => Some(Vec::new()),
-            (Dim::Unknown, _) | (_, Dim::Unknown) => Some(Vec::new()),
             (Dim::Known(_), Dim::Known(_)) => None,
             (Dim::Term(s), Dim::Known(k)) => Some(vec![Assumption::OneOf { sym: s.clone(), sizes: vec![1, *k] }]),
             (Dim::Known(k), Dim::Term(t)) => Some(vec![Assumption::OneOf { sym: t.clone(), sizes: vec![*k] }]),

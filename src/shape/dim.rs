@@ -1,5 +1,5 @@
-//! `Dim`: a dimension that is known, symbolic (a [`Term`]) or unknown, its arithmetic, and the
-//! side conditions (`Assumption`) that symbolic broadcasting records.
+//! `Dim`: a dimension that is known, symbolic (a [`Term`]) or unknown (its arithmetic is in
+//! `term.rs`), and the side conditions (`Assumption`) that symbolic broadcasting records.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -94,36 +94,6 @@ impl Dim {
         }
     }
 
-    /// `self + other`.
-    pub fn add(&self, other: &Dim) -> Dim {
-        term::add(self, other)
-    }
-
-    /// `self - other`.
-    pub fn sub(&self, other: &Dim) -> Dim {
-        term::sub(self, other)
-    }
-
-    /// `self * other`.
-    pub fn mul(&self, other: &Dim) -> Dim {
-        term::mul(self, other)
-    }
-
-    /// `floor(self / other)`; unknown for a zero divisor.
-    pub fn div_floor(&self, other: &Dim) -> Dim {
-        term::div_floor(self, other)
-    }
-
-    /// `ceil(self / other)`; unknown for a zero divisor.
-    pub fn div_ceil(&self, other: &Dim) -> Dim {
-        term::div_ceil(self, other)
-    }
-
-    /// `self mod other` with the divisor's sign (Python's `%`, ONNX Mod with `fmod=0`).
-    pub fn modulo(&self, other: &Dim) -> Dim {
-        term::modulo(self, other)
-    }
-
     /// The larger of two dims, when it can be told; unknown otherwise.
     pub fn max_dim(&self, other: &Dim) -> Dim {
         match (self, other) {
@@ -209,14 +179,13 @@ impl Assumption {
         Some(match self {
             Assumption::OneOf { sym, sizes } => sizes.contains(&sym.eval(value)?),
             Assumption::EqualOrOne(terms) => {
-                let mut seen = None;
+                // The size other than 1 met so far (1: none yet).
+                let mut seen = 1;
                 for t in terms {
-                    let v = t.eval(value)?;
-                    if v != 1 {
-                        if seen.is_some_and(|s| s != v) {
-                            return Some(false);
-                        }
-                        seen = Some(v);
+                    match t.eval(value)? {
+                        1 => {}
+                        v if seen != 1 && seen != v => return Some(false),
+                        v => seen = v,
                     }
                 }
                 true

@@ -142,29 +142,15 @@ impl Term {
             Kind::Floor(e, k) => e.growth(x)?.floor(*k),
             Kind::Min(c, ts) | Kind::Max(c, ts) => {
                 let max = matches!(self.kind(), Kind::Max(..));
-                let mut acc: Option<Growth> = c.map(Growth::constant);
-                for t in ts.iter() {
-                    let g = t.growth(x)?;
-                    acc = Some(match acc {
-                        None => g,
-                        Some(a) => a.extreme(g, max)?,
-                    });
-                }
-                acc
+                let members = c.map(Growth::constant).map(Some).into_iter().chain(ts.iter().map(|t| t.growth(x)));
+                members.reduce(|acc, g| acc?.extreme(g?, max))?
             }
             Kind::Broadcast(ts) => {
                 let one = Growth::constant(1);
-                let mut acc: Option<Growth> = None;
-                for t in ts.iter() {
-                    let g = t.growth(x)?;
-                    // Beyond this, whether the member is 1 no longer changes along a class.
-                    let g = Growth { settle: g.settle.max(g.crossing(&one)), ..g };
-                    acc = Some(match acc {
-                        None => g,
-                        Some(a) => a.extreme(g, true)?,
-                    });
-                }
-                acc
+                // Beyond its crossing with 1, whether a member is 1 no longer changes along a class.
+                let members =
+                    ts.iter().map(|t| t.growth(x).map(|g| Growth { settle: g.settle.max(g.crossing(&one)), ..g }));
+                members.reduce(|acc, g| acc?.extreme(g?, true))?
             }
         }
     }

@@ -191,10 +191,8 @@ impl Parser<'_> {
 /// `12` or `0.5` (`.5`) as a rational.
 fn number(word: &str) -> Option<Value> {
     let (whole, frac) = word.split_once('.').unwrap_or((word, ""));
-    if !(whole.bytes().all(|b| b.is_ascii_digit()) && frac.bytes().all(|b| b.is_ascii_digit())) {
-        return None;
-    }
-    if whole.is_empty() && frac.is_empty() {
+    let all_digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    if !(all_digits(whole) && all_digits(frac)) || (whole.is_empty() && frac.is_empty()) {
         return None;
     }
     let digits = format!("{whole}{frac}");

@@ -410,39 +410,64 @@ fn floor_div(p: Poly, k: i64) -> Option<Dim> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The arithmetic on dims, for `Dim`'s methods.
+// The arithmetic on dims.
 
-/// `a + b`.
-pub(super) fn add(a: &Dim, b: &Dim) -> Dim {
-    (|| Some(Poly::of(a)?.add(Poly::of(b)?)?.dim()))().unwrap_or(Dim::Unknown)
-}
-
-/// `a - b`.
-pub(super) fn sub(a: &Dim, b: &Dim) -> Dim {
-    (|| Some(Poly::of(a)?.add(Poly::of(b)?.scale(-1)?)?.dim()))().unwrap_or(Dim::Unknown)
-}
-
-/// `a * b`.
-pub(super) fn mul(a: &Dim, b: &Dim) -> Dim {
-    if matches!(a, Dim::Known(0)) || matches!(b, Dim::Known(0)) {
-        return Dim::Known(0);
+impl Dim {
+    /// `self + other`.
+    pub fn add(&self, other: &Dim) -> Dim {
+        (|| Some(Poly::of(self)?.add(Poly::of(other)?)?.dim()))().unwrap_or(Dim::Unknown)
     }
-    (|| Some(Poly::of(a)?.mul(&Poly::of(b)?)?.dim()))().unwrap_or(Dim::Unknown)
-}
 
-/// `floor(a / b)`; unknown for a divisor of 0 or one that may be negative.
-pub(super) fn div_floor(a: &Dim, b: &Dim) -> Dim {
-    match b {
-        Dim::Known(k) if *k > 0 => (|| floor_div(Poly::of(a)?, *k))().unwrap_or(Dim::Unknown),
-        Dim::Known(k) if *k < 0 => match a {
-            // floor(a / -k) = floor(-a / k).
-            Dim::Known(_) | Dim::Term(_) => {
-                div_floor(&sub(&Dim::Known(0), a), &Dim::Known(k.checked_neg().unwrap_or(0)))
+    /// `self - other`.
+    pub fn sub(&self, other: &Dim) -> Dim {
+        (|| Some(Poly::of(self)?.add(Poly::of(other)?.scale(-1)?)?.dim()))().unwrap_or(Dim::Unknown)
+    }
+
+    /// `self * other`.
+    pub fn mul(&self, other: &Dim) -> Dim {
+        if matches!(self, Dim::Known(0)) || matches!(other, Dim::Known(0)) {
+            return Dim::Known(0);
+        }
+        (|| Some(Poly::of(self)?.mul(&Poly::of(other)?)?.dim()))().unwrap_or(Dim::Unknown)
+    }
+
+    /// `floor(self / other)`; unknown for a zero divisor.
+    pub fn div_floor(&self, other: &Dim) -> Dim {
+        match other {
+            Dim::Known(k) if *k > 0 => (|| floor_div(Poly::of(self)?, *k))().unwrap_or(Dim::Unknown),
+            Dim::Known(k) if *k < 0 => match self {
+                // floor(a / -k) = floor(-a / k).
+                Dim::Known(_) | Dim::Term(_) => {
+                    Dim::Known(0).sub(self).div_floor(&Dim::Known(k.checked_neg().unwrap_or(0)))
+                }
+                Dim::Unknown => Dim::Unknown,
+            },
+            Dim::Term(d) => div_term(self, d),
+            _ => Dim::Unknown,
+        }
+    }
+
+    /// `ceil(self / other)` as `floor((self + other - 1) / other)` for a positive divisor (a
+    /// size, or a constant); unknown for a zero divisor.
+    pub fn div_ceil(&self, other: &Dim) -> Dim {
+        match other {
+            Dim::Known(k) if *k > 0 => self.add(&Dim::Known(k - 1)).div_floor(other),
+            Dim::Term(_) => self.add(&other.sub(&Dim::Known(1))).div_floor(other),
+            Dim::Known(k) if *k < 0 => {
+                // ceil(a / b) = -floor(-a / b).
+                Dim::Known(0).sub(&Dim::Known(0).sub(self).div_floor(other))
             }
-            Dim::Unknown => Dim::Unknown,
-        },
-        Dim::Term(d) => div_term(a, d),
-        _ => Dim::Unknown,
+            _ => Dim::Unknown,
+        }
+    }
+
+    /// `self mod other` with the divisor's sign (Python's `%`, ONNX Mod with `fmod=0`), for a
+    /// known divisor.
+    pub fn modulo(&self, other: &Dim) -> Dim {
+        match other {
+            Dim::Known(0) | Dim::Unknown | Dim::Term(_) => Dim::Unknown,
+            Dim::Known(_) => self.sub(&other.mul(&self.div_floor(other))),
+        }
     }
 }
 
@@ -487,47 +512,22 @@ fn remove_factors(m: &[Term], d: &[Term]) -> Option<Vec<Term>> {
     Some(rest)
 }
 
-/// `ceil(a / b)` as `floor((a + b - 1) / b)` for a positive `b` (a size, or a constant).
-pub(super) fn div_ceil(a: &Dim, b: &Dim) -> Dim {
-    match b {
-        Dim::Known(k) if *k > 0 => div_floor(&add(a, &Dim::Known(k - 1)), b),
-        Dim::Term(_) => div_floor(&add(a, &sub(b, &Dim::Known(1))), b),
-        Dim::Known(k) if *k < 0 => {
-            // ceil(a / b) = -floor(-a / b).
-            sub(&Dim::Known(0), &div_floor(&sub(&Dim::Known(0), a), b))
-        }
-        _ => Dim::Unknown,
-    }
-}
-
-/// `a mod b` with the divisor's sign (Python's `%`), for a known `b`.
-pub(super) fn modulo(a: &Dim, b: &Dim) -> Dim {
-    match b {
-        Dim::Known(0) | Dim::Unknown | Dim::Term(_) => Dim::Unknown,
-        Dim::Known(_) => sub(a, &mul(b, &div_floor(a, b))),
-    }
-}
-
 /// The smallest (`max` false) or largest of `dims`: told where the differences are constants,
 /// else a `min`/`max` term over the rest.
 pub(super) fn extreme(dims: &[&Dim], max: bool) -> Dim {
     let better = |x: i64, y: i64| if max { x > y } else { x < y };
+    let pick = |c: Option<i64>, k: i64| Some(c.map_or(k, |c| if better(k, c) { k } else { c }));
     let mut constant: Option<i64> = None;
     let mut terms: Vec<Term> = Vec::new();
     for d in dims {
         match d {
             Dim::Unknown => return Dim::Unknown,
-            Dim::Known(k) => constant = Some(constant.map_or(*k, |c| if better(*k, c) { *k } else { c })),
+            Dim::Known(k) => constant = pick(constant, *k),
             Dim::Term(t) => match &t.0.kind {
-                Kind::Min(c, ts) if !max => {
+                // A min of mins (a max of maxes) is one.
+                Kind::Min(c, ts) | Kind::Max(c, ts) if matches!(t.0.kind, Kind::Max(..)) == max => {
                     if let Some(c) = c {
-                        constant = Some(constant.map_or(*c, |k| if better(*c, k) { *c } else { k }));
-                    }
-                    terms.extend(ts.iter().cloned());
-                }
-                Kind::Max(c, ts) if max => {
-                    if let Some(c) = c {
-                        constant = Some(constant.map_or(*c, |k| if better(*c, k) { *c } else { k }));
+                        constant = pick(constant, *c);
                     }
                     terms.extend(ts.iter().cloned());
                 }
@@ -541,7 +541,7 @@ pub(super) fn extreme(dims: &[&Dim], max: bool) -> Dim {
     let mut kept: Vec<Term> = Vec::new();
     'next: for t in terms {
         for k in kept.iter_mut() {
-            if let Dim::Known(diff) = sub(&Dim::Term(t.clone()), &Dim::Term(k.clone())) {
+            if let Dim::Known(diff) = Dim::Term(t.clone()).sub(&Dim::Term(k.clone())) {
                 if better(diff, 0) {
                     *k = t;
                 }
@@ -717,17 +717,7 @@ impl Term {
             Kind::Min(c, ts) => all(ts)?.into_iter().chain(*c).min()?,
             Kind::Max(c, ts) => all(ts)?.into_iter().chain(*c).max()?,
             Kind::Broadcast(ts) => {
-                let vals = all(ts)?;
-                let mut out = 1;
-                for v in vals {
-                    if v != 1 {
-                        if out != 1 && out != v {
-                            return None;
-                        }
-                        out = v;
-                    }
-                }
-                out
+                all(ts)?.into_iter().filter(|&v| v != 1).try_fold(1, |out, v| (out == 1 || out == v).then_some(v))?
             }
         })
     }
@@ -808,12 +798,10 @@ impl Term {
         let all = |ts: &[Term]| ts.iter().map(sub).collect::<Vec<Dim>>();
         match &self.0.kind {
             Kind::Name(_) | Kind::Fresh(_) => with(self).unwrap_or_else(|| Dim::Term(self.clone())),
-            Kind::Sum(c0, ts) => {
-                ts.iter().fold(Dim::Known(*c0), |acc, (t, c)| add(&acc, &mul(&sub(t), &Dim::Known(*c))))
-            }
-            Kind::Product(fs) => fs.iter().fold(Dim::Known(1), |acc, f| mul(&acc, &sub(f))),
-            Kind::Floor(t, k) => div_floor(&sub(t), &Dim::Known(*k)),
-            Kind::Div(a, d) => div_floor(&sub(a), &sub(d)),
+            Kind::Sum(c0, ts) => ts.iter().fold(Dim::Known(*c0), |acc, (t, c)| acc.add(&sub(t).mul(&Dim::Known(*c)))),
+            Kind::Product(fs) => fs.iter().fold(Dim::Known(1), |acc, f| acc.mul(&sub(f))),
+            Kind::Floor(t, k) => sub(t).div_floor(&Dim::Known(*k)),
+            Kind::Div(a, d) => sub(a).div_floor(&sub(d)),
             Kind::Min(c, ts) | Kind::Max(c, ts) => {
                 let mut dims = all(ts);
                 dims.extend(c.map(Dim::Known));
@@ -822,8 +810,7 @@ impl Term {
             }
             Kind::Broadcast(ts) => {
                 let dims = all(ts);
-                let refs: Vec<&Dim> = dims.iter().collect();
-                <Dim as super::BroadcastDim>::axis(&refs).map_or(Dim::Unknown, |(d, _)| d)
+                Dim::broadcast_of(&dims.iter().collect::<Vec<_>>())
             }
         }
     }
@@ -838,15 +825,7 @@ impl fmt::Display for Term {
         match &self.0.kind {
             Kind::Name(s) => f.write_str(s),
             Kind::Fresh(n) => write!(f, "?{n}"),
-            Kind::Product(fs) => {
-                for (i, x) in fs.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str("*")?;
-                    }
-                    write!(f, "{x}")?;
-                }
-                Ok(())
-            }
+            Kind::Product(fs) => join(f, fs, "*"),
             Kind::Sum(c0, ts) => {
                 // A constant goes first where the first term is subtracted (`5-a`).
                 let lead = ts.first().is_some_and(|(_, c)| *c < 0) && *c0 > 0;
@@ -888,30 +867,29 @@ impl fmt::Display for Term {
             }
             Kind::Min(c, ts) | Kind::Max(c, ts) => {
                 f.write_str(if matches!(self.0.kind, Kind::Min(..)) { "min(" } else { "max(" })?;
-                let mut first = true;
+                // A min or max holds at least one term beside its constant.
                 if let Some(c) = c {
-                    write!(f, "{c}")?;
-                    first = false;
+                    write!(f, "{c},")?;
                 }
-                for t in ts.iter() {
-                    if !first {
-                        f.write_str(",")?;
-                    }
-                    first = false;
-                    write!(f, "{t}")?;
-                }
+                join(f, ts, ",")?;
                 f.write_str(")")
             }
             Kind::Broadcast(ts) => {
                 f.write_str("broadcast(")?;
-                for (i, t) in ts.iter().enumerate() {
-                    if i > 0 {
-                        f.write_str(",")?;
-                    }
-                    write!(f, "{t}")?;
-                }
+                join(f, ts, ",")?;
                 f.write_str(")")
             }
         }
     }
+}
+
+/// Writes `terms` with `sep` between them.
+fn join(f: &mut fmt::Formatter<'_>, terms: &[Term], sep: &str) -> fmt::Result {
+    for (i, t) in terms.iter().enumerate() {
+        if i > 0 {
+            f.write_str(sep)?;
+        }
+        write!(f, "{t}")?;
+    }
+    Ok(())
 }
