@@ -20,7 +20,9 @@ fn models() -> PathBuf {
 }
 
 fn out(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("onnx-bcast-rewrite-cli-{}", std::process::id()));
+    // Under the target folder, like the other suites: one folder reused by every run, where a
+    // folder per process in the system's temp dir was never removed (14 MB a run).
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rewrite_cli");
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
 }
