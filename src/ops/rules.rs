@@ -1113,8 +1113,11 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
             if let Dim::Term(sym) = d {
                 // Convolutions need the window to fit; onnxruntime runs a pooling until its
                 // output size, divided toward zero, comes out negative (see below).
-                let min = if conv { ek.saturating_sub(pad) } else { ek.saturating_sub(pad).saturating_sub(2 * s) + 1 };
-                if min > 1 {
+                // In i128: with a stride past i64::MAX / 2 the pooling's `2 * s` overflowed.
+                let (ek, pad, s) = (i128::from(ek), i128::from(pad), i128::from(s));
+                let min = if conv { ek - pad } else { ek - pad - 2 * s + 1 };
+                // At most the window, so an i64 whenever it is above 1.
+                if let Some(min) = i64::try_from(min).ok().filter(|m| *m > 1) {
                     out.assumptions.push((axis, Assumption::AtLeast { size: sym.clone(), min }));
                 }
             }

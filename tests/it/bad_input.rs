@@ -1440,3 +1440,34 @@ fn einsum_equations_with_stray_dots_are_refused() {
         expect_check(&path, 1, &["invalid-node", &format!("Einsum: term '{bad}' holds '.', which is not a label")]);
     }
 }
+
+/// A pooling over a symbolic dim with a stride past `i64::MAX / 2` overflowed (a debug-build
+/// panic) where its side condition on the dim took `2 * stride` from the window. Such a stride
+/// leaves nothing to assume: the output size is inferred with no side condition.
+#[test]
+fn pooling_with_a_huge_stride_over_a_symbolic_dim_does_not_overflow() {
+    use onnx::attribute_proto::AttributeType;
+
+    let mut x = vi("x", &[1, 1, 1]);
+    if let Some(type_proto::Value::TensorType(t)) = x.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        t.shape.as_mut().unwrap().dim[2].value = Some(tensor_shape_proto::dimension::Value::DimParam("h".into()));
+    }
+    for (stride, ceil) in [(i64::MAX, 1), (i64::MAX, 0), (1 << 62, 1), (i64::MAX / 2 + 1, 0)] {
+        let mut pool = node("p", "MaxPool", &["x"], &["y"]);
+        pool.attribute.push(ints_attr("kernel_shape", &[2]));
+        pool.attribute.push(ints_attr("strides", &[stride]));
+        pool.attribute.push(onnx::AttributeProto {
+            name: Some("ceil_mode".into()),
+            r#type: Some(AttributeType::Int as i32),
+            i: Some(ceil),
+            ..Default::default()
+        });
+        let m = model(graph(vec![pool], vec![x.clone()], vec![]));
+        let m = io::decode(&m.encode_to_vec(), Path::new("pool.onnx"), None).unwrap();
+        let inf = onnx_bcast::infer::infer(&m, &Default::default());
+        assert!(!inf.has_errors(), "stride {stride}, ceil_mode {ceil}");
+        assert!(inf.constraints.is_empty(), "stride {stride}: {:?}", inf.constraints);
+        let y = m.local(onnx_bcast::Model::MAIN, "y").and_then(|v| inf.shape(v)).cloned().unwrap();
+        assert_eq!((y.len(), &y[0], &y[1]), (3, &Dim::Known(1), &Dim::Known(1)), "stride {stride}: {y:?}");
+    }
+}
