@@ -64,8 +64,17 @@ impl<const K: usize> Plan<K> {
                 } else if d != 1 {
                     return None;
                 }
-                stride = stride.checked_mul(d)?;
+                // An input has at most the output's elements, so only the inputs of an empty
+                // output (0 x 2^32 x 2^32) get past usize here: their strides are never read.
+                stride = match stride.checked_mul(d) {
+                    Some(s) => s,
+                    None if len == 0 => 0,
+                    None => return None,
+                };
             }
+        }
+        if len == 0 {
+            return Some(Plan { dims: vec![0], strides: vec![[0; K]], len });
         }
         let mut dims: Vec<usize> = Vec::with_capacity(rank);
         let mut strides: Vec<[usize; K]> = Vec::with_capacity(rank);
@@ -410,6 +419,11 @@ mod tests {
         assert_eq!((p.dims(), p.len()), (&[1][..], 1));
         assert!(Plan::new(&[3], [&[4][..]]).is_none());
         assert!(Plan::new(&[3], [&[1, 3][..]]).is_none());
+        // An empty output whose inputs' strides pass usize (this refused a valid broadcast).
+        let big = 1usize << 32;
+        let p = Plan::new(&[0, big, big], [&[0, big, big][..], &[1, 1, big]]).unwrap();
+        assert_eq!(p.len(), 0);
+        assert!(Plan::new(&[0, big, big], [&[0, big, 2][..]]).is_none());
     }
 
     #[test]

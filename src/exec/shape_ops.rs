@@ -139,8 +139,6 @@ pub fn gather(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     let out_shape = to_usizes(&out_shape, "shape")?;
     let axis = norm_axis(axis_attr, x.shape.len())?;
     let n = x.shape[axis];
-    let outer: usize = x.shape[..axis].iter().product();
-    let inner: usize = x.shape[axis + 1..].iter().product();
     let idx: Vec<usize> = idx
         .iter()
         .map(|&i| {
@@ -150,6 +148,14 @@ pub fn gather(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
         .collect::<Option<_>>()
         .ok_or_else(|| Fail::Invalid(format!("an index is out of range for axis {axis} of size {n}")))?;
     let total = numel(&out_shape).ok_or_else(|| Fail::Invalid("output shape overflows".into()))?;
+    // An empty input may have sizes whose products overflow (0 x 2^32 x 2^32), and an empty
+    // output may still loop over 2^40 outer rows: neither is walked.
+    if total == 0 {
+        return one(HostTensor::new(out_shape, empty_like(&x.data))?);
+    }
+    // Both are factors of the output's element count (the output has their dims), so fit.
+    let outer: usize = x.shape[..axis].iter().product();
+    let inner: usize = x.shape[axis + 1..].iter().product();
     fn go<T: Clone>(
         bu: Budget,
         v: &[T],
@@ -201,7 +207,11 @@ pub fn slice(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
         count[a] = n as usize;
     }
     let total = numel(&count).ok_or_else(|| Fail::Invalid("output shape overflows".into()))?;
-    // Row-major strides of the input.
+    // An empty input's strides may overflow (0 x 2^32 x 2^32); its slices are all empty.
+    if total == 0 {
+        return one(HostTensor::new(count, empty_like(&x.data))?);
+    }
+    // Row-major strides of the input, which is not empty (each count is at most its dim).
     let mut strides = vec![1i64; r];
     for a in (0..r.saturating_sub(1)).rev() {
         strides[a] = strides[a + 1] * x.shape[a + 1] as i64;
@@ -256,8 +266,14 @@ pub fn concat(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
     if let Some(x) = xs.iter().find(|x| x.dtype() != first.dtype()) {
         return Err(Fail::Invalid(format!("inputs have element types {} and {}", first.dtype(), x.dtype())));
     }
-    let outer: usize = first.shape[..axis].iter().product();
     let total = numel(&out_shape).ok_or_else(|| Fail::Invalid("output shape overflows".into()))?;
+    // Empty inputs may have sizes whose products overflow (0 x 2^32 x 2^32), and an empty
+    // output may still loop over 2^40 outer rows: neither is walked.
+    if total == 0 {
+        return one(HostTensor::new(out_shape, empty_like(&first.data))?);
+    }
+    // Neither it nor an input's block is more than the output's element count.
+    let outer: usize = first.shape[..axis].iter().product();
     fn go<T: Elem>(bu: Budget, xs: &[&HostTensor], total: usize, outer: usize, axis: usize) -> Result<Vec<T>, Fail> {
         bu.check::<T>("output", total)?;
         let mut out = Vec::with_capacity(total);
@@ -400,6 +416,14 @@ pub fn gemm(ctx: &Ctx) -> Result<Vec<HostTensor>, Fail> {
         _ => return Err(Fail::Invalid(format!("unsupported element types {} and {}", a.dtype(), b.dtype()))),
     };
     one(HostTensor::new(out, data)?)
+}
+
+/// No elements, of the element type of `data`.
+fn empty_like(data: &Data) -> Data {
+    fn none<T: Elem>(_: &[T]) -> Data {
+        T::wrap(Vec::new())
+    }
+    with_any!(data, v => none(v))
 }
 
 #[cfg(test)]

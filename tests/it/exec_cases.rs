@@ -259,3 +259,42 @@ fn cli_verify_compares_two_models() {
     assert_eq!(bad.status.code(), Some(1), "{stdout}");
     assert!(stdout.contains("MISMATCH"), "{stdout}");
 }
+
+/// Empty inputs whose other sizes multiply past `usize::MAX` (a `.npy` header may say
+/// `(0, 4294967296, 4294967296)`): Slice's input strides and Gather's and Concat's outer and
+/// inner products overflowed (debug-build panics), and Gather and Concat with an empty output
+/// but 2^40 outer rows looped over them; the broadcast plan of Add, Tile and Expand refused
+/// such inputs as not stretching to their own shape. Each gives its empty output at once.
+#[test]
+fn empty_tensors_with_huge_sizes_run_without_overflow() {
+    let big = 1usize << 32;
+    let x = |shape: Vec<usize>| HostTensor::from_vec(shape, Vec::<f32>::new()).unwrap();
+    let ints = |v: Vec<i64>| HostTensor::from_vec(vec![v.len()], v).unwrap();
+    let int = |name: &str, v: i64| onnx_bcast::ir::Attribute::new(name, onnx_bcast::ir::AttrValue::Int(v));
+    let run = |op: &str, attrs: Vec<onnx_bcast::ir::Attribute>, inputs: Vec<HostTensor>| {
+        let mut node = Node::new("n", op, Model::MAIN).with_inputs(vec![None; inputs.len()]);
+        node.attrs = attrs;
+        let start = Instant::now();
+        let out = exec::run_node(&node, 18, inputs.into_iter().map(Some).collect(), &Options::default())
+            .unwrap_or_else(|e| panic!("{op}: {e}"));
+        assert!(start.elapsed() < Duration::from_secs(5), "{op} took {:?}", start.elapsed());
+        out.into_iter().next().unwrap().shape
+    };
+    let slice = |axis: i64| vec![x(vec![0, big, big]), ints(vec![0]), ints(vec![1]), ints(vec![axis])];
+    for (axis, want) in [(0, [0, big, big]), (1, [0, 1, big]), (2, [0, big, 1])] {
+        assert_eq!(run("Slice", vec![], slice(axis)), want, "Slice at axis {axis}");
+    }
+    assert_eq!(run("Gather", vec![int("axis", 0)], vec![x(vec![0, big, big]), ints(vec![])]), vec![0, big, big]);
+    assert_eq!(run("Gather", vec![int("axis", 1)], vec![x(vec![big, 0, big]), ints(vec![])]), vec![big, 0, big]);
+    assert_eq!(
+        run("Concat", vec![int("axis", 1)], vec![x(vec![0, big, big]), x(vec![0, big, big])]),
+        vec![0, 2 * big, big]
+    );
+    assert_eq!(run("Add", vec![], vec![x(vec![0, big, big]), x(vec![0, big, big])]), vec![0, big, big]);
+    assert_eq!(run("Tile", vec![], vec![x(vec![0, big, big]), ints(vec![2, 1, 1])]), vec![0, big, big]);
+    assert_eq!(run("Expand", vec![], vec![x(vec![0, big, big]), ints(vec![2, 1, 1, 1])]), vec![2, 0, big, big]);
+    assert_eq!(
+        run("Concat", vec![int("axis", 1)], vec![x(vec![big, 0, big]), x(vec![big, 0, big])]),
+        vec![big, 0, big]
+    );
+}
