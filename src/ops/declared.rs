@@ -115,6 +115,18 @@ impl OpRules {
                         return Err(format!("{source}: {}.{}: no element type is named '{name}'", r.domain, r.op));
                     }
                 }
+                // A size given as a number is a size: a negative one gave tensors negative dims.
+                let dims: Vec<&DimOf> = match &o.shape {
+                    Some(ShapeOf::Same { set, .. }) => set.iter().map(|(_, d)| d).collect(),
+                    Some(ShapeOf::Dims { dims }) => dims.iter().collect(),
+                    _ => Vec::new(),
+                };
+                if let Some(n) = dims.iter().find_map(|d| match d {
+                    DimOf::Size(n) if *n < 0 => Some(n),
+                    _ => None,
+                }) {
+                    return Err(format!("{source}: {}.{}: the size {n} is negative", r.domain, r.op));
+                }
             }
             let domain = if r.domain == "ai.onnx" { String::new() } else { r.domain };
             rules.insert((domain, r.op), r.outputs);
@@ -172,7 +184,7 @@ fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleEr
             let Some(mut shape) = c.shape(*same).map(<[Dim]>::to_vec) else { return Ok(None) };
             for (axis, d) in set {
                 let a = axis_in(*axis, shape.len(), &c.node.op_type)?;
-                shape[a] = dim_of(d, c);
+                shape[a] = dim_of(d, c)?;
             }
             Some(shape)
         }
@@ -203,12 +215,12 @@ fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleEr
             shape[a] = shapes.iter().fold(Dim::Known(0), |acc, s| acc.add(s.get(a).unwrap_or(&Dim::Unknown)));
             Some(shape)
         }
-        ShapeOf::Dims { dims } => Some(dims.iter().map(|d| dim_of(d, c)).collect()),
+        ShapeOf::Dims { dims } => Some(dims.iter().map(|d| dim_of(d, c)).collect::<Result<_, _>>()?),
     })
 }
 
-fn dim_of(d: &DimOf, c: &Ctx) -> Dim {
-    match d {
+fn dim_of(d: &DimOf, c: &Ctx) -> Result<Dim, RuleError> {
+    Ok(match d {
         DimOf::Size(n) => Dim::Known(*n),
         DimOf::Input { input, dim } => {
             c.shape(*input).and_then(|s| s.get(axis_in(*dim, s.len(), "").ok()?).cloned()).unwrap_or(Dim::Unknown)
@@ -218,7 +230,14 @@ fn dim_of(d: &DimOf, c: &Ctx) -> Dim {
                 Some(i) => c.node.attr_ints(attr).and_then(|v| v.get(*i).copied()),
                 None => c.node.attr_int(attr),
             };
+            // The model's attribute: a negative size is the node's mistake, not a dim.
+            if let Some(n) = v.filter(|n| *n < 0) {
+                return Err(RuleError::Invalid(format!(
+                    "{}: attribute '{attr}' gives the negative size {n}",
+                    c.node.op_type
+                )));
+            }
             v.map_or(Dim::Unknown, Dim::Known)
         }
-    }
+    })
 }

@@ -1068,6 +1068,50 @@ fn rules_declared_as_data_carry_shapes_through_custom_ops() {
     assert!(r.stderr.contains("rules.json:2:"), "{}", r.stderr);
 }
 
+/// A rules file's size or a node's attribute read as one that is negative gave tensors negative
+/// dims (`[-9223372036854775808, 3]` went on into Tile, Concat and Flatten): a negative size in
+/// the file is exit 2 naming it, and one from an attribute is the node's error.
+#[test]
+fn declared_rules_refuse_negative_sizes() {
+    use build::{input, model, node, with_int};
+    let custom = |n: i64| onnx_bcast::io::proto::NodeProto {
+        domain: Some("my.ops".into()),
+        ..with_int(node("c", "Sized", &["x"], &["y"]), "n", n)
+    };
+    let dir = scratch("op_rules_negative");
+    let rules = dir.join("rules.json");
+    let write_rules = |shape: &str| {
+        let text =
+            format!(r#"{{"rules": [{{"domain": "my.ops", "op": "Sized", "outputs": [{{"shape": {shape}}}]}}]}}"#);
+        std::fs::write(&rules, text).unwrap();
+    };
+    let check = |n: i64| {
+        let mut m = model(17, vec![input("x", &[2i64, 3])], vec![custom(n)], &["y"]);
+        m.opset_import
+            .push(onnx_bcast::io::proto::OperatorSetIdProto { domain: Some("my.ops".into()), version: Some(1) });
+        let p = build::write(&m, &dir, "sized.onnx");
+        run(&[OsStr::new("infer"), p.as_os_str(), OsStr::new("--op-rules"), rules.as_os_str()])
+    };
+    for shape in [r#"{"dims": [-9223372036854775808, 3]}"#, r#"{"same": 0, "set": [[0, -1]]}"#] {
+        write_rules(shape);
+        let r = check(1);
+        assert_eq!(r.code, 2, "{shape}: {}", r.stdout);
+        assert!(
+            r.stderr.contains("rules.json: my.ops.Sized: the size ") && r.stderr.contains(" is negative"),
+            "{}",
+            r.stderr
+        );
+    }
+    write_rules(r#"{"dims": [{"attr": "n"}, 3]}"#);
+    let r = check(-5);
+    assert_eq!(r.code, 1, "{}", r.stdout);
+    assert!(r.stdout.contains("Sized: attribute 'n' gives the negative size -5"), "{}", r.stdout);
+    assert!(!r.stdout.contains("[-5, 3]"), "{}", r.stdout);
+    let r = check(5);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    assert!(r.stdout.contains("[5, 3]"), "{}", r.stdout);
+}
+
 /// The shipped contrib rules parse and cover what they claim.
 #[test]
 fn the_shipped_contrib_rules_parse() {
