@@ -131,8 +131,15 @@ pub fn read(path: &Path, budget: u64) -> Result<HostTensor, Error> {
         Descr::Unicode { chars, .. } => chars.saturating_mul(4),
     };
     let body = n as u128 * item as u128;
-    if body > budget as u128 {
-        return Err(Error::Budget { what: format!("input {}", path.display()), bytes: body, budget });
+    // What the elements hold in memory: each string is a vector besides its bytes (as
+    // `HostTensor::bytes` counts them). Counted by the file's width alone, 2^63 strings of
+    // width 0 passed the budget and overflowed a vector's capacity.
+    let held = match layout {
+        Descr::Num { .. } => body,
+        Descr::Bytes(_) | Descr::Unicode { .. } => n as u128 * (item as u128 + 24),
+    };
+    if held > budget as u128 || held > isize::MAX as u128 {
+        return Err(Error::Budget { what: format!("input {}", path.display()), bytes: held, budget });
     }
     if body > file_len as u128 {
         return Err(bad(format!("shape {shape:?} needs {body} bytes, the file has {file_len}")));
@@ -371,6 +378,27 @@ mod tests {
         }
         let p = dir.join("t0.npy");
         assert!(matches!(read(&p, 4), Err(Error::Budget { .. })));
+        // Strings of width 0 take no bytes in the file but a vector each in memory: 2^62 of
+        // them overflowed a vector's capacity (a panic), 2^20 are 24 MiB.
+        for (descr, n, budget, fits) in [
+            ("|S0", 1u64 << 62, 4u64 << 30, false),
+            ("<U0", 1 << 62, u64::MAX, false),
+            ("|S0", 1 << 59, u64::MAX, false),
+            ("|S0", 1 << 20, 16 << 20, false),
+            ("<U0", 1 << 20, 32 << 20, true),
+        ] {
+            let header = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': ({n},), }}\n");
+            let mut bytes = b"\x93NUMPY\x01\x00".to_vec();
+            bytes.extend((header.len() as u16).to_le_bytes());
+            bytes.extend(header.as_bytes());
+            let p = dir.join("empty_strings.npy");
+            std::fs::write(&p, bytes).unwrap();
+            match read(&p, budget) {
+                Ok(t) => assert!(fits && t.shape == [n as usize], "{descr} x {n}: {:?}", t.shape),
+                Err(Error::Budget { bytes, .. }) => assert!(!fits && bytes == u128::from(n) * 24, "{descr} x {n}"),
+                Err(e) => panic!("{descr} x {n}: {e}"),
+            }
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
