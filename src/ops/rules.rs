@@ -938,7 +938,7 @@ pub fn resize(c: &Ctx) -> R {
             let scale =
                 if policy == "not_larger" { pick.fold(f64::INFINITY, f64::min) } else { pick.fold(0.0, f64::max) };
             for (k, a) in axes.iter().enumerate() {
-                shape[*a] = Dim::Known((scale * pairs[k].1 as f64 + 0.5).floor() as i64);
+                shape[*a] = float_size((scale * pairs[k].1 as f64 + 0.5).floor());
             }
         }
         return outs(vec![ty(dtype, Some(shape))]);
@@ -967,12 +967,12 @@ pub fn resize(c: &Ctx) -> R {
         shape[a] = match &data[a] {
             _ if s == 0.0 => Dim::Known(0),
             Dim::Known(d) => {
-                let o = ((*d as f32) * (s as f32)).floor() as i64;
-                if o == 0 && *d > 0 && s > 0.0 {
+                let o = float_size(f64::from((*d as f32) * (s as f32)).floor());
+                if o == Dim::Known(0) && *d > 0 && s > 0.0 {
                     let msg = format!("Resize: axis {a} of {d} scaled by {s} comes out empty (floor({d} x {s}) = 0); onnxruntime returns an empty tensor");
                     out.warnings.push((crate::diag::Code::ResizeEmpty, msg));
                 }
-                Dim::Known(o)
+                o
             }
             other if s == 1.0 => other.clone(),
             // Whole-number scales and their reciprocals stay exact for any size.
@@ -983,6 +983,17 @@ pub fn resize(c: &Ctx) -> R {
     }
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
+}
+
+/// A whole-number size worked out in floating point; unknown past `i64::MAX` (or infinite),
+/// where `as i64` would saturate: a scale of 1e30 over a dim of 2 came out as 2^63 - 1.
+fn float_size(x: f64) -> Dim {
+    // 2^63 is the first f64 past i64::MAX.
+    if x.is_finite() && (0.0..9_223_372_036_854_775_808.0).contains(&x) {
+        Dim::Known(x as i64)
+    } else {
+        Dim::Unknown
+    }
 }
 
 pub fn topk(c: &Ctx) -> R {

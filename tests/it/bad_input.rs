@@ -1471,3 +1471,46 @@ fn pooling_with_a_huge_stride_over_a_symbolic_dim_does_not_overflow() {
         assert_eq!((y.len(), &y[0], &y[1]), (3, &Dim::Known(1), &Dim::Known(1)), "stride {stride}: {y:?}");
     }
 }
+
+/// Resize sizes worked out in floating point were cast with `as i64`, which saturates: scales
+/// of 1e30 (or infinity) over a dim of 2 gave a size of 2^63 - 1, and `keep_aspect_ratio_policy`
+/// stretched a dim of 5 by 2^63 / 4 to the same. Past `i64::MAX` the size is unknown.
+#[test]
+fn resize_sizes_past_i64_are_unknown_not_saturated() {
+    let x = vi("x", &[1, 1, 4, 5]);
+    let infer = |inputs: Vec<&str>, init: onnx::TensorProto, policy: Option<&str>| {
+        let mut n = node("r", "Resize", &inputs, &["y"]);
+        if let Some(p) = policy {
+            n.attribute.push(onnx::AttributeProto {
+                name: Some("keep_aspect_ratio_policy".into()),
+                r#type: Some(onnx::attribute_proto::AttributeType::String as i32),
+                s: Some(p.as_bytes().to_vec()),
+                ..Default::default()
+            });
+        }
+        let mut g = graph(vec![n], vec![x.clone()], vec![]);
+        g.initializer.push(init);
+        let m = io::decode(&model(g).encode_to_vec(), Path::new("resize.onnx"), None).unwrap();
+        let inf = onnx_bcast::infer::infer(&m, &Default::default());
+        m.local(onnx_bcast::Model::MAIN, "y").and_then(|v| inf.shape(v)).cloned().unwrap()
+    };
+    let scales = onnx::TensorProto {
+        name: Some("s".into()),
+        data_type: Some(1),
+        dims: vec![4],
+        float_data: vec![1.0, 1.0, 1e30, f32::INFINITY],
+        ..Default::default()
+    };
+    let y = infer(vec!["x", "", "s"], scales, None);
+    assert_eq!((&y[0], &y[1]), (&Dim::Known(1), &Dim::Known(1)), "{y:?}");
+    assert!(y[2].known().is_none() && y[3].known().is_none(), "{y:?}");
+    let sizes = onnx::TensorProto {
+        name: Some("s".into()),
+        data_type: Some(7),
+        dims: vec![4],
+        int64_data: vec![1, 1, i64::MAX, i64::MAX],
+        ..Default::default()
+    };
+    let y = infer(vec!["x", "", "", "s"], sizes, Some("not_smaller"));
+    assert!(y[3].known().is_none(), "5 x (2^63 - 1) / 4 does not fit: {y:?}");
+}
