@@ -613,7 +613,8 @@ pub fn range(c: &Ctx) -> R {
         let n = match (&s, &l) {
             (Dim::Known(a), Dim::Known(b)) => {
                 let n = arith::range_count(i128::from(*a), i128::from(*b), i128::from(d)).unwrap_or(0);
-                Dim::Known(n.min(i128::from(i64::MAX)) as i64)
+                // From i64::MIN to i64::MAX there are 2^64 - 1: no size, not i64::MAX.
+                i64::try_from(n).map_or(Dim::Unknown, Dim::Known)
             }
             // With a symbolic limit: only count upward from a known start by a positive step.
             _ if d > 0 => l.sub(&s).div_ceil(&Dim::Known(d)),
@@ -1409,7 +1410,8 @@ pub fn one_hot(c: &Ctx) -> R {
     let dtype = c.dtype(2);
     let Some(ind) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let depth = match c.numbers(1).as_deref() {
-        Some([d]) => Dim::Known(d.trunc() as i64),
+        // Not `as i64`: a depth of 1e30 saturated, and a negative one gave a negative size.
+        Some([d]) => float_size(d.trunc()),
         _ => Dim::Unknown,
     };
     let rank = ind.len() + 1;
@@ -1703,6 +1705,9 @@ pub fn affine_grid(c: &Ctx) -> R {
     let Some(size) = c.value(1) else { return outs(vec![ty(dtype, None)]) };
     if size.len() < 3 {
         return invalid("AffineGrid: size needs 4 or 5 entries".into());
+    }
+    if let Some(n) = size.iter().find_map(|d| d.known().filter(|n| *n < 0)) {
+        return invalid(format!("AffineGrid: negative size {n}"));
     }
     let mut shape = vec![size[0].clone()];
     shape.extend(size[2..].iter().cloned());

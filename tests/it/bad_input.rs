@@ -1514,3 +1514,50 @@ fn resize_sizes_past_i64_are_unknown_not_saturated() {
     let y = infer(vec!["x", "", "", "s"], sizes, Some("not_smaller"));
     assert!(y[3].known().is_none(), "5 x (2^63 - 1) / 4 does not fit: {y:?}");
 }
+
+/// Sizes read off constants that were clamped or cast into a wrong answer: Range from i64::MIN
+/// to i64::MAX by 1 (2^64 - 1 elements) was inferred as i64::MAX elements, OneHot's depth went
+/// through `as i64` (1e30 saturated, -5 gave a size of -5), and AffineGrid took a negative
+/// size as a dim.
+#[test]
+fn sizes_from_constants_are_never_clamped() {
+    let int64 = |name: &str, v: &[i64]| onnx::TensorProto {
+        name: Some(name.into()),
+        data_type: Some(7),
+        dims: if v.len() == 1 { vec![] } else { vec![v.len() as i64] },
+        int64_data: v.to_vec(),
+        ..Default::default()
+    };
+    let float = |name: &str, v: &[f32]| onnx::TensorProto {
+        name: Some(name.into()),
+        data_type: Some(1),
+        dims: if v.len() == 1 { vec![] } else { vec![v.len() as i64] },
+        float_data: v.to_vec(),
+        ..Default::default()
+    };
+    let infer = |n: onnx::NodeProto, inputs: Vec<onnx::ValueInfoProto>, inits: Vec<onnx::TensorProto>| {
+        let mut g = graph(vec![n], inputs, vec![]);
+        g.initializer = inits;
+        let mut m = model(g);
+        m.opset_import[0].version = Some(20);
+        let m = io::decode(&m.encode_to_vec(), Path::new("clamped.onnx"), None).unwrap();
+        let inf = onnx_bcast::infer::infer(&m, &Default::default());
+        (m.local(onnx_bcast::Model::MAIN, "y").and_then(|v| inf.shape(v)).cloned(), inf.has_errors())
+    };
+    let range = node("r", "Range", &["a", "b", "d"], &["y"]);
+    let (y, _) = infer(range.clone(), vec![], vec![int64("a", &[i64::MIN]), int64("b", &[i64::MAX]), int64("d", &[1])]);
+    let y = y.unwrap();
+    assert!(y.len() == 1 && y[0].known().is_none(), "{y:?}");
+    let (y, _) = infer(range, vec![], vec![int64("a", &[i64::MIN]), int64("b", &[i64::MAX]), int64("d", &[3])]);
+    assert_eq!(y, Some(vec![Dim::Known(6148914691236517205)]), "(2^64 - 1) / 3");
+    for depth in [1e30, -5.0, f32::INFINITY] {
+        let n = node("o", "OneHot", &["i", "depth", "v"], &["y"]);
+        let i = onnx::ValueInfoProto { r#type: Some(tensor_type(7, &[3])), ..vi("i", &[]) };
+        let (y, _) = infer(n, vec![i], vec![float("depth", &[depth]), float("v", &[0.0, 1.0])]);
+        let y = y.unwrap();
+        assert!(y.len() == 2 && y[0] == Dim::Known(3) && y[1].known().is_none(), "depth {depth}: {y:?}");
+    }
+    let n = node("g", "AffineGrid", &["theta", "size"], &["y"]);
+    let (_, errors) = infer(n, vec![vi("theta", &[1, 2, 3])], vec![int64("size", &[1, 1, -5, 4])]);
+    assert!(errors, "a negative AffineGrid size is refused");
+}
