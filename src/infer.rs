@@ -754,6 +754,22 @@ impl Infer<'_> {
                 },
             },
         };
+        // No rule may give a tensor a negative size: a TopK with k = -5, a Resize, ConvTranspose,
+        // Col2Im or CenterCropPad with negative sizes among its constants gave [6, -5] and the
+        // like with no finding. The node is refused instead, whichever rule it went through.
+        let result = result.and_then(|out| {
+            let negative = out.types.iter().enumerate().find_map(|(k, t)| {
+                let shape = t.as_ref()?.shape()?;
+                shape.iter().enumerate().find_map(|(a, d)| d.known().filter(|n| *n < 0).map(|n| (k, a, n)))
+            });
+            match negative {
+                Some((k, a, n)) => Err(RuleError::Invalid(format!(
+                    "{}: output {k} would have the negative size {n} at axis {a}",
+                    node.op_type
+                ))),
+                None => Ok(out),
+            }
+        });
         let out = match result {
             Ok(out) => out,
             Err(e) => {

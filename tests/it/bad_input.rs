@@ -1561,3 +1561,48 @@ fn sizes_from_constants_are_never_clamped() {
     let (_, errors) = infer(n, vec![vi("theta", &[1, 2, 3])], vec![int64("size", &[1, 1, -5, 4])]);
     assert!(errors, "a negative AffineGrid size is refused");
 }
+
+/// Negative sizes among a node's constants went straight into its output shape with no finding:
+/// TopK with k = -5 gave [6, -5], Resize with sizes [1, 1, -4, 7] gave [1, 1, -4, 7], and
+/// ConvTranspose's output_shape, Col2Im's image shape and CenterCropPad's shape the same. A
+/// negative output size is now the node's error, whichever rule gave it.
+#[test]
+fn negative_output_sizes_are_errors() {
+    let int64 = |name: &str, v: &[i64]| onnx::TensorProto {
+        name: Some(name.into()),
+        data_type: Some(7),
+        dims: vec![v.len() as i64],
+        int64_data: v.to_vec(),
+        ..Default::default()
+    };
+    let check = |n: onnx::NodeProto, x: onnx::ValueInfoProto, init: onnx::TensorProto, want: &str| {
+        let mut g = graph(vec![n], vec![x], vec![]);
+        g.initializer.push(init);
+        let mut m = model(g);
+        m.opset_import[0].version = Some(18);
+        let m = io::decode(&m.encode_to_vec(), Path::new("negative.onnx"), None).unwrap();
+        let inf = onnx_bcast::infer::infer(&m, &Default::default());
+        let y = m.local(onnx_bcast::Model::MAIN, "y").and_then(|v| inf.shape(v)).cloned();
+        assert!(
+            y.is_none_or(|y| y.iter().all(|d| d.known().is_none_or(|n| n >= 0))),
+            "{want}: a negative size is inferred"
+        );
+        let msgs: Vec<String> = inf.diagnostics.iter().map(|d| d.message.clone()).collect();
+        assert!(msgs.iter().any(|m| m.contains(want)), "{want}: {msgs:?}");
+    };
+    // Over a symbolic axis (over a known one TopK's own rule refuses k = -5).
+    let topk = node("t", "TopK", &["x", "k"], &["y", "i"]);
+    check(topk, sym_vi("x", "n"), int64("k", &[-5]), "TopK: output 0 would have the negative size -5 at axis 0");
+    check(
+        node("r", "Resize", &["x", "", "", "s"], &["y"]),
+        vi("x", &[1, 1, 4, 5]),
+        int64("s", &[1, 1, -4, 7]),
+        "Resize: output 0 would have the negative size -4 at axis 2",
+    );
+    check(
+        node("c", "CenterCropPad", &["x", "s"], &["y"]),
+        vi("x", &[4, 5]),
+        int64("s", &[3, i64::MIN]),
+        "negative size -9223372036854775808 at axis 1",
+    );
+}
