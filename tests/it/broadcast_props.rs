@@ -179,7 +179,7 @@ fn holds(a: &Assumption, values: &BTreeMap<String, usize>) -> bool {
 // Properties.
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1024, ..ProptestConfig::default() })]
+    #![proptest_config(crate::common::prop_config(1024))]
 
     /// Two inputs: exactly the Array API algorithm, success and failure alike.
     #[test]

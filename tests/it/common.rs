@@ -63,3 +63,10 @@ pub fn read(path: &Path) -> (String, onnx_bcast::exec::HostTensor) {
 pub fn numbered(dir: &Path, prefix: &str) -> Vec<PathBuf> {
     (0..).map(|i| dir.join(format!("{prefix}{i}.pb"))).take_while(|p| p.exists()).collect()
 }
+
+/// A property suite's configuration: `default` cases, or `PROPTEST_CASES` when it is set, to
+/// run a suite longer by hand (`PROPTEST_CASES=20000 cargo test --test it terms`).
+pub fn prop_config(default: u32) -> proptest::test_runner::Config {
+    let cases = std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+    proptest::test_runner::Config { cases, ..proptest::test_runner::Config::default() }
+}

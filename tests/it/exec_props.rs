@@ -107,7 +107,7 @@ fn same_bits(a: &HostTensor, b: &HostTensor) -> bool {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(crate::common::prop_config(128))]
 
     #[test]
     fn binary_equals_expand_then_same_shape((out, ins) in shapes(2), seed in 0u64..1000) {

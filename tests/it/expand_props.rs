@@ -112,7 +112,7 @@ fn graphs() -> impl Strategy<Value = (Vec<Axis>, Vec<Leaf>, Vec<Pick>)> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(crate::common::prop_config(96))]
 
     #[test]
     fn expanded_graphs_compute_what_the_originals_do(

@@ -169,7 +169,7 @@ fn shapes(n: usize) -> impl Strategy<Value = Vec<Vec<usize>>> {
 const OPS: [&str; 8] = ["Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Where"];
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(200))]
+    #![proptest_config(crate::common::prop_config(200))]
 
     #[test]
     fn fused_chain_equals_unfused(shs in shapes(6), ops in prop::collection::vec(0usize..OPS.len(), 1..6), seed in any::<u64>(), side_output in any::<bool>()) {

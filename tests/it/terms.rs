@@ -195,7 +195,7 @@ fn op() -> impl Strategy<Value = Op> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #![proptest_config(crate::common::prop_config(2000))]
 
     #[test]
     fn symbolic_results_evaluate_to_the_integer_results(
@@ -353,7 +353,7 @@ fn affine_strategy() -> impl Strategy<Value = Affine> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(3000))]
+    #![proptest_config(crate::common::prop_config(3000))]
 
     #[test]
     fn one_size_built_two_ways_is_one_term(
@@ -427,7 +427,7 @@ fn condition(kind: u8, a: &Dim, b: &Dim, k: i64) -> Option<shape::Assumption> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(400))]
+    #![proptest_config(crate::common::prop_config(400))]
 
     /// For random conditions on one size, the contract accepts exactly the sizes at which
     /// every condition holds, checked on every size up to 3,000 (beyond the solver's window).
