@@ -8,7 +8,7 @@ use std::path::Path;
 
 use half::{bf16, f16};
 
-use super::tensor::{numel, Data, HostTensor};
+use super::tensor::{numel, Data, HostTensor, STRING_HEADER};
 use crate::diag::Error;
 use crate::dtype::DType;
 
@@ -136,7 +136,7 @@ pub fn read(path: &Path, budget: u64) -> Result<HostTensor, Error> {
     // width 0 passed the budget and overflowed a vector's capacity.
     let held = match layout {
         Descr::Num { .. } => body,
-        Descr::Bytes(_) | Descr::Unicode { .. } => n as u128 * (item as u128 + 24),
+        Descr::Bytes(_) | Descr::Unicode { .. } => n as u128 * (item as u128 + STRING_HEADER),
     };
     if held > budget as u128 || held > isize::MAX as u128 {
         return Err(Error::Budget { what: format!("input {}", path.display()), bytes: held, budget });

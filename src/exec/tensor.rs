@@ -123,6 +123,9 @@ impl Data {
     }
 }
 
+/// What a string element takes in memory besides its bytes: its vector.
+pub const STRING_HEADER: u128 = std::mem::size_of::<Vec<u8>>() as u128;
+
 impl HostTensor {
     /// A tensor of `shape` holding `data`; fails when the element count does not match.
     pub fn new(shape: Vec<usize>, data: Data) -> Result<HostTensor, Fail> {
@@ -194,7 +197,7 @@ impl HostTensor {
     /// The bytes the elements take (strings count their lengths).
     pub fn bytes(&self) -> u128 {
         match &*self.data {
-            Data::Str(v) => v.iter().map(|s| s.len() as u128 + 24).sum(),
+            Data::Str(v) => v.iter().map(|s| s.len() as u128 + STRING_HEADER).sum(),
             d => d.len() as u128 * d.dtype().size().unwrap_or(1) as u128,
         }
     }
