@@ -225,8 +225,12 @@ pub fn advise_huge<T>(v: &Vec<T>) {
     let _ = v;
 }
 
-/// The number of elements of `shape`, or `None` on overflow.
+/// The number of elements of `shape`, or `None` on overflow. A shape with a 0 is empty
+/// whatever its other sizes multiply to: (2^40, 2^40, 0) holds no element.
 pub fn numel(shape: &[usize]) -> Option<usize> {
+    if shape.contains(&0) {
+        return Some(0);
+    }
     shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(*d))
 }
 

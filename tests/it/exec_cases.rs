@@ -297,4 +297,13 @@ fn empty_tensors_with_huge_sizes_run_without_overflow() {
         run("Concat", vec![int("axis", 1)], vec![x(vec![big, 0, big]), x(vec![big, 0, big])]),
         vec![big, 0, big]
     );
+    // The 0 last: the element count overflowed on 2^40 x 2^40 before it reached the 0, and the
+    // tensor was refused as too large.
+    let wide = 1usize << 40;
+    assert_eq!(run("Add", vec![], vec![x(vec![wide, wide, 0]), x(vec![wide, 1, 0])]), vec![wide, wide, 0]);
+    assert_eq!(
+        run("Concat", vec![int("axis", 2)], vec![x(vec![wide, wide, 0]), x(vec![wide, wide, 0])]),
+        vec![wide, wide, 0]
+    );
+    assert_eq!(run("Gather", vec![int("axis", 2)], vec![x(vec![wide, wide, 0]), ints(vec![])]), vec![wide, wide, 0]);
 }
