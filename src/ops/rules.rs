@@ -938,6 +938,9 @@ pub fn resize(c: &Ctx) -> R {
             let pick = pairs.iter().map(|p| p.0);
             let scale =
                 if policy == "not_larger" { pick.fold(f64::INFINITY, f64::min) } else { pick.fold(0.0, f64::max) };
+            if scale < 0.0 {
+                return invalid(format!("Resize: the sizes give the negative scale {scale} under {policy}"));
+            }
             for (k, a) in axes.iter().enumerate() {
                 shape[*a] = float_size((scale * pairs[k].1 as f64 + 0.5).floor());
             }
@@ -1410,7 +1413,9 @@ pub fn one_hot(c: &Ctx) -> R {
     let dtype = c.dtype(2);
     let Some(ind) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let depth = match c.numbers(1).as_deref() {
-        // Not `as i64`: a depth of 1e30 saturated, and a negative one gave a negative size.
+        // The spec's inference and onnxruntime refuse a negative depth.
+        Some([d]) if d.trunc() < 0.0 => return invalid(format!("OneHot: the depth {d} is negative")),
+        // Not `as i64`: a depth of 1e30 saturated.
         Some([d]) => float_size(d.trunc()),
         _ => Dim::Unknown,
     };

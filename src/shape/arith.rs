@@ -262,6 +262,11 @@ pub fn tile<D: Size>(data: &[D], repeats: &[D]) -> Result<Vec<D>, String> {
     if repeats.len() != data.len() {
         return Err(format!("{} repeats for rank {}", repeats.len(), data.len()));
     }
+    // The spec's inference and onnxruntime refuse a negative repeat, over any size: a
+    // symbolic `n` times -2 is no size either.
+    if let Some(r) = repeats.iter().find_map(|r| r.known().filter(|r| *r < 0)) {
+        return Err(format!("the repeat {r} is negative"));
+    }
     data.iter().zip(repeats).map(|(d, r)| d.times(r).ok_or_else(|| "the output shape overflows".into())).collect()
 }
 

@@ -1517,8 +1517,9 @@ fn resize_sizes_past_i64_are_unknown_not_saturated() {
 
 /// Sizes read off constants that were clamped or cast into a wrong answer: Range from i64::MIN
 /// to i64::MAX by 1 (2^64 - 1 elements) was inferred as i64::MAX elements, OneHot's depth went
-/// through `as i64` (1e30 saturated, -5 gave a size of -5), and AffineGrid took a negative
-/// size as a dim.
+/// through `as i64` (1e30 saturated, -5 gave a size of -5, then an unknown size where the
+/// spec's inference and onnxruntime 1.32 refuse it: "Input 'depth' must be non-negative"), and
+/// AffineGrid took a negative size as a dim.
 #[test]
 fn sizes_from_constants_are_never_clamped() {
     let int64 = |name: &str, v: &[i64]| onnx::TensorProto {
@@ -1550,13 +1551,21 @@ fn sizes_from_constants_are_never_clamped() {
     assert!(y.len() == 1 && y[0].known().is_none(), "{y:?}");
     let (y, _) = infer(range, vec![], vec![int64("a", &[i64::MIN]), int64("b", &[i64::MAX]), int64("d", &[3])]);
     assert_eq!(y, Some(vec![Dim::Known(6148914691236517205)]), "(2^64 - 1) / 3");
-    for depth in [1e30, -5.0, f32::INFINITY] {
+    let one_hot = |depth: f32| {
         let n = node("o", "OneHot", &["i", "depth", "v"], &["y"]);
         let i = onnx::ValueInfoProto { r#type: Some(tensor_type(7, &[3])), ..vi("i", &[]) };
-        let (y, _) = infer(n, vec![i], vec![float("depth", &[depth]), float("v", &[0.0, 1.0])]);
+        infer(n, vec![i], vec![float("depth", &[depth]), float("v", &[0.0, 1.0])])
+    };
+    for depth in [1e30, f32::INFINITY] {
+        let (y, errors) = one_hot(depth);
         let y = y.unwrap();
-        assert!(y.len() == 2 && y[0] == Dim::Known(3) && y[1].known().is_none(), "depth {depth}: {y:?}");
+        assert!(!errors && y.len() == 2 && y[0] == Dim::Known(3) && y[1].known().is_none(), "depth {depth}: {y:?}");
     }
+    for depth in [-5.0, -1e30, f32::NEG_INFINITY] {
+        assert!(one_hot(depth).1, "a depth of {depth} is refused");
+    }
+    // -0.5 truncates to 0 as onnxruntime's cast does: an empty axis, no error.
+    assert_eq!(one_hot(-0.5), (Some(vec![Dim::Known(3), Dim::Known(0)]), false));
     let n = node("g", "AffineGrid", &["theta", "size"], &["y"]);
     let (_, errors) = infer(n, vec![vi("theta", &[1, 2, 3])], vec![int64("size", &[1, 1, -5, 4])]);
     assert!(errors, "a negative AffineGrid size is refused");
@@ -1565,7 +1574,10 @@ fn sizes_from_constants_are_never_clamped() {
 /// Negative sizes among a node's constants went straight into its output shape with no finding:
 /// TopK with k = -5 gave [6, -5], Resize with sizes [1, 1, -4, 7] gave [1, 1, -4, 7], and
 /// ConvTranspose's output_shape, Col2Im's image shape and CenterCropPad's shape the same. A
-/// negative output size is now the node's error, whichever rule gave it.
+/// negative output size is now the node's error, whichever rule gave it. Over a symbolic dim a
+/// negative Tile repeat gave `-2*n`, and Resize's `not_larger` sizes with a negative one an
+/// unknown size, where onnxruntime 1.32 refuses both ("'Repeats' input must not contain
+/// negative values", "Scale value should be greater than 0").
 #[test]
 fn negative_output_sizes_are_errors() {
     let int64 = |name: &str, v: &[i64]| onnx::TensorProto {
@@ -1605,4 +1617,18 @@ fn negative_output_sizes_are_errors() {
         int64("s", &[3, i64::MIN]),
         "negative size -9223372036854775808 at axis 1",
     );
+    check(
+        node("t", "Tile", &["x", "r"], &["y"]),
+        sym_vi("x", "n"),
+        int64("r", &[-2]),
+        "Tile: the repeat -2 is negative",
+    );
+    let mut resize = node("r", "Resize", &["x", "", "", "s"], &["y"]);
+    resize.attribute.push(onnx::AttributeProto {
+        name: Some("keep_aspect_ratio_policy".into()),
+        r#type: Some(3),
+        s: Some(b"not_larger".to_vec()),
+        ..Default::default()
+    });
+    check(resize, vi("x", &[1, 1, 2, 3]), int64("s", &[1, 1, -4, 6]), "Resize: the sizes give the negative scale -2");
 }
