@@ -900,6 +900,12 @@ pub fn pad(c: &Ctx) -> R {
         if let Some(n) = size.known().filter(|n| *n < 0) {
             return Err(RuleError::Window(format!("Pad: negative pads leave axis {a} a size of {n}")));
         }
+        // Negative pads crop: `n-6` is a size only where n >= 6.
+        if let Dim::Term(t) = &size {
+            if !size.is_nonneg() {
+                out.assumptions.push((a, Assumption::AtLeast { size: t.clone(), min: 0 }));
+            }
+        }
         shape[a] = size;
     }
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
@@ -1193,12 +1199,27 @@ pub fn conv(c: &Ctx) -> R {
     if x.len() < 3 || w.len() != x.len() {
         return invalid(format!("{}: input rank {} and weight rank {}", c.node.op_type, x.len(), w.len()));
     }
+    let mut out = Out::default();
+    let op = &c.node.op_type;
+    // onnxruntime: the input has the weight's channels times the group, and the group divides
+    // the output channels.
+    let group = c.node.attr_int("group").unwrap_or(1);
+    if group < 1 {
+        return invalid(format!("{op}: group {group} is not positive"));
+    }
+    let Some((_, same)) = x[1].pin(&w[1].mul(&Dim::Known(group))) else {
+        return invalid(format!("{op}: the input has {} channels, the weight {} x group {group}", x[1], w[1]));
+    };
+    out.assumptions.extend(same.map(|a| (1, a)));
+    if let Some(m) = w[0].known().filter(|m| m % group != 0) {
+        return invalid(format!("{op}: group {group} does not divide the {m} output channels"));
+    }
     let mut shape = vec![x[0].clone(), w[0].clone()];
     let Some(kernel) = kernel_of(c, w) else {
         shape.extend(unknown_rank(x.len() - 2));
-        return outs(vec![ty(dtype, Some(shape))]);
+        out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+        return Ok(out);
     };
-    let mut out = Out::default();
     shape.extend(window_out(c, &x[2..], &kernel, false, &mut out)?);
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
@@ -1211,15 +1232,29 @@ pub fn conv_transpose(c: &Ctx) -> R {
         return invalid(format!("ConvTranspose: input rank {} and weight rank {}", x.len(), w.len()));
     }
     let n = x.len() - 2;
+    let mut out = Out::default();
+    // onnxruntime: the weight has one filter per input channel, and the group divides them.
     let group = c.node.attr_int("group").unwrap_or(1);
-    let mut shape = vec![x[0].clone(), w[1].mul(&Dim::Known(group))];
-    if let Some(os) = c.node.attr_ints("output_shape") {
-        shape.extend(os[os.len().saturating_sub(n)..].iter().copied().map(Dim::Known));
-        return outs(vec![ty(dtype, Some(shape))]);
+    if group < 1 {
+        return invalid(format!("ConvTranspose: group {group} is not positive"));
     }
-    let Some(kernel) = kernel_of(c, w) else {
-        shape.extend(unknown_rank(n));
-        return outs(vec![ty(dtype, Some(shape))]);
+    let Some((_, same)) = x[1].pin(&w[0]) else {
+        return invalid(format!("ConvTranspose: the input has {} channels, the weight {} filters", x[1], w[0]));
+    };
+    out.assumptions.extend(same.map(|a| (1, a)));
+    if let Some(ch) = x[1].known().filter(|ch| ch % group != 0) {
+        return invalid(format!("ConvTranspose: group {group} does not divide the {ch} input channels"));
+    }
+    let mut shape = vec![x[0].clone(), w[1].mul(&Dim::Known(group))];
+    let os = c.node.attr_ints("output_shape");
+    let kernel = kernel_of(c, w).filter(|_| os.is_none());
+    let Some(kernel) = kernel else {
+        shape.extend(match os {
+            Some(os) => os[os.len().saturating_sub(n)..].iter().copied().map(Dim::Known).collect(),
+            None => unknown_rank(n),
+        });
+        out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+        return Ok(out);
     };
     let (strides, dil) = (ints_or(c, "strides", 1, n), ints_or(c, "dilations", 1, n));
     let (pads, opad) = (ints_or(c, "pads", 0, 2 * n), ints_or(c, "output_padding", 0, n));
@@ -1229,8 +1264,16 @@ pub fn conv_transpose(c: &Ctx) -> R {
     if strides.iter().chain(&dil).chain(&kernel).any(|x| *x <= 0) {
         return invalid("ConvTranspose: kernel, strides and dilations must be positive".into());
     }
+    if pads.iter().chain(&opad).any(|p| *p < 0) {
+        return invalid("ConvTranspose: pads and output_padding must be 0 or more".into());
+    }
+    if let Some(i) = (0..n).find(|&i| opad[i] >= strides[i].max(dil[i])) {
+        return invalid(format!(
+            "ConvTranspose: output_padding {} at spatial axis {i} is not below the stride or dilation; onnxruntime refuses it",
+            opad[i]
+        ));
+    }
     let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
-    let mut out = Out::default();
     for i in 0..n {
         let (axis, d) = (2 + i, &x[2 + i]);
         let o = if auto == "SAME_UPPER" || auto == "SAME_LOWER" {

@@ -640,3 +640,107 @@ fn a_range_over_a_size_cast_to_float_keeps_the_size() {
     let r = shape_of(&m, &inf, "r").expect("ranked");
     assert!(matches!(&r[..], [Dim::Term(t)] if t.has_fresh()), "{r:?}");
 }
+
+/// Conv and ConvTranspose nodes that onnxruntime refuses were inferred as if they ran: input
+/// channels other than the weight's times the group, a group that is not positive or does not
+/// divide the channels, negative ConvTranspose pads or output_padding, an output_padding not
+/// below the stride. Each row gives the output shape onnxruntime 1.32 gives when run, or our
+/// message where it refuses the node (its own words in the comment).
+#[test]
+fn convolutions_check_channels_groups_and_padding_as_onnxruntime_does() {
+    use crate::build::{self, with_int, with_ints};
+    type Row = (
+        &'static str,
+        i64,
+        &'static [(&'static str, &'static [i64])],
+        [i64; 3],
+        [i64; 3],
+        Result<[i64; 3], &'static str>,
+    );
+    let rows: &[Row] = &[
+        // "Input channels C is not equal to kernel channels * group. C: 4 kernel channels: 2 group: 1"
+        ("Conv", 1, &[], [1, 4, 5], [2, 2, 3], Err("Conv: the input has 4 channels, the weight 2 x group 1")),
+        // "Output channels M is not divisible by group. M: 3 group: 2"
+        ("Conv", 2, &[], [1, 4, 5], [3, 2, 3], Err("Conv: group 2 does not divide the 3 output channels")),
+        // "Input channels C is not equal to kernel channels * group. C: 4 kernel channels: 2 group: 0"
+        ("Conv", 0, &[], [1, 4, 5], [3, 2, 3], Err("Conv: group 0 is not positive")),
+        ("Conv", 2, &[], [1, 4, 5], [4, 2, 3], Ok([1, 4, 3])),
+        // "filter number not equal to input channel number. filter_number: 2 num_input_channels: 3"
+        (
+            "ConvTranspose",
+            1,
+            &[],
+            [1, 3, 5],
+            [2, 2, 3],
+            Err("ConvTranspose: the input has 3 channels, the weight 2 filters"),
+        ),
+        ("ConvTranspose", 2, &[], [1, 4, 5], [4, 2, 3], Ok([1, 4, 7])),
+        // "Input channels C must be divisible by group for ConvTranspose. C=4 group=3."
+        (
+            "ConvTranspose",
+            3,
+            &[],
+            [1, 4, 5],
+            [4, 2, 3],
+            Err("ConvTranspose: group 3 does not divide the 4 input channels"),
+        ),
+        // "Attribute pads must not contain negative values"
+        (
+            "ConvTranspose",
+            1,
+            &[("pads", &[-1, -1])],
+            [1, 2, 5],
+            [2, 2, 3],
+            Err("pads and output_padding must be 0 or more"),
+        ),
+        // "Attribute output_padding must not contain negative values"
+        ("ConvTranspose", 1, &[("strides", &[2]), ("output_padding", &[-1])], [1, 2, 5], [2, 2, 3], Err("0 or more")),
+        // "output_padding[0] (2) must be less than max(stride, dilation) (2) for spatial dimension 0."
+        ("ConvTranspose", 1, &[("strides", &[2]), ("output_padding", &[2])], [1, 2, 5], [2, 2, 3], Err("not below")),
+        ("ConvTranspose", 1, &[("strides", &[2]), ("output_padding", &[1])], [1, 2, 5], [2, 2, 3], Ok([1, 2, 12])),
+    ];
+    for (op, group, attrs, x, w, want) in rows {
+        let mut n = with_int(build::node("c", op, &["x", "w"], &["y"]), "group", *group);
+        for (name, v) in *attrs {
+            n = with_ints(n, name, v);
+        }
+        let m = build::load(&build::model(18, vec![build::input("x", x), build::input("w", w)], vec![n], &["y"]));
+        let inf = infer(&m, &Options::default());
+        let messages: Vec<&str> = inf.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        match want {
+            Ok(y) => {
+                assert!(messages.is_empty(), "{op} {x:?} {w:?}: {messages:?}");
+                assert_eq!(shape_of(&m, &inf, "y"), Some(&y.map(d).to_vec()), "{op} {x:?} {w:?}");
+            }
+            Err(e) => assert!(messages.iter().any(|m| m.contains(e)), "{op} {x:?} {w:?}: {messages:?}"),
+        }
+    }
+    // Symbolic channels must be the weight's: a condition, not an error.
+    let n = build::node("c", "Conv", &["x", "w"], &["y"]);
+    let m = build::model(
+        18,
+        vec![build::input("x", &[build::D::N(1), build::D::S("c"), build::D::N(5)]), build::input("w", &[2, 2, 3])],
+        vec![n],
+        &["y"],
+    );
+    let inf = infer(&build::load(&m), &Options::default());
+    assert!(
+        inf.diagnostics.is_empty() && inf.contract.accepts("c", 2) && !inf.contract.accepts("c", 4),
+        "{:?}",
+        inf.contract
+    );
+}
+
+/// Negative pads crop an axis: over a symbolic size `n` the output `n-6` is a size only for n of
+/// 6 or more (onnxruntime 1.32 runs [1, 8] to [1, 2] and refuses [1, 4]), which inference now
+/// assumes, so the contract says it; it said nothing.
+#[test]
+fn negative_pads_over_a_symbol_are_a_condition() {
+    let pads = ints_init("p", &[0, -3, 0, -3]);
+    let g =
+        graph(vec![node("Pad", &["x", "p"], &["y"])], vec![f32_input("x", &[D::N(1), D::S("n")])], vec![pads], &["y"]);
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert!(inf.contract.accepts("n", 6) && !inf.contract.accepts("n", 5), "{:?}", inf.contract);
+}
