@@ -223,6 +223,37 @@ fn same_type_of(c: &Ctx, i: usize) -> Option<Type> {
     c.inputs.get(i).copied().flatten().cloned()
 }
 
+/// Input 0's type: an op whose output is like its input, once `checks` pass.
+fn like_input(c: &Ctx) -> Out {
+    Out { types: smallvec::smallvec![same_type_of(c, 0)], ..Out::default() }
+}
+
+/// Where two shapes must be one: an error at the first axis whose known sizes differ, the
+/// conditions that make symbolic sizes equal.
+fn pin_shapes(a: &[Dim], b: &[Dim], out: &mut Out) -> Result<(), String> {
+    if a.len() != b.len() {
+        return Err(format!("ranks {} and {} differ", a.len(), b.len()));
+    }
+    for (k, (x, y)) in a.iter().zip(b).enumerate() {
+        let (_, same) = x.pin(y).ok_or_else(|| format!("sizes {x} and {y} differ at axis {k}"))?;
+        out.assumptions.extend(same.map(|s| (k, s)));
+    }
+    Ok(())
+}
+
+/// Inputs `inputs` (where present) are vectors of `len` elements: normalizations' scales,
+/// biases, means and variances.
+fn vectors_of(c: &Ctx, inputs: std::ops::Range<usize>, len: &Dim, out: &mut Out) -> Result<(), RuleError> {
+    for i in inputs.filter(|i| c.has(*i)) {
+        if let Some(v) = c.shape(i) {
+            pin_shapes(std::slice::from_ref(len), v, out).map_err(|e| {
+                RuleError::Invalid(format!("{}: input {i} must be a vector of {len}: {e}", c.node.op_type))
+            })?;
+        }
+    }
+    Ok(())
+}
+
 /// Axis `k` of input `i`'s shape, unknown where that is not known.
 fn dim(c: &Ctx, i: usize, k: usize) -> Dim {
     c.shape(i).and_then(|s| s.get(k).cloned()).unwrap_or(Dim::Unknown)
@@ -366,6 +397,17 @@ fn with_dim(shape: &[Dim], a: usize, d: Dim) -> Shape {
 }
 
 /// The element count of `shape`, when every size is known.
+/// `d / k` where `k` must divide `d`: an error for a known size it does not divide, the
+/// condition that it does for a symbolic one (`n` must equal `(n/4)*4`).
+fn exact_div(d: &Dim, k: i64) -> Result<(Dim, Option<Assumption>), String> {
+    let part = d.div_floor(&Dim::Known(k));
+    match (d, part.mul(&Dim::Known(k))) {
+        (Dim::Known(v), _) if v % k != 0 => Err(format!("{v} is not a multiple of {k}")),
+        (Dim::Term(t), Dim::Term(whole)) if &whole != t => Ok((part, Some(Assumption::Equal(t.clone(), whole)))),
+        _ => Ok((part, None)),
+    }
+}
+
 fn numel(shape: &[Dim]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(usize::try_from(d.known()?).ok()?))
 }
@@ -813,8 +855,6 @@ pub fn split(c: &Ctx) -> R {
                         .map(|i| Dim::Known(k.saturating_sub(chunk.saturating_mul(i)).clamp(0, chunk)))
                         .collect()
                 }
-                Dim::Known(k) if k % parts == 0 => vec![Dim::Known(k / parts); n],
-                Dim::Known(k) => return invalid(format!("Split: {k} does not split evenly into {parts}")),
                 Dim::Term(_) if n == 1 => vec![d.clone()],
                 Dim::Term(_) if num_outputs.is_some() => {
                     // ceil(d / parts) each, the last what is left, which must not be negative.
@@ -825,16 +865,13 @@ pub fn split(c: &Ctx) -> R {
                     }
                     (0..n).map(|i| if i + 1 == n { last.clone() } else { chunk.clone() }).collect()
                 }
-                Dim::Term(t) => {
-                    // Equal parts: the size must be a multiple of their number.
-                    let part = d.div_floor(&Dim::Known(parts));
-                    match part.mul(&Dim::Known(parts)) {
-                        Dim::Term(whole) if &whole != t => condition = Some(Assumption::Equal(t.clone(), whole)),
-                        _ => {}
-                    }
+                // Equal parts: the size must be a multiple of their number.
+                _ => {
+                    let (part, multiple) =
+                        exact_div(d, parts).map_err(|e| RuleError::Invalid(format!("Split: {e}")))?;
+                    condition = multiple;
                     vec![part; n]
                 }
-                _ => vec![Dim::Unknown; n],
             }
         }
     };
@@ -1341,6 +1378,12 @@ pub fn max_roi_pool(c: &Ctx) -> R {
 pub fn batch_norm(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let x = c.shape(0).map(<[Dim]>::to_vec);
+    let mut out = Out::default();
+    // Scale, bias, mean and variance hold one value per channel (but per element with
+    // `spatial=0`, opsets 7 and 8).
+    if let (Some([_, ch, ..]), None | Some(1)) = (x.as_deref(), c.node.attr_int("spatial")) {
+        vectors_of(c, 1..5, ch, &mut out)?;
+    }
     let mut types = vec![ty(dtype, x.clone())];
     let n = c.node.outputs.len();
     if c.opset >= 14 {
@@ -1351,7 +1394,38 @@ pub fn batch_norm(c: &Ctx) -> R {
         let ch = dim(c, 0, 1);
         types.extend((1..n).map(|_| ty(dtype, Some(vec![ch.clone()]))));
     }
-    outs(types)
+    out.types = types.into();
+    Ok(out)
+}
+
+/// InstanceNormalization: one scale and bias per channel of an input of rank 3 or more
+/// (onnxruntime refuses rank 2).
+pub fn instance_norm(c: &Ctx) -> R {
+    let mut out = like_input(c);
+    match c.shape(0) {
+        Some(x) if x.len() < 3 => return invalid(format!("InstanceNormalization: input rank {} is below 3", x.len())),
+        Some(x) => vectors_of(c, 1..3, &x[1], &mut out)?,
+        None => {}
+    }
+    Ok(out)
+}
+
+/// GroupNormalization: the groups divide the channels; scale and bias hold one value per
+/// channel from opset 21, one per group before.
+pub fn group_norm(c: &Ctx) -> R {
+    let mut out = like_input(c);
+    let g = c.node.attr_int("num_groups").unwrap_or(0);
+    if g < 1 {
+        return invalid(format!("GroupNormalization: num_groups {g} is not positive"));
+    }
+    if let Some([_, ch, ..]) = c.shape(0) {
+        let (_, multiple) =
+            exact_div(ch, g).map_err(|e| RuleError::Invalid(format!("GroupNormalization: channels: {e}")))?;
+        out.assumptions.extend(multiple.map(|m| (1, m)));
+        let per = if c.opset >= 21 { ch.clone() } else { Dim::Known(g) };
+        vectors_of(c, 1..3, &per, &mut out)?;
+    }
+    Ok(out)
 }
 
 pub fn layer_norm(c: &Ctx) -> R {
@@ -1359,9 +1433,46 @@ pub fn layer_norm(c: &Ctx) -> R {
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None), ty(None, None), ty(None, None)]) };
     let stash = attr_dtype(c, "stash_type", Some(DType::F32));
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), x.len(), "LayerNormalization")?;
+    let mut out = Out::default();
+    // Scale and bias stretch to the input (onnxruntime 1.32 takes a scale of the input's whole
+    // shape as well as of the normalized axes').
+    for s in (1..3).filter_map(|i| Some((i, c.shape(i).filter(|_| c.has(i))?))) {
+        out.assumptions.extend(uni(x, s.1, s.0).map_err(RuleError::Broadcast)?.assumptions);
+    }
     let mut stat: Shape = x[..axis].to_vec();
     stat.extend(vec![Dim::Known(1); x.len() - axis]);
-    outs(vec![ty(dtype, Some(x.to_vec())), ty(stash, Some(stat.clone())), ty(stash, Some(stat))])
+    out.types = smallvec::smallvec![ty(dtype, Some(x.to_vec())), ty(stash, Some(stat.clone())), ty(stash, Some(stat))];
+    Ok(out)
+}
+
+/// Softmax, LogSoftmax, Hardmax, LpNormalization: like the input, along an axis it has.
+pub fn along_axis(c: &Ctx) -> R {
+    let op = c.node.op_type.as_str();
+    match c.shape(0) {
+        Some([]) if op != "LpNormalization" => return invalid(format!("{op}: a scalar input has no axis")),
+        Some(x) if !x.is_empty() => {
+            let default = if op != "LpNormalization" && c.opset < 13 { 1 } else { -1 };
+            axis_in(c.node.attr_int("axis").unwrap_or(default), x.len(), op)?;
+        }
+        _ => {}
+    }
+    Ok(like_input(c))
+}
+
+/// CumSum: like the input, along the axis its second input holds.
+pub fn cum_sum(c: &Ctx) -> R {
+    if let (Some(x), Some(a)) = (c.shape(0), c.value(1).and_then(|v| v.first()?.known())) {
+        axis_in(a, x.len(), "CumSum")?;
+    }
+    Ok(like_input(c))
+}
+
+/// Trilu: like the input, a batch of matrices.
+pub fn trilu(c: &Ctx) -> R {
+    match c.shape(0) {
+        Some(x) if x.len() < 2 => invalid(format!("Trilu: input rank {} is below 2", x.len())),
+        _ => Ok(like_input(c)),
+    }
 }
 
 /// One Einsum term: its labels (ASCII letters) and, when it has an ellipsis, how many labels
@@ -1470,7 +1581,62 @@ pub fn one_hot(c: &Ctx) -> R {
 }
 
 pub fn gather_elements(c: &Ctx) -> R {
-    outs(vec![ty(c.dtype(0), c.shape(1).map(<[Dim]>::to_vec))])
+    let mut out = Out::default();
+    elements_fit(c, &mut out)?;
+    out.types = smallvec::smallvec![ty(c.dtype(0), c.shape(1).map(<[Dim]>::to_vec))];
+    Ok(out)
+}
+
+/// Scatter and ScatterElements: like the data; the updates have the indices' shape.
+pub fn scatter_elements(c: &Ctx) -> R {
+    let mut out = like_input(c);
+    elements_fit(c, &mut out)?;
+    if let (Some(i), Some(u)) = (c.shape(1), c.shape(2)) {
+        pin_shapes(i, u, &mut out)
+            .map_err(|e| RuleError::Invalid(format!("{}: indices and updates: {e}", c.node.op_type)))?;
+    }
+    Ok(out)
+}
+
+/// GatherElements' and ScatterElements' indices (input 1) have the data's rank, an axis it
+/// has, and off that axis no size beyond the data's (onnxruntime refuses larger ones).
+fn elements_fit(c: &Ctx, out: &mut Out) -> Result<(), RuleError> {
+    let (Some(x), Some(i)) = (c.shape(0), c.shape(1)) else { return Ok(()) };
+    let op = c.node.op_type.as_str();
+    if x.len() != i.len() {
+        return invalid(format!("{op}: indices of rank {} for data of rank {}", i.len(), x.len()));
+    }
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), x.len(), op)?;
+    for (a, (n, d)) in i.iter().zip(x).enumerate().filter(|(a, _)| *a != axis) {
+        match (n.known(), d) {
+            (Some(n), Dim::Known(d)) if n > *d => {
+                return invalid(format!("{op}: indices have {n} at axis {a}, beyond the data's {d}"));
+            }
+            (Some(n), Dim::Term(t)) if n > 1 => {
+                out.assumptions.push((a, Assumption::AtLeast { size: t.clone(), min: n }))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// ScatterND: like the data; the updates are shaped `indices[:-1] + data[k:]`, `k` the
+/// indices' last size.
+pub fn scatter_nd(c: &Ctx) -> R {
+    let mut out = like_input(c);
+    let (Some(x), Some(i)) = (c.shape(0), c.shape(1)) else { return Ok(out) };
+    let Some((Some(k), outer)) = i.split_last().map(|(k, outer)| (k.known(), outer)) else {
+        return invalid("ScatterND: indices are a scalar".into());
+    };
+    let Some(inner) = usize::try_from(k).ok().and_then(|k| x.get(k..)) else {
+        return invalid(format!("ScatterND: index length {k} for data of rank {}", x.len()));
+    };
+    if let Some(u) = c.shape(2) {
+        let want: Shape = outer.iter().chain(inner).cloned().collect();
+        pin_shapes(&want, u, &mut out).map_err(|e| RuleError::Invalid(format!("ScatterND: updates: {e}")))?;
+    }
+    Ok(out)
 }
 
 pub fn gather_nd(c: &Ctx) -> R {
@@ -1498,14 +1664,26 @@ pub fn space_depth(c: &Ctx) -> R {
     if x.len() != 4 || b <= 0 {
         return invalid(format!("{op} needs a 4-D input and a positive blocksize"));
     }
-    // The blocksize squared, unknown past `i64::MAX`.
-    let (bb, square) = (Dim::Known(b), b.checked_mul(b).map_or(Dim::Unknown, Dim::Known));
-    let shape = if op == "SpaceToDepth" {
-        vec![x[0].clone(), x[1].mul(&square), x[2].div_floor(&bb), x[3].div_floor(&bb)]
-    } else {
-        vec![x[0].clone(), x[1].div_floor(&square), x[2].mul(&bb), x[3].mul(&bb)]
+    // The blocksize squared, unknown past `i64::MAX`; onnxruntime refuses sizes it does not
+    // divide.
+    let square = b.checked_mul(b);
+    let mut out = Out::default();
+    let mut divide = |axis: usize, k: i64| match exact_div(&x[axis], k) {
+        Ok((part, multiple)) => {
+            out.assumptions.extend(multiple.map(|m| (axis, m)));
+            Ok(part)
+        }
+        Err(e) => invalid(format!("{op}: axis {axis}: {e}")),
     };
-    outs(vec![ty(dtype, Some(shape))])
+    let (bb, sq) = (Dim::Known(b), square.map_or(Dim::Unknown, Dim::Known));
+    let shape = if op == "SpaceToDepth" {
+        vec![x[0].clone(), x[1].mul(&sq), divide(2, b)?, divide(3, b)?]
+    } else {
+        let c = square.map_or(Ok(Dim::Unknown), |sq| divide(1, sq))?;
+        vec![x[0].clone(), c, x[2].mul(&bb), x[3].mul(&bb)]
+    };
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn non_zero(c: &Ctx) -> R {

@@ -1296,13 +1296,15 @@ fn attribute_arithmetic_never_overflows() {
         let (_, errors) = infer(split, &[2], 11);
         assert!(errors, "split sizes {sizes:?} of a dim of 2 are refused");
     }
-    // A blocksize of 2^32 squares past i64::MAX: the channel dim is not known, the others are.
+    // A blocksize of 2^32 squares past i64::MAX: the channel dim is not known, the others are
+    // (SpaceToDepth's blocks must tile height and width, as onnxruntime requires).
     let mut s2d = node("s", "SpaceToDepth", &["x"], &["y"]);
     s2d.attribute.push(int("blocksize", 1 << 32));
-    let (shapes, _) = infer(s2d, &[1, 3, 4, 4], 13);
+    let (shapes, _) = infer(s2d.clone(), &[1, 3, 1 << 33, 1 << 32], 13);
     let y = shapes[0].clone().unwrap();
     assert!(y[1].known().is_none(), "{y:?}");
-    assert_eq!((&y[0], &y[2], &y[3]), (&Dim::Known(1), &Dim::Known(0), &Dim::Known(0)));
+    assert_eq!((&y[0], &y[2], &y[3]), (&Dim::Known(1), &Dim::Known(2), &Dim::Known(1)));
+    assert!(infer(s2d, &[1, 3, 4, 4], 13).1, "a block of 2^32 does not tile a height of 4");
     let mut d2s = node("d", "DepthToSpace", &["x"], &["y"]);
     d2s.attribute.push(int("blocksize", 1 << 32));
     let (shapes, _) = infer(d2s, &[1, 3, 4, 4], 13);

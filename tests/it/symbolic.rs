@@ -744,3 +744,195 @@ fn negative_pads_over_a_symbol_are_a_condition() {
     assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
     assert!(inf.contract.accepts("n", 6) && !inf.contract.accepts("n", 5), "{:?}", inf.contract);
 }
+
+/// Nodes whose inputs do not fit together, which onnxruntime 1.32 refuses, were inferred as if
+/// they ran: normalization scales of the wrong length, scatter updates of another shape than
+/// their indices, indices beyond the data, axes the input lacks, blocks that do not tile.
+/// Each row is a one-node model (inputs named x, i, u, s, b, m, v by role; i of int64), with
+/// onnxruntime's output shape where it runs, our message where it refuses (its words in the
+/// comment).
+#[test]
+fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
+    use crate::build::{self, typed, with_int};
+    use onnx_bcast::io::proto::tensor_proto::DataType;
+    type Row = (
+        &'static str,
+        i64,
+        &'static [(&'static str, i64)],
+        &'static [(&'static str, &'static [i64])],
+        Result<&'static [i64], &'static str>,
+    );
+    let rows: &[Row] = &[
+        // "Dimension mismatch in unification between 4 and 3"
+        (
+            "BatchNormalization",
+            18,
+            &[],
+            &[("x", &[2, 3, 4]), ("s", &[4]), ("b", &[3]), ("m", &[3]), ("v", &[3])],
+            Err("input 1 must be a vector of 3"),
+        ),
+        // "Input 1 expected to have rank 1 but has rank 2"
+        (
+            "BatchNormalization",
+            18,
+            &[],
+            &[("x", &[2, 3]), ("s", &[1, 3]), ("b", &[3]), ("m", &[3]), ("v", &[3])],
+            Err("ranks 1 and 2 differ"),
+        ),
+        (
+            "BatchNormalization",
+            18,
+            &[],
+            &[("x", &[2, 3]), ("s", &[3]), ("b", &[3]), ("m", &[3]), ("v", &[3])],
+            Ok(&[2, 3]),
+        ),
+        // "Mismatch between input data and scale: size of scale != input channel count 4 vs. 3"
+        (
+            "InstanceNormalization",
+            18,
+            &[],
+            &[("x", &[2, 3, 4]), ("s", &[4]), ("b", &[3])],
+            Err("input 1 must be a vector of 3"),
+        ),
+        // "Invalid input data: number of dimensions is less than 3: 2"
+        ("InstanceNormalization", 18, &[], &[("x", &[2, 3]), ("s", &[3]), ("b", &[3])], Err("input rank 2 is below 3")),
+        // "Scale and (optional) bias must match X.shape[axis:] or be NumPy-broadcastable to it."
+        ("LayerNormalization", 18, &[], &[("x", &[2, 3, 4]), ("s", &[3]), ("b", &[4])], Err("do not broadcast")),
+        ("LayerNormalization", 18, &[("axis", 1)], &[("x", &[2, 3, 4]), ("s", &[2, 3, 4])], Ok(&[2, 3, 4])),
+        // "Incompatible dimensions" (opset 21: one scale per channel)
+        (
+            "GroupNormalization",
+            21,
+            &[("num_groups", 2)],
+            &[("x", &[2, 4, 3]), ("s", &[2]), ("b", &[2])],
+            Err("input 1 must be a vector of 4"),
+        ),
+        (
+            "GroupNormalization",
+            21,
+            &[("num_groups", 2)],
+            &[("x", &[2, 4, 3]), ("s", &[4]), ("b", &[4])],
+            Ok(&[2, 4, 3]),
+        ),
+        // onnxruntime's function body fails to reshape 3 channels into 2 groups
+        (
+            "GroupNormalization",
+            21,
+            &[("num_groups", 2)],
+            &[("x", &[2, 3, 4]), ("s", &[3]), ("b", &[3])],
+            Err("3 is not a multiple of 2"),
+        ),
+        // "Indices vs updates dimensions differs at position=1 2 vs 3"
+        (
+            "ScatterElements",
+            18,
+            &[],
+            &[("x", &[2, 3]), ("i", &[2, 2]), ("u", &[2, 3])],
+            Err("indices and updates: sizes 2 and 3 differ at axis 1"),
+        ),
+        // "Indices dim=4 at pos=1 is greater than input dim=3"
+        (
+            "ScatterElements",
+            18,
+            &[],
+            &[("x", &[2, 3]), ("i", &[2, 4]), ("u", &[2, 4])],
+            Err("indices have 4 at axis 1"),
+        ),
+        ("ScatterElements", 18, &[], &[("x", &[2, 3]), ("i", &[3, 2]), ("u", &[3, 2])], Ok(&[2, 3])),
+        // "Indices must have the same rank as Input. Indices rank=1. Input rank=2"
+        (
+            "ScatterElements",
+            18,
+            &[],
+            &[("x", &[2, 3]), ("i", &[2]), ("u", &[2])],
+            Err("indices of rank 1 for data of rank 2"),
+        ),
+        // "GatherElements op: Rank of input 'data' needs to be equal to rank of input 'indices'"
+        ("GatherElements", 18, &[], &[("x", &[2, 3]), ("i", &[2])], Err("indices of rank 1 for data of rank 2")),
+        // "'indices' shape should have values within bounds of 'data' shape."
+        ("GatherElements", 18, &[], &[("x", &[2, 3]), ("i", &[2, 4])], Err("indices have 4 at axis 1")),
+        ("GatherElements", 18, &[], &[("x", &[2, 3]), ("i", &[5, 2])], Ok(&[5, 2])),
+        // "updates tensor should have shape equal to indices.shape[:-1] + data.shape[indices.shape[-1]:]"
+        (
+            "ScatterND",
+            18,
+            &[],
+            &[("x", &[4, 3]), ("i", &[2, 1]), ("u", &[2, 4])],
+            Err("updates: sizes 3 and 4 differ at axis 1"),
+        ),
+        // "last dimension of indices must not be larger than rank of input tensor"
+        (
+            "ScatterND",
+            18,
+            &[],
+            &[("x", &[4, 3]), ("i", &[2, 3]), ("u", &[2])],
+            Err("index length 3 for data of rank 2"),
+        ),
+        ("ScatterND", 18, &[], &[("x", &[4, 3]), ("i", &[2, 1]), ("u", &[2, 3])], Ok(&[4, 3])),
+        // "'axis' must be in [-2 , 1]. Its actual value is: 2" (and at opset 11 by default on
+        // rank 1: "must be in [-1 , 0]. Its actual value is: 1")
+        ("Softmax", 18, &[("axis", 2)], &[("x", &[2, 3])], Err("axis 2 is outside")),
+        ("Softmax", 11, &[], &[("x", &[3])], Err("axis 1 is outside")),
+        ("Softmax", 11, &[("axis", 1)], &[("x", &[2, 3])], Ok(&[2, 3])),
+        // "Input rank must be >= 1 for Softmax."
+        ("Softmax", 18, &[], &[("x", &[])], Err("a scalar input has no axis")),
+        ("Hardmax", 18, &[("axis", -3)], &[("x", &[2, 3])], Err("axis -3 is outside")),
+        // "Input rank must be >= 2."
+        ("Trilu", 18, &[], &[("x", &[4])], Err("input rank 1 is below 2")),
+        // "DepthToSpace requires input depth to be a multiple of (block_size * block_size)"
+        ("DepthToSpace", 18, &[("blocksize", 2)], &[("x", &[1, 6, 2, 2])], Err("6 is not a multiple of 4")),
+        // "SpaceToDepth requires input height to be a multiple of block_size"
+        ("SpaceToDepth", 18, &[("blocksize", 2)], &[("x", &[1, 1, 3, 4])], Err("3 is not a multiple of 2")),
+    ];
+    for (op, opset, attrs, inputs, want) in rows {
+        let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
+        let mut n = build::node("n", op, &names, &["y"]);
+        for (name, v) in *attrs {
+            n = with_int(n, name, *v);
+        }
+        let vis = inputs
+            .iter()
+            .map(|(name, s)| typed(name, if *name == "i" { DataType::Int64 } else { DataType::Float }, s))
+            .collect();
+        let m = build::load(&build::model(*opset, vis, vec![n], &["y"]));
+        let inf = infer(&m, &Options::default());
+        let messages: Vec<&str> = inf.diagnostics.iter().map(|d| d.message.as_str()).collect();
+        match want {
+            Ok(y) => {
+                assert!(messages.is_empty(), "{op} {inputs:?}: {messages:?}");
+                assert_eq!(shape_of(&m, &inf, "y"), Some(&y.iter().map(|k| d(*k)).collect()), "{op} {inputs:?}");
+            }
+            Err(e) => assert!(messages.iter().any(|m| m.contains(e)), "{op} {inputs:?}: {messages:?}"),
+        }
+    }
+}
+
+/// CumSum's axis is its second input: one the input lacks is an error (onnxruntime 1.32:
+/// "HandleNegativeAxis ... axis >= -tensor_rank && axis <= tensor_rank - 1"). Indices that reach
+/// 4 along an axis of symbolic size `n` need n of 4 or more.
+#[test]
+fn value_axes_and_symbolic_index_bounds_are_checked() {
+    let cum = |axis: i64| {
+        let g = graph(
+            vec![node("CumSum", &["x", "a"], &["y"])],
+            vec![f32_input("x", &[D::N(4), D::N(3)])],
+            vec![ints_init("a", &[axis])],
+            &["y"],
+        );
+        infer(&model(g), &Options::default()).diagnostics.len()
+    };
+    assert_eq!((cum(-2), cum(1), cum(2), cum(-3)), (0, 0, 1, 1));
+    let i = input("i", tensor_proto::DataType::Int64, &[D::N(2), D::N(4)]);
+    let g = graph(
+        vec![node("GatherElements", &["x", "i"], &["y"])],
+        vec![f32_input("x", &[D::N(2), D::S("n")]), i],
+        vec![],
+        &["y"],
+    );
+    let inf = infer(&model(g), &Options::default());
+    assert!(
+        inf.diagnostics.is_empty() && inf.contract.accepts("n", 4) && !inf.contract.accepts("n", 3),
+        "{:?}",
+        inf.contract
+    );
+}
