@@ -417,16 +417,21 @@ pub fn gather(c: &Ctx) -> R {
     let (Some(data), Some(ind)) = (c.shape(0), c.shape(1)) else {
         return outs(vec![ty(dtype, None)]);
     };
-    let shape = arith::gather(data, ind, c.node.attr_int("axis").unwrap_or(0)).map_err(op_err("Gather"))?;
+    let axis = c.node.attr_int("axis").unwrap_or(0);
+    let shape = arith::gather(data, ind, axis).map_err(op_err("Gather"))?;
     let mut out = one(Type::tensor(dtype, Some(shape)));
+    let idx = c.ints(1);
+    // Known indices must fall in the axis, counting from its end when negative (onnxruntime:
+    // "indices element out of data bounds").
+    let d = arith::axis(axis, data.len()).ok().and_then(|a| data[a].known());
+    if let (Some(idx), Some(d)) = (&idx, d) {
+        if let Some(i) = idx.iter().find(|i| !(-d..d).contains(*i)) {
+            return invalid(format!("Gather: index {i} is outside the {d} elements of its axis"));
+        }
+    }
     // Contents: gathering from a 1-D shape tensor with known indices.
-    if let (Some(v), Some(idx), 1) = (c.value(0), c.ints(1), data.len()) {
-        // A negative index counts from the end, as an axis does.
-        let picked: Option<Vec<Dim>> = idx.iter().map(|i| Some(v[arith::axis(*i, v.len()).ok()?].clone())).collect();
-        let Some(p) = picked else {
-            return invalid(format!("Gather: an index of {idx:?} is outside the {} elements", v.len()));
-        };
-        out.values = vec![Some(p)];
+    if let (Some(v), Some(idx), 1) = (c.value(0), idx, data.len()) {
+        out.values = vec![idx.iter().map(|i| Some(v[arith::axis(*i, v.len()).ok()?].clone())).collect()];
     }
     Ok(out)
 }
@@ -1150,6 +1155,16 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
         return invalid(format!("{op}: pads must be 0 or more"));
     }
     let conv = !matches!(op, "AveragePool" | "MaxPool" | "LpPool" | "MaxUnpool");
+    if let Some(i) = (0..n).find(|&i| op != "MaxUnpool" && !conv && pads[i].max(pads[i + n]) >= kernel[i]) {
+        let msg = "onnxruntime refuses a pad as wide as the kernel";
+        return invalid(format!(
+            "{op}: pads {} and {} at axis {} for a kernel of {}; {msg}",
+            pads[i],
+            pads[i + n],
+            i + 2,
+            kernel[i]
+        ));
+    }
     let mut shape = Vec::with_capacity(n);
     for i in 0..n {
         let (axis, d, s) = (i + 2, &spatial[i], strides[i]);

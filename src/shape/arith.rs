@@ -143,6 +143,10 @@ pub fn reshape<D: Size>(data: Option<&[D]>, target: &[D], allow_zero: bool) -> R
     match minus {
         Some(m) => {
             let others: Vec<D> = shape.iter().enumerate().filter(|(i, _)| *i != m).map(|(_, d)| d.clone()).collect();
+            // Any size over 0 fills 0 elements; onnxruntime refuses it.
+            if others.iter().any(|d| d.known() == Some(0)) {
+                return Err("-1 beside a size of 0 cannot be told".into());
+            }
             shape[m] = D::quotient(data, &others).ok_or_else(|| {
                 format!(
                     "-1 cannot take the rest of {} elements: the other sizes hold {}",
@@ -366,8 +370,12 @@ mod tests {
         assert!(reshape(Some(&empty), &[0, -1], true).is_err());
         assert_eq!(
             reshape(Some(&empty), &[0, -1], false).map(|r| r.0),
-            Err("-1 cannot take the rest of 0 elements: the other sizes hold 0".to_string())
+            Err("-1 beside a size of 0 cannot be told".to_string())
         );
+        // Symbolic sizes agree: a 0 beside -1 is no more cancelled out of [2, 0] than divided.
+        let dims = [Dim::Known(2), Dim::Known(0)];
+        assert!(reshape(Some(&dims), &[Dim::Known(0), Dim::Known(-1)], true).is_err());
+        assert!(reshape(Some(&[Dim::Known(0), d("n")]), &[Dim::Known(0), Dim::Known(-1)], false).is_err());
     }
 
     #[test]

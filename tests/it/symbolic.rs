@@ -909,9 +909,50 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
 
 /// CumSum's axis is its second input: one the input lacks is an error (onnxruntime 1.32:
 /// "HandleNegativeAxis ... axis >= -tensor_rank && axis <= tensor_rank - 1"). Indices that reach
-/// 4 along an axis of symbolic size `n` need n of 4 or more.
+/// 4 along an axis of symbolic size `n` need n of 4 or more. Gather's constant indices must lie
+/// in the axis ("indices element out of data bounds, idx=2 must be within the inclusive range
+/// [-2,1]"). A Reshape -1 beside a size of 0 cannot be told ("Product cannot be 0 in
+/// combination with -1"), where [2, 0] to (0, -1) with allowzero cancelled the 0s and gave
+/// [0, 2]. Pooling pads as wide as the kernel are refused ("Pad should be smaller than
+/// kernel"), a convolution's are not.
 #[test]
 fn value_axes_and_symbolic_index_bounds_are_checked() {
+    let one = |n: NodeProto, x: &[D], init: Vec<TensorProto>| {
+        let g = graph(vec![n], vec![f32_input("x", x)], init, &["y"]);
+        let inf = infer(&model(g), &Options::default());
+        inf.diagnostics.iter().map(|d| d.message.clone()).collect::<Vec<_>>()
+    };
+    let gather = |i: i64, axis: i64| {
+        one(
+            with_int(node("Gather", &["x", "i"], &["y"]), "axis", axis),
+            &[D::N(2), D::N(3)],
+            vec![ints_init("i", &[i])],
+        )
+    };
+    assert_eq!((gather(1, 0), gather(-2, 0), gather(2, 1), gather(-3, 1)), (vec![], vec![], vec![], vec![]));
+    assert_eq!(gather(2, 0), ["Gather: index 2 is outside the 2 elements of its axis"]);
+    assert_eq!(gather(-4, 1), ["Gather: index -4 is outside the 3 elements of its axis"]);
+    let reshape = |x: &[D], allowzero: i64| {
+        let n = with_int(node("Reshape", &["x", "s"], &["y"]), "allowzero", allowzero);
+        one(n, x, vec![ints_init("s", &[0, -1])])
+    };
+    for (x, allowzero) in [(&[D::N(2), D::N(0)], 1), (&[D::N(0), D::N(3)], 0), (&[D::N(0), D::S("n")], 0)] {
+        let msgs = reshape(x, allowzero);
+        assert!(msgs.iter().any(|m| m.contains("-1 beside a size of 0")), "{msgs:?}");
+    }
+    let pool = |op: &str, pads: &[i64]| {
+        let n = crate::build::with_ints(
+            crate::build::with_ints(node(op, &["x"], &["y"]), "kernel_shape", &[3]),
+            "pads",
+            pads,
+        );
+        one(n, &[D::N(1), D::N(1), D::N(5)], vec![])
+    };
+    assert!(pool("MaxPool", &[2, 2]).is_empty());
+    for (op, pads) in [("MaxPool", [3, 0]), ("AveragePool", [0, 3]), ("LpPool", [4, 4])] {
+        let msgs = pool(op, &pads);
+        assert!(msgs.iter().any(|m| m.contains("refuses a pad as wide as the kernel")), "{op}: {msgs:?}");
+    }
     let cum = |axis: i64| {
         let g = graph(
             vec![node("CumSum", &["x", "a"], &["y"])],
