@@ -58,6 +58,7 @@ def main():
     rows = []
     masks = {}
     seen = set()
+    deprecated = []
     for s in onnx.defs.get_all_schemas_with_history():
         domain = "" if s.domain == "ai.onnx" else s.domain
         if domain not in ("", "ai.onnx.ml", "ai.onnx.preview.training", "ai.onnx.preview"):
@@ -67,7 +68,7 @@ def main():
             continue
         seen.add(key)
         if s.deprecated:
-            continue
+            deprecated.append((domain, s.name, s.since_version))
         hi = "u32::MAX" if s.max_input >= 2**31 - 1 else str(s.max_input)
         rows.append((domain, s.name, s.since_version, s.min_input, hi, constraints(s, masks)))
     rows.sort()
@@ -94,6 +95,11 @@ def main():
         "",
         "/// The newest opset version of each domain these schemas describe.",
         "pub static NEWEST: &[(&str, i64)] = &[" + ", ".join(f'("{d}", {v})' for d, v in newest) + "];",
+        "",
+        "/// The rows of `TABLE` that deprecate their op (domain, op, version): onnx's checker and",
+        "/// onnxruntime refuse it from that version until a later row brings it back.",
+        "pub static DEPRECATED: &[(&str, &str, i64)] = &["
+        + ", ".join(f'("{d}", "{op}", {v})' for d, op, v in sorted(deprecated)) + "];",
         "",
         "// The element-type sets of the schemas' type constraints: bit `c` for type code `c`.",
     ]

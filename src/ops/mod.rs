@@ -341,6 +341,16 @@ pub fn newest(domain: &str) -> Option<i64> {
 }
 
 /// True when `op` is known in `domain` at any version.
+/// The opset version from which onnx deprecates `op`, when `version` is past it and no later
+/// row brings the op back (GroupNormalization 21 does): onnx's checker and onnxruntime refuse
+/// such a node. GroupNormalization 18 is the one onnxruntime 1.32 still runs.
+pub fn deprecated(domain: &str, op: &str, version: i64) -> Option<i64> {
+    let domain = crate::ir::norm_domain(domain);
+    let (_, _, since) = table::DEPRECATED.iter().find(|(d, o, v)| *d == domain && *o == op && *v <= version)?;
+    let current = lookup(domain, op, version)?.schema.since;
+    (current == *since && op != "GroupNormalization").then_some(*since)
+}
+
 pub fn exists(domain: &str, op: &str) -> bool {
     entry(domain, op).is_some()
 }

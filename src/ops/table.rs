@@ -21,6 +21,16 @@ const fn r(domain: &'static str, op: &'static str, since: i64, min_inputs: u32, 
 pub static NEWEST: &[(&str, i64)] =
     &[("", 28), ("ai.onnx.ml", 5), ("ai.onnx.preview", 1), ("ai.onnx.preview.training", 1), ("ai.onnx.training", 1)];
 
+/// The rows of `TABLE` that deprecate their op (domain, op, version): onnx's checker and
+/// onnxruntime refuse it from that version until a later row brings it back.
+pub static DEPRECATED: &[(&str, &str, i64)] = &[
+    ("", "GroupNormalization", 18),
+    ("", "Scatter", 11),
+    ("", "Upsample", 10),
+    ("ai.onnx.ml", "TreeEnsembleClassifier", 5),
+    ("ai.onnx.ml", "TreeEnsembleRegressor", 5),
+];
+
 // The element-type sets of the schemas' type constraints: bit `c` for type code `c`.
 const E0: u64 = 0x10c02; // float32, float16, float64, bfloat16
 const E1: u64 = 0x802; // float32, float64
@@ -319,6 +329,7 @@ pub static TABLE: &[Schema] = &[
     r("", "GridSample", 16, 2, 2, C::new(&[0, 1], &[var(E12), var(E3)], R::No)),
     r("", "GridSample", 20, 2, 2, C::new(&[0, 1], &[var(E12), var(E3)], R::No)),
     r("", "GridSample", 22, 2, 2, C::new(&[0, 1], &[var(E13), var(E0)], R::No)),
+    r("", "GroupNormalization", 18, 3, 3, C::new(&[0, 0, 0], &[var(E0)], R::No)),
     r("", "GroupNormalization", 21, 3, 3, C::new(&[0, 0, 0], &[var(E0)], R::No)),
     r("", "HammingWindow", 17, 1, 1, C::new(&[0], &[var(E9)], R::No)),
     r("", "HannWindow", 17, 1, 1, C::new(&[0], &[var(E9)], R::No)),
@@ -596,6 +607,7 @@ pub static TABLE: &[Schema] = &[
     r("", "Scan", 24, 1, u32::MAX, C::new(&[0], &[var(E58)], R::Each)),
     r("", "Scan", 25, 1, u32::MAX, C::new(&[0], &[var(E59)], R::Each)),
     r("", "Scatter", 9, 3, 3, C::new(&[0, 1, 0], &[var(E12), var(E9)], R::No)),
+    r("", "Scatter", 11, 3, 3, C::new(&[0, 1, 0], &[var(E12), var(E9)], R::No)),
     r("", "ScatterElements", 11, 3, 3, C::new(&[0, 1, 0], &[var(E12), var(E9)], R::No)),
     r("", "ScatterElements", 13, 3, 3, C::new(&[0, 1, 0], &[var(E13), var(E9)], R::No)),
     r("", "ScatterElements", 16, 3, 3, C::new(&[0, 1, 0], &[var(E13), var(E9)], R::No)),
@@ -721,6 +733,7 @@ pub static TABLE: &[Schema] = &[
     r("", "Upsample", 1, 1, 1, C::new(&[0], &[var(E70)], R::No)),
     r("", "Upsample", 7, 1, 1, C::new(&[0], &[var(E12)], R::No)),
     r("", "Upsample", 9, 2, 2, C::new(&[0, 1], &[var(E12), one(E4)], R::No)),
+    r("", "Upsample", 10, 2, 2, C::new(&[0, 1], &[var(E12), one(E4)], R::No)),
     r("", "Where", 9, 3, 3, C::new(&[0, 1, 1], &[var(E44), var(E12)], R::No)),
     r("", "Where", 16, 3, 3, C::new(&[0, 1, 1], &[var(E44), var(E13)], R::No)),
     r("", "Xor", 1, 2, 2, C::new(&[0, 0], &[var(E44)], R::No)),
@@ -745,8 +758,10 @@ pub static TABLE: &[Schema] = &[
     r("ai.onnx.ml", "TreeEnsemble", 5, 1, 1, C::new(&[0], &[var(E3)], R::No)),
     r("ai.onnx.ml", "TreeEnsembleClassifier", 1, 1, 1, C::new(&[0], &[var(E5)], R::No)),
     r("ai.onnx.ml", "TreeEnsembleClassifier", 3, 1, 1, C::new(&[0], &[var(E5)], R::No)),
+    r("ai.onnx.ml", "TreeEnsembleClassifier", 5, 1, 1, C::new(&[0], &[var(E5)], R::No)),
     r("ai.onnx.ml", "TreeEnsembleRegressor", 1, 1, 1, C::new(&[0], &[var(E5)], R::No)),
     r("ai.onnx.ml", "TreeEnsembleRegressor", 3, 1, 1, C::new(&[0], &[var(E5)], R::No)),
+    r("ai.onnx.ml", "TreeEnsembleRegressor", 5, 1, 1, C::new(&[0], &[var(E5)], R::No)),
     r("ai.onnx.ml", "ZipMap", 1, 1, 1, C::new(&[0], &[one(E4)], R::No)),
     r("ai.onnx.preview", "FlexAttention", 1, 3, 3, C::new(&[0, 0, 0], &[var(E0)], R::No)),
     r("ai.onnx.preview.training", "Adagrad", 1, 3, u32::MAX, C::new(&[0, 1, 2], &[var(E1), var(E2), var(E1)], R::Each)),

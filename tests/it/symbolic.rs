@@ -747,7 +747,8 @@ fn negative_pads_over_a_symbol_are_a_condition() {
 
 /// Nodes whose inputs do not fit together, which onnxruntime 1.32 refuses, were inferred as if
 /// they ran: normalization scales of the wrong length, scatter updates of another shape than
-/// their indices, indices beyond the data, axes the input lacks, blocks that do not tile.
+/// their indices, indices beyond the data, axes the input lacks, blocks that do not tile, ops
+/// onnx deprecates at the model's opset (they were inferred with the last rule before).
 /// Each row is a one-node model (inputs named x, i, u, s, b, m, v by role; i of int64), with
 /// onnxruntime's output shape where it runs, our message where it refuses (its words in the
 /// comment).
@@ -883,6 +884,31 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
         ("DepthToSpace", 18, &[("blocksize", 2)], &[("x", &[1, 6, 2, 2])], Err("6 is not a multiple of 4")),
         // "SpaceToDepth requires input height to be a multiple of block_size"
         ("SpaceToDepth", 18, &[("blocksize", 2)], &[("x", &[1, 1, 3, 4])], Err("3 is not a multiple of 2")),
+        // Deprecated ops: "Op registered for Upsample is deprecated in domain_version of 10"
+        ("Upsample", 10, &[], &[("x", &[1, 1, 2, 2]), ("s", &[4])], Err("Upsample is deprecated from opset 10")),
+        (
+            "Scatter",
+            11,
+            &[],
+            &[("x", &[2, 3]), ("i", &[1, 2]), ("u", &[1, 2])],
+            Err("Scatter is deprecated from opset 11"),
+        ),
+        ("Scatter", 10, &[], &[("x", &[2, 3]), ("i", &[1, 2]), ("u", &[1, 2])], Ok(&[2, 3])),
+        // onnx deprecates GroupNormalization 18 (one scale per group), onnxruntime runs it.
+        (
+            "GroupNormalization",
+            18,
+            &[("num_groups", 2)],
+            &[("x", &[2, 4, 3]), ("s", &[2]), ("b", &[2])],
+            Ok(&[2, 4, 3]),
+        ),
+        (
+            "GroupNormalization",
+            20,
+            &[("num_groups", 2)],
+            &[("x", &[2, 4, 3]), ("s", &[4]), ("b", &[4])],
+            Err("input 1 must be a vector of 2"),
+        ),
     ];
     for (op, opset, attrs, inputs, want) in rows {
         let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
