@@ -241,17 +241,25 @@ fn pin_shapes(a: &[Dim], b: &[Dim], out: &mut Out) -> Result<(), String> {
     Ok(())
 }
 
-/// Inputs `inputs` (where present) are vectors of `len` elements: normalizations' scales,
-/// biases, means and variances.
-fn vectors_of(c: &Ctx, inputs: std::ops::Range<usize>, len: &Dim, out: &mut Out) -> Result<(), RuleError> {
-    for i in inputs.filter(|i| c.has(*i)) {
-        if let Some(v) = c.shape(i) {
-            pin_shapes(std::slice::from_ref(len), v, out).map_err(|e| {
-                RuleError::Invalid(format!("{}: input {i} must be a vector of {len}: {e}", c.node.op_type))
-            })?;
-        }
+/// Input `i`, where present with a known shape, has the shape `want` (onnxruntime refuses
+/// any other): an error where known sizes differ, conditions where symbolic ones may.
+fn expect_shape(c: &Ctx, i: usize, want: &[Dim], out: &mut Out) -> Result<(), RuleError> {
+    match c.shape(i).filter(|_| c.has(i)) {
+        Some(s) => pin_shapes(want, s, out).map_err(|e| {
+            RuleError::Invalid(format!(
+                "{}: input {i} must be of shape {}: {e}",
+                c.node.op_type,
+                crate::shape::render(want)
+            ))
+        }),
+        None => Ok(()),
     }
-    Ok(())
+}
+
+/// Inputs `inputs` are vectors of `len` elements: normalizations' scales, biases, means and
+/// variances.
+fn vectors_of(c: &Ctx, inputs: std::ops::Range<usize>, len: &Dim, out: &mut Out) -> Result<(), RuleError> {
+    inputs.into_iter().try_for_each(|i| expect_shape(c, i, std::slice::from_ref(len), out))
 }
 
 /// Axis `k` of input `i`'s shape, unknown where that is not known.
@@ -1385,9 +1393,13 @@ pub fn max_roi_pool(c: &Ctx) -> R {
     let (Some(x), Some(r), Some(p)) = (c.shape(0), c.shape(1), c.node.attr_ints("pooled_shape")) else {
         return outs(vec![ty(dtype, None)]);
     };
+    // Rois [n, 5]: a batch index and four corners each.
+    let mut out = Out::default();
+    expect_shape(c, 1, &[r.first().cloned().unwrap_or(Dim::Unknown), Dim::Known(5)], &mut out)?;
     let mut shape = vec![r.first().cloned().unwrap_or(Dim::Unknown), x.get(1).cloned().unwrap_or(Dim::Unknown)];
     shape.extend(p.iter().copied().map(Dim::Known));
-    outs(vec![ty(dtype, Some(shape))])
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn batch_norm(c: &Ctx) -> R {
@@ -1780,8 +1792,42 @@ pub fn compress(c: &Ctx) -> R {
 /// NonMaxSuppression: the number of selected boxes is known when the boxes, scores and
 /// limits are.
 pub fn nms(c: &Ctx) -> R {
+    // Boxes [batch, n, 4], scores [batch, classes, n].
+    let mut out = Out::default();
+    if let Some(b) = c.shape(0) {
+        let [batch, n, _] = b else { return invalid(format!("NonMaxSuppression: boxes of rank {}", b.len())) };
+        expect_shape(c, 0, &[batch.clone(), n.clone(), Dim::Known(4)], &mut out)?;
+        expect_shape(c, 1, &[batch.clone(), dim(c, 1, 1), n.clone()], &mut out)?;
+    }
     let count = nms_count(c).map_or(Dim::Unknown, |n| Dim::Known(n as i64));
-    outs(vec![ty(Some(DType::I64), Some(vec![count, Dim::Known(3)]))])
+    out.types = smallvec::smallvec![ty(Some(DType::I64), Some(vec![count, Dim::Known(3)]))];
+    Ok(out)
+}
+
+/// ReverseSequence: like the input; one length per batch entry, over two distinct axes of
+/// 0 and 1.
+pub fn reverse_sequence(c: &Ctx) -> R {
+    let mut out = like_input(c);
+    let (b, t) = (c.node.attr_int("batch_axis").unwrap_or(1), c.node.attr_int("time_axis").unwrap_or(0));
+    if b == t || !(0..2).contains(&b) || !(0..2).contains(&t) {
+        return invalid(format!("ReverseSequence: batch_axis {b} and time_axis {t} must be 0 and 1"));
+    }
+    match c.shape(0) {
+        Some(x) if x.len() < 2 => return invalid(format!("ReverseSequence: input rank {} is below 2", x.len())),
+        Some(x) => expect_shape(c, 1, &[x[b as usize].clone()], &mut out)?,
+        None => {}
+    }
+    Ok(out)
+}
+
+/// LRN: like the input, over an odd, positive number of channels (onnxruntime refuses others).
+pub fn lrn(c: &Ctx) -> R {
+    match c.node.attr_int("size") {
+        Some(n) if n <= 0 || n % 2 == 0 => {
+            invalid(format!("LRN: size {n} is not odd and positive; onnxruntime refuses it"))
+        }
+        _ => Ok(like_input(c)),
+    }
 }
 
 fn nms_count(c: &Ctx) -> Option<usize> {
@@ -1913,12 +1959,30 @@ pub fn rnn(c: &Ctx) -> R {
     // Layout 0: X is [seq, batch, input], Y [seq, dirs, batch, hidden], Y_h [dirs, batch,
     // hidden]; layout 1 puts the batch first in all three.
     let (x0, x1) = (x[0].clone(), x[1].clone());
-    let (y, yh) = if layout == 0 {
-        (vec![x0, dirs.clone(), x1.clone(), hidden.clone()], vec![dirs, x1, hidden])
+    let (batch, y, yh) = if layout == 0 {
+        (x1.clone(), vec![x0, dirs.clone(), x1.clone(), hidden.clone()], vec![dirs.clone(), x1, hidden.clone()])
     } else {
-        (vec![x0.clone(), x1, dirs.clone(), hidden.clone()], vec![x0, dirs, hidden])
+        (x0.clone(), vec![x0.clone(), x1, dirs.clone(), hidden.clone()], vec![x0, dirs.clone(), hidden.clone()])
     };
-    outs(vec![ty(dtype, Some(y)), ty(dtype, Some(yh.clone())), ty(dtype, Some(yh))])
+    // The weights as onnxruntime checks them: W [dirs, gates*hidden, input], R [dirs,
+    // gates*hidden, hidden], B [dirs, 2*gates*hidden], sequence_lens [batch], initial states
+    // like Y_h, LSTM's peepholes P [dirs, 3*hidden].
+    let gates = hidden.mul(&Dim::Known(match c.node.op_type.as_str() {
+        "LSTM" => 4,
+        "GRU" => 3,
+        _ => 1,
+    }));
+    let mut out = Out::default();
+    expect_shape(c, 1, &[dirs.clone(), gates.clone(), x[2].clone()], &mut out)?;
+    expect_shape(c, 2, &[dirs.clone(), gates.clone(), hidden.clone()], &mut out)?;
+    expect_shape(c, 3, &[dirs.clone(), gates.mul(&Dim::Known(2))], &mut out)?;
+    expect_shape(c, 4, &[batch], &mut out)?;
+    for i in [5, 6] {
+        expect_shape(c, i, &yh, &mut out)?;
+    }
+    expect_shape(c, 7, &[dirs, hidden.mul(&Dim::Known(3))], &mut out)?;
+    out.types = smallvec::smallvec![ty(dtype, Some(y)), ty(dtype, Some(yh.clone())), ty(dtype, Some(yh))];
+    Ok(out)
 }
 
 pub fn roi_align(c: &Ctx) -> R {
@@ -1927,7 +1991,12 @@ pub fn roi_align(c: &Ctx) -> R {
     let n = dim(c, 1, 0);
     let h = Dim::Known(c.node.attr_int("output_height").unwrap_or(1));
     let w = Dim::Known(c.node.attr_int("output_width").unwrap_or(1));
-    outs(vec![ty(dtype, Some(vec![n, ch, h, w]))])
+    // Rois [n, 4] and one batch index each.
+    let mut out = Out::default();
+    expect_shape(c, 1, &[n.clone(), Dim::Known(4)], &mut out)?;
+    expect_shape(c, 2, std::slice::from_ref(&n), &mut out)?;
+    out.types = smallvec::smallvec![ty(dtype, Some(vec![n, ch, h, w]))];
+    Ok(out)
 }
 
 pub fn grid_sample(c: &Ctx) -> R {
@@ -1936,9 +2005,15 @@ pub fn grid_sample(c: &Ctx) -> R {
     if x.len() < 3 || g.len() != x.len() {
         return invalid("GridSample: the grid's rank must equal the input's".into());
     }
+    // One grid per input of the batch, of points of rank - 2 coordinates.
+    let mut out = Out::default();
+    let mut want = g.to_vec();
+    (want[0], want[x.len() - 1]) = (x[0].clone(), Dim::Known(x.len() as i64 - 2));
+    expect_shape(c, 1, &want, &mut out)?;
     let mut shape = vec![x[0].clone(), x[1].clone()];
     shape.extend(g[1..g.len() - 1].iter().cloned());
-    outs(vec![ty(dtype, Some(shape))])
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn affine_grid(c: &Ctx) -> R {
@@ -1957,19 +2032,51 @@ pub fn affine_grid(c: &Ctx) -> R {
 }
 
 pub fn det(c: &Ctx) -> R {
-    let dtype = c.dtype(0);
-    let shape = c.shape(0).map(|s| s[..s.len().saturating_sub(2)].to_vec());
-    outs(vec![ty(dtype, shape)])
+    let mut out = Out::default();
+    let shape = match c.shape(0) {
+        Some([batch @ .., h, w]) => {
+            pin_shapes(std::slice::from_ref(h), std::slice::from_ref(w), &mut out)
+                .map_err(|e| RuleError::Invalid(format!("Det: not square: {e}")))?;
+            Some(batch.to_vec())
+        }
+        Some(x) => return invalid(format!("Det: input rank {} is below 2", x.len())),
+        None => None,
+    };
+    out.types = smallvec::smallvec![ty(c.dtype(0), shape)];
+    Ok(out)
 }
 
 pub fn quantize(c: &Ctx) -> R {
     let dtype = if c.has(2) { c.dtype(2) } else { attr_dtype(c, "output_dtype", Some(DType::U8)).or(Some(DType::U8)) };
-    outs(vec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))])
+    quantized(c, dtype)
 }
 
 pub fn dequantize(c: &Ctx) -> R {
-    let dtype = attr_dtype(c, "output_dtype", c.dtype(1)).or(c.dtype(1));
-    outs(vec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))])
+    quantized(c, attr_dtype(c, "output_dtype", c.dtype(1)).or(c.dtype(1)))
+}
+
+/// QuantizeLinear and DequantizeLinear: like the input, in `dtype`. The scale (input 1) holds
+/// one value, one per element of `axis`, or (`block_size`) one per block of `axis` with the
+/// input's other sizes; the zero point (input 2) is shaped like the scale.
+fn quantized(c: &Ctx, dtype: Option<DType>) -> R {
+    let mut out = Out::default();
+    if let (Some(x), Some(s)) = (c.shape(0), c.shape(1)) {
+        let axis = || axis_in(c.node.attr_int("axis").unwrap_or(1), x.len(), &c.node.op_type);
+        let block = c.node.attr_int("block_size").unwrap_or(0);
+        // One value: a scalar or a vector of one, either way for scale and zero point.
+        let one = |s: &[Dim]| matches!(s, [] | [Dim::Known(1)]);
+        let want = match s {
+            _ if block > 0 => with_dim(x, axis()?, x[axis()?].div_ceil(&Dim::Known(block))),
+            _ if one(s) => s.to_vec(),
+            _ => vec![x[axis()?].clone()],
+        };
+        expect_shape(c, 1, &want, &mut out)?;
+        if !(one(s) && c.shape(2).is_some_and(one)) {
+            expect_shape(c, 2, s, &mut out)?;
+        }
+    }
+    out.types = smallvec::smallvec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))];
+    Ok(out)
 }
 
 pub fn dynamic_quantize(c: &Ctx) -> R {
@@ -2051,9 +2158,21 @@ pub fn col2im(c: &Ctx) -> R {
     if x.len() != 3 {
         return invalid("Col2Im needs a 3-D input".into());
     }
-    let mut shape = vec![x[0].clone(), x[1].div_floor(&Dim::product(block))];
+    // The blocks' size divides the input's second axis (onnxruntime refuses it otherwise).
+    let mut out = Out::default();
+    let channels = match Dim::product(block).known() {
+        Some(k) if k > 0 => {
+            let (part, multiple) =
+                exact_div(&x[1], k).map_err(|e| RuleError::Invalid(format!("Col2Im: axis 1: {e}")))?;
+            out.assumptions.extend(multiple.map(|m| (1, m)));
+            part
+        }
+        _ => x[1].div_floor(&Dim::product(block)),
+    };
+    let mut shape = vec![x[0].clone(), channels];
     shape.extend(img.iter().cloned());
-    outs(vec![ty(dtype, Some(shape))])
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn center_crop_pad(c: &Ctx) -> R {

@@ -749,7 +749,7 @@ fn negative_pads_over_a_symbol_are_a_condition() {
 /// they ran: normalization scales of the wrong length, scatter updates of another shape than
 /// their indices, indices beyond the data, axes the input lacks, blocks that do not tile, ops
 /// onnx deprecates at the model's opset (they were inferred with the last rule before).
-/// Each row is a one-node model (inputs named x, i, u, s, b, m, v by role; i of int64), with
+/// Each row is a one-node model (inputs named by role; i of int64, q and z of uint8), with
 /// onnxruntime's output shape where it runs, our message where it refuses (its words in the
 /// comment).
 #[test]
@@ -770,7 +770,7 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
             18,
             &[],
             &[("x", &[2, 3, 4]), ("s", &[4]), ("b", &[3]), ("m", &[3]), ("v", &[3])],
-            Err("input 1 must be a vector of 3"),
+            Err("input 1 must be of shape [3]"),
         ),
         // "Input 1 expected to have rank 1 but has rank 2"
         (
@@ -793,7 +793,7 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
             18,
             &[],
             &[("x", &[2, 3, 4]), ("s", &[4]), ("b", &[3])],
-            Err("input 1 must be a vector of 3"),
+            Err("input 1 must be of shape [3]"),
         ),
         // "Invalid input data: number of dimensions is less than 3: 2"
         ("InstanceNormalization", 18, &[], &[("x", &[2, 3]), ("s", &[3]), ("b", &[3])], Err("input rank 2 is below 3")),
@@ -806,7 +806,7 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
             21,
             &[("num_groups", 2)],
             &[("x", &[2, 4, 3]), ("s", &[2]), ("b", &[2])],
-            Err("input 1 must be a vector of 4"),
+            Err("input 1 must be of shape [4]"),
         ),
         (
             "GroupNormalization",
@@ -907,8 +907,105 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
             20,
             &[("num_groups", 2)],
             &[("x", &[2, 4, 3]), ("s", &[4]), ("b", &[4])],
-            Err("input 1 must be a vector of 2"),
+            Err("input 1 must be of shape [2]"),
         ),
+        (
+            "LSTM",
+            18,
+            &[("hidden_size", 4)],
+            &[("x", &[5, 2, 3]), ("w", &[1, 16, 3]), ("r", &[1, 16, 4])],
+            Ok(&[5, 1, 2, 4]),
+        ),
+        // "Input W must have shape {1,16,3}. Actual:{1,12,3}"
+        (
+            "LSTM",
+            18,
+            &[("hidden_size", 4)],
+            &[("x", &[5, 2, 3]), ("w", &[1, 12, 3]), ("r", &[1, 16, 4])],
+            Err("input 1 must be of shape [1, 16, 3]"),
+        ),
+        // "Input W must have shape {1,12,3}. Actual:{2,12,3}"
+        (
+            "GRU",
+            18,
+            &[("hidden_size", 4)],
+            &[("x", &[5, 2, 3]), ("w", &[2, 12, 3]), ("r", &[2, 12, 4])],
+            Err("input 1 must be of shape [1, 12, 3]"),
+        ),
+        // "Input R must have shape {1,4,4}. Actual:{1,5,4}"
+        (
+            "RNN",
+            18,
+            &[("hidden_size", 4)],
+            &[("x", &[5, 2, 3]), ("w", &[1, 4, 3]), ("r", &[1, 5, 4])],
+            Err("input 2 must be of shape [1, 4, 4]"),
+        ),
+        // "For per axis quantization, scale must be 1D tensor with size 3"
+        (
+            "DequantizeLinear",
+            18,
+            &[("axis", 1)],
+            &[("q", &[2, 3]), ("s", &[2]), ("z", &[2])],
+            Err("input 1 must be of shape [3]"),
+        ),
+        (
+            "DequantizeLinear",
+            18,
+            &[("axis", 1)],
+            &[("q", &[2, 3]), ("s", &[3]), ("z", &[2])],
+            Err("input 2 must be of shape [3]"),
+        ),
+        ("DequantizeLinear", 18, &[("axis", 1)], &[("q", &[2, 3]), ("s", &[3]), ("z", &[3])], Ok(&[2, 3])),
+        ("DequantizeLinear", 18, &[], &[("q", &[5]), ("s", &[]), ("z", &[1])], Ok(&[5])),
+        (
+            "QuantizeLinear",
+            18,
+            &[("axis", 0)],
+            &[("x", &[2, 3]), ("s", &[3]), ("z", &[3])],
+            Err("input 1 must be of shape [2]"),
+        ),
+        (
+            "QuantizeLinear",
+            21,
+            &[("axis", 1), ("block_size", 2)],
+            &[("x", &[2, 4]), ("s", &[2, 3]), ("z", &[2, 3])],
+            Err("input 1 must be of shape [2, 2]"),
+        ),
+        (
+            "QuantizeLinear",
+            21,
+            &[("axis", 1), ("block_size", 2)],
+            &[("x", &[2, 4]), ("s", &[2, 2]), ("z", &[2, 2])],
+            Ok(&[2, 4]),
+        ),
+        // "Dimension mismatch in unification between 3 and 2" (batch indices per roi)
+        (
+            "RoiAlign",
+            18,
+            &[],
+            &[("x", &[1, 3, 8, 8]), ("r", &[2, 4]), ("i", &[3])],
+            Err("input 2 must be of shape [2]"),
+        ),
+        // "boxes and scores should have same spatial_dimension."
+        (
+            "NonMaxSuppression",
+            18,
+            &[],
+            &[("x", &[1, 5, 4]), ("s", &[1, 2, 6])],
+            Err("input 1 must be of shape [1, 2, 5]"),
+        ),
+        // "Dimension mismatch in unification between 2 and 1"; "The last dimension of the grid
+        // tensor must be the rank of the grid tensor - 2."
+        ("GridSample", 18, &[], &[("x", &[1, 3, 8, 8]), ("g", &[2, 4, 4, 2])], Err("sizes 1 and 2 differ at axis 0")),
+        ("GridSample", 18, &[], &[("x", &[1, 3, 8, 8]), ("g", &[1, 4, 4, 3])], Err("sizes 2 and 3 differ at axis 3")),
+        // "The inner-most 2 dimensions must have the same size (mat_w:3 != mat_h:2)."
+        ("Det", 18, &[], &[("x", &[2, 3])], Err("Det: not square")),
+        ("Det", 18, &[], &[("x", &[4, 3, 3])], Ok(&[4])),
+        // "sequence_lens shape must be {batch_size}. Got:{2}. batch_size=3"
+        ("ReverseSequence", 18, &[], &[("x", &[4, 3]), ("i", &[2])], Err("input 1 must be of shape [3]")),
+        // "size_ % 2 == 1 was false."
+        ("LRN", 18, &[("size", 2)], &[("x", &[1, 2, 3, 3])], Err("size 2 is not odd")),
+        ("LRN", 18, &[("size", 3)], &[("x", &[1, 2, 3, 3])], Ok(&[1, 2, 3, 3])),
     ];
     for (op, opset, attrs, inputs, want) in rows {
         let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
@@ -916,10 +1013,12 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
         for (name, v) in *attrs {
             n = with_int(n, name, *v);
         }
-        let vis = inputs
-            .iter()
-            .map(|(name, s)| typed(name, if *name == "i" { DataType::Int64 } else { DataType::Float }, s))
-            .collect();
+        let elem = |name: &str| match name {
+            "i" => DataType::Int64,
+            "q" | "z" => DataType::Uint8,
+            _ => DataType::Float,
+        };
+        let vis = inputs.iter().map(|(name, s)| typed(name, elem(name), s)).collect();
         let m = build::load(&build::model(*opset, vis, vec![n], &["y"]));
         let inf = infer(&m, &Options::default());
         let messages: Vec<&str> = inf.diagnostics.iter().map(|d| d.message.as_str()).collect();
@@ -940,12 +1039,13 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
 /// [-2,1]"). A Reshape -1 beside a size of 0 cannot be told ("Product cannot be 0 in
 /// combination with -1"), where [2, 0] to (0, -1) with allowzero cancelled the 0s and gave
 /// [0, 2]. Pooling pads as wide as the kernel are refused ("Pad should be smaller than
-/// kernel"), a convolution's are not.
+/// kernel"), a convolution's are not. Col2Im's blocks must divide its channels, MaxRoiPool's
+/// rois hold five numbers.
 #[test]
 fn value_axes_and_symbolic_index_bounds_are_checked() {
     let one = |n: NodeProto, x: &[D], init: Vec<TensorProto>| {
         let g = graph(vec![n], vec![f32_input("x", x)], init, &["y"]);
-        let inf = infer(&model(g), &Options::default());
+        let inf = infer(&model_at(g, 18), &Options::default());
         inf.diagnostics.iter().map(|d| d.message.clone()).collect::<Vec<_>>()
     };
     let gather = |i: i64, axis: i64| {
@@ -975,6 +1075,20 @@ fn value_axes_and_symbolic_index_bounds_are_checked() {
         one(n, &[D::N(1), D::N(1), D::N(5)], vec![])
     };
     assert!(pool("MaxPool", &[2, 2]).is_empty());
+    // "'input' dim[1] (5) must be a positive multiple of prod(block_shape) (4)."
+    let col2im = |ch: i64| {
+        let consts = vec![ints_init("s", &[3, 3]), ints_init("k", &[2, 2])];
+        one(node("Col2Im", &["x", "s", "k"], &["y"]), &[D::N(1), D::N(ch), D::N(4)], consts)
+    };
+    assert!(col2im(4).is_empty());
+    assert_eq!(col2im(5), ["Col2Im: axis 1: 5 is not a multiple of 4"]);
+    // MaxRoiPool's rois hold 5 numbers each ("R->Shape()[1] == 5 was false").
+    let roi = |k: i64| {
+        let n = crate::build::with_ints(node("MaxRoiPool", &["x", "r"], &["y"]), "pooled_shape", &[2, 2]);
+        let inputs = vec![f32_input("x", &[D::N(1), D::N(3), D::N(8), D::N(8)]), f32_input("r", &[D::N(2), D::N(k)])];
+        infer(&model(graph(vec![n], inputs, vec![], &["y"])), &Options::default()).diagnostics.len()
+    };
+    assert_eq!((roi(5), roi(4)), (0, 1));
     for (op, pads) in [("MaxPool", [3, 0]), ("AveragePool", [0, 3]), ("LpPool", [4, 4])] {
         let msgs = pool(op, &pads);
         assert!(msgs.iter().any(|m| m.contains("refuses a pad as wide as the kernel")), "{op}: {msgs:?}");
