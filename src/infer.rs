@@ -424,16 +424,8 @@ impl Infer<'_> {
         }
     }
 
-    /// Names each unknown dim of an inferred tensor type with a fresh symbol (`?N`): nothing
-    /// is assumed about its size, but the nodes it flows into see it equal to itself.
-    fn freshen(&mut self, mut ty: Type) -> Type {
-        if let Type::Tensor { shape: Some(s), .. } = &mut ty {
-            self.name_unknowns(s);
-        }
-        ty
-    }
-
-    /// Gives each unknown dim of `s` a fresh symbol of its own.
+    /// Gives each unknown dim of `s` a fresh symbol of its own (`?N`): nothing is assumed about
+    /// its size, but the nodes it flows into see it equal to itself.
     fn name_unknowns(&mut self, s: &mut Shape) {
         for d in s.iter_mut().filter(|d| **d == Dim::Unknown) {
             self.fresh += 1;
@@ -816,11 +808,13 @@ impl Infer<'_> {
             let count = ty.as_ref().and_then(Type::shape).and_then(|s| numel(s));
             let value = value.filter(|x| count.is_none_or(|n| n == x.len()));
             let value = self.keep(value);
-            let ty = match declared.get(v) {
+            let mut ty = match declared.get(v) {
                 Some((decl, is_output)) => self.reconcile(n, *v, ty, &self.bind(decl), *is_output),
                 None => ty,
             };
-            let ty = ty.map(|t| self.freshen(t));
+            if let Some(Type::Tensor { shape: Some(s), .. }) = &mut ty {
+                self.name_unknowns(s);
+            }
             self.set(*v, ty, value);
         }
     }
@@ -1189,14 +1183,13 @@ impl Infer<'_> {
         let (a, b) = (outs(then), outs(other));
         for (k, (x, y)) in a.iter().zip(&b).enumerate() {
             let rank = |t: &Option<Type>| t.as_ref().and_then(Type::shape).map(Vec::len);
-            if let (Some(p), Some(q)) = (rank(x), rank(y)) {
-                if p != q {
-                    let cond = cond.map(|c| model.name(c)).unwrap_or("(absent)");
-                    let msg = format!(
-                        "output {k} has rank {p} in then_branch and rank {q} in else_branch, and the condition '{cond}' is not known here, so its rank is left unknown; binding the symbols it depends on with --dim decides it"
-                    );
-                    self.flag(n, Severity::Warning, Code::BranchRankDiffers, msg);
-                }
+            let (Some(p), Some(q)) = (rank(x), rank(y)) else { continue };
+            if p != q {
+                let cond = cond.map(|c| model.name(c)).unwrap_or("(absent)");
+                let msg = format!(
+                    "output {k} has rank {p} in then_branch and rank {q} in else_branch, and the condition '{cond}' is not known here, so its rank is left unknown; binding the symbols it depends on with --dim decides it"
+                );
+                self.flag(n, Severity::Warning, Code::BranchRankDiffers, msg);
             }
         }
         let types = a.into_iter().zip(b).map(|(a, b)| merge(a, b)).collect();
@@ -1228,10 +1221,8 @@ pub fn contradiction(inferred: &Type, declared: &Type) -> Option<String> {
     let (Type::Tensor { dtype: id, shape: is }, Type::Tensor { dtype: dd, shape: ds }) = (inferred, declared) else {
         return None;
     };
-    if let (Some(a), Some(b)) = (id, dd) {
-        if a != b {
-            return Some(format!("element type {b} is declared, {a} is inferred"));
-        }
+    if let Some((a, b)) = id.zip(*dd).filter(|(a, b)| a != b) {
+        return Some(format!("element type {b} is declared, {a} is inferred"));
     }
     let (Some(a), Some(b)) = (is, ds) else { return None };
     if a.len() != b.len() {
