@@ -165,17 +165,13 @@ fn unreached(inf: &Inference, v: ValueId) -> Result<(), String> {
 /// one shape by construction, which inference may not see (each `Expand` of an unknown size
 /// gets a size of its own).
 fn expanded_alike(model: &Model, node: &crate::ir::Node) -> bool {
-    let target = |v: &Option<ValueId>| {
-        let e = expand_of(model, (*v)?).filter(|e| model.opset_or_default(&e.domain) >= 8)?;
+    let target = |v: &ValueId| {
+        let e = expand_of(model, *v).filter(|e| model.opset_or_default(&e.domain) >= 8)?;
         e.inputs.get(1).copied().flatten()
     };
-    let mut targets = node.inputs.iter().filter(|v| v.is_some()).map(target);
-    match targets.next() {
-        Some(Some(first)) => {
-            node.inputs.iter().filter(|v| v.is_some()).count() >= 2 && targets.all(|t| t == Some(first))
-        }
-        _ => false,
-    }
+    let mut targets = node.inputs.iter().flatten().map(target);
+    let Some(Some(first)) = targets.next() else { return false };
+    node.inputs.iter().flatten().count() >= 2 && targets.all(|t| t == Some(first))
 }
 
 /// The `Expand` node whose first output is `v`, if one is.
