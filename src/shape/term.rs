@@ -39,8 +39,8 @@ struct Node {
     size: u32,
 }
 
-/// One node of a term. Children are terms, compared by identity (they are interned).
-#[derive(PartialEq, Eq)]
+/// One node of a term. Children are terms, compared and hashed by identity (they are interned).
+#[derive(PartialEq, Eq, Hash)]
 pub(super) enum Kind {
     /// A named size: a `dim_param`, or an exporter's expression this module cannot read.
     Name(Box<str>),
@@ -136,57 +136,6 @@ struct Table {
 
 static TABLE: Mutex<Option<Table>> = Mutex::new(None);
 
-fn hasher() -> impl Hasher {
-    foldhash::fast::FixedState::with_seed(0x5eed_7e45).build_hasher()
-}
-
-fn hash_kind(kind: &Kind) -> u64 {
-    let mut h = hasher();
-    let terms = |h: &mut dyn Hasher, ts: &[Term]| ts.iter().for_each(|t| h.write_u64(t.0.hash));
-    match kind {
-        Kind::Name(s) => {
-            h.write_u8(0);
-            h.write(s.as_bytes());
-        }
-        Kind::Fresh(n) => {
-            h.write_u8(1);
-            h.write_u64(*n);
-        }
-        Kind::Sum(c, ts) => {
-            h.write_u8(2);
-            h.write_i64(*c);
-            ts.iter().for_each(|(t, c)| {
-                h.write_u64(t.0.hash);
-                h.write_i64(*c);
-            });
-        }
-        Kind::Product(ts) => {
-            h.write_u8(3);
-            terms(&mut h, ts);
-        }
-        Kind::Floor(t, k) => {
-            h.write_u8(4);
-            h.write_u64(t.0.hash);
-            h.write_i64(*k);
-        }
-        Kind::Div(a, b) => {
-            h.write_u8(5);
-            h.write_u64(a.0.hash);
-            h.write_u64(b.0.hash);
-        }
-        Kind::Min(c, ts) | Kind::Max(c, ts) => {
-            h.write_u8(if matches!(kind, Kind::Min(..)) { 6 } else { 7 });
-            c.hash(&mut h);
-            terms(&mut h, ts);
-        }
-        Kind::Broadcast(ts) => {
-            h.write_u8(8);
-            terms(&mut h, ts);
-        }
-    }
-    h.finish()
-}
-
 impl Kind {
     fn children(&self) -> Vec<&Term> {
         match self {
@@ -205,7 +154,7 @@ fn intern(kind: Kind) -> Option<Term> {
     if size > MAX_NODES {
         return None;
     }
-    let hash = hash_kind(&kind);
+    let hash = foldhash::fast::FixedState::with_seed(0x5eed_7e45).hash_one(&kind);
     let mut guard = TABLE.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
     let table = guard.get_or_insert_with(Table::default);
     let bucket = table.map.entry(hash).or_default();
