@@ -464,27 +464,6 @@ impl Loop<'_> {
         }
     }
 
-    /// The value of an instruction's operand on the block.
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    fn src<'a>(
-        &'a self,
-        s: Src,
-        res: &[Res; MAX_NODES],
-        done: &'a [f32],
-        offs: &[usize; MAX_LEAVES],
-        start: usize,
-        n: usize,
-    ) -> V<'a, f32> {
-        match s {
-            Src::Leaf(k) => self.leaf_f(k, offs, start, n),
-            Src::Reg(r) => match res[r] {
-                Res::S(x) => V::S(x),
-                Res::Reg(r) => V::A(&done[r * BLOCK..r * BLOCK + n]),
-            },
-        }
-    }
-
     /// A chain's elements `from..from + dst.len()` of the run at `offs` (whose operands on the
     /// run are `steps`) into `dst`: tile by tile, the last tile overlapping the one before
     /// when TILE does not divide `dst`, or element by element when `dst` is shorter than a
@@ -923,9 +902,16 @@ struct Get<'a, 'b> {
 }
 
 impl<'a> Get<'a, '_> {
+    /// The value of operand `i` on the block.
     #[inline(always)]
     fn v(&self, i: usize) -> V<'a, f32> {
-        self.lp.src(self.args[i], self.res, self.done, self.offs, self.start, self.n)
+        match self.args[i] {
+            Src::Leaf(k) => self.lp.leaf_f(k, self.offs, self.start, self.n),
+            Src::Reg(r) => match self.res[r] {
+                Res::S(x) => V::S(x),
+                Res::Reg(r) => V::A(&self.done[r * BLOCK..r * BLOCK + self.n]),
+            },
+        }
     }
 }
 
