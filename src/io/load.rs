@@ -648,6 +648,7 @@ pub(super) fn term_text<'a>(t: &'a Term, spellings: &'a Spellings) -> std::borro
 pub(super) fn type_to(t: &Type, sp: &Spellings) -> onnx::TypeProto {
     use onnx::tensor_shape_proto::{dimension::Value as DV, Dimension};
     use onnx::type_proto::{Optional, Sequence, Tensor as TT, Value as V};
+    let elem = |e: &Option<Box<Type>>| e.as_deref().map(|t| Box::new(type_to(t, sp)));
     let value = match t {
         Type::Tensor { dtype, shape } => V::TensorType(TT {
             elem_type: Some(dtype.map(DType::onnx).unwrap_or(0)),
@@ -665,12 +666,8 @@ pub(super) fn type_to(t: &Type, sp: &Spellings) -> onnx::TypeProto {
                     .collect(),
             }),
         }),
-        Type::Sequence(e) => {
-            V::SequenceType(Box::new(Sequence { elem_type: e.as_deref().map(|t| Box::new(type_to(t, sp))) }))
-        }
-        Type::Optional(e) => {
-            V::OptionalType(Box::new(Optional { elem_type: e.as_deref().map(|t| Box::new(type_to(t, sp))) }))
-        }
+        Type::Sequence(e) => V::SequenceType(Box::new(Sequence { elem_type: elem(e) })),
+        Type::Optional(e) => V::OptionalType(Box::new(Optional { elem_type: elem(e) })),
         Type::Other => return onnx::TypeProto::default(),
     };
     onnx::TypeProto { denotation: None, value: Some(value) }
