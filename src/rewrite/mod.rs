@@ -229,12 +229,11 @@ pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Term, Te
                 continue;
             }
             for (d, o) in declared.iter().zip(ours) {
-                if let (Dim::Term(theirs), Dim::Term(ours)) = (d, o) {
-                    if theirs != ours && !guessed(ours) && !theirs.has_fresh() {
-                        let entry = seen.entry(ours.clone()).or_insert_with(|| Some(theirs.clone()));
-                        if entry.as_ref() != Some(theirs) {
-                            *entry = None;
-                        }
+                let (Dim::Term(theirs), Dim::Term(ours)) = (d, o) else { continue };
+                if theirs != ours && !guessed(ours) && !theirs.has_fresh() {
+                    let entry = seen.entry(ours.clone()).or_insert_with(|| Some(theirs.clone()));
+                    if entry.as_ref() != Some(theirs) {
+                        *entry = None;
                     }
                 }
             }
