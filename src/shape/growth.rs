@@ -131,7 +131,7 @@ impl Term {
     pub fn growth(&self, x: &Term) -> Option<Growth> {
         match self.kind() {
             Kind::Name(_) | Kind::Fresh(_) => (self == x).then_some(Growth { num: 1, ..Growth::constant(0) }),
-            Kind::Sum(c0, monomials) => {
+            Kind::Sum(monomials, c0) => {
                 let mut acc = Growth::constant(*c0);
                 for (m, c) in monomials.iter() {
                     acc = acc.add(m.growth(x)?.scale(*c)?)?;
@@ -140,7 +140,7 @@ impl Term {
             }
             Kind::Product(_) | Kind::Div(..) => None,
             Kind::Floor(e, k) => e.growth(x)?.floor(*k),
-            Kind::Min(c, ts) | Kind::Max(c, ts) => {
+            Kind::Min(ts, c) | Kind::Max(ts, c) => {
                 let max = matches!(self.kind(), Kind::Max(..));
                 let members = c.map(Growth::constant).map(Some).into_iter().chain(ts.iter().map(|t| t.growth(x)));
                 members.reduce(|acc, g| acc?.extreme(g?, max))?

@@ -40,15 +40,14 @@ struct Node {
 }
 
 /// One node of a term. Children are terms, compared and hashed by identity (they are interned).
-#[derive(PartialEq, Eq, Hash)]
+/// The order is structural (names by their text) and is the order sums and products are kept
+/// in: variants compare in the order they are declared here, then field by field.
+#[derive(PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(super) enum Kind {
     /// A named size: a `dim_param`, or an exporter's expression this module cannot read.
     Name(Box<str>),
     /// A size inference knows nothing about, numbered (`?3`).
     Fresh(u64),
-    /// `c0 + Σ c·m`: monomials `m` in order, coefficients not 0; never a lone monomial with
-    /// coefficient 1 and no constant.
-    Sum(i64, Box<[(Term, i64)]>),
     /// `Π f`: two or more atoms in order (a factor may repeat).
     Product(Box<[Term]>),
     /// `floor(e/k)`, `k >= 2`, `e` canonical for it.
@@ -56,12 +55,15 @@ pub(super) enum Kind {
     /// `floor(a/b)` with a symbolic divisor that does not divide `a`.
     Div(Term, Term),
     /// The smallest of a constant (if any) and two or more terms, or one term and the constant.
-    Min(Option<i64>, Box<[Term]>),
+    Min(Box<[Term]>, Option<i64>),
     /// The largest, likewise.
-    Max(Option<i64>, Box<[Term]>),
+    Max(Box<[Term]>, Option<i64>),
     /// The size that sizes which are each 1 or one common size broadcast to (numpy's rule for
     /// one axis), where inference cannot tell which; the side condition is kept beside it.
     Broadcast(Box<[Term]>),
+    /// `Σ c·m + c0`: monomials `m` in order, coefficients not 0; never a lone monomial with
+    /// coefficient 1 and no constant.
+    Sum(Box<[(Term, i64)]>, i64),
 }
 
 impl PartialEq for Term {
@@ -85,34 +87,12 @@ impl PartialOrd for Term {
 }
 
 impl Ord for Term {
-    /// A structural order (names by their text), the order sums and products are kept in: the
-    /// same on every run, so the text a term prints as is too.
+    /// [`Kind`]'s order: the same on every run, so the text a term prints as is too.
     fn cmp(&self, other: &Term) -> Ordering {
         if self == other {
             return Ordering::Equal;
         }
-        let rank = |k: &Kind| match k {
-            Kind::Name(_) => 0,
-            Kind::Fresh(_) => 1,
-            Kind::Product(_) => 2,
-            Kind::Floor(..) => 3,
-            Kind::Div(..) => 4,
-            Kind::Min(..) => 5,
-            Kind::Max(..) => 6,
-            Kind::Broadcast(_) => 7,
-            Kind::Sum(..) => 8,
-        };
-        let (a, b) = (&self.0.kind, &other.0.kind);
-        rank(a).cmp(&rank(b)).then_with(|| match (a, b) {
-            (Kind::Name(x), Kind::Name(y)) => x.cmp(y),
-            (Kind::Fresh(x), Kind::Fresh(y)) => x.cmp(y),
-            (Kind::Product(x), Kind::Product(y)) | (Kind::Broadcast(x), Kind::Broadcast(y)) => x.cmp(y),
-            (Kind::Floor(x, k), Kind::Floor(y, l)) => x.cmp(y).then(k.cmp(l)),
-            (Kind::Div(x, p), Kind::Div(y, q)) => x.cmp(y).then_with(|| p.cmp(q)),
-            (Kind::Min(c, x), Kind::Min(d, y)) | (Kind::Max(c, x), Kind::Max(d, y)) => x.cmp(y).then(c.cmp(d)),
-            (Kind::Sum(c, x), Kind::Sum(d, y)) => x.cmp(y).then(c.cmp(d)),
-            _ => Ordering::Equal,
-        })
+        self.0.kind.cmp(&other.0.kind)
     }
 }
 
@@ -140,8 +120,8 @@ impl Kind {
     fn children(&self) -> Vec<&Term> {
         match self {
             Kind::Name(_) | Kind::Fresh(_) => Vec::new(),
-            Kind::Sum(_, ts) => ts.iter().map(|(t, _)| t).collect(),
-            Kind::Product(ts) | Kind::Broadcast(ts) | Kind::Min(_, ts) | Kind::Max(_, ts) => ts.iter().collect(),
+            Kind::Sum(ts, _) => ts.iter().map(|(t, _)| t).collect(),
+            Kind::Product(ts) | Kind::Broadcast(ts) | Kind::Min(ts, _) | Kind::Max(ts, _) => ts.iter().collect(),
             Kind::Floor(t, _) => vec![t],
             Kind::Div(a, b) => vec![a, b],
         }
@@ -195,8 +175,8 @@ impl Drop for Node {
 fn take_children(kind: &mut Kind, out: &mut Vec<Term>) {
     match std::mem::replace(kind, Kind::Fresh(0)) {
         Kind::Name(_) | Kind::Fresh(_) => {}
-        Kind::Sum(_, ts) => out.extend(ts.into_vec().into_iter().map(|(t, _)| t)),
-        Kind::Product(ts) | Kind::Broadcast(ts) | Kind::Min(_, ts) | Kind::Max(_, ts) => out.extend(ts.into_vec()),
+        Kind::Sum(ts, _) => out.extend(ts.into_vec().into_iter().map(|(t, _)| t)),
+        Kind::Product(ts) | Kind::Broadcast(ts) | Kind::Min(ts, _) | Kind::Max(ts, _) => out.extend(ts.into_vec()),
         Kind::Floor(t, _) => out.push(t),
         Kind::Div(a, b) => out.extend([a, b]),
     }
@@ -293,7 +273,7 @@ impl Poly {
             let Dim::Term(t) = monomial(m) else { return Dim::Unknown };
             ts.push((t, c));
         }
-        intern(Kind::Sum(c0, ts.into())).map_or(Dim::Unknown, Dim::Term)
+        intern(Kind::Sum(ts.into(), c0)).map_or(Dim::Unknown, Dim::Term)
     }
 }
 
@@ -474,7 +454,7 @@ pub(super) fn extreme(dims: &[&Dim], max: bool) -> Dim {
             Dim::Known(k) => constant = pick(constant, *k),
             Dim::Term(t) => match &t.0.kind {
                 // A min of mins (a max of maxes) is one.
-                Kind::Min(c, ts) | Kind::Max(c, ts) if matches!(t.0.kind, Kind::Max(..)) == max => {
+                Kind::Min(ts, c) | Kind::Max(ts, c) if matches!(t.0.kind, Kind::Max(..)) == max => {
                     if let Some(c) = c {
                         constant = pick(constant, *c);
                     }
@@ -521,7 +501,7 @@ pub(super) fn extreme(dims: &[&Dim], max: bool) -> Dim {
         (None, 0) => Dim::Unknown,
         (None, 1) => Dim::Term(kept.pop().expect("one term")),
         (c, _) => {
-            let kind = if max { Kind::Max(c, kept.into()) } else { Kind::Min(c, kept.into()) };
+            let kind = if max { Kind::Max(kept.into(), c) } else { Kind::Min(kept.into(), c) };
             intern(kind).map_or(Dim::Unknown, Dim::Term)
         }
     }
@@ -547,7 +527,7 @@ pub(super) fn broadcast(terms: &[&Term]) -> Dim {
     members.dedup();
     let all = members.clone();
     members.retain(|m| match &m.0.kind {
-        Kind::Min(_, args) => !args.iter().any(|a| all.contains(a)),
+        Kind::Min(args, _) => !args.iter().any(|a| all.contains(a)),
         _ => true,
     });
     match members.len() {
@@ -612,7 +592,7 @@ impl Term {
     /// The polynomial this term is.
     fn poly(&self) -> Poly {
         match &self.0.kind {
-            Kind::Sum(c0, ts) => Poly {
+            Kind::Sum(ts, c0) => Poly {
                 c0: *c0,
                 terms: ts
                     .iter()
@@ -649,7 +629,7 @@ impl Term {
         let all = |ts: &[Term]| ts.iter().map(|t| t.eval(value)).collect::<Option<Vec<i64>>>();
         Some(match &self.0.kind {
             Kind::Name(_) | Kind::Fresh(_) => value(self)?,
-            Kind::Sum(c0, ts) => {
+            Kind::Sum(ts, c0) => {
                 ts.iter().try_fold(*c0, |acc, (t, c)| acc.checked_add(t.eval(value)?.checked_mul(*c)?))?
             }
             Kind::Product(fs) => fs.iter().try_fold(1i64, |acc, f| acc.checked_mul(f.eval(value)?))?,
@@ -663,8 +643,8 @@ impl Term {
                     q
                 }
             }
-            Kind::Min(c, ts) => all(ts)?.into_iter().chain(*c).min()?,
-            Kind::Max(c, ts) => all(ts)?.into_iter().chain(*c).max()?,
+            Kind::Min(ts, c) => all(ts)?.into_iter().chain(*c).min()?,
+            Kind::Max(ts, c) => all(ts)?.into_iter().chain(*c).max()?,
             Kind::Broadcast(ts) => {
                 all(ts)?.into_iter().filter(|&v| v != 1).try_fold(1, |out, v| (out == 1 || out == v).then_some(v))?
             }
@@ -679,7 +659,7 @@ impl Term {
         let clamp = |x: i128| x.clamp(i64::MIN as i128, i64::MAX as i128) as i64;
         match &self.0.kind {
             Kind::Name(_) | Kind::Fresh(_) => bounds(self),
-            Kind::Sum(c0, ts) => {
+            Kind::Sum(ts, c0) => {
                 let (mut lo, mut hi) = (*c0 as i128, Some(*c0 as i128));
                 for (t, c) in ts {
                     let (l, h) = b(t);
@@ -719,13 +699,13 @@ impl Term {
                     (i64::MIN, None)
                 }
             }
-            Kind::Min(c, ts) => {
+            Kind::Min(ts, c) => {
                 let bs: Vec<_> = ts.iter().map(b).collect();
                 let lo = bs.iter().map(|x| x.0).chain(*c).min().unwrap_or(0);
                 let hi = bs.iter().filter_map(|x| x.1).chain(*c).min();
                 (lo, hi)
             }
-            Kind::Max(c, ts) => {
+            Kind::Max(ts, c) => {
                 let bs: Vec<_> = ts.iter().map(b).collect();
                 let lo = bs.iter().map(|x| x.0).chain(*c).max().unwrap_or(0);
                 let hi = bs.iter().map(|x| x.1).chain(c.map(Some)).try_fold(i64::MIN, |m, h| h.map(|h| m.max(h)));
@@ -747,11 +727,11 @@ impl Term {
         let all = |ts: &[Term]| ts.iter().map(sub).collect::<Vec<Dim>>();
         match &self.0.kind {
             Kind::Name(_) | Kind::Fresh(_) => with(self).unwrap_or_else(|| Dim::Term(self.clone())),
-            Kind::Sum(c0, ts) => ts.iter().fold(Dim::Known(*c0), |acc, (t, c)| acc.add(&sub(t).mul(&Dim::Known(*c)))),
+            Kind::Sum(ts, c0) => ts.iter().fold(Dim::Known(*c0), |acc, (t, c)| acc.add(&sub(t).mul(&Dim::Known(*c)))),
             Kind::Product(fs) => fs.iter().fold(Dim::Known(1), |acc, f| acc.mul(&sub(f))),
             Kind::Floor(t, k) => sub(t).div_floor(&Dim::Known(*k)),
             Kind::Div(a, d) => sub(a).div_floor(&sub(d)),
-            Kind::Min(c, ts) | Kind::Max(c, ts) => {
+            Kind::Min(ts, c) | Kind::Max(ts, c) => {
                 let mut dims = all(ts);
                 dims.extend(c.map(Dim::Known));
                 let refs: Vec<&Dim> = dims.iter().collect();
@@ -775,7 +755,7 @@ impl fmt::Display for Term {
             Kind::Name(s) => f.write_str(s),
             Kind::Fresh(n) => write!(f, "?{n}"),
             Kind::Product(fs) => join(f, fs, "*"),
-            Kind::Sum(c0, ts) => {
+            Kind::Sum(ts, c0) => {
                 // A constant goes first where the first term is subtracted (`5-a`).
                 let lead = ts.first().is_some_and(|(_, c)| *c < 0) && *c0 > 0;
                 if lead {
@@ -814,7 +794,7 @@ impl fmt::Display for Term {
                 );
                 write!(f, "floor({a}/{b})")
             }
-            Kind::Min(c, ts) | Kind::Max(c, ts) => {
+            Kind::Min(ts, c) | Kind::Max(ts, c) => {
                 f.write_str(if matches!(self.0.kind, Kind::Min(..)) { "min(" } else { "max(" })?;
                 // A min or max holds at least one term beside its constant.
                 if let Some(c) = c {
