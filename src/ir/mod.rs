@@ -407,34 +407,26 @@ impl Node {
 
     /// An integer attribute.
     pub fn attr_int(&self, name: &str) -> Option<i64> {
-        match self.attr(name) {
-            Some(AttrValue::Int(i)) => Some(*i),
-            _ => None,
-        }
+        let Some(AttrValue::Int(i)) = self.attr(name) else { return None };
+        Some(*i)
     }
 
     /// A float attribute.
     pub fn attr_float(&self, name: &str) -> Option<f32> {
-        match self.attr(name) {
-            Some(AttrValue::Float(f)) => Some(*f),
-            _ => None,
-        }
+        let Some(AttrValue::Float(f)) = self.attr(name) else { return None };
+        Some(*f)
     }
 
     /// An integer-list attribute.
     pub fn attr_ints(&self, name: &str) -> Option<&[i64]> {
-        match self.attr(name) {
-            Some(AttrValue::Ints(v)) => Some(v),
-            _ => None,
-        }
+        let Some(AttrValue::Ints(v)) = self.attr(name) else { return None };
+        Some(v)
     }
 
     /// A string attribute, as text.
     pub fn attr_str(&self, name: &str) -> Option<String> {
-        match self.attr(name) {
-            Some(AttrValue::String(s)) => Some(String::from_utf8_lossy(s).into_owned()),
-            _ => None,
-        }
+        let Some(AttrValue::String(s)) = self.attr(name) else { return None };
+        Some(String::from_utf8_lossy(s).into_owned())
     }
 
     /// The subgraphs this node holds, with the attribute that holds each.
