@@ -92,10 +92,7 @@ impl<'a> Iterator for Fields<'a> {
 
     #[inline(always)]
     fn next(&mut self) -> Option<Self::Item> {
-        if self.buf.is_empty() {
-            return None;
-        }
-        Some(self.field())
+        (!self.buf.is_empty()).then(|| self.field())
     }
 }
 
