@@ -714,12 +714,10 @@ impl Infer<'_> {
             (_, Some(f)) => Ok(self.call(n, f)),
             _ => match def {
                 Some(def) if !def.takes(node.inputs.len()) => {
-                    let want = if def.schema.max_inputs == u32::MAX {
-                        format!("at least {}", def.schema.min_inputs)
-                    } else if def.schema.min_inputs == def.schema.max_inputs {
-                        format!("{}", def.schema.min_inputs)
-                    } else {
-                        format!("{} to {}", def.schema.min_inputs, def.schema.max_inputs)
+                    let want = match (def.schema.min_inputs, def.schema.max_inputs) {
+                        (lo, u32::MAX) => format!("at least {lo}"),
+                        (lo, hi) if lo == hi => lo.to_string(),
+                        (lo, hi) => format!("{lo} to {hi}"),
                     };
                     Err(RuleError::Invalid(format!(
                         "{} (opset {opset}) takes {want} inputs, the node has {}",
