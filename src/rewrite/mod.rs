@@ -258,9 +258,7 @@ impl Patch {
     pub fn new(model: &Model) -> Patch {
         let mut names: HashSet<String, _> = model.values.iter().map(|v| v.name.to_string()).collect();
         names.extend(model.nodes.node_weights().map(|n| n.name.to_string()));
-        for g in &model.graphs {
-            names.extend(g.initializers.iter().map(|t| t.name.clone()));
-        }
+        names.extend(model.graphs.iter().flat_map(|g| g.initializers.iter().map(|t| t.name.clone())));
         Patch { names, ..Patch::default() }
     }
 
