@@ -482,17 +482,11 @@ pub(super) fn extreme(dims: &[&Dim], max: bool) -> Dim {
     kept.sort();
     // A constant every term beats (or none beats) by its bounds decides alone.
     if let Some(c) = constant {
-        let (lo, hi) = kept.iter().fold((i64::MAX, i64::MIN), |(lo, hi), t| {
-            let (l, h) = t.bounds(&|_| (0, None));
-            (lo.min(l), hi.max(h.unwrap_or(i64::MAX)))
-        });
-        if !kept.is_empty() && ((!max && c <= lo) || (max && c >= hi)) {
+        let bounds: Vec<(i64, Option<i64>)> = kept.iter().map(|t| t.bounds(&|_| (0, None))).collect();
+        if !kept.is_empty() && bounds.iter().all(|&(l, h)| if max { c >= h.unwrap_or(i64::MAX) } else { c <= l }) {
             return Dim::Known(c);
         }
-        if !max && kept.iter().all(|t| t.bounds(&|_| (0, None)).1.is_some_and(|h| h <= c)) {
-            constant = None;
-        }
-        if max && kept.iter().all(|t| t.bounds(&|_| (0, None)).0 >= c) {
+        if bounds.iter().all(|&(l, h)| if max { l >= c } else { h.is_some_and(|h| h <= c) }) {
             constant = None;
         }
     }
