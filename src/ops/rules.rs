@@ -1553,6 +1553,10 @@ pub fn einsum(c: &Ctx) -> R {
         // The ellipsis covers the dims the labels leave.
         let ne = s.len() - labels.len();
         if let Some(p) = at {
+            // The spec's inference and onnxruntime take an ellipsis of one length throughout.
+            if let Some(first) = ell.first().filter(|e| e.len() != ne) {
+                return invalid(format!("Einsum: the ellipsis stands for {} axes and for {ne}", first.len()));
+            }
             ell.push(s[p..p + ne].to_vec());
         }
         for (j, &ch) in labels.iter().enumerate() {
@@ -2217,6 +2221,31 @@ pub fn attention(c: &Ctx) -> R {
         3 => v[2].div_floor(&kvh),
         r => return invalid(format!("Attention: V has rank {r}")),
     };
+    // As onnxruntime checks them: one batch; Q's head size is K's, V's sequence is K's (and
+    // its heads K's); K's heads divide Q's; a 3-D input's last size splits into its heads.
+    let mut out = Out::default();
+    let q_head = if q.len() == 4 { q[3].clone() } else { exact_head(&q[2], &qh, "Q")? };
+    if k.len() == 3 {
+        exact_head(&k[2], &kvh, "K")?;
+    }
+    if v.len() == 3 {
+        exact_head(&v[2], &kvh, "V")?;
+    }
+    let v_at = |k4: usize, k3: usize| if v.len() == 4 { v[k4].clone() } else { v[k3].clone() };
+    for (what, a, b) in
+        [("batch", &b, &k[0]), ("batch", &b, &v[0]), ("head size", &q_head, &head), ("sequence", &kv_seq, &v_at(2, 1))]
+    {
+        let (_, same) = a.pin(b).ok_or_else(|| RuleError::Invalid(format!("Attention: {what} {a} and {b} differ")))?;
+        out.assumptions.extend(same.map(|s| (0, s)));
+    }
+    if v.len() == 4 && k.len() == 4 && v[1].known().zip(k[1].known()).is_some_and(|(x, y)| x != y) {
+        return invalid(format!("Attention: V has {} heads, K {}", v[1], k[1]));
+    }
+    if let (Some(a), Some(h)) = (q_heads.known(), kv_heads.known()) {
+        if h <= 0 || a % h != 0 {
+            return invalid(format!("Attention: {h} heads of K and V do not divide Q's {a}"));
+        }
+    }
     let y = if q.len() == 4 {
         vec![b.clone(), q_heads.clone(), q_seq.clone(), v_head.clone()]
     } else {
@@ -2224,12 +2253,66 @@ pub fn attention(c: &Ctx) -> R {
     };
     let past = if c.has(4) { dim(c, 4, 2) } else { Dim::Known(0) };
     let total = past.add(&kv_seq);
-    outs(vec![
+    // The mask stretches to [batch, heads, q_seq] and holds at most `total` along its last axis
+    // (the spec pads a shorter one; onnxruntime 1.32 wants both last sizes exact).
+    if let Some((last, lead)) = c.shape(3).filter(|_| c.has(3)).and_then(|m| m.split_last()) {
+        let scores = [b.clone(), q_heads.clone(), q_seq.clone()];
+        let stretch = uni(&scores, lead, 3).map_err(|_| {
+            let (m, scores) = (crate::shape::render(lead), crate::shape::render(&scores));
+            RuleError::Invalid(format!("Attention: the mask's leading sizes {m} do not stretch to {scores}"))
+        })?;
+        out.assumptions.extend(stretch.assumptions);
+        if let Some((l, t)) = last.known().zip(total.known()).filter(|(l, t)| l > t) {
+            return invalid(format!("Attention: the mask's last size {l} exceeds the {t} keys"));
+        }
+    }
+    out.types = smallvec::smallvec![
         ty(dtype, Some(y)),
         ty(c.dtype(1), Some(vec![b.clone(), kv_heads.clone(), total.clone(), head])),
         ty(c.dtype(2), Some(vec![b.clone(), kv_heads, total.clone(), v_head])),
         ty(dtype, Some(vec![b, q_heads, q_seq, total])),
-    ])
+    ];
+    Ok(out)
+}
+
+/// A 3-D attention input's last size over its heads, which must divide it.
+fn exact_head(d: &Dim, heads: &Dim, what: &str) -> Result<Dim, RuleError> {
+    match heads.known() {
+        Some(h) if h > 0 => {
+            Ok(exact_div(d, h).map_err(|e| RuleError::Invalid(format!("Attention: {what}'s hidden size: {e}")))?.0)
+        }
+        _ => Ok(d.div_floor(heads)),
+    }
+}
+
+/// RMSNormalization: like the input; the scale stretches to it.
+pub fn rms_norm(c: &Ctx) -> R {
+    let mut out = like_input(c);
+    if let (Some(x), Some(s)) = (c.shape(0), c.shape(1)) {
+        out.assumptions = uni(x, s, 1).map_err(RuleError::Broadcast)?.assumptions;
+    }
+    Ok(out)
+}
+
+/// RotaryEmbedding: like the input; the cos and sin caches hold half the rotary size (the
+/// head size unless `rotary_embedding_dim` says) along their last axis, and share a shape.
+pub fn rotary_embedding(c: &Ctx) -> R {
+    let mut out = like_input(c);
+    if let (Some(x), Some(cos)) = (c.shape(0), c.shape(1)) {
+        let head = match x.len() {
+            4 => x[3].clone(),
+            3 => x[2].div_floor(&attr_dim(c, "num_heads")),
+            r => return invalid(format!("RotaryEmbedding: input rank {r} is not 3 or 4")),
+        };
+        let rot = c.node.attr_int("rotary_embedding_dim").filter(|d| *d > 0).map_or(head, Dim::Known);
+        let mut want = cos.to_vec();
+        if let Some(last) = want.last_mut() {
+            *last = rot.div_floor(&Dim::Known(2));
+        }
+        expect_shape(c, 1, &want, &mut out)?;
+        expect_shape(c, 2, cos, &mut out)?;
+    }
+    Ok(out)
 }
 
 pub fn flex_attention(c: &Ctx) -> R {

@@ -1006,6 +1006,83 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
         // "size_ % 2 == 1 was false."
         ("LRN", 18, &[("size", 2)], &[("x", &[1, 2, 3, 3])], Err("size 2 is not odd")),
         ("LRN", 18, &[("size", 3)], &[("x", &[1, 2, 3, 3])], Ok(&[1, 2, 3, 3])),
+        // attention_helper.h: "inconsistent head size", "... sequence length", heads that do not
+        // divide; the mask's last size may fall short of the keys (the spec pads it, where
+        // onnxruntime 1.32 wants it exact) but not exceed them.
+        (
+            "Attention",
+            23,
+            &[],
+            &[("x", &[2, 4, 8, 16]), ("k", &[2, 4, 6, 12]), ("v", &[2, 4, 6, 16])],
+            Err("head size 16 and 12 differ"),
+        ),
+        (
+            "Attention",
+            23,
+            &[],
+            &[("x", &[2, 4, 8, 16]), ("k", &[2, 4, 6, 16]), ("v", &[2, 4, 5, 16])],
+            Err("sequence 6 and 5 differ"),
+        ),
+        (
+            "Attention",
+            23,
+            &[],
+            &[("x", &[2, 4, 8, 16]), ("k", &[2, 3, 6, 16]), ("v", &[2, 3, 6, 16])],
+            Err("3 heads of K and V do not divide Q's 4"),
+        ),
+        (
+            "Attention",
+            23,
+            &[("q_num_heads", 4), ("kv_num_heads", 2)],
+            &[("x", &[2, 8, 64]), ("k", &[2, 6, 30]), ("v", &[2, 6, 32])],
+            Err("head size 16 and 15 differ"),
+        ),
+        (
+            "Attention",
+            23,
+            &[("q_num_heads", 4), ("kv_num_heads", 2)],
+            &[("x", &[2, 8, 64]), ("k", &[2, 6, 32]), ("v", &[2, 6, 32])],
+            Ok(&[2, 8, 64]),
+        ),
+        (
+            "Attention",
+            23,
+            &[],
+            &[("x", &[2, 4, 8, 16]), ("k", &[2, 4, 6, 16]), ("v", &[2, 4, 6, 16]), ("m", &[8, 7])],
+            Err("the mask's last size 7 exceeds the 6 keys"),
+        ),
+        (
+            "Attention",
+            23,
+            &[],
+            &[("x", &[2, 4, 8, 16]), ("k", &[2, 4, 6, 16]), ("v", &[2, 4, 6, 16]), ("m", &[3, 6])],
+            Err("the mask's leading sizes [3]"),
+        ),
+        (
+            "Attention",
+            23,
+            &[],
+            &[("x", &[2, 4, 8, 16]), ("k", &[2, 4, 6, 16]), ("v", &[2, 4, 6, 16]), ("m", &[8, 5])],
+            Ok(&[2, 4, 8, 16]),
+        ),
+        // "Scale and (optional) bias must match X.shape[axis:] or be NumPy-broadcastable to it."
+        ("RMSNormalization", 23, &[], &[("x", &[2, 3, 4]), ("s", &[3])], Err("do not broadcast")),
+        ("RMSNormalization", 23, &[], &[("x", &[2, 3, 4]), ("s", &[4])], Ok(&[2, 3, 4])),
+        // "Input 'cos_cache' dimension 1 should be same as head_size / 2 or rotary_embedding_dim / 2, got 6"
+        (
+            "RotaryEmbedding",
+            23,
+            &[],
+            &[("x", &[2, 4, 8, 16]), ("c", &[10, 6]), ("s", &[10, 6]), ("i", &[2, 8])],
+            Err("input 1 must be of shape [10, 8]"),
+        ),
+        (
+            "RotaryEmbedding",
+            23,
+            &[],
+            &[("x", &[2, 4, 8, 16]), ("c", &[10, 8]), ("s", &[10, 8]), ("i", &[2, 8])],
+            Ok(&[2, 4, 8, 16]),
+        ),
     ];
     for (op, opset, attrs, inputs, want) in rows {
         let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
@@ -1089,6 +1166,14 @@ fn value_axes_and_symbolic_index_bounds_are_checked() {
         infer(&model(graph(vec![n], inputs, vec![], &["y"])), &Options::default()).diagnostics.len()
     };
     assert_eq!((roi(5), roi(4)), (0, 1));
+    // The spec's inference and onnxruntime take an ellipsis of one length in every input
+    // ("Ellipsis for input 1 represents 1 dimensions, but ellipsis for input 0 represents 2").
+    let einsum = |a: &[D]| {
+        let n = with_str(node("Einsum", &["x", "b"], &["y"]), "equation", "...ij,...jk->...ik");
+        let inputs = vec![f32_input("x", a), f32_input("b", &[D::N(3), D::N(3), D::N(4)])];
+        infer(&model(graph(vec![n], inputs, vec![], &["y"])), &Options::default()).diagnostics.len()
+    };
+    assert_eq!((einsum(&[D::N(1), D::N(2), D::N(3)]), einsum(&[D::N(2), D::N(1), D::N(2), D::N(3)])), (0, 1));
     for (op, pads) in [("MaxPool", [3, 0]), ("AveragePool", [0, 3]), ("LpPool", [4, 4])] {
         let msgs = pool(op, &pads);
         assert!(msgs.iter().any(|m| m.contains("refuses a pad as wide as the kernel")), "{op}: {msgs:?}");
