@@ -70,7 +70,8 @@ def main():
         if s.deprecated:
             deprecated.append((domain, s.name, s.since_version))
         hi = "u32::MAX" if s.max_input >= 2**31 - 1 else str(s.max_input)
-        rows.append((domain, s.name, s.since_version, s.min_input, hi, constraints(s, masks)))
+        attrs = " ".join(sorted(s.attributes))
+        rows.append((domain, s.name, s.since_version, s.min_input, hi, constraints(s, masks), attrs))
     rows.sort()
     newest = sorted(("" if d == "ai.onnx" else d, hi) for d, (_, hi) in onnx.defs.C.schema_version_map().items())
     out = [
@@ -89,8 +90,8 @@ def main():
         "    Elements { set, binds: false }",
         "}",
         "",
-        "const fn r(domain: &'static str, op: &'static str, since: i64, min_inputs: u32, max_inputs: u32, inputs: C) -> Schema {",
-        "    Schema { op, domain, since, min_inputs, max_inputs, inputs }",
+        "const fn r(domain: &'static str, op: &'static str, since: i64, min_inputs: u32, max_inputs: u32, inputs: C, attrs: &'static str) -> Schema {",
+        "    Schema { op, domain, since, min_inputs, max_inputs, inputs, attrs }",
         "}",
         "",
         "/// The newest opset version of each domain these schemas describe.",
@@ -113,8 +114,8 @@ def main():
         "#[rustfmt::skip]",
         "pub static TABLE: &[Schema] = &[",
     ]
-    for d, op, since, lo, hi, ins in rows:
-        out.append(f'    r("{d}", "{op}", {since}, {lo}, {hi}, {ins}),')
+    for d, op, since, lo, hi, ins, attrs in rows:
+        out.append(f'    r("{d}", "{op}", {since}, {lo}, {hi}, {ins}, "{attrs}"),')
     out.append("];")
     open("src/ops/table.rs", "w").write("\n".join(out) + "\n")
     print(len(rows), "rows")

@@ -825,6 +825,16 @@ impl Infer<'_> {
         if ops::newest(&node.domain).is_none_or(|newest| opset > newest) {
             return;
         }
+        let unknown: Vec<&str> =
+            node.attrs.iter().map(|a| a.name.as_str()).filter(|a| !def.schema.takes_attr(a)).collect();
+        if !unknown.is_empty() {
+            let msg = format!(
+                "{} (opset {opset}) has no attribute '{}'; onnx's checker and onnxruntime refuse the node",
+                node.op_type,
+                unknown.join("', '")
+            );
+            self.flag(n, Severity::Error, Code::InvalidNode, msg);
+        }
         // The first input bound to each type variable: (variable, element type, input).
         let mut bound: ops::PerInput<(usize, DType, ValueId)> = ops::PerInput::new();
         for (slot, v) in node.inputs.iter().enumerate() {

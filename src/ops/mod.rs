@@ -210,6 +210,16 @@ pub struct Schema {
     pub max_inputs: u32,
     /// The element types the schema allows each input.
     pub inputs: Constraints,
+    /// The attributes it defines, by name, separated by spaces.
+    pub attrs: &'static str,
+}
+
+impl Schema {
+    /// Whether the schema defines an attribute `name`: onnx's checker and onnxruntime refuse a
+    /// node with any other.
+    pub fn takes_attr(&self, name: &str) -> bool {
+        self.attrs.split(' ').any(|a| a == name)
+    }
 }
 
 /// One op at one schema version: the schema's facts with the op's meaning (`registry.rs`)

@@ -746,9 +746,10 @@ fn negative_pads_over_a_symbol_are_a_condition() {
 }
 
 /// Nodes whose inputs do not fit together, which onnxruntime 1.32 refuses, were inferred as if
-/// they ran: normalization scales of the wrong length, scatter updates of another shape than
-/// their indices, indices beyond the data, axes the input lacks, blocks that do not tile, ops
-/// onnx deprecates at the model's opset (they were inferred with the last rule before).
+/// they ran: attributes the op's schema does not define, normalization scales of the wrong
+/// length, scatter updates of another shape than their indices, indices beyond the data, axes
+/// the input lacks, blocks that do not tile, ops onnx deprecates at the model's opset (they
+/// were inferred with the last rule before).
 /// Each row is a one-node model (inputs named by role; i of int64, q and z of uint8), with
 /// onnxruntime's output shape where it runs, our message where it refuses (its words in the
 /// comment).
@@ -1082,6 +1083,23 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
             &[],
             &[("x", &[2, 4, 8, 16]), ("c", &[10, 8]), ("s", &[10, 8]), ("i", &[2, 8])],
             Ok(&[2, 4, 8, 16]),
+        ),
+        // Attributes the schema lacks: "Unrecognized attribute: axis for operator
+        // DequantizeLinear" (onnxruntime's quantize_static wrote it, per channel at opset 12).
+        (
+            "DequantizeLinear",
+            12,
+            &[("axis", 0)],
+            &[("q", &[2, 3]), ("s", &[]), ("z", &[])],
+            Err("DequantizeLinear (opset 12) has no attribute 'axis'"),
+        ),
+        ("DequantizeLinear", 13, &[("axis", 0)], &[("q", &[2, 3]), ("s", &[]), ("z", &[])], Ok(&[2, 3])),
+        (
+            "Relu",
+            18,
+            &[("alpha", 1), ("beta", 2)],
+            &[("x", &[2])],
+            Err("Relu (opset 18) has no attribute 'alpha', 'beta'"),
         ),
     ];
     for (op, opset, attrs, inputs, want) in rows {
