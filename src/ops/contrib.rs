@@ -3,7 +3,7 @@
 //! onnxruntime's schemas (`onnxruntime/core/graph/contrib_ops/*_defs.cc`) and what
 //! onnxruntime 1.32 infers and checks at run time.
 
-use super::rules::{self, axis_in, outs as out, ty as tensor};
+use super::rules::{self, axis_in, expect_shape, outs as out, ty as tensor};
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::shape::{Dim, Shape};
@@ -60,6 +60,20 @@ fn attention(c: &Ctx) -> R {
             _ => Dim::Unknown,
         },
     };
+    // As onnxruntime checks them: weights [input hidden, q+k+v hidden], a bias per weight
+    // column, and heads that divide the query's hidden size.
+    let mut checked = Out::default();
+    let columns = c.shape(1).and_then(|w| w.get(1)).cloned().unwrap_or(Dim::Unknown);
+    expect_shape(c, 1, &[x[2].clone(), columns.clone()], &mut checked)?;
+    expect_shape(c, 2, std::slice::from_ref(&columns), &mut checked)?;
+    let q_hidden = match c.node.attr_ints("qkv_hidden_sizes") {
+        Some([q, ..]) => Some(*q),
+        _ => columns.known().map(|n| n / 3),
+    };
+    let heads = c.node.attr_int("num_heads").unwrap_or(0);
+    if let Some(h) = q_hidden.filter(|h| heads <= 0 || h % heads != 0) {
+        return invalid(c, format!("num_heads {heads} does not divide the hidden size {h}"));
+    }
     let output = vec![x[0].clone(), x[1].clone(), v_hidden];
     let present = c.shape(past_at).map(|p| {
         let mut p = p.to_vec();
@@ -68,7 +82,8 @@ fn attention(c: &Ctx) -> R {
         }
         p
     });
-    out(vec![tensor(dtype, Some(output)), tensor(dtype, present)])
+    checked.types = smallvec::smallvec![tensor(dtype, Some(output)), tensor(dtype, present)];
+    Ok(checked)
 }
 
 /// MultiHeadAttention: output [B, S, v_hidden] (packed QKV [B, L, N, 3, H]: [B, L, N*H]);
@@ -95,7 +110,21 @@ fn multi_head_attention(c: &Ctx) -> R {
         let (p, len) = (past?, kv_len.clone()?);
         (p.len() == 4).then(|| vec![p[0].clone(), p[1].clone(), p[2].add(&len), p[3].clone()])
     };
-    out(vec![tensor(dtype, output), tensor(dtype, present(c.shape(6))), tensor(dtype, present(c.shape(7)))])
+    // Separate 3-D query, key and value, as onnxruntime checks them: one batch, the key's
+    // hidden size the query's, the value's sequence the key's.
+    let mut checked = Out::default();
+    if let (3, Some([b, kv, _])) = (q.len(), c.shape(1)) {
+        expect_shape(c, 1, &[q[0].clone(), kv.clone(), q[2].clone()], &mut checked)?;
+        if let Some(v) = c.shape(2).filter(|v| v.len() == 3) {
+            expect_shape(c, 2, &[b.clone(), kv.clone(), v[2].clone()], &mut checked)?;
+        }
+    }
+    checked.types = smallvec::smallvec![
+        tensor(dtype, output),
+        tensor(dtype, present(c.shape(6))),
+        tensor(dtype, present(c.shape(7)))
+    ];
+    Ok(checked)
 }
 
 /// GroupQueryAttention: output like the query ([B, S, N*H]; packed QKV gives N*H of

@@ -243,7 +243,7 @@ fn pin_shapes(a: &[Dim], b: &[Dim], out: &mut Out) -> Result<(), String> {
 
 /// Input `i`, where present with a known shape, has the shape `want` (onnxruntime refuses
 /// any other): an error where known sizes differ, conditions where symbolic ones may.
-fn expect_shape(c: &Ctx, i: usize, want: &[Dim], out: &mut Out) -> Result<(), RuleError> {
+pub(super) fn expect_shape(c: &Ctx, i: usize, want: &[Dim], out: &mut Out) -> Result<(), RuleError> {
     match c.shape(i).filter(|_| c.has(i)) {
         Some(s) => pin_shapes(want, s, out).map_err(|e| {
             RuleError::Invalid(format!(

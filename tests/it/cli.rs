@@ -1170,6 +1170,42 @@ fn contrib_ops_have_onnxruntimes_shapes() {
     }
 }
 
+/// Contrib attention that onnxruntime 1.32 refuses at run time was inferred as if it ran:
+/// Attention weights whose rows are not the input's hidden size ("Input 1 dimension 0 should
+/// have same length as dimension 2 of input 0"), a bias unlike the weight's columns, heads
+/// that do not divide the hidden size ("hidden_size should be divisible by num_heads");
+/// MultiHeadAttention keys of another hidden size than the query ("Input 'query' and 'key'
+/// shall have same dim 2") and values of another length than the keys ("shall have same dim
+/// 1 (kv_sequence_length)").
+#[test]
+fn contrib_attention_checks_what_onnxruntime_checks() {
+    use build::{input, model, node, with_int};
+    use onnx_bcast::io::proto as onnx;
+    let infer = |op: &str, heads: i64, shapes: &[(&str, &[i64])]| {
+        let names: Vec<&str> = shapes.iter().map(|(n, _)| *n).collect();
+        let n = onnx::NodeProto {
+            domain: Some("com.microsoft".into()),
+            ..with_int(node("a", op, &names, &["y"]), "num_heads", heads)
+        };
+        let mut m = model(17, shapes.iter().map(|(n, s)| input(n, s)).collect(), vec![n], &["y"]);
+        m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) });
+        let inf = onnx_bcast::infer::infer(&build::load(&m), &Default::default());
+        inf.diagnostics.iter().map(|d| d.message.clone()).collect::<Vec<_>>()
+    };
+    let att = |w: &[i64], b: &[i64], heads| infer("Attention", heads, &[("x", &[2, 3, 8]), ("w", w), ("b", b)]);
+    assert!(att(&[8, 24], &[24], 2).is_empty());
+    assert_eq!(
+        att(&[6, 24], &[24], 2),
+        ["Attention: input 1 must be of shape [8, 24]: sizes 8 and 6 differ at axis 0"]
+    );
+    assert_eq!(att(&[8, 24], &[18], 2), ["Attention: input 2 must be of shape [24]: sizes 24 and 18 differ at axis 0"]);
+    assert_eq!(att(&[8, 24], &[24], 5), ["Attention: num_heads 5 does not divide the hidden size 8"]);
+    let mha = |k: &[i64], v: &[i64]| infer("MultiHeadAttention", 2, &[("q", &[2, 3, 8]), ("k", k), ("v", v)]);
+    assert!(mha(&[2, 5, 8], &[2, 5, 8]).is_empty());
+    assert!(mha(&[2, 5, 6], &[2, 5, 8])[0].contains("input 1 must be of shape [2, 5, 8]"));
+    assert!(mha(&[2, 5, 8], &[2, 4, 8])[0].contains("input 2 must be of shape [2, 5, 8]"));
+}
+
 /// Attributes from the model are bad input too: a GroupQueryAttention whose head counts
 /// overflow is an invalid node, not a panic.
 #[test]
