@@ -16,21 +16,23 @@
 //! dim a size, `{"input": i, "dim": k}` (negative `k` counts from the end) or `{"attr": "A"}`
 //! (`"index": k` for an ints attribute). A type is `{"input": i}` or an element type's name
 //! (`"float32"`, `"int64"`, ...). An output without a rule, or a rule whose inputs are not
-//! known, gives an unknown type.
+//! known, gives an unknown type. `"inputs": [{"input": i, "shape": ..}]` names shapes some
+//! inputs must have, in the same vocabulary: known sizes that differ are the node's error,
+//! symbolic ones a condition.
 
 use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::rules::{axis_in, matmul_shape, reduced};
+use super::rules::{axis_in, expect_shape, matmul_shape, reduced};
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::shape::{multi, Dim, Shape, Type};
 
-/// The rules of a file, by (domain, op type).
+/// The rules of a file, by (domain, op type): what each input must be, then the outputs.
 #[derive(Clone, Debug, Default)]
 pub struct OpRules {
-    rules: HashMap<(String, String), Vec<Output>>,
+    rules: HashMap<(String, String), (Vec<InputOf>, Vec<Output>)>,
 }
 
 #[derive(Deserialize)]
@@ -45,11 +47,21 @@ struct Rule {
     #[serde(default)]
     domain: String,
     op: String,
+    /// Shapes some inputs must have (the runtime refuses others).
+    #[serde(default)]
+    inputs: Vec<InputOf>,
     outputs: Vec<Output>,
     /// Free text: where the rule comes from.
     #[serde(default)]
     #[allow(dead_code)]
     note: String,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InputOf {
+    input: usize,
+    shape: ShapeOf,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -115,10 +127,12 @@ impl OpRules {
                         return Err(format!("{source}: {}.{}: no element type is named '{name}'", r.domain, r.op));
                     }
                 }
-                // A size given as a number is a size: a negative one gave tensors negative dims.
-                let dims: Vec<&DimOf> = match &o.shape {
-                    Some(ShapeOf::Same { set, .. }) => set.iter().map(|(_, d)| d).collect(),
-                    Some(ShapeOf::Dims { dims }) => dims.iter().collect(),
+            }
+            // A size given as a number is a size: a negative one gave tensors negative dims.
+            for shape in r.outputs.iter().filter_map(|o| o.shape.as_ref()).chain(r.inputs.iter().map(|i| &i.shape)) {
+                let dims: Vec<&DimOf> = match shape {
+                    ShapeOf::Same { set, .. } => set.iter().map(|(_, d)| d).collect(),
+                    ShapeOf::Dims { dims } => dims.iter().collect(),
                     _ => Vec::new(),
                 };
                 if let Some(n) = dims.iter().find_map(|d| match d {
@@ -129,7 +143,7 @@ impl OpRules {
                 }
             }
             let domain = if r.domain == "ai.onnx" { String::new() } else { r.domain };
-            rules.insert((domain, r.op), r.outputs);
+            rules.insert((domain, r.op), (r.inputs, r.outputs));
         }
         Ok(OpRules { rules })
     }
@@ -157,13 +171,18 @@ impl OpRules {
 
     /// The outputs of the node under its declared rule; `None` when none is declared.
     pub fn apply(&self, c: &Ctx) -> Option<Result<Out, RuleError>> {
-        let outputs = self.rules.get(&(c.node.domain.to_string(), c.node.op_type.to_string()))?;
-        Some(apply(outputs, c))
+        let (inputs, outputs) = self.rules.get(&(c.node.domain.to_string(), c.node.op_type.to_string()))?;
+        Some(apply(inputs, outputs, c))
     }
 }
 
-fn apply(outputs: &[Output], c: &Ctx) -> Result<Out, RuleError> {
+fn apply(inputs: &[InputOf], outputs: &[Output], c: &Ctx) -> Result<Out, RuleError> {
     let mut out = Out::default();
+    for i in inputs {
+        if let Some(want) = shape_of(&i.shape, c, &mut out)? {
+            expect_shape(c, i.input, &want, &mut out)?;
+        }
+    }
     for o in outputs {
         let dtype = match &o.dtype {
             Some(TypeOf::Input { input }) => c.dtype(*input),

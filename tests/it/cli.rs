@@ -1246,3 +1246,43 @@ fn the_docs_list_every_finding_code() {
     names.dedup();
     assert_eq!(names.len(), Code::ALL.len());
 }
+
+/// A declared rule may name the shapes some inputs must have, in the vocabulary of its
+/// outputs: a known size that differs is the node's error, a symbolic one a condition. The
+/// shipped SkipLayerNormalization rule says gamma, beta and bias are vectors of the input's
+/// last size, where onnxruntime 1.32 refuses others ("Last dimension of gamma and input does
+/// not match"); it took any.
+#[test]
+fn declared_rules_check_input_shapes() {
+    use build::{input, model, node};
+    use onnx_bcast::io::proto as onnx;
+    let text = r#"{"rules": [{"domain": "my.ops", "op": "Scale",
+        "inputs": [{"input": 1, "shape": {"dims": [{"input": 0, "dim": -1}]}}],
+        "outputs": [{"shape": {"same": 0}, "type": {"input": 0}}]}]}"#;
+    let rules = onnx_bcast::ops::OpRules::parse(text, "rules.json").unwrap();
+    let options = onnx_bcast::infer::Options { op_rules: Some(std::sync::Arc::new(rules)), ..Default::default() };
+    let infer = |domain: &str, op: &str, inputs: Vec<onnx::ValueInfoProto>| {
+        let names: Vec<String> = inputs.iter().map(|i| i.name.clone().unwrap_or_default()).collect();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let n = onnx::NodeProto { domain: Some(domain.into()), ..node("n", op, &names, &["y"]) };
+        let mut m = model(17, inputs, vec![n], &["y"]);
+        m.opset_import.push(onnx::OperatorSetIdProto { domain: Some(domain.into()), version: Some(1) });
+        onnx_bcast::infer::infer(&build::load(&m), &options)
+    };
+    let scale = |x: &[D], s: i64| infer("my.ops", "Scale", vec![input("x", x), input("s", &[s])]);
+    assert!(scale(&[D::N(2), D::N(8)], 8).diagnostics.is_empty());
+    let inf = scale(&[D::N(2), D::N(8)], 6);
+    assert_eq!(inf.diagnostics[0].message, "Scale: input 1 must be of shape [8]: sizes 8 and 6 differ at axis 0");
+    let inf = scale(&[D::N(2), D::S("h")], 8);
+    assert!(
+        inf.diagnostics.is_empty() && inf.contract.accepts("h", 8) && !inf.contract.accepts("h", 7),
+        "{:?}",
+        inf.contract
+    );
+    let sln = |gamma: i64| {
+        let x = || input("x", &[2i64, 3, 8]);
+        infer("com.microsoft", "SkipLayerNormalization", vec![x(), input("skip", &[2i64, 3, 8]), input("g", &[gamma])])
+    };
+    assert!(sln(8).diagnostics.is_empty());
+    assert!(sln(6).diagnostics[0].message.contains("input 2 must be of shape [8]"), "{:?}", sln(6).diagnostics);
+}
