@@ -1902,8 +1902,12 @@ pub fn dft(c: &Ctx) -> R {
         (true, true, Some([a])) => *a,
         (true, true, _) => return outs(vec![ty(dtype, Some(unknown_rank(x.len())))]),
     };
-    // The axis counts over the signal axes, not the trailing complex axis.
-    let a = axis_in(axis, x.len() - 1, "DFT")?;
+    // The axis counts over all axes (as onnxruntime and onnx's inference do) but may not be
+    // the trailing complex one.
+    let a = axis_in(axis, x.len(), "DFT")?;
+    if a == x.len() - 1 {
+        return invalid(format!("DFT: axis {axis} is the trailing real/imaginary axis"));
+    }
     let mut shape = x.to_vec();
     let len = match c.value(1) {
         Some([d]) => d.clone(),
