@@ -1336,10 +1336,13 @@ pub fn conv_transpose(c: &Ctx) -> R {
     let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
     for i in 0..n {
         let (axis, d) = (2 + i, &x[2 + i]);
+        let ek = (kernel[i] - 1).saturating_mul(dil[i]).saturating_add(1);
         let o = if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
-            d.mul(&Dim::Known(strides[i]))
+            // Padded to d*stride, but pads are never negative: onnxruntime's output is
+            // (d-1)*stride + min(stride, output_padding + kernel).
+            let rest = strides[i].min(opad[i].saturating_add(ek));
+            d.sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&Dim::Known(rest))
         } else {
-            let ek = (kernel[i] - 1).saturating_mul(dil[i]).saturating_add(1);
             let pad = if auto == "VALID" { 0 } else { pads[i].saturating_add(pads[i + n]) };
             // The output is (d-1)*stride + the rest, and onnxruntime refuses it below 1.
             let rest = opad[i].saturating_add(ek).saturating_sub(pad);
