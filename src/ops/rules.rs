@@ -2098,19 +2098,37 @@ pub fn dynamic_quantize(c: &Ctx) -> R {
     ])
 }
 
-fn loss_shape(c: &Ctx) -> Option<Shape> {
-    match c.node.attr_str("reduction").as_deref().unwrap_or("mean") {
+/// NegativeLogLikelihoodLoss's and SoftmaxCrossEntropyLoss's loss: input [N, C, d1, ...],
+/// target [N, d1, ...], a weight of rank 1 (as onnx's inference, so onnxruntime, checks).
+fn loss_shape(c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleError> {
+    let op = &c.node.op_type;
+    if let Some(x) = c.shape(0) {
+        if x.len() < 2 {
+            return invalid(format!("{op}: input rank {} is below 2", x.len()));
+        }
+        let target: Shape = std::iter::once(&x[0]).chain(&x[2..]).cloned().collect();
+        expect_shape(c, 1, &target, out)?;
+    }
+    if c.shape(2).is_some_and(|w| w.len() != 1) {
+        return invalid(format!("{op}: the weight must have rank 1"));
+    }
+    Ok(match c.node.attr_str("reduction").as_deref().unwrap_or("mean") {
         "none" => c.shape(1).map(<[Dim]>::to_vec),
         _ => Some(vec![]),
-    }
+    })
 }
 
 pub fn nll_loss(c: &Ctx) -> R {
-    outs(vec![ty(c.dtype(0), loss_shape(c))])
+    let mut out = Out::default();
+    out.types = smallvec::smallvec![ty(c.dtype(0), loss_shape(c, &mut out)?)];
+    Ok(out)
 }
 
 pub fn sce_loss(c: &Ctx) -> R {
-    outs(vec![ty(c.dtype(0), loss_shape(c)), ty(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))])
+    let mut out = Out::default();
+    let loss = loss_shape(c, &mut out)?;
+    out.types = smallvec::smallvec![ty(c.dtype(0), loss), ty(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))];
+    Ok(out)
 }
 
 pub fn dropout(c: &Ctx) -> R {
