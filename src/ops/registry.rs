@@ -269,7 +269,7 @@ pub static OPS: &[Meaning] = &[
     custom("QLinearConv", r::conv),
     custom("QLinearMatMul", r::matmul),
     custom("QuantizeLinear", r::quantize),
-    custom("RMSNormalization", r::rms_norm),
+    custom("RMSNormalization", r::layer_norm),
     custom("RNN", r::rnn),
     custom("RandomNormal", r::random),
     custom("RandomNormalLike", r::random_like),

@@ -1458,16 +1458,25 @@ pub fn group_norm(c: &Ctx) -> R {
     Ok(out)
 }
 
+/// LayerNormalization and RMSNormalization. onnxruntime refuses a scale or bias that does not
+/// broadcast to X, and nothing to normalize (a size 0 from `axis` on).
 pub fn layer_norm(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None), ty(None, None), ty(None, None)]) };
     let stash = attr_dtype(c, "stash_type", Some(DType::F32));
-    let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), x.len(), "LayerNormalization")?;
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), x.len(), &c.node.op_type)?;
     let mut out = Out::default();
     // Scale and bias stretch to the input (onnxruntime 1.32 takes a scale of the input's whole
     // shape as well as of the normalized axes').
     for s in (1..3).filter_map(|i| Some((i, c.shape(i).filter(|_| c.has(i))?))) {
         out.assumptions.extend(uni(x, s.1, s.0).map_err(RuleError::Broadcast)?.assumptions);
+    }
+    if x[axis..].contains(&Dim::Known(0)) {
+        return invalid(format!(
+            "{}: nothing to normalize from axis {axis} of {}",
+            c.node.op_type,
+            crate::shape::render(x)
+        ));
     }
     let mut stat: Shape = x[..axis].to_vec();
     stat.extend(vec![Dim::Known(1); x.len() - axis]);
@@ -2308,15 +2317,6 @@ fn exact_head(d: &Dim, heads: &Dim, what: &str) -> Result<Dim, RuleError> {
         }
         _ => Ok(d.div_floor(heads)),
     }
-}
-
-/// RMSNormalization: like the input; the scale stretches to it.
-pub fn rms_norm(c: &Ctx) -> R {
-    let mut out = like_input(c);
-    if let (Some(x), Some(s)) = (c.shape(0), c.shape(1)) {
-        out.assumptions = uni(x, s, 1).map_err(RuleError::Broadcast)?.assumptions;
-    }
-    Ok(out)
 }
 
 /// RotaryEmbedding: like the input; the cos and sin caches hold half the rotary size (the
