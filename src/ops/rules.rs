@@ -4,7 +4,7 @@
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::ir::{AttrValue, Tensor, TensorData};
-use crate::shape::{arith, multi, uni, Assumption, Dim, Shape, Type};
+use crate::shape::{arith, multi, render, uni, Assumption, Dim, Shape, Type};
 
 type R = Result<Out, RuleError>;
 
@@ -1124,8 +1124,8 @@ pub fn gemm(c: &Ctx) -> R {
             if cs.len() != 2 || multi(&[cs, &y]).map_or(true, |b| b.shape != y) {
                 return invalid(format!(
                     "without broadcast=1, Gemm's C must be [M, N] = {}, got {}",
-                    crate::shape::render(&y),
-                    crate::shape::render(cs)
+                    render(&y),
+                    render(cs)
                 ));
             }
         } else {
@@ -1472,11 +1472,8 @@ pub fn layer_norm(c: &Ctx) -> R {
         out.assumptions.extend(uni(x, s.1, s.0).map_err(RuleError::Broadcast)?.assumptions);
     }
     if x[axis..].contains(&Dim::Known(0)) {
-        return invalid(format!(
-            "{}: nothing to normalize from axis {axis} of {}",
-            c.node.op_type,
-            crate::shape::render(x)
-        ));
+        let x = crate::shape::render(x);
+        return invalid(format!("{}: nothing to normalize from axis {axis} of {x}", c.node.op_type));
     }
     let mut stat: Shape = x[..axis].to_vec();
     stat.extend(vec![Dim::Known(1); x.len() - axis]);
@@ -2025,11 +2022,15 @@ pub fn grid_sample(c: &Ctx) -> R {
     if x.len() < 3 || g.len() != x.len() {
         return invalid("GridSample: the grid's rank must equal the input's".into());
     }
-    // One grid per input of the batch, of points of rank - 2 coordinates.
+    // One grid per input of the batch, of points of rank - 2 coordinates; onnxruntime samples
+    // no empty input axis.
     let mut out = Out::default();
     let mut want = g.to_vec();
     (want[0], want[x.len() - 1]) = (x[0].clone(), Dim::Known(x.len() as i64 - 2));
     expect_shape(c, 1, &want, &mut out)?;
+    if x[2..].contains(&Dim::Known(0)) {
+        return invalid(format!("GridSample: an input spatial axis has size 0 in {}", crate::shape::render(x)));
+    }
     let mut shape = vec![x[0].clone(), x[1].clone()];
     shape.extend(g[1..g.len() - 1].iter().cloned());
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
