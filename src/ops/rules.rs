@@ -1615,9 +1615,12 @@ pub fn one_hot(c: &Ctx) -> R {
     };
     let rank = ind.len() + 1;
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), rank, "OneHot")?;
+    let mut out = Out::default();
+    expect_shape(c, 2, &[Dim::Known(2)], &mut out)?;
     let mut shape = ind.to_vec();
     shape.insert(axis, depth);
-    outs(vec![ty(dtype, Some(shape))])
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn gather_elements(c: &Ctx) -> R {
