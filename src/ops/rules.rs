@@ -1250,19 +1250,20 @@ fn kernel_of(c: &Ctx, w: &[Dim]) -> Option<Vec<i64>> {
 }
 
 pub fn conv(c: &Ctx) -> R {
-    let (wi, dtype) = match c.node.op_type.as_str() {
-        "ConvInteger" => (1, Some(DType::I32)),
-        "QLinearConv" => (3, c.dtype(7)),
-        _ => (1, c.dtype(0)),
+    let (wi, bias, dtype) = match c.node.op_type.as_str() {
+        "ConvInteger" => (1, None, Some(DType::I32)),
+        "QLinearConv" => (3, Some(8), c.dtype(7)),
+        "DeformConv" => (1, Some(3), c.dtype(0)),
+        _ => (1, Some(2), c.dtype(0)),
     };
     let (Some(x), Some(w)) = (c.shape(0), c.shape(wi)) else { return outs(vec![ty(dtype, rank_only(c, 0))]) };
+    let op = &c.node.op_type;
     if x.len() < 3 || w.len() != x.len() {
-        return invalid(format!("{}: input rank {} and weight rank {}", c.node.op_type, x.len(), w.len()));
+        return invalid(format!("{op}: input rank {} and weight rank {}", x.len(), w.len()));
     }
     let mut out = Out::default();
-    let op = &c.node.op_type;
-    // onnxruntime: the input has the weight's channels times the group, and the group divides
-    // the output channels.
+    // onnxruntime: the input has the weight's channels times the group, the group divides
+    // the output channels, and a bias has one value per output channel.
     let group = c.node.attr_int("group").unwrap_or(1);
     if group < 1 {
         return invalid(format!("{op}: group {group} is not positive"));
@@ -1273,6 +1274,9 @@ pub fn conv(c: &Ctx) -> R {
     out.assumptions.extend(same.map(|a| (1, a)));
     if let Some(m) = w[0].known().filter(|m| m % group != 0) {
         return invalid(format!("{op}: group {group} does not divide the {m} output channels"));
+    }
+    if let Some(b) = bias {
+        expect_shape(c, b, &w[..1], &mut out)?;
     }
     let mut shape = vec![x[0].clone(), w[0].clone()];
     let Some(kernel) = kernel_of(c, w) else {
