@@ -1371,12 +1371,21 @@ pub fn conv_transpose(c: &Ctx) -> R {
     Ok(out)
 }
 
+/// onnxruntime pools nothing empty but a batch of 0: "Only N can be zero".
+fn pool_empty(c: &Ctx, x: &[Dim]) -> Result<(), RuleError> {
+    if x[0].known().is_some_and(|n| n != 0) && x[1..].contains(&Dim::Known(0)) {
+        return invalid(format!("{}: input {} is empty but not in its batch", c.node.op_type, render(x)));
+    }
+    Ok(())
+}
+
 pub fn pool(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None), ty(Some(DType::I64), None)]) };
     if x.len() < 3 {
         return invalid(format!("{}: input rank {} is below 3", c.node.op_type, x.len()));
     }
+    pool_empty(c, x)?;
     let Some(kernel) = c.node.attr_ints("kernel_shape") else {
         return invalid(format!("{} needs kernel_shape", c.node.op_type));
     };
@@ -1394,6 +1403,7 @@ pub fn global_pool(c: &Ctx) -> R {
     if x.len() < 2 {
         return invalid(format!("{}: input rank {} is below 2", c.node.op_type, x.len()));
     }
+    pool_empty(c, x)?;
     let mut shape = x[..2].to_vec();
     shape.extend(vec![Dim::Known(1); x.len() - 2]);
     outs(vec![ty(dtype, Some(shape))])
