@@ -2620,7 +2620,8 @@ pub fn tree_ensemble(c: &Ctx) -> R {
 pub fn array_feature_extractor(c: &Ctx) -> R {
     let shape = match (c.shape(0), c.shape(1)) {
         (Some(x), Some(y)) if !x.is_empty() => {
-            let mut s = x[..x.len() - 1].to_vec();
+            // onnxruntime gives a 1-D input a leading axis of 1.
+            let mut s = if x.len() == 1 { vec![Dim::Known(1)] } else { x[..x.len() - 1].to_vec() };
             s.push(Dim::product(y));
             Some(s)
         }
