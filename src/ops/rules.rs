@@ -866,11 +866,14 @@ pub fn split(c: &Ctx) -> R {
             let parts = num_outputs.unwrap_or(n as i64).max(1);
             match d {
                 Dim::Known(k) if num_outputs.is_some() => {
-                    // Every part but the last has ceil(k / parts) elements; the last has what is left.
+                    // Every part but the last has ceil(k / parts) elements; the last has what is
+                    // left, which onnxruntime refuses below 0 (1 into 4 parts).
                     let chunk = (k / parts + i64::from(k % parts != 0)).max(0);
-                    (0..n as i64)
-                        .map(|i| Dim::Known(k.saturating_sub(chunk.saturating_mul(i)).clamp(0, chunk)))
-                        .collect()
+                    let last = chunk.checked_mul(n as i64 - 1).and_then(|x| k.checked_sub(x)).filter(|l| *l >= 0);
+                    let Some(last) = last else {
+                        return invalid(format!("Split: {k} in parts of {chunk} leaves nothing for the last of {n}"));
+                    };
+                    (0..n).map(|i| Dim::Known(if i + 1 == n { last } else { chunk })).collect()
                 }
                 Dim::Term(_) if n == 1 => vec![d.clone()],
                 Dim::Term(_) if num_outputs.is_some() => {
