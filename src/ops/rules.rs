@@ -2280,30 +2280,13 @@ pub fn attention(c: &Ctx) -> R {
         3 => v[2].div_floor(&kvh),
         r => return invalid(format!("Attention: V has rank {r}")),
     };
-    // As onnxruntime checks them: one batch; Q's head size is K's, V's sequence is K's (and
-    // its heads K's); K's heads divide Q's; a 3-D input's last size splits into its heads.
+    // onnxruntime 1.32 has Attention kernels for opsets 23 and 24, which check: Q, K and V of
+    // one rank, one batch; Q's head size is K's, V's sequence is K's (and its heads K's); K's
+    // heads divide Q's; a 3-D input's last size splits into its heads; no size is 0. From
+    // opset 25 it runs the function body, which broadcasts and checks none of this.
     let mut out = Out::default();
-    let q_head = if q.len() == 4 { q[3].clone() } else { exact_head(&q[2], &qh, "Q")? };
-    if k.len() == 3 {
-        exact_head(&k[2], &kvh, "K")?;
-    }
-    if v.len() == 3 {
-        exact_head(&v[2], &kvh, "V")?;
-    }
-    let v_at = |k4: usize, k3: usize| if v.len() == 4 { v[k4].clone() } else { v[k3].clone() };
-    for (what, a, b) in
-        [("batch", &b, &k[0]), ("batch", &b, &v[0]), ("head size", &q_head, &head), ("sequence", &kv_seq, &v_at(2, 1))]
-    {
-        let (_, same) = a.pin(b).ok_or_else(|| RuleError::Invalid(format!("Attention: {what} {a} and {b} differ")))?;
-        out.assumptions.extend(same.map(|s| (0, s)));
-    }
-    if v.len() == 4 && k.len() == 4 && v[1].known().zip(k[1].known()).is_some_and(|(x, y)| x != y) {
-        return invalid(format!("Attention: V has {} heads, K {}", v[1], k[1]));
-    }
-    if let (Some(a), Some(h)) = (q_heads.known(), kv_heads.known()) {
-        if h <= 0 || a % h != 0 {
-            return invalid(format!("Attention: {h} heads of K and V do not divide Q's {a}"));
-        }
+    if c.opset < 25 {
+        attention_kernel_checks(q, k, v, [&b, &q_heads, &q_seq, &kv_heads, &kv_seq, &head], [&qh, &kvh], &mut out)?;
     }
     let y = if q.len() == 4 {
         vec![b.clone(), q_heads.clone(), q_seq.clone(), v_head.clone()]
@@ -2312,8 +2295,9 @@ pub fn attention(c: &Ctx) -> R {
     };
     let past = if c.has(4) { dim(c, 4, 2) } else { Dim::Known(0) };
     let total = past.add(&kv_seq);
-    // The mask stretches to [batch, heads, q_seq] and holds at most `total` along its last axis
-    // (the spec pads a shorter one; onnxruntime 1.32 wants both last sizes exact).
+    // The mask stretches to [batch, heads, q_seq] and (below opset 25) holds at most `total`
+    // along its last axis: the spec pads a shorter one, onnxruntime 1.32's kernels want it
+    // exact, its opset-25 body takes a longer one.
     if let Some((last, lead)) = c.shape(3).filter(|_| c.has(3)).and_then(|m| m.split_last()) {
         let scores = [b.clone(), q_heads.clone(), q_seq.clone()];
         let stretch = uni(&scores, lead, 3).map_err(|_| {
@@ -2321,7 +2305,7 @@ pub fn attention(c: &Ctx) -> R {
             RuleError::Invalid(format!("Attention: the mask's leading sizes {m} do not stretch to {scores}"))
         })?;
         out.assumptions.extend(stretch.assumptions);
-        if let Some((l, t)) = last.known().zip(total.known()).filter(|(l, t)| l > t) {
+        if let Some((l, t)) = last.known().zip(total.known()).filter(|(l, t)| l > t && c.opset < 25) {
             return invalid(format!("Attention: the mask's last size {l} exceeds the {t} keys"));
         }
     }
@@ -2332,6 +2316,47 @@ pub fn attention(c: &Ctx) -> R {
         ty(dtype, Some(vec![b, q_heads, q_seq, total])),
     ];
     Ok(out)
+}
+
+/// The checks of onnxruntime's opset-23/24 Attention kernels (see `attention`), with the
+/// conditions symbolic sizes need.
+fn attention_kernel_checks(
+    q: &[Dim],
+    k: &[Dim],
+    v: &[Dim],
+    [b, q_heads, q_seq, kv_heads, kv_seq, head]: [&Dim; 6],
+    [qh, kvh]: [&Dim; 2],
+    out: &mut Out,
+) -> Result<(), RuleError> {
+    if q.len() != k.len() || k.len() != v.len() {
+        return invalid(format!("Attention: Q, K and V have ranks {}, {} and {}", q.len(), k.len(), v.len()));
+    }
+    if q.len() == 3 && (qh.known().is_none() || kvh.known().is_none()) {
+        return invalid("Attention: 3-D inputs need q_num_heads and kv_num_heads".into());
+    }
+    let q_head = if q.len() == 4 { q[3].clone() } else { exact_head(&q[2], qh, "Q")? };
+    if k.len() == 3 {
+        exact_head(&k[2], kvh, "K")?;
+        exact_head(&v[2], kvh, "V")?;
+    }
+    let v_seq = if v.len() == 4 { &v[2] } else { &v[1] };
+    for (what, x, y) in [("batch", b, &k[0]), ("batch", b, &v[0]), ("head size", &q_head, head), ("sequence", kv_seq, v_seq)]
+    {
+        let (_, same) = x.pin(y).ok_or_else(|| RuleError::Invalid(format!("Attention: {what} {x} and {y} differ")))?;
+        out.assumptions.extend(same.map(|s| (0, s)));
+    }
+    if v.len() == 4 && v[1].known().zip(k[1].known()).is_some_and(|(x, y)| x != y) {
+        return invalid(format!("Attention: V has {} heads, K {}", v[1], k[1]));
+    }
+    if let (Some(a), Some(h)) = (q_heads.known(), kv_heads.known()) {
+        if h <= 0 || a % h != 0 {
+            return invalid(format!("Attention: {h} heads of K and V do not divide Q's {a}"));
+        }
+    }
+    if [b, q_seq, kv_seq, head].iter().any(|d| d.known() == Some(0)) {
+        return invalid("Attention: a batch, sequence or head size is 0".into());
+    }
+    Ok(())
 }
 
 /// A 3-D attention input's last size over its heads, which must divide it.
