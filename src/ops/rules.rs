@@ -2161,6 +2161,11 @@ pub fn nll_loss(c: &Ctx) -> R {
 pub fn sce_loss(c: &Ctx) -> R {
     let mut out = Out::default();
     let loss = loss_shape(c, &mut out)?;
+    // Its function body reshapes the scores to [N, C, -1], which an N or C of 0 leaves
+    // undetermined: onnx's inference, so onnxruntime, refuses it.
+    if c.shape(0).is_some_and(|x| x[..2].contains(&Dim::Known(0))) {
+        return invalid("SoftmaxCrossEntropyLoss: a batch or class count of 0".into());
+    }
     out.types = smallvec::smallvec![ty(c.dtype(0), loss), ty(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))];
     Ok(out)
 }
