@@ -1249,10 +1249,14 @@ fn ints_or(c: &Ctx, name: &str, default: i64, len: usize) -> Vec<i64> {
 }
 
 /// A convolution's kernel sizes: `kernel_shape`, else the weight `w`'s axes from 2 when known.
-fn kernel_of(c: &Ctx, w: &[Dim]) -> Option<Vec<i64>> {
+/// onnxruntime refuses a `kernel_shape` unlike the weight's sizes.
+fn kernel_of(c: &Ctx, w: &[Dim]) -> Result<Option<Vec<i64>>, RuleError> {
     match c.node.attr_ints("kernel_shape") {
-        Some(k) => Some(k.to_vec()),
-        None => w[2..].iter().map(Dim::known).collect(),
+        Some(k) if k.len() + 2 != w.len() || k.iter().zip(&w[2..]).any(|(k, d)| d.known().is_some_and(|d| d != *k)) => {
+            invalid(format!("{}: kernel_shape {k:?} does not match the weight {}", c.node.op_type, render(w)))
+        }
+        Some(k) => Ok(Some(k.to_vec())),
+        None => Ok(w[2..].iter().map(Dim::known).collect()),
     }
 }
 
@@ -1286,7 +1290,7 @@ pub fn conv(c: &Ctx) -> R {
         expect_shape(c, b, &w[..1], &mut out)?;
     }
     let mut shape = vec![x[0].clone(), w[0].clone()];
-    let Some(kernel) = kernel_of(c, w) else {
+    let Some(kernel) = kernel_of(c, w)? else {
         shape.extend(unknown_rank(x.len() - 2));
         out.types = smallvec::smallvec![ty(dtype, Some(shape))];
         return Ok(out);
@@ -1318,7 +1322,7 @@ pub fn conv_transpose(c: &Ctx) -> R {
     }
     let mut shape = vec![x[0].clone(), w[1].mul(&Dim::Known(group))];
     let os = c.node.attr_ints("output_shape");
-    let kernel = kernel_of(c, w).filter(|_| os.is_none());
+    let kernel = kernel_of(c, w)?.filter(|_| os.is_none());
     let Some(kernel) = kernel else {
         shape.extend(match os {
             Some(os) => os[os.len().saturating_sub(n)..].iter().copied().map(Dim::Known).collect(),
