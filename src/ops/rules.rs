@@ -1520,19 +1520,29 @@ pub fn along_axis(c: &Ctx) -> R {
     Ok(like_input(c))
 }
 
-/// CumSum: like the input, along the axis its second input holds.
+/// CumSum: like the input, along the axis its second input holds (one element).
 pub fn cum_sum(c: &Ctx) -> R {
+    one_element(c, 1)?;
     if let (Some(x), Some(a)) = (c.shape(0), c.value(1).and_then(|v| v.first()?.known())) {
         axis_in(a, x.len(), "CumSum")?;
     }
     Ok(like_input(c))
 }
 
-/// Trilu: like the input, a batch of matrices.
+/// Trilu: like the input, a batch of matrices; its `k` holds one element.
 pub fn trilu(c: &Ctx) -> R {
+    one_element(c, 1)?;
     match c.shape(0) {
         Some(x) if x.len() < 2 => invalid(format!("Trilu: input rank {} is below 2", x.len())),
         _ => Ok(like_input(c)),
+    }
+}
+
+/// Input `i`, where present with a known shape, holds one element (onnxruntime refuses more).
+fn one_element(c: &Ctx, i: usize) -> Result<(), RuleError> {
+    match c.shape(i).filter(|_| c.has(i)).and_then(numel) {
+        Some(n) if n != 1 => invalid(format!("{}: input {i} holds {n} elements, not one", c.node.op_type)),
+        _ => Ok(()),
     }
 }
 
