@@ -2040,8 +2040,13 @@ pub fn rnn(c: &Ctx) -> R {
     Ok(out)
 }
 
+/// RoiAlign: X [N, C, H, W], rois [num_rois, 4] and batch_indices [num_rois], as onnx's
+/// inference and onnxruntime check.
 pub fn roi_align(c: &Ctx) -> R {
     let dtype = c.dtype(0);
+    if c.shape(0).is_some_and(|x| x.len() != 4) {
+        return invalid("RoiAlign: X must have rank 4".into());
+    }
     let ch = dim(c, 0, 1);
     let n = dim(c, 1, 0);
     let h = Dim::Known(c.node.attr_int("output_height").unwrap_or(1));
