@@ -499,9 +499,12 @@ pub fn slice(c: &Ctx) -> R {
         return invalid("Slice: starts, ends, axes and steps differ in length".into());
     }
     let mut shape: Shape = data.to_vec();
-    let mut ranges = vec![None; rank];
+    let (mut ranges, mut seen) = (vec![None; rank], vec![false; rank]);
     for k in 0..starts.len() {
         let a = axis_in(axes[k], rank, "Slice")?;
+        if std::mem::replace(&mut seen[a], true) {
+            return invalid(format!("Slice: axis {a} is sliced twice"));
+        }
         if steps[k] == 0 {
             return invalid("Slice: a step is 0".into());
         }
