@@ -14,6 +14,7 @@ mod exec_props;
 mod expand_props;
 mod fuse_props;
 mod node_cases;
+mod ort_cases;
 mod perf;
 mod real_models;
 mod rewrite_cases;

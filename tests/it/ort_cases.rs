@@ -1,0 +1,526 @@
+//! Shapes onnxruntime 1.32 gives at run time (CPUExecutionProvider, graph optimizations off)
+//! where inference once said otherwise, found by `scripts/ort_diff.py`. Each row is a one-node
+//! model (float inputs of concrete shapes, int64 initializers its rule reads) with the shape
+//! of output `y` that onnxruntime produced, or `None` where onnxruntime refuses the model: then
+//! inference must report an error finding on the node.
+
+use crate::build::{self, input, node, typed, with_int, with_ints, with_str};
+
+use onnx_bcast::infer::{infer, Options};
+use onnx_bcast::io::proto::{tensor_proto::DataType, ModelProto, NodeProto, OperatorSetIdProto, TensorProto};
+use onnx_bcast::shape::Dim;
+use onnx_bcast::{Model, Severity};
+
+/// An int64 initializer `name` of shape `dims` holding `values`.
+type Const = (&'static str, &'static [i64], &'static [i64]);
+
+fn case(opset: i64, inputs: &[(&str, &[i64])], consts: &[Const], n: NodeProto) -> ModelProto {
+    let inputs = inputs.iter().map(|(name, shape)| input(name, shape)).collect();
+    let mut m = build::model(opset, inputs, vec![n], &["y"]);
+    let g = m.graph.as_mut().unwrap();
+    g.initializer = consts
+        .iter()
+        .map(|(name, dims, values)| TensorProto {
+            name: Some(name.to_string()),
+            dims: dims.to_vec(),
+            data_type: Some(DataType::Int64 as i32),
+            int64_data: values.to_vec(),
+            ..Default::default()
+        })
+        .collect();
+    m
+}
+
+fn dft(inputs: &[&str]) -> NodeProto {
+    with_int(node("dft", "DFT", inputs, &["y"]), "onesided", 1)
+}
+
+fn conv_t(x: &[i64], w: &[i64], auto_pad: &str, stride: i64, opad: i64) -> ModelProto {
+    let n = with_ints(node("ct", "ConvTranspose", &["x", "w"], &["y"]), "strides", &[stride, stride]);
+    let n = with_ints(with_str(n, "auto_pad", auto_pad), "output_padding", &[opad, opad]);
+    case(22, &[("x", x), ("w", w)], &[], n)
+}
+
+/// A loss with `reduction="none"`: input `x`, int64 target `t`, optional weight `w`.
+fn loss(op: &str, x: &[i64], t: &[i64], w: Option<&[i64]>) -> ModelProto {
+    let mut inputs = vec![input("x", x), typed("t", DataType::Int64, t)];
+    inputs.extend(w.map(|w| input("w", w)));
+    let names: Vec<&str> = ["x", "t", "w"][..inputs.len()].to_vec();
+    let n = with_str(node("loss", op, &names, &["y"]), "reduction", "none");
+    build::model(13, inputs, vec![n], &["y"])
+}
+
+/// A normalization of `x` over the axes from `axis` with `scale` and an optional `bias`.
+fn norm(op: &str, x: &[i64], scale: &[i64], bias: Option<&[i64]>, axis: i64) -> ModelProto {
+    let mut inputs = vec![input("x", x), input("s", scale)];
+    inputs.extend(bias.map(|b| input("b", b)));
+    let names: Vec<&str> = ["x", "s", "b"][..inputs.len()].to_vec();
+    let opset = if op == "RMSNormalization" { 23 } else { 17 };
+    build::model(opset, inputs, vec![with_int(node("norm", op, &names, &["y"]), "axis", axis)], &["y"])
+}
+
+fn gather_el(x: &[i64], i: &[i64], axis: i64) -> ModelProto {
+    let n = with_int(node("ge", "GatherElements", &["x", "i"], &["y"]), "axis", axis);
+    build::model(13, vec![input("x", x), typed("i", DataType::Int64, i)], vec![n], &["y"])
+}
+
+fn grid(x: &[i64], g: &[i64]) -> ModelProto {
+    case(16, &[("x", x), ("g", g)], &[], node("gs", "GridSample", &["x", "g"], &["y"]))
+}
+
+/// OneHot of 3 indices, depth 10, with `values` of that shape.
+fn one_hot(values: &[i64]) -> ModelProto {
+    let n = node("oh", "OneHot", &["i", "d", "v"], &["y"]);
+    case(11, &[("v", values)], &[("i", &[3], &[0, 1, 2]), ("d", &[], &[10])], n)
+}
+
+fn conv(x: &[i64], w: &[i64], group: i64, bias: Option<&[i64]>) -> ModelProto {
+    let mut inputs = vec![("x", x), ("w", w)];
+    inputs.extend(bias.map(|b| ("b", b)));
+    let names: Vec<&str> = inputs.iter().map(|(n, _)| *n).collect();
+    case(11, &inputs, &[], with_int(node("conv", "Conv", &names, &["y"]), "group", group))
+}
+
+fn range() -> NodeProto {
+    node("range", "Range", &["s", "l", "d"], &["y"])
+}
+
+/// A pool of `x`, with a 2x2 window unless global.
+fn pool(op: &str, x: &[i64]) -> ModelProto {
+    let n = node("pool", op, &["x"], &["y"]);
+    let n = if op.starts_with("Global") { n } else { with_ints(n, "kernel_shape", &[2, 2]) };
+    case(12, &[("x", x)], &[], n)
+}
+
+/// A per-channel normalization of x [2, 3, 4]: `scale` first, `rest` for every other
+/// per-channel input (BatchNormalization's bias, mean and variance; InstanceNormalization's B).
+fn norm_c(op: &str, opset: i64, scale: &[i64], rest: &[i64]) -> ModelProto {
+    let names: &[&str] = if op == "BatchNormalization" { &["x", "s", "b", "m", "v"] } else { &["x", "s", "b"] };
+    let shapes = names.iter().enumerate().map(|(i, n)| {
+        (
+            *n,
+            match i {
+                0 => &[2, 3, 4][..],
+                1 => scale,
+                _ => rest,
+            },
+        )
+    });
+    case(opset, &shapes.collect::<Vec<_>>(), &[], node("norm", op, names, &["y"]))
+}
+
+fn feature_extractor(x: &[i64], y: &[i64]) -> ModelProto {
+    let mut n = node("afe", "ArrayFeatureExtractor", &["x", "i"], &["y"]);
+    n.domain = Some("ai.onnx.ml".into());
+    let mut m = build::model(17, vec![input("x", x), typed("i", DataType::Int64, y)], vec![n], &["y"]);
+    m.opset_import.push(OperatorSetIdProto { domain: Some("ai.onnx.ml".into()), version: Some(3) });
+    m
+}
+
+/// A recurrent `op` with hidden_size 4 over x [2, 3, 5] and its further inputs of `shapes`
+/// (W, R, B, sequence_lens (int32), initial_h, ...).
+fn rnn(op: &str, shapes: &[&[i64]]) -> ModelProto {
+    let names = ["x", "w", "r", "b", "sl", "h0", "c0", "p"];
+    let inputs = std::iter::once(&[2, 3, 5][..]).chain(shapes.iter().copied()).zip(names);
+    let inputs = inputs.map(|(s, n)| if n == "sl" { typed(n, DataType::Int32, s) } else { input(n, s) }).collect();
+    let mut n = with_int(node("rnn", op, &names[..shapes.len() + 1], &["y"]), "hidden_size", 4);
+    n.output.push("y_h".into());
+    build::model(14, inputs, vec![n], &["y"])
+}
+
+/// Attention of Q, K, V (and a mask) of `shapes`, with (q_num_heads, kv_num_heads) when given.
+fn attention(shapes: &[&[i64]], heads: Option<(i64, i64)>) -> ModelProto {
+    attention_at(23, shapes, heads)
+}
+
+fn attention_at(opset: i64, shapes: &[&[i64]], heads: Option<(i64, i64)>) -> ModelProto {
+    let names = ["q", "k", "v", "m"];
+    let inputs: Vec<(&str, &[i64])> = names.into_iter().zip(shapes.iter().copied()).collect();
+    let mut n = node("att", "Attention", &names[..shapes.len()], &["y"]);
+    if let Some((q, kv)) = heads {
+        n = with_int(with_int(n, "q_num_heads", q), "kv_num_heads", kv);
+    }
+    case(opset, &inputs, &[], n)
+}
+
+/// A scatter into `x` at int64 indices of shape `i` (zeros at run time) of `updates`.
+fn scatter(op: &str, x: &[i64], i: &[i64], updates: &[i64], axis: i64) -> ModelProto {
+    let n = node("scatter", op, &["x", "i", "u"], &["y"]);
+    let n = if op == "ScatterND" { n } else { with_int(n, "axis", axis) };
+    let opset = if op == "Scatter" { 10 } else { 16 };
+    build::model(opset, vec![input("x", x), typed("i", DataType::Int64, i), input("u", updates)], vec![n], &["y"])
+}
+
+/// Split of `x` into 4 outputs by num_outputs, the last one `y`.
+fn split4(x: &[i64]) -> ModelProto {
+    let n = with_int(node("split", "Split", &["x"], &["y0", "y1", "y2", "y"]), "num_outputs", 4);
+    case(18, &[("x", x)], &[], n)
+}
+
+fn blocks(op: &str, x: &[i64]) -> ModelProto {
+    case(13, &[("x", x)], &[], with_int(node("b", op, &["x"], &["y"]), "blocksize", 2))
+}
+
+/// `op` (Conv or ConvTranspose, opset 11) of x and w, with group and maybe kernel_shape.
+fn conv_k(op: &str, x: &[i64], w: &[i64], group: i64, kernel: Option<&[i64]>) -> ModelProto {
+    let n = with_int(node("c", op, &["x", "w"], &["y"]), "group", group);
+    let n = match kernel {
+        Some(k) => with_ints(n, "kernel_shape", k),
+        None => n,
+    };
+    case(11, &[("x", x), ("w", w)], &[], n)
+}
+
+fn roi_align(x: &[i64], rois: &[i64], batch: &[i64]) -> ModelProto {
+    let n = with_int(with_int(node("ra", "RoiAlign", &["x", "r", "b"], &["y"]), "output_height", 2), "output_width", 3);
+    build::model(16, vec![input("x", x), input("r", rois), typed("b", DataType::Int64, batch)], vec![n], &["y"])
+}
+
+/// ReverseSequence of x by int64 lengths of shape `lens` (time_axis 1 - batch_axis).
+fn reverse(x: &[i64], lens: &[i64], batch_axis: i64) -> ModelProto {
+    let n = with_int(node("rs", "ReverseSequence", &["x", "s"], &["y"]), "batch_axis", batch_axis);
+    let n = with_int(n, "time_axis", 1 - batch_axis);
+    build::model(10, vec![input("x", x), typed("s", DataType::Int64, lens)], vec![n], &["y"])
+}
+
+/// Slice of x [4, 5] from [0, 1] to [2, 3] along `axes`.
+fn slice(axes: &'static [i64]) -> ModelProto {
+    let consts: &[Const] = &[("s", &[2], &[0, 1]), ("e", &[2], &[2, 3]), ("a", &[2], axes)];
+    case(13, &[("x", &[4, 5])], consts, node("sl", "Slice", &["x", "s", "e", "a"], &["y"]))
+}
+
+/// (what, model, onnxruntime 1.32's output shape or `None` where it refuses the model).
+fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
+    vec![
+        // ORT: "[ShapeInferenceError] Invalid Target shape product of 0. Product cannot be 0
+        // in combination with -1"; we cancelled the two zeros and said [2, 6, 0].
+        (
+            "Reshape [0,3,4] to [2,-1,0] allowzero",
+            case(
+                21,
+                &[("x", &[0, 3, 4])],
+                &[("s", &[3], &[2, -1, 0])],
+                with_int(node("r", "Reshape", &["x", "s"], &["y"]), "allowzero", 1),
+            ),
+            None,
+        ),
+        (
+            "Reshape [0,3,4] to [0,-1]",
+            case(21, &[("x", &[0, 3, 4])], &[("s", &[2], &[0, -1])], node("r", "Reshape", &["x", "s"], &["y"])),
+            None,
+        ),
+        (
+            "Reshape [0,3,4] to [3,-1]",
+            case(21, &[("x", &[0, 3, 4])], &[("s", &[2], &[3, -1])], node("r", "Reshape", &["x", "s"], &["y"])),
+            Some(vec![3, 0]),
+        ),
+        // DFT's axis counts over all axes, the trailing real/imaginary one excluded (-1 is
+        // refused: "axis attribute value -1 is invalid for a tensor of rank 4"); we counted -2
+        // over the signal axes only and transformed axis 1.
+        (
+            "DFT-20 axis -2",
+            case(20, &[("x", &[1, 10, 6, 1])], &[("a", &[], &[-2])], dft(&["x", "", "a"])),
+            Some(vec![1, 10, 4, 2]),
+        ),
+        ("DFT-20 axis -1", case(20, &[("x", &[1, 10, 6, 1])], &[("a", &[], &[-1])], dft(&["x", "", "a"])), None),
+        (
+            "DFT-17 axis -2",
+            case(17, &[("x", &[1, 10, 6, 1])], &[], with_int(dft(&["x"]), "axis", -2)),
+            Some(vec![1, 10, 4, 2]),
+        ),
+        // ConvTranspose with auto_pad SAME pads toward d*stride, but a kernel shorter than the
+        // stride cannot pad negatively; output_padding counts only up to the stride. We said
+        // d*stride (2 and 9 below).
+        ("ConvTranspose SAME k1 s2", conv_t(&[1, 1, 1, 1], &[1, 2, 1, 1], "SAME_UPPER", 2, 0), Some(vec![1, 2, 1, 1])),
+        (
+            "ConvTranspose SAME k3 s2 opad1",
+            conv_t(&[1, 1, 3, 3], &[1, 2, 3, 3], "SAME_UPPER", 2, 1),
+            Some(vec![1, 2, 6, 6]),
+        ),
+        (
+            "ConvTranspose SAME k1 s3 opad1",
+            conv_t(&[1, 1, 3, 3], &[1, 2, 1, 1], "SAME_LOWER", 3, 1),
+            Some(vec![1, 2, 8, 8]),
+        ),
+        // NegativeLogLikelihoodLoss (and SoftmaxCrossEntropyLoss, whose expansion runs it):
+        // "Input and target dimension value mismatch", "Target rank must be 1 less than the
+        // input rank", "Weight rank must be 1". A weight of another length than C runs.
+        ("NLLLoss target [4,2]", loss("NegativeLogLikelihoodLoss", &[3, 5, 2], &[4, 2], None), None),
+        ("NLLLoss target [3,3]", loss("NegativeLogLikelihoodLoss", &[3, 5, 2], &[3, 3], None), None),
+        ("NLLLoss target [3]", loss("NegativeLogLikelihoodLoss", &[3, 5, 2], &[3], None), None),
+        ("NLLLoss weight [5,1]", loss("NegativeLogLikelihoodLoss", &[3, 5, 2], &[3, 2], Some(&[5, 1])), None),
+        ("NLLLoss weight [4]", loss("NegativeLogLikelihoodLoss", &[3, 5, 2], &[3, 2], Some(&[4])), Some(vec![3, 2])),
+        ("NLLLoss input [3]", loss("NegativeLogLikelihoodLoss", &[3], &[], None), None),
+        ("SCELoss target [4,2]", loss("SoftmaxCrossEntropyLoss", &[3, 5, 2], &[4, 2], None), None),
+        ("SCELoss target [3]", loss("SoftmaxCrossEntropyLoss", &[3, 5, 2], &[3], None), None),
+        // SoftmaxCrossEntropyLoss's body reshapes to [N, C, -1]: "Invalid Target shape product
+        // of 0" for N or C of 0; NegativeLogLikelihoodLoss runs them.
+        ("SCELoss x [0,5]", loss("SoftmaxCrossEntropyLoss", &[0, 5], &[0], None), None),
+        ("SCELoss x [3,0]", loss("SoftmaxCrossEntropyLoss", &[3, 0], &[3], None), None),
+        ("SCELoss x [3,5,0]", loss("SoftmaxCrossEntropyLoss", &[3, 5, 0], &[3, 0], None), Some(vec![3, 0])),
+        ("NLLLoss x [0,5,2]", loss("NegativeLogLikelihoodLoss", &[0, 5, 2], &[0, 2], None), Some(vec![0, 2])),
+        ("SCELoss weight [1]", loss("SoftmaxCrossEntropyLoss", &[3, 5, 2], &[3, 2], Some(&[1])), Some(vec![3, 2])),
+        // LayerNormalization and RMSNormalization: "Scale and (optional) bias must match
+        // X.shape[axis:] or be NumPy-broadcastable to it" (broadcast to all of X: [3, 4] runs
+        // with axis -1), and "Size of X.shape[axis:] must be at least 1, got 0".
+        ("LayerNorm scale [5]", norm("LayerNormalization", &[2, 3, 4], &[5], None, -1), None),
+        ("LayerNorm scale [1]", norm("LayerNormalization", &[2, 3, 4], &[1], None, -1), Some(vec![2, 3, 4])),
+        ("LayerNorm scale [3,4]", norm("LayerNormalization", &[2, 3, 4], &[3, 4], None, -1), Some(vec![2, 3, 4])),
+        ("LayerNorm scale [2,3,4,1]", norm("LayerNormalization", &[2, 3, 4], &[2, 3, 4, 1], None, -1), None),
+        ("LayerNorm bias [5]", norm("LayerNormalization", &[2, 3, 4], &[4], Some(&[5]), -1), None),
+        ("LayerNorm x [2,3,0]", norm("LayerNormalization", &[2, 3, 0], &[1], None, -1), None),
+        ("LayerNorm x [2,0,4] axis 1", norm("LayerNormalization", &[2, 0, 4], &[4], None, 1), None),
+        ("LayerNorm x [0,3,4]", norm("LayerNormalization", &[0, 3, 4], &[4], None, -1), Some(vec![0, 3, 4])),
+        ("RMSNorm scale [5]", norm("RMSNormalization", &[2, 3, 4], &[5], None, -1), None),
+        ("RMSNorm scale [3,4]", norm("RMSNormalization", &[2, 3, 4], &[3, 4], None, -1), Some(vec![2, 3, 4])),
+        ("RMSNorm x [2,3,0]", norm("RMSNormalization", &[2, 3, 0], &[1], None, -1), None),
+        // GatherElements: "Rank of input 'data' needs to be equal to rank of input 'indices'",
+        // "'indices' shape should have values within bounds of 'data' shape" off the axis.
+        ("GatherElements [3,4] by [2]", gather_el(&[3, 4], &[2], 0), None),
+        ("GatherElements [3,4] by [2,4,1]", gather_el(&[3, 4], &[2, 4, 1], 0), None),
+        ("GatherElements [3,4] by [4,2] axis 1", gather_el(&[3, 4], &[4, 2], 1), None),
+        ("GatherElements [3,4] by [2,9] axis 1", gather_el(&[3, 4], &[2, 9], 1), Some(vec![2, 9])),
+        ("GatherElements [3,4] by [5,2] axis 0", gather_el(&[3, 4], &[5, 2], 0), Some(vec![5, 2])),
+        // GridSample: "The last dimension of the grid tensor must be the rank of the grid tensor
+        // - 2", "Dimension mismatch in unification between 2 and 1" (batch), and at run time
+        // "Input spatial dimensions must be non-empty for sampling".
+        ("GridSample grid [1,2,4,3]", grid(&[1, 1, 3, 2], &[1, 2, 4, 3]), None),
+        ("GridSample grid batch 2", grid(&[1, 1, 3, 2], &[2, 2, 4, 2]), None),
+        ("GridSample x [1,1,0,2]", grid(&[1, 1, 0, 2], &[1, 2, 4, 2]), None),
+        ("GridSample", grid(&[1, 1, 3, 2], &[1, 2, 4, 2]), Some(vec![1, 1, 2, 4])),
+        // OneHot: "Input 'values' must have exactly two elements".
+        ("OneHot values [1]", one_hot(&[1]), None),
+        ("OneHot values [3]", one_hot(&[3]), None),
+        ("OneHot values [2]", one_hot(&[2]), Some(vec![3, 10])),
+        // Conv: "Input channels C is not equal to kernel channels * group", "Output channels M
+        // is not divisible by group", "bias must be a 1D tensor of size output_channels".
+        ("Conv C 3, W [2,2,3,3]", conv(&[1, 3, 5, 5], &[2, 2, 3, 3], 1, None), None),
+        ("Conv C 0, W [2,1,3,3]", conv(&[1, 0, 5, 5], &[2, 1, 3, 3], 1, None), None),
+        ("Conv group 2", conv(&[1, 4, 5, 5], &[2, 2, 3, 3], 2, None), Some(vec![1, 2, 3, 3])),
+        ("Conv group 2, M 3", conv(&[1, 4, 5, 5], &[3, 2, 3, 3], 2, None), None),
+        ("Conv bias [3], M 2", conv(&[1, 3, 5, 5], &[2, 3, 3, 3], 1, Some(&[3])), None),
+        // Range: "limit in Range operator should be scalar like tensor, yet got shape:{2}" (a
+        // limit of shape [1] computed by Shape and Gather runs).
+        ("Range limit [2]", case(11, &[], &[("s", &[], &[0]), ("l", &[2], &[5, 6]), ("d", &[], &[1])], range()), None),
+        ("Range limit [0]", case(11, &[], &[("s", &[], &[0]), ("l", &[0], &[]), ("d", &[], &[1])], range()), None),
+        ("Range", case(11, &[], &[("s", &[], &[0]), ("l", &[], &[5]), ("d", &[], &[1])], range()), Some(vec![5])),
+        // Pools: "Invalid input shape. Only N can be zero" at run time.
+        ("MaxPool [1,0,4,4]", pool("MaxPool", &[1, 0, 4, 4]), None),
+        ("MaxPool [0,1,4,4]", pool("MaxPool", &[0, 1, 4, 4]), Some(vec![0, 1, 3, 3])),
+        ("MaxPool [0,0,4,4]", pool("MaxPool", &[0, 0, 4, 4]), Some(vec![0, 0, 3, 3])),
+        ("AveragePool [1,1,0,4]", pool("AveragePool", &[1, 1, 0, 4]), None),
+        ("GlobalAveragePool [1,0,4,4]", pool("GlobalAveragePool", &[1, 0, 4, 4]), None),
+        ("GlobalMaxPool [1,2,0,4]", pool("GlobalMaxPool", &[1, 2, 0, 4]), None),
+        ("GlobalMaxPool [0,2,4,4]", pool("GlobalMaxPool", &[0, 2, 4, 4]), Some(vec![0, 2, 1, 1])),
+        // BatchNormalization: "Dimension mismatch in unification between 4 and 3", "Input 1
+        // expected to have rank 1"; opset 9 at run time: "Invalid input scale: 0th dimension !=
+        // 3". InstanceNormalization: "size of scale != input channel count", "Invalid input B:
+        // number of dimensions is not 1".
+        ("BatchNorm-15 scale [4]", norm_c("BatchNormalization", 15, &[4], &[3]), None),
+        ("BatchNorm-15 scale [3,1]", norm_c("BatchNormalization", 15, &[3, 1], &[3]), None),
+        ("BatchNorm-15 bias, mean, var [2]", norm_c("BatchNormalization", 15, &[3], &[2]), None),
+        ("BatchNorm-9 scale [4]", norm_c("BatchNormalization", 9, &[4], &[3]), None),
+        ("BatchNorm-15", norm_c("BatchNormalization", 15, &[3], &[3]), Some(vec![2, 3, 4])),
+        ("InstanceNorm scale [4]", norm_c("InstanceNormalization", 6, &[4], &[3]), None),
+        ("InstanceNorm bias [3,1]", norm_c("InstanceNormalization", 6, &[3], &[3, 1]), None),
+        ("InstanceNorm", norm_c("InstanceNormalization", 6, &[3], &[3]), Some(vec![2, 3, 4])),
+        // ArrayFeatureExtractor of a 1-D input: onnxruntime's output is [1, k] (onnx's
+        // inference gives no shape).
+        ("ArrayFeatureExtractor [4] by [2]", feature_extractor(&[4], &[2]), Some(vec![1, 2])),
+        ("ArrayFeatureExtractor [3,4] by [2]", feature_extractor(&[3, 4], &[2]), Some(vec![3, 2])),
+        // GRU, RNN and LSTM over x [2, 3, 5] with hidden_size 4: "Input W must have shape
+        // {1,12,5}. Actual:{1,12,6}" and the like for R, B, sequence_lens, initial_h,
+        // initial_c and P.
+        ("GRU", rnn("GRU", &[&[1, 12, 5], &[1, 12, 4]]), Some(vec![2, 1, 3, 4])),
+        ("GRU W [1,12,6]", rnn("GRU", &[&[1, 12, 6], &[1, 12, 4]]), None),
+        ("GRU R [1,12,3]", rnn("GRU", &[&[1, 12, 5], &[1, 12, 3]]), None),
+        ("GRU B [1,20]", rnn("GRU", &[&[1, 12, 5], &[1, 12, 4], &[1, 20]]), None),
+        ("GRU sequence_lens [4]", rnn("GRU", &[&[1, 12, 5], &[1, 12, 4], &[1, 24], &[4]]), None),
+        ("GRU initial_h [1,2,4]", rnn("GRU", &[&[1, 12, 5], &[1, 12, 4], &[1, 24], &[3], &[1, 2, 4]]), None),
+        ("RNN W [2,4,5]", rnn("RNN", &[&[2, 4, 5], &[1, 4, 4]]), None),
+        (
+            "LSTM P [1,11]",
+            rnn("LSTM", &[&[1, 16, 5], &[1, 16, 4], &[1, 32], &[3], &[1, 3, 4], &[1, 3, 4], &[1, 11]]),
+            None,
+        ),
+        (
+            "LSTM initial_c [1,2,4]",
+            rnn("LSTM", &[&[1, 16, 5], &[1, 16, 4], &[1, 32], &[3], &[1, 3, 4], &[1, 2, 4]]),
+            None,
+        ),
+        (
+            "LSTM",
+            rnn("LSTM", &[&[1, 16, 5], &[1, 16, 4], &[1, 32], &[3], &[1, 3, 4], &[1, 3, 4], &[1, 12]]),
+            Some(vec![2, 1, 3, 4]),
+        ),
+        // Attention (opset 23): onnxruntime's ComputeOutputShapeForAttention refuses Q, K, V
+        // of other ranks, batches or K/V sequences, Q and K of other head sizes, heads that do
+        // not split 3-D hidden sizes or Q's heads, sizes 0 and a mask of another Q sequence;
+        // onnx's inference a 3-D Q without q_num_heads. (A mask whose Q axis is 1, which the
+        // spec broadcasts, onnxruntime refuses too; the spec is followed there.)
+        ("Attention", attention(&[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 6, 8]], None), Some(vec![2, 3, 4, 8])),
+        ("Attention K batch 3", attention(&[&[2, 3, 4, 8], &[3, 3, 6, 8], &[3, 3, 6, 8]], None), None),
+        ("Attention V sequence 5", attention(&[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 5, 8]], None), None),
+        ("Attention K head size 7", attention(&[&[2, 3, 4, 8], &[2, 3, 6, 7], &[2, 3, 6, 8]], None), None),
+        ("Attention Q 4-D, K 3-D", attention(&[&[2, 3, 4, 8], &[2, 6, 24], &[2, 6, 24]], Some((3, 3))), None),
+        ("Attention 3-D, no heads", attention(&[&[2, 4, 24], &[2, 6, 24], &[2, 6, 24]], None), None),
+        ("Attention 3-D", attention(&[&[2, 4, 24], &[2, 6, 24], &[2, 6, 24]], Some((3, 3))), Some(vec![2, 4, 24])),
+        ("Attention 3-D, 5 K/V heads", attention(&[&[2, 4, 24], &[2, 6, 24], &[2, 6, 24]], Some((3, 5))), None),
+        ("Attention Q sequence 0", attention(&[&[2, 3, 0, 8], &[2, 3, 6, 8], &[2, 3, 6, 8]], None), None),
+        ("Attention mask [3,6]", attention(&[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 6, 8], &[3, 6]], None), None),
+        ("Attention 3 Q heads, 2 K heads", attention(&[&[2, 3, 4, 8], &[2, 2, 6, 8], &[2, 2, 6, 8]], None), None),
+        (
+            "Attention 4 Q heads, 2 K heads",
+            attention(&[&[2, 4, 4, 8], &[2, 2, 6, 8], &[2, 2, 6, 8]], None),
+            Some(vec![2, 4, 4, 8]),
+        ),
+        // Opset 25 runs as the function body: a V sequence of 1 broadcasts, a Q sequence of
+        // 0 gives an empty output.
+        (
+            "Attention-25 V sequence 1",
+            attention_at(25, &[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 1, 8]], None),
+            Some(vec![2, 3, 4, 8]),
+        ),
+        (
+            "Attention-25 Q sequence 0",
+            attention_at(25, &[&[2, 3, 0, 8], &[2, 3, 6, 8], &[2, 3, 6, 8]], None),
+            Some(vec![2, 3, 0, 8]),
+        ),
+        // The mask broadcasts to [batch, heads, Q sequence, ...] at every opset: at 25 the
+        // body's Add refuses [2,0,4,6] and [3,5,6] ("Incompatible dimensions", "Attempting to
+        // broadcast an axis"), and takes a last axis of 7 for a total of 6.
+        (
+            "Attention-25 mask [2,0,4,6]",
+            attention_at(25, &[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 6, 8], &[2, 0, 4, 6]], None),
+            None,
+        ),
+        (
+            "Attention-25 mask [3,5,6]",
+            attention_at(25, &[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 6, 8], &[3, 5, 6]], None),
+            None,
+        ),
+        (
+            "Attention-25 mask [3,4,6]",
+            attention_at(25, &[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 6, 8], &[3, 4, 6]], None),
+            Some(vec![2, 3, 4, 8]),
+        ),
+        (
+            "Attention-25 mask [4,7]",
+            attention_at(25, &[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 6, 8], &[4, 7]], None),
+            Some(vec![2, 3, 4, 8]),
+        ),
+        // ScatterElements and Scatter: "Indices vs updates dimensions differs at position=1 2
+        // vs 3", "Indices and updates must have the same rank", "Indices must have the same
+        // rank as Input", "Indices dim=5 at pos=1 is greater than input dim=4". ScatterND:
+        // "updates tensor should have shape equal to indices.shape[:-1] +
+        // data.shape[indices.shape[-1]:]", "last dimension of indices must not be larger than
+        // rank of input tensor".
+        ("ScatterElements", scatter("ScatterElements", &[3, 4], &[2, 2], &[2, 2], 0), Some(vec![3, 4])),
+        ("ScatterElements updates [2,3]", scatter("ScatterElements", &[3, 4], &[2, 2], &[2, 3], 0), None),
+        ("ScatterElements updates [2]", scatter("ScatterElements", &[3, 4], &[2, 2], &[2], 0), None),
+        ("ScatterElements indices [2]", scatter("ScatterElements", &[3, 4], &[2], &[2], 0), None),
+        ("ScatterElements indices [5,2]", scatter("ScatterElements", &[3, 4], &[5, 2], &[5, 2], 0), Some(vec![3, 4])),
+        ("ScatterElements indices [2,5]", scatter("ScatterElements", &[3, 4], &[2, 5], &[2, 5], 0), None),
+        (
+            "ScatterElements indices [2,5] axis 1",
+            scatter("ScatterElements", &[3, 4], &[2, 5], &[2, 5], 1),
+            Some(vec![3, 4]),
+        ),
+        ("Scatter updates [2,3]", scatter("Scatter", &[3, 4], &[2, 2], &[2, 3], 0), None),
+        ("ScatterND", scatter("ScatterND", &[3, 4, 5], &[2, 1], &[2, 4, 5], 0), Some(vec![3, 4, 5])),
+        ("ScatterND updates [2,4,4]", scatter("ScatterND", &[3, 4, 5], &[2, 1], &[2, 4, 4], 0), None),
+        ("ScatterND indices [2,4]", scatter("ScatterND", &[3, 4, 5], &[2, 4], &[2], 0), None),
+        ("ScatterND indices [2,3]", scatter("ScatterND", &[3, 4, 5], &[2, 3], &[2], 0), Some(vec![3, 4, 5])),
+        // Split by num_outputs (y is the last part): "Invalid num_outputs value of 4. Split
+        // sizes would produce a negative final split".
+        ("Split [1] in 4", split4(&[1]), None),
+        ("Split [6] in 4", split4(&[6]), Some(vec![0])),
+        ("Split [7] in 4", split4(&[7]), Some(vec![1])),
+        // SpaceToDepth, DepthToSpace: "requires input height to be a multiple of block_size",
+        // "requires input depth to be a multiple of (block_size * block_size)".
+        ("SpaceToDepth [1,2,5,4]", blocks("SpaceToDepth", &[1, 2, 5, 4]), None),
+        ("SpaceToDepth [1,2,4,5]", blocks("SpaceToDepth", &[1, 2, 4, 5]), None),
+        ("SpaceToDepth [1,2,4,6]", blocks("SpaceToDepth", &[1, 2, 4, 6]), Some(vec![1, 8, 2, 3])),
+        ("DepthToSpace [1,6,2,2]", blocks("DepthToSpace", &[1, 6, 2, 2]), None),
+        ("DepthToSpace [1,8,2,2]", blocks("DepthToSpace", &[1, 8, 2, 2]), Some(vec![1, 2, 4, 4])),
+        // kernel_shape against the weight: "kernel_shape is not compatible with W shape";
+        // ConvTranspose's weight is [C, M/group, ...]: "filter number not equal to input
+        // channel number" (with group 2 as well).
+        ("Conv kernel_shape [2,2], W 3x3", conv_k("Conv", &[1, 2, 5, 5], &[2, 2, 3, 3], 1, Some(&[2, 2])), None),
+        (
+            "ConvTranspose kernel_shape [2,2], W 3x3",
+            conv_k("ConvTranspose", &[1, 2, 5, 5], &[2, 2, 3, 3], 1, Some(&[2, 2])),
+            None,
+        ),
+        ("ConvTranspose C 3, W [2,2,3,3]", conv_k("ConvTranspose", &[1, 3, 5, 5], &[2, 2, 3, 3], 1, None), None),
+        (
+            "ConvTranspose C 4, W [2,2,3,3], group 2",
+            conv_k("ConvTranspose", &[1, 4, 5, 5], &[2, 2, 3, 3], 2, None),
+            None,
+        ),
+        ("ConvTranspose", conv_k("ConvTranspose", &[1, 2, 5, 5], &[2, 2, 3, 3], 1, None), Some(vec![1, 2, 7, 7])),
+        // Trilu: "Input rank must be >= 2", "k should be a 0-D or 1-D tensor with 1 element";
+        // CumSum: "Cannot apply CumSum operator on a scalar", an axis of two elements.
+        ("Trilu x [4]", case(14, &[("x", &[4])], &[], node("t", "Trilu", &["x"], &["y"])), None),
+        (
+            "Trilu k [1,2]",
+            case(14, &[("x", &[3, 4])], &[("k", &[2], &[1, 2])], node("t", "Trilu", &["x", "k"], &["y"])),
+            None,
+        ),
+        (
+            "Trilu k [1]",
+            case(14, &[("x", &[3, 4])], &[("k", &[1], &[1])], node("t", "Trilu", &["x", "k"], &["y"])),
+            Some(vec![3, 4]),
+        ),
+        ("CumSum x []", case(14, &[("x", &[])], &[("a", &[], &[0])], node("c", "CumSum", &["x", "a"], &["y"])), None),
+        (
+            "CumSum axis [0,1]",
+            case(14, &[("x", &[3, 4])], &[("a", &[2], &[0, 1])], node("c", "CumSum", &["x", "a"], &["y"])),
+            None,
+        ),
+        (
+            "CumSum axis [1]",
+            case(14, &[("x", &[3, 4])], &[("a", &[1], &[1])], node("c", "CumSum", &["x", "a"], &["y"])),
+            Some(vec![3, 4]),
+        ),
+        // RoiAlign: "Input 0 expected to have rank 4", "Dimension mismatch in unification
+        // between 3 and 2" (batch_indices), "Second dimension for rois should be exactly 4",
+        // "Input 1 expected to have rank 2".
+        ("RoiAlign", roi_align(&[1, 3, 8, 8], &[2, 4], &[2]), Some(vec![2, 3, 2, 3])),
+        ("RoiAlign X [1,3,8,8,1]", roi_align(&[1, 3, 8, 8, 1], &[2, 4], &[2]), None),
+        ("RoiAlign batch_indices [3]", roi_align(&[1, 3, 8, 8], &[2, 4], &[3]), None),
+        ("RoiAlign rois [2,5]", roi_align(&[1, 3, 8, 8], &[2, 5], &[2]), None),
+        ("RoiAlign rois [2]", roi_align(&[1, 3, 8, 8], &[2], &[2]), None),
+        // ReverseSequence: "sequence_lens shape must be {batch_size}. Got:{4}. batch_size=3",
+        // "'input' must have rank >= 2", "'sequence_lens' must have rank of 1".
+        ("ReverseSequence", reverse(&[4, 3, 2], &[3], 1), Some(vec![4, 3, 2])),
+        ("ReverseSequence lens [4]", reverse(&[4, 3, 2], &[4], 1), None),
+        ("ReverseSequence lens [4] batch_axis 0", reverse(&[4, 3, 2], &[4], 0), Some(vec![4, 3, 2])),
+        ("ReverseSequence x [4]", reverse(&[4], &[1], 1), None),
+        ("ReverseSequence lens [3,1]", reverse(&[4, 3, 2], &[3, 1], 1), None),
+        // Slice: "Axis 0 is referred to more than once" (also as 0 and -2).
+        ("Slice axes [0,0]", slice(&[0, 0]), None),
+        ("Slice axes [0,-2]", slice(&[0, -2]), None),
+        ("Slice axes [0,1]", slice(&[0, 1]), Some(vec![2, 2])),
+    ]
+}
+
+#[test]
+fn inference_agrees_with_onnxruntime() {
+    let mut wrong = Vec::new();
+    for (what, m, ort) in table() {
+        let model = build::load(&m);
+        let inf = infer(&model, &Options::default());
+        let errors: Vec<&str> =
+            inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.as_str()).collect();
+        let y = inf.shape(model.resolve(Model::MAIN, "y").unwrap());
+        match ort {
+            Some(shape) if !errors.is_empty() || y != Some(&shape.iter().copied().map(Dim::Known).collect()) => {
+                wrong.push(format!("{what}: onnxruntime gives {shape:?}, we said {y:?} {errors:?}"))
+            }
+            None if errors.is_empty() => wrong.push(format!("{what}: onnxruntime refuses it, we said {y:?}")),
+            _ => {}
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
