@@ -1469,7 +1469,7 @@ pub fn instance_norm(c: &Ctx) -> R {
 }
 
 /// GroupNormalization: the groups divide the channels; scale and bias hold one value per
-/// channel from opset 21, one per group before.
+/// channel from opset 21, one per group before (or one value in all).
 pub fn group_norm(c: &Ctx) -> R {
     let mut out = like_input(c);
     let g = c.node.attr_int("num_groups").unwrap_or(0);
@@ -1480,8 +1480,11 @@ pub fn group_norm(c: &Ctx) -> R {
         let (_, multiple) =
             exact_div(ch, g).map_err(|e| RuleError::Invalid(format!("GroupNormalization: channels: {e}")))?;
         out.assumptions.extend(multiple.map(|m| (1, m)));
+        // onnxruntime 1.32 broadcasts a scale or bias of one value.
         let per = if c.opset >= 21 { ch.clone() } else { Dim::Known(g) };
-        vectors_of(c, 1..3, &per, &mut out)?;
+        for i in (1..3).filter(|i| !matches!(c.shape(*i), Some([] | [Dim::Known(1)]))) {
+            expect_shape(c, i, std::slice::from_ref(&per), &mut out)?;
+        }
     }
     Ok(out)
 }
@@ -2367,7 +2370,8 @@ fn attention_kernel_checks(
         exact_head(&v[2], kvh, "V")?;
     }
     let v_seq = if v.len() == 4 { &v[2] } else { &v[1] };
-    for (what, x, y) in [("batch", b, &k[0]), ("batch", b, &v[0]), ("head size", &q_head, head), ("sequence", kv_seq, v_seq)]
+    for (what, x, y) in
+        [("batch", b, &k[0]), ("batch", b, &v[0]), ("head size", &q_head, head), ("sequence", kv_seq, v_seq)]
     {
         let (_, same) = x.pin(y).ok_or_else(|| RuleError::Invalid(format!("Attention: {what} {x} and {y} differ")))?;
         out.assumptions.extend(same.map(|s| (0, s)));

@@ -816,6 +816,8 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
             &[("x", &[2, 4, 3]), ("s", &[4]), ("b", &[4])],
             Ok(&[2, 4, 3]),
         ),
+        // A scale or bias of one value broadcasts (onnxruntime 1.32 runs it).
+        ("GroupNormalization", 21, &[("num_groups", 2)], &[("x", &[2, 4, 3]), ("s", &[1]), ("b", &[])], Ok(&[2, 4, 3])),
         // onnxruntime's function body fails to reshape 3 channels into 2 groups
         (
             "GroupNormalization",
