@@ -656,9 +656,7 @@ pub fn constant_of_shape(c: &Ctx) -> R {
 pub fn range(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     // onnxruntime takes a scalar or any one-element tensor.
-    if let Some(i) = (0..3).find(|i| c.shape(*i).and_then(numel).is_some_and(|n| n != 1)) {
-        return invalid(format!("Range: input {i} is not a scalar"));
-    }
+    (0..3).try_for_each(|i| one_element(c, i))?;
     let mut out = one(Type::tensor(dtype, Some(vec![Dim::Unknown])));
     // A scalar as a size: integer contents, or a float that is a whole number.
     let size = |i: usize| match c.value(i) {
