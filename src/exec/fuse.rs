@@ -427,12 +427,14 @@ impl Loop<'_> {
             unsafe { self.chain_into(c, &steps[..c.steps.len()], offs, 0, out) };
             return;
         }
-        for start in (0..out.len()).step_by(BLOCK) {
+        let mut start = 0;
+        while start < out.len() {
             let n = BLOCK.min(out.len() - start);
             let dst = &mut out[start..start + n];
             if let Res::S(x) = self.block(regs, Some(&mut *dst), offs, start, n) {
                 dst.fill(x);
             }
+            start += n;
         }
     }
 
@@ -444,15 +446,18 @@ impl Loop<'_> {
             let steps = self.steps(c, offs, len);
             // Block by block: the tiles are stored into a register, which the sink then
             // streams out whole.
-            for start in (0..len).step_by(BLOCK) {
+            let mut start = 0;
+            while start < len {
                 let n = BLOCK.min(len - start);
                 // SAFETY: AVX is true only inside `chunk_avx2`, whose CPU has AVX2.
                 unsafe { self.chain_into(c, &steps[..c.steps.len()], offs, start, &mut regs[..n]) };
                 sink.put::<AVX>(&regs[..n]);
+                start += n;
             }
             return;
         }
-        for start in (0..len).step_by(BLOCK) {
+        let mut start = 0;
+        while start < len {
             let n = BLOCK.min(len - start);
             match self.block(regs, None, offs, start, n) {
                 Res::S(x) => {
@@ -461,6 +466,7 @@ impl Loop<'_> {
                 }
                 Res::Reg(r) => sink.put::<AVX>(&regs[r * BLOCK..r * BLOCK + n]),
             }
+            start += n;
         }
     }
 
