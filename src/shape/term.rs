@@ -87,7 +87,7 @@ impl PartialOrd for Term {
 }
 
 impl Ord for Term {
-    /// [`Kind`]'s order: the same on every run, so the text a term prints as is too.
+    /// `Kind`'s order: the same on every run, so the text a term prints as is too.
     fn cmp(&self, other: &Term) -> Ordering {
         if self == other {
             return Ordering::Equal;
