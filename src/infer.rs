@@ -725,13 +725,10 @@ impl Infer<'_> {
                         node.inputs.len()
                     )))
                 }
-                Some(_) if ops::deprecated(&node.domain, &node.op_type, opset).is_some() => {
-                    let since = ops::deprecated(&node.domain, &node.op_type, opset).unwrap_or(opset);
-                    Err(RuleError::Invalid(format!(
-                        "{} is deprecated from opset {since}; onnx's checker and onnxruntime refuse it",
-                        node.op_type
-                    )))
-                }
+                Some(def) if def.schema.deprecated() => Err(RuleError::Invalid(format!(
+                    "{} is deprecated from opset {}; onnx's checker and onnxruntime refuse it",
+                    node.op_type, def.schema.since
+                ))),
                 Some(def) => apply(def, &self.ctx(node, opset)),
                 // No table row: rules declared as data (`--op-rules`), then the contrib ops'
                 // code, then the shipped contrib rules.

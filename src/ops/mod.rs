@@ -220,6 +220,13 @@ impl Schema {
     pub fn takes_attr(&self, name: &str) -> bool {
         self.attrs.split(' ').any(|a| a == name)
     }
+
+    /// Whether this row deprecates its op (until a later row brings it back, as
+    /// GroupNormalization 21 does): onnx's checker and onnxruntime refuse such a node.
+    /// GroupNormalization 18 is the one onnxruntime 1.32 still runs.
+    pub fn deprecated(&self) -> bool {
+        self.op != "GroupNormalization" && table::DEPRECATED.contains(&(self.domain, self.op, self.since))
+    }
 }
 
 /// One op at one schema version: the schema's facts with the op's meaning (`registry.rs`)
@@ -351,16 +358,6 @@ pub fn newest(domain: &str) -> Option<i64> {
 }
 
 /// True when `op` is known in `domain` at any version.
-/// The opset version from which onnx deprecates `op`, when `version` is past it and no later
-/// row brings the op back (GroupNormalization 21 does): onnx's checker and onnxruntime refuse
-/// such a node. GroupNormalization 18 is the one onnxruntime 1.32 still runs.
-pub fn deprecated(domain: &str, op: &str, version: i64) -> Option<i64> {
-    let domain = crate::ir::norm_domain(domain);
-    let (_, _, since) = table::DEPRECATED.iter().find(|(d, o, v)| *d == domain && *o == op && *v <= version)?;
-    let current = lookup(domain, op, version)?.schema.since;
-    (current == *since && op != "GroupNormalization").then_some(*since)
-}
-
 pub fn exists(domain: &str, op: &str) -> bool {
     entry(domain, op).is_some()
 }
