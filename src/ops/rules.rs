@@ -223,7 +223,7 @@ fn same_type_of(c: &Ctx, i: usize) -> Option<Type> {
     c.inputs.get(i).copied().flatten().cloned()
 }
 
-/// Input 0's type: an op whose output is like its input, once `checks` pass.
+/// Input 0's type, for an op whose output is like its input.
 fn like_input(c: &Ctx) -> Out {
     Out { types: smallvec::smallvec![same_type_of(c, 0)], ..Out::default() }
 }
@@ -246,11 +246,7 @@ fn pin_shapes(a: &[Dim], b: &[Dim], out: &mut Out) -> Result<(), String> {
 pub(super) fn expect_shape(c: &Ctx, i: usize, want: &[Dim], out: &mut Out) -> Result<(), RuleError> {
     match c.shape(i).filter(|_| c.has(i)) {
         Some(s) => pin_shapes(want, s, out).map_err(|e| {
-            RuleError::Invalid(format!(
-                "{}: input {i} must be of shape {}: {e}",
-                c.node.op_type,
-                crate::shape::render(want)
-            ))
+            RuleError::Invalid(format!("{}: input {i} must be of shape {}: {e}", c.node.op_type, render(want)))
         }),
         None => Ok(()),
     }
@@ -404,7 +400,6 @@ fn with_dim(shape: &[Dim], a: usize, d: Dim) -> Shape {
     s
 }
 
-/// The element count of `shape`, when every size is known.
 /// `d / k` where `k` must divide `d`: an error for a known size it does not divide, the
 /// condition that it does for a symbolic one (`n` must equal `(n/4)*4`).
 fn exact_div(d: &Dim, k: i64) -> Result<(Dim, Option<Assumption>), String> {
@@ -416,6 +411,7 @@ fn exact_div(d: &Dim, k: i64) -> Result<(Dim, Option<Assumption>), String> {
     }
 }
 
+/// The element count of `shape`, when every size is known.
 fn numel(shape: &[Dim]) -> Option<usize> {
     shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(usize::try_from(d.known()?).ok()?))
 }
@@ -888,8 +884,7 @@ pub fn split(c: &Ctx) -> R {
                 }
                 // Equal parts: the size must be a multiple of their number.
                 _ => {
-                    let (part, multiple) =
-                        exact_div(d, parts).map_err(|e| RuleError::Invalid(format!("Split: {e}")))?;
+                    let (part, multiple) = exact_div(d, parts).map_err(op_err("Split"))?;
                     condition = multiple;
                     vec![part; n]
                 }
@@ -1171,7 +1166,8 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
         return invalid(format!("{op}: pads must be 0 or more"));
     }
     let conv = !matches!(op, "AveragePool" | "MaxPool" | "LpPool" | "MaxUnpool");
-    if let Some(i) = (0..n).find(|&i| op != "MaxUnpool" && !conv && pads[i].max(pads[i + n]) >= kernel[i]) {
+    let pools = matches!(op, "AveragePool" | "MaxPool" | "LpPool");
+    if let Some(i) = (0..n).find(|&i| pools && pads[i].max(pads[i + n]) >= kernel[i]) {
         let msg = "onnxruntime refuses a pad as wide as the kernel";
         return invalid(format!(
             "{op}: pads {} and {} at axis {} for a kernel of {}; {msg}",
@@ -1501,7 +1497,7 @@ pub fn layer_norm(c: &Ctx) -> R {
         out.assumptions.extend(uni(x, s.1, s.0).map_err(RuleError::Broadcast)?.assumptions);
     }
     if x[axis..].contains(&Dim::Known(0)) {
-        let x = crate::shape::render(x);
+        let x = render(x);
         return invalid(format!("{}: nothing to normalize from axis {axis} of {x}", c.node.op_type));
     }
     let mut stat: Shape = x[..axis].to_vec();
@@ -2076,7 +2072,7 @@ pub fn grid_sample(c: &Ctx) -> R {
     (want[0], want[x.len() - 1]) = (x[0].clone(), Dim::Known(x.len() as i64 - 2));
     expect_shape(c, 1, &want, &mut out)?;
     if x[2..].contains(&Dim::Known(0)) {
-        return invalid(format!("GridSample: an input spatial axis has size 0 in {}", crate::shape::render(x)));
+        return invalid(format!("GridSample: an input spatial axis has size 0 in {}", render(x)));
     }
     let mut shape = vec![x[0].clone(), x[1].clone()];
     shape.extend(g[1..g.len() - 1].iter().cloned());
@@ -2329,7 +2325,7 @@ pub fn attention(c: &Ctx) -> R {
     if let Some((last, lead)) = c.shape(3).filter(|_| c.has(3)).and_then(|m| m.split_last()) {
         let scores = [b.clone(), q_heads.clone(), q_seq.clone()];
         let stretch = uni(&scores, lead, 3).map_err(|_| {
-            let (m, scores) = (crate::shape::render(lead), crate::shape::render(&scores));
+            let (m, scores) = (render(lead), render(&scores));
             RuleError::Invalid(format!("Attention: the mask's leading sizes {m} do not stretch to {scores}"))
         })?;
         out.assumptions.extend(stretch.assumptions);
