@@ -710,7 +710,10 @@ impl Infer<'_> {
             }
         }
         let result = match (node.op_type.as_str(), function) {
-            ("If", _) if node.domain.is_empty() => Ok(self.if_outputs(n, node)),
+            ("If", _) if node.domain.is_empty() => match def.map(|d| apply(d, &self.ctx(node, opset))) {
+                Some(Err(e)) => Err(e),
+                _ => Ok(self.if_outputs(n, node)),
+            },
             (_, Some(f)) => Ok(self.call(n, f)),
             _ => match def {
                 Some(def) if !def.takes(node.inputs.len()) => {
@@ -1250,8 +1253,8 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
             Some(s) => broadcast_out(shape::multi(&s).map_err(|e| renumber(e, &present))?),
             None => tensor_out(None),
         },
-        ShapeRule::Equal => match shapes {
-            Some(s) => broadcast_out(equal(&s).map_err(|e| unequal(e, &present, "at this opset"))?),
+        ShapeRule::Equal(why) => match shapes {
+            Some(s) => broadcast_out(equal(&s).map_err(|e| unequal(e, &present, why))?),
             None => tensor_out(None),
         },
         ShapeRule::Uni { to, from } => match (c.shape(to), c.shape(from)) {

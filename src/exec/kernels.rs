@@ -114,7 +114,7 @@ fn operands_n(ctx: &Ctx) -> Result<(Vec<HostTensor>, Vec<usize>), Fail> {
         return Err(Fail::Invalid("needs at least one input".into()));
     }
     let equal = ops::lookup(&ctx.node.domain, &ctx.node.op_type, ctx.opset)
-        .is_some_and(|d| matches!(d.shape, ShapeRule::Equal));
+        .is_some_and(|d| matches!(d.shape, ShapeRule::Equal(_)));
     if equal {
         if let Some(x) = xs.iter().find(|x| x.shape != xs[0].shape) {
             return Err(Fail::Invalid(format!(

@@ -24,9 +24,9 @@ use crate::shape::{Assumption, BroadcastError, Dim, Type};
 pub enum ShapeRule {
     /// Multidirectional (numpy) broadcasting of all inputs: Add, Sum, Where, ...
     Multi,
-    /// All inputs must have one shape, which the output takes (Sum/Max/Min/Mean before
-    /// opset 8).
-    Equal,
+    /// All inputs must have one shape, which the output takes (SwiGLU; Sum/Max/Min/Mean before
+    /// opset 8). The text says why, for the finding.
+    Equal(&'static str),
     /// Input `from` stretches unidirectionally to input `to`'s shape (PRelu's slope).
     Uni { to: usize, from: usize },
     /// The legacy (opset < 7) form: with `broadcast=1`, input 1 matches a run of input 0's

@@ -26,6 +26,8 @@ pub enum Family {
     /// Any number of inputs broadcast multidirectionally; before opset 8 they must have one
     /// shape.
     Nary,
+    /// Inputs of one shape, with no broadcasting (SwiGLU).
+    Equal,
     /// `Where(cond, x, y)`: all three broadcast; the element type is x's.
     Where,
     /// Input 0 broadcast against the shape held in input 1.
@@ -47,7 +49,8 @@ impl Family {
             Family::Predicate => (S::SameAs(0), bool),
             Family::Binary => (if since < 7 { S::Legacy } else { S::Multi }, same),
             Family::Compare => (if since < 7 { S::Legacy } else { S::Multi }, bool),
-            Family::Nary => (if since < 8 { S::Equal } else { S::Multi }, same),
+            Family::Nary => (if since < 8 { S::Equal("at this opset") } else { S::Multi }, same),
+            Family::Equal => (S::Equal("(it does not broadcast)"), same),
             Family::Where => (S::Multi, TypeRule::SameAs(1)),
             Family::Expand => (S::Expand, same),
             Family::PRelu => (if since < 7 { S::SameAs(0) } else { S::Uni { to: 0, from: 1 } }, same),
@@ -203,14 +206,14 @@ pub static OPS: &[Meaning] = &[
     custom("CausalConvWithState", r::causal_conv),
     op("Celu", Unary),
     custom("CenterCropPad", r::center_crop_pad),
-    op("Clip", Unary),
+    custom("Clip", r::clip),
     custom("Col2Im", r::col2im),
     custom("Compress", r::compress),
     custom("ConcatFromSequence", r::concat_from_sequence),
     custom("Conv", r::conv),
     custom("ConvInteger", r::conv),
     custom("ConvTranspose", r::conv_transpose),
-    op("CumProd", Unary),
+    custom("CumProd", r::cum_sum),
     custom("CumSum", r::cum_sum),
     custom("DFT", r::dft),
     custom("DeformConv", r::conv),
@@ -222,7 +225,7 @@ pub static OPS: &[Meaning] = &[
     custom("Einsum", r::einsum),
     op("Elu", Unary),
     op("Erf", Unary),
-    custom("EyeLike", r::random_like),
+    custom("EyeLike", r::eye_like),
     custom("GRU", r::rnn),
     custom("GatherElements", r::gather_elements),
     custom("GatherND", r::gather_nd),
@@ -237,7 +240,7 @@ pub static OPS: &[Meaning] = &[
     op("HardSigmoid", Unary),
     op("HardSwish", Unary),
     custom("Hardmax", r::along_axis),
-    custom("If", r::unknown_outputs),
+    custom("If", r::if_cond),
     custom("ImageDecoder", r::image_decoder),
     custom("InstanceNormalization", r::instance_norm),
     op("IsInf", Predicate),
@@ -312,7 +315,7 @@ pub static OPS: &[Meaning] = &[
     custom("StringConcat", r::string_concat),
     custom("StringNormalizer", r::string_normalizer),
     custom("StringSplit", r::string_split),
-    op("SwiGLU", Unary),
+    op("SwiGLU", Equal),
     op("Swish", Unary),
     op("TensorScatter", Unary),
     custom("TfIdfVectorizer", r::tfidf),
@@ -385,7 +388,7 @@ mod tests {
         let at = |op: &str, v: i64| super::super::lookup("", op, v).map(|d| format!("{:?}", d.shape));
         assert_eq!(at("Add", 6), Some(format!("{:?}", S::Legacy)));
         assert_eq!(at("Add", 7), Some(format!("{:?}", S::Multi)));
-        assert_eq!(at("Sum", 7), Some(format!("{:?}", S::Equal)));
+        assert_eq!(at("Sum", 7), Some(format!("{:?}", S::Equal("at this opset"))));
         assert_eq!(at("Sum", 8), Some(format!("{:?}", S::Multi)));
         assert_eq!(at("PRelu", 6), Some(format!("{:?}", S::SameAs(0))));
         assert_eq!(at("PRelu", 9), Some(format!("{:?}", S::Uni { to: 0, from: 1 })));

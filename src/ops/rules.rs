@@ -252,6 +252,14 @@ pub(super) fn expect_shape(c: &Ctx, i: usize, want: &[Dim], out: &mut Out) -> Re
     }
 }
 
+/// Input `i`, where present with a known shape, has rank `r` (the schema's rank check).
+fn expect_rank(c: &Ctx, i: usize, r: usize) -> Result<(), RuleError> {
+    match c.shape(i).filter(|_| c.has(i)) {
+        Some(s) if s.len() != r => invalid(format!("{}: input {i} has rank {}, not {r}", c.node.op_type, s.len())),
+        _ => Ok(()),
+    }
+}
+
 /// Inputs `inputs` are vectors of `len` elements: normalizations' scales, biases, means and
 /// variances.
 fn vectors_of(c: &Ctx, inputs: std::ops::Range<usize>, len: &Dim, out: &mut Out) -> Result<(), RuleError> {
@@ -274,6 +282,25 @@ fn attr_dim(c: &Ctx, name: &str) -> Dim {
 }
 
 pub fn unknown_outputs(_: &Ctx) -> R {
+    Ok(Out::default())
+}
+
+/// Clip's min and max are scalars (onnxruntime also runs one-element vectors).
+pub fn clip(c: &Ctx) -> R {
+    for i in [1, 2] {
+        match c.shape(i).filter(|_| c.has(i)) {
+            Some(s) if s.len() > 1 || s.first().and_then(Dim::known).is_some_and(|n| n != 1) => {
+                return invalid(format!("Clip: input {i} must be a scalar, not {}", render(s)));
+            }
+            _ => {}
+        }
+    }
+    Ok(like_input(c))
+}
+
+/// If's condition holds one element (the spec); inference takes the outputs from the branches.
+pub fn if_cond(c: &Ctx) -> R {
+    one_element(c, 0)?;
     Ok(Out::default())
 }
 
@@ -765,6 +792,13 @@ pub fn arg_reduce(c: &Ctx) -> R {
     let keep = c.node.attr_int("keepdims").unwrap_or(1) != 0;
     let Some(data) = c.shape(0) else { return outs(vec![ty(Some(DType::I64), None)]) };
     let axis = c.node.attr_int("axis").unwrap_or(0);
+    // An empty axis has no index to give, unless the output is empty too (onnxruntime runs
+    // that one).
+    let a = axis_in(axis, data.len(), &c.node.op_type)?;
+    let filled = data.iter().enumerate().all(|(k, d)| k == a || d.known().is_some_and(|n| n > 0));
+    if data[a] == Dim::Known(0) && filled {
+        return invalid(format!("{}: axis {axis} is empty, so there is no index to give", c.node.op_type));
+    }
     outs(vec![ty(Some(DType::I64), Some(reduced(data, &[axis], keep, &c.node.op_type)?))])
 }
 
@@ -982,6 +1016,21 @@ pub fn resize(c: &Ctx) -> R {
         if sizes.len() != axes.len() {
             return invalid(format!("Resize: {} sizes for {} axes", sizes.len(), axes.len()));
         }
+        // A size of 0 from a non-empty axis is a scale of 0; an empty axis cannot grow
+        // (onnxruntime refuses both).
+        for (a, s) in axes.iter().zip(sizes) {
+            match (&data[*a], s) {
+                (Dim::Known(d), Dim::Known(0)) if *d > 0 => {
+                    return invalid(format!(
+                        "Resize: size 0 for axis {a} of {d} is a scale of 0; scales must be above 0"
+                    ));
+                }
+                (Dim::Known(0), Dim::Known(n)) if *n > 0 => {
+                    return invalid(format!("Resize: axis {a} is empty and cannot grow to {n}"));
+                }
+                _ => {}
+            }
+        }
         let policy = c.node.attr_str("keep_aspect_ratio_policy").unwrap_or_else(|| "stretch".into());
         if policy == "stretch" {
             for (a, s) in axes.iter().zip(sizes) {
@@ -1017,21 +1066,18 @@ pub fn resize(c: &Ctx) -> R {
     if scales.len() != axes.len() {
         return invalid(format!("Resize: {} scales for {} axes", scales.len(), axes.len()));
     }
+    // Upsample's scales are 1 or more, Resize's above 0 (the spec; onnxruntime refuses others).
+    let (op, upsample) = (&c.node.op_type, c.node.op_type == "Upsample");
     let mut out = Out::default();
     for (&a, &s) in axes.iter().zip(&scales) {
-        if s < 0.0 || s.is_nan() {
-            return invalid(format!("Resize: scale {s} at axis {a}; scales must be 0 or more"));
-        }
-        if s == 0.0 {
-            let msg =
-                format!("Resize: a scale of 0 at axis {a} empties it by the spec; onnxruntime refuses a scale of 0");
-            out.warnings.push((crate::diag::Code::ResizeEmpty, msg));
+        if !(s >= 1.0 || (s > 0.0 && !upsample)) {
+            let least = if upsample { "1 or more" } else { "above 0" };
+            return invalid(format!("{op}: scale {s} at axis {a}; scales must be {least}"));
         }
         shape[a] = match &data[a] {
-            _ if s == 0.0 => Dim::Known(0),
             Dim::Known(d) => {
                 let o = float_size(f64::from((*d as f32) * (s as f32)).floor());
-                if o == Dim::Known(0) && *d > 0 && s > 0.0 {
+                if o == Dim::Known(0) && *d > 0 {
                     let msg = format!("Resize: axis {a} of {d} scaled by {s} comes out empty (floor({d} x {s}) = 0); onnxruntime returns an empty tensor");
                     out.warnings.push((crate::diag::Code::ResizeEmpty, msg));
                 }
@@ -1065,7 +1111,10 @@ pub fn topk(c: &Ctx) -> R {
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), data.len(), "TopK")?;
     let k = match c.node.attr_int("k") {
         Some(k) if c.opset < 10 => Dim::Known(k),
-        _ => first_value(c, 1),
+        _ => {
+            expect_shape(c, 1, &[Dim::Known(1)], &mut Out::default())?;
+            first_value(c, 1)
+        }
     };
     if let (Dim::Known(k), Dim::Known(d)) = (&k, &data[axis]) {
         if k > d || *k < 0 {
@@ -1523,8 +1572,12 @@ pub fn along_axis(c: &Ctx) -> R {
 /// CumSum: like the input, along the axis its second input holds (one element).
 pub fn cum_sum(c: &Ctx) -> R {
     one_element(c, 1)?;
-    if let (Some(x), Some(a)) = (c.shape(0), c.value(1).and_then(|v| v.first()?.known())) {
-        axis_in(a, x.len(), "CumSum")?;
+    match (c.shape(0), c.value(1).and_then(|v| v.first()?.known())) {
+        (Some([]), _) => return invalid(format!("{}: the input is a scalar, with no axis", c.node.op_type)),
+        (Some(x), Some(a)) => {
+            axis_in(a, x.len(), &c.node.op_type)?;
+        }
+        _ => {}
     }
     Ok(like_input(c))
 }
@@ -1964,6 +2017,18 @@ pub fn dft(c: &Ctx) -> R {
     let onesided = c.node.attr_int("onesided").unwrap_or(0) != 0;
     let inverse = c.node.attr_int("inverse").unwrap_or(0) != 0;
     let last = x.len() - 1;
+    // The trailing axis is 1 (real) or 2 (complex); a one-sided transform takes real input,
+    // its inverse complex input (onnx's inference and onnxruntime refuse others).
+    let (want, what): (&[i64], _) = match (onesided, inverse) {
+        (true, false) => (&[1], "a one-sided DFT takes real input, 1"),
+        (true, true) => (&[2], "an inverse one-sided DFT takes complex input, 2"),
+        _ => (&[1, 2], "it must be 1 (real) or 2 (complex)"),
+    };
+    if let Dim::Known(n) = x[last] {
+        if !want.contains(&n) {
+            return invalid(format!("DFT: the trailing axis holds {n}; {what}"));
+        }
+    }
     if onesided && inverse {
         // The inverse of a one-sided transform is real, of the given length or 2(n-1).
         shape[a] = if c.has(1) { len } else { x[a].sub(&Dim::Known(1)).mul(&Dim::Known(2)) };
@@ -2007,7 +2072,8 @@ pub fn rnn(c: &Ctx) -> R {
     let dirs = Dim::Known(if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 });
     let hidden = attr_dim(c, "hidden_size");
     let layout = c.node.attr_int("layout").unwrap_or(0);
-    let Some(x) = c.shape(0).filter(|s| s.len() == 3) else {
+    expect_rank(c, 0, 3)?;
+    let Some(x) = c.shape(0) else {
         let unknown = |rank| ty(dtype, Some(unknown_rank(rank)));
         return outs(vec![unknown(4), unknown(3), unknown(3)]);
     };
@@ -2190,6 +2256,9 @@ pub fn sce_loss(c: &Ctx) -> R {
 }
 
 pub fn dropout(c: &Ctx) -> R {
+    // ratio and training_mode are scalars (onnx's inference: "must be a scalar").
+    expect_rank(c, 1, 0)?;
+    expect_rank(c, 2, 0)?;
     let x = c.shape(0).map(<[Dim]>::to_vec);
     let mask = if c.opset >= 10 { Some(DType::Bool) } else { c.dtype(0) };
     outs(vec![ty(c.dtype(0), x.clone()), ty(mask, x)])
@@ -2198,6 +2267,11 @@ pub fn dropout(c: &Ctx) -> R {
 pub fn random(c: &Ctx) -> R {
     let dtype = attr_dtype(c, "dtype", Some(DType::F32));
     outs(vec![ty(dtype, c.node.attr_ints("shape").map(known_shape))])
+}
+
+pub fn eye_like(c: &Ctx) -> R {
+    expect_rank(c, 0, 2)?;
+    random_like(c)
 }
 
 pub fn random_like(c: &Ctx) -> R {
@@ -2665,6 +2739,7 @@ pub fn label_encoder(c: &Ctx) -> R {
 }
 
 pub fn tree_ensemble(c: &Ctx) -> R {
+    expect_rank(c, 0, 2)?;
     let n = dim(c, 0, 0);
     let t = attr_dim(c, "n_targets");
     outs(vec![ty(c.dtype(0), Some(vec![n, t]))])
@@ -2789,6 +2864,7 @@ pub fn concat_from_sequence(c: &Ctx) -> R {
 /// that may change across iterations unknown) and the scan outputs, stacked along a new
 /// first axis whose length is the trip count where that is known.
 pub fn loop_outputs(c: &Ctx) -> R {
+    one_element(c, 0)?;
     let Some((_, body)) = c.subgraph_outputs.iter().find(|(n, _)| *n == "body") else { return Ok(Out::default()) };
     let carried = c.inputs.len().saturating_sub(2);
     // The trip count is known when the condition is absent or provably stays true (its body

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use onnx_bcast::io::proto::{
     attribute_proto::AttributeType, tensor_proto::DataType, tensor_shape_proto, type_proto, AttributeProto, GraphProto,
-    ModelProto, NodeProto, OperatorSetIdProto, TensorShapeProto, TypeProto, ValueInfoProto,
+    ModelProto, NodeProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
 };
 use prost::Message;
 
@@ -27,6 +27,17 @@ impl From<i64> for D {
 impl From<&'static str> for D {
     fn from(s: &'static str) -> D {
         D::S(s)
+    }
+}
+
+/// A float32 initializer `name` of shape `dims` holding `values`.
+pub fn floats(name: &str, dims: &[i64], values: &[f32]) -> TensorProto {
+    TensorProto {
+        name: Some(name.into()),
+        dims: dims.to_vec(),
+        data_type: Some(DataType::Float as i32),
+        float_data: values.to_vec(),
+        ..Default::default()
     }
 }
 

@@ -668,7 +668,7 @@ fn help_names_exit_codes_arguments_and_formats() {
 /// side conditions instead.
 #[test]
 fn windows_that_do_not_fit() {
-    use build::{input, model, node, with_floats, with_ints, with_str};
+    use build::{input, model, node, with_ints, with_str};
     let dir = scratch("windows");
     let check = |m: &onnx_bcast::io::proto::ModelProto, name: &str| {
         let p = build::write(m, &dir, name);
@@ -767,13 +767,17 @@ fn windows_that_do_not_fit() {
     let (r, _) = check(&ct, "convt.onnx");
     assert_eq!(r.code, 1, "{}", r.render());
     assert!(r.stdout.contains("ConvTranspose: at axis 2 the pads leave an output of size -2"), "{}", r.render());
-    // Resize: nearest with scale 0.1 on 3 is an empty tensor under onnxruntime, a scale of 0 it
-    // refuses; both are warnings, following the spec.
-    let up = |scale: f32| {
-        let n = with_floats(node("rs", "Upsample", &["x"], &["y"]), "scales", &[1.0, scale]);
-        model(8, vec![input("x", &[1i64, 3])], vec![n], &["y"])
+    // Resize: scale 0.1 on 3 is an empty tensor under onnxruntime, a warning; a scale of 0 is
+    // an error (the spec: "greater than 0"; onnxruntime: "Scale value should be greater than
+    // 0"), as is Upsample's 0.5 ("greater than or equal to 1" in both).
+    let resize = |op: &str, opset: i64, scale: f32| {
+        let s = build::floats("s", &[2], &[1.0, scale]);
+        let inputs: &[&str] = if op == "Upsample" { &["x", "s"] } else { &["x", "", "s"] };
+        let mut m = model(opset, vec![input("x", &[1i64, 3])], vec![node("rs", op, inputs, &["y"])], &["y"]);
+        m.graph.as_mut().unwrap().initializer.push(s);
+        m
     };
-    let (r, doc) = check(&up(0.1), "resize_empty.onnx");
+    let (r, doc) = check(&resize("Resize", 13, 0.1), "resize_empty.onnx");
     assert_eq!(r.code, 0, "{}", r.render());
     assert!(
         r.stdout.contains("warning[resize-empty]") && r.stdout.contains("comes out empty (floor(3 x"),
@@ -781,8 +785,12 @@ fn windows_that_do_not_fit() {
         r.render()
     );
     assert_eq!(doc["tensors"]["y"]["shape"], serde_json::json!([1, 0]));
-    let (r, _) = check(&up(0.0), "resize_zero.onnx");
-    assert!(r.stdout.contains("onnxruntime refuses a scale of 0"), "{}", r.render());
+    let (r, _) = check(&resize("Resize", 13, 0.0), "resize_zero.onnx");
+    assert_eq!(r.code, 1, "{}", r.render());
+    assert!(r.stdout.contains("Resize: scale 0 at axis 1; scales must be above 0"), "{}", r.render());
+    let (r, _) = check(&resize("Upsample", 9, 0.5), "upsample_half.onnx");
+    assert_eq!(r.code, 1, "{}", r.render());
+    assert!(r.stdout.contains("Upsample: scale 0.5 at axis 1; scales must be 1 or more"), "{}", r.render());
 }
 
 /// One default opset for every part: a model that imports none is read at the default

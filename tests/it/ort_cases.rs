@@ -128,6 +128,24 @@ fn rnn(op: &str, shapes: &[&[i64]]) -> ModelProto {
     build::model(14, inputs, vec![n], &["y"])
 }
 
+/// An ai.onnx.ml TreeEnsemble of one leaf over x of shape `x`.
+fn tree_ensemble(x: &[i64]) -> ModelProto {
+    let n = node("t", "TreeEnsemble", &["x"], &["y"]);
+    let mut n = with_ints(with_ints(n, "tree_roots", &[0]), "nodes_featureids", &[0]);
+    n.domain = Some("ai.onnx.ml".into());
+    let mut m = case(21, &[("x", x)], &[], n);
+    m.opset_import.push(OperatorSetIdProto { domain: Some("ai.onnx.ml".into()), version: Some(5) });
+    m
+}
+
+/// A recurrent `op` with hidden_size 4 over x of shape `x` (inputs 5 wide), W and R of one
+/// direction.
+fn rnn_x(op: &str, x: &[i64]) -> ModelProto {
+    let gates = if op == "GRU" { 12 } else { 4 };
+    let n = with_int(node("rnn", op, &["x", "w", "r"], &["y"]), "hidden_size", 4);
+    case(14, &[("x", x), ("w", &[1, gates, 5]), ("r", &[1, gates, 4])], &[], n)
+}
+
 /// Attention of Q, K, V (and a mask) of `shapes`, with (q_num_heads, kv_num_heads) when given.
 fn attention(shapes: &[&[i64]], heads: Option<(i64, i64)>) -> ModelProto {
     attention_at(23, shapes, heads)
@@ -189,9 +207,130 @@ fn slice(axes: &'static [i64]) -> ModelProto {
     case(13, &[("x", &[4, 5])], consts, node("sl", "Slice", &["x", "s", "e", "a"], &["y"]))
 }
 
+/// `op` ("Resize" at opset 13 or "Upsample" at 9) of x [1, 1, 4, 4] by float `scales`.
+fn rescale(op: &str, scales: &[f32]) -> ModelProto {
+    let (opset, inputs): (i64, &[&str]) = if op == "Upsample" { (9, &["x", "s"]) } else { (13, &["x", "", "s"]) };
+    let mut m = case(opset, &[("x", &[1, 1, 4, 4])], &[], node("r", op, inputs, &["y"]));
+    m.graph.as_mut().unwrap().initializer.push(build::floats("s", &[4], scales));
+    m
+}
+
+/// Resize (opset 13) of x of shape `x` to `sizes`.
+fn resize_to(x: &[i64], sizes: &'static [i64]) -> ModelProto {
+    let n = node("r", "Resize", &["x", "", "", "s"], &["y"]);
+    case(13, &[("x", x)], &[("s", &[4], sizes)], n)
+}
+
 /// (what, model, onnxruntime 1.32's output shape or `None` where it refuses the model).
 fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     vec![
+        // SwiGLU's inputs have one shape, no broadcasting (ORT: "Can't merge shape info"; it has
+        // no Swish-24 kernel to run the valid one, whose [2, 4] is onnx's inference).
+        (
+            "SwiGLU [2,4] [2,5]",
+            case(28, &[("a", &[2, 4]), ("b", &[2, 5])], &[], node("s", "SwiGLU", &["a", "b"], &["y"])),
+            None,
+        ),
+        (
+            "SwiGLU [2,4] [1,4]",
+            case(28, &[("a", &[2, 4]), ("b", &[1, 4])], &[], node("s", "SwiGLU", &["a", "b"], &["y"])),
+            None,
+        ),
+        (
+            "SwiGLU [2,4] [2,4]",
+            case(28, &[("a", &[2, 4]), ("b", &[2, 4])], &[], node("s", "SwiGLU", &["a", "b"], &["y"])),
+            Some(vec![2, 4]),
+        ),
+        // Clip: "min should be a scalar" (one element of rank 1 runs).
+        (
+            "Clip min [1]",
+            case(13, &[("x", &[2, 3]), ("lo", &[1])], &[], node("c", "Clip", &["x", "lo"], &["y"])),
+            Some(vec![2, 3]),
+        ),
+        ("Clip min [2]", case(13, &[("x", &[2, 3]), ("lo", &[2])], &[], node("c", "Clip", &["x", "lo"], &["y"])), None),
+        (
+            "Clip max [1,1]",
+            case(13, &[("x", &[2, 3]), ("hi", &[1, 1])], &[], node("c", "Clip", &["x", "", "hi"], &["y"])),
+            None,
+        ),
+        // Dropout: "Ratio of Dropout must be a scalar."
+        (
+            "Dropout ratio [1]",
+            case(13, &[("x", &[2, 3]), ("r", &[1])], &[], node("d", "Dropout", &["x", "r"], &["y"])),
+            None,
+        ),
+        (
+            "Dropout ratio []",
+            case(13, &[("x", &[2, 3]), ("r", &[])], &[], node("d", "Dropout", &["x", "r"], &["y"])),
+            Some(vec![2, 3]),
+        ),
+        // TopK: "K input must be a one-dimensional tensor of size 1."
+        (
+            "TopK k []",
+            case(11, &[("x", &[2, 3])], &[("k", &[], &[2])], node("t", "TopK", &["x", "k"], &["y", "i"])),
+            None,
+        ),
+        (
+            "TopK k [1]",
+            case(11, &[("x", &[2, 3])], &[("k", &[1], &[2])], node("t", "TopK", &["x", "k"], &["y", "i"])),
+            Some(vec![2, 2]),
+        ),
+        // EyeLike: "Input tensor must be 2-dimensional".
+        ("EyeLike [2,3,4]", case(9, &[("x", &[2, 3, 4])], &[], node("e", "EyeLike", &["x"], &["y"])), None),
+        ("EyeLike [2,3]", case(9, &[("x", &[2, 3])], &[], node("e", "EyeLike", &["x"], &["y"])), Some(vec![2, 3])),
+        // ArgMax over an empty axis fails at run time, unless the output is empty too.
+        (
+            "ArgMax [0,3] axis 0",
+            case(13, &[("x", &[0, 3])], &[], with_int(node("a", "ArgMax", &["x"], &["y"]), "axis", 0)),
+            None,
+        ),
+        (
+            "ArgMax [0,3] axis 1",
+            case(13, &[("x", &[0, 3])], &[], with_int(node("a", "ArgMax", &["x"], &["y"]), "axis", 1)),
+            Some(vec![0, 1]),
+        ),
+        // CumProd's axis holds one element, as CumSum's.
+        (
+            "CumProd axis [1,0]",
+            case(26, &[("x", &[2, 3])], &[("a", &[2], &[1, 0])], node("c", "CumProd", &["x", "a"], &["y"])),
+            None,
+        ),
+        (
+            "CumProd axis [1]",
+            case(26, &[("x", &[2, 3])], &[("a", &[1], &[1])], node("c", "CumProd", &["x", "a"], &["y"])),
+            Some(vec![2, 3]),
+        ),
+        // DFT: "one-sided DFT requires real input (last dimension must be 1)", "inverse
+        // one-sided DFT requires complex input (last dimension must be 2)", "The input tensor
+        // must have a last dimension of 1 (real) or 2 (complex)".
+        ("DFT onesided [1,8,2]", case(17, &[("x", &[1, 8, 2])], &[], dft(&["x"])), None),
+        ("DFT onesided [1,8,1]", case(17, &[("x", &[1, 8, 1])], &[], dft(&["x"])), Some(vec![1, 5, 2])),
+        (
+            "DFT inverse onesided [1,8,1]",
+            case(17, &[("x", &[1, 8, 1])], &[], with_int(dft(&["x"]), "inverse", 1)),
+            None,
+        ),
+        (
+            "DFT inverse onesided [1,5,2]",
+            case(17, &[("x", &[1, 5, 2])], &[], with_int(dft(&["x"]), "inverse", 1)),
+            Some(vec![1, 8, 1]),
+        ),
+        ("DFT [1,8,3]", case(17, &[("x", &[1, 8, 3])], &[], node("dft", "DFT", &["x"], &["y"])), None),
+        // Recurrent ops: "First input tensor must have rank 3".
+        ("GRU x [2,3,5,1]", rnn_x("GRU", &[2, 3, 5, 1]), None),
+        ("RNN x [2,3]", rnn_x("RNN", &[2, 3]), None),
+        // TreeEnsemble: "Input 0 expected to have rank 2 but has rank 1".
+        ("TreeEnsemble x [3]", tree_ensemble(&[3]), None),
+        // Scales: Resize's "greater than 0", Upsample's "greater than or equal to 1".
+        ("Resize scale 0", rescale("Resize", &[1.0, 1.0, 0.0, 2.0]), None),
+        ("Upsample scale 0.5", rescale("Upsample", &[1.0, 1.0, 0.5, 2.0]), None),
+        ("Upsample scale 1", rescale("Upsample", &[1.0, 1.0, 1.0, 2.0]), Some(vec![1, 1, 4, 8])),
+        // Sizes: "Scale value should be greater than 0" (a size of 0 from 4), "Input dim is zero
+        // but required output dim is non-zero"; an empty axis may stay empty.
+        ("Resize [1,1,4,4] to [1,1,0,4]", resize_to(&[1, 1, 4, 4], &[1, 1, 0, 4]), None),
+        ("Resize [1,1,0,4] to [1,1,2,4]", resize_to(&[1, 1, 0, 4], &[1, 1, 2, 4]), None),
+        ("Resize [1,1,0,4] to [1,1,0,8]", resize_to(&[1, 1, 0, 4], &[1, 1, 0, 8]), Some(vec![1, 1, 0, 8])),
+        ("CumProd x []", case(26, &[("x", &[])], &[("a", &[], &[0])], node("c", "CumProd", &["x", "a"], &["y"])), None),
         // ORT: "[ShapeInferenceError] Invalid Target shape product of 0. Product cannot be 0
         // in combination with -1"; we cancelled the two zeros and said [2, 6, 0].
         (

@@ -278,6 +278,43 @@ fn if_with_agreeing_branches_keeps_their_shape() {
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("n"), d(5)]));
 }
 
+/// If's condition and Loop's trip count hold one element (the spec; onnxruntime 1.32: "If
+/// nodes condition input must have exactly one element", "'Loop' input 'M' should be a scalar
+/// tensor. Got shape of {2}"); one element of rank 1 runs in both.
+#[test]
+fn if_and_loop_take_one_element_counts() {
+    let bool_in = |dims: &[D]| input("c", tensor_proto::DataType::Bool, dims);
+    let if_of = |dims: &[D]| {
+        let then_g = graph(vec![node("Relu", &["x"], &["t"])], vec![], vec![], &["t"]);
+        let else_g = graph(vec![node("Neg", &["x"], &["e"])], vec![], vec![], &["e"]);
+        let mut if_node = node("If", &["c"], &["y"]);
+        if_node.attribute = vec![branch("then_branch", then_g), branch("else_branch", else_g)];
+        model(graph(vec![if_node], vec![bool_in(dims), f32_input("x", &[D::N(5)])], vec![], &["y"]))
+    };
+    let loop_of = |trips: &[i64]| {
+        let body = graph(
+            vec![node("Identity", &["ci"], &["co"]), node("Neg", &["x"], &["xo"])],
+            vec![
+                input("i", tensor_proto::DataType::Int64, &[]),
+                input("ci", tensor_proto::DataType::Bool, &[]),
+                f32_input("x", &[D::N(2)]),
+            ],
+            vec![],
+            &["co", "xo"],
+        );
+        let mut l = node("Loop", &["m", "", "x0"], &["y"]);
+        l.attribute = vec![branch("body", body)];
+        model(graph(vec![l], vec![f32_input("x0", &[D::N(2)])], vec![ints_init("m", trips)], &["y"]))
+    };
+    for (m, ok) in
+        [(if_of(&[D::N(2)]), false), (if_of(&[D::N(1)]), true), (loop_of(&[3, 3]), false), (loop_of(&[3]), true)]
+    {
+        let inf = infer(&m, &Options::default());
+        let want: Vec<&str> = if ok { vec![] } else { vec!["invalid-node"] };
+        assert_eq!(codes(&inf), want, "{:?}", inf.diagnostics);
+    }
+}
+
 /// The pattern torch exports for `x.squeeze(-1)` on a dynamic dim: If(size == 1, Squeeze,
 /// Identity). Its rank depends on the size, so it stays unknown with a warning, until the size
 /// is bound.
