@@ -1131,9 +1131,22 @@ pub fn matmul(c: &Ctx) -> R {
         "QLinearMatMul" => (3, c.dtype(7)),
         _ => (1, c.dtype(0)),
     };
+    let mut out = Out::default();
+    if bi == 3 {
+        // Each zero point has its scale's shape (the spec), or both hold one element
+        // (onnxruntime runs a scalar beside a [1]).
+        for (s, z) in [(1, 2), (4, 5), (6, 7)] {
+            let one = |i| c.shape(i).and_then(numel) == Some(1);
+            if let Some(scale) = c.shape(s).filter(|_| !(one(s) && one(z))) {
+                expect_shape(c, z, scale, &mut out)?;
+            }
+        }
+    }
     let (Some(a), Some(b)) = (c.shape(0), c.shape(bi)) else { return outs(vec![ty(dtype, None)]) };
     let (shape, assumptions) = matmul_shape(a, b)?;
-    Ok(Out { types: smallvec::smallvec![ty(dtype, Some(shape))], assumptions, ..Out::default() })
+    out.assumptions.extend(assumptions);
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 /// numpy's matmul of shapes `a` and `b`, with its side conditions (batch axes broadcast,
@@ -1559,8 +1572,8 @@ pub fn layer_norm(c: &Ctx) -> R {
 pub fn along_axis(c: &Ctx) -> R {
     let op = c.node.op_type.as_str();
     match c.shape(0) {
-        Some([]) if op != "LpNormalization" => return invalid(format!("{op}: a scalar input has no axis")),
-        Some(x) if !x.is_empty() => {
+        Some([]) => return invalid(format!("{op}: a scalar input has no axis")),
+        Some(x) => {
             let default = if op != "LpNormalization" && c.opset < 13 { 1 } else { -1 };
             axis_in(c.node.attr_int("axis").unwrap_or(default), x.len(), op)?;
         }
@@ -1918,7 +1931,14 @@ pub fn reverse_sequence(c: &Ctx) -> R {
     }
     match c.shape(0) {
         Some(x) if x.len() < 2 => return invalid(format!("ReverseSequence: input rank {} is below 2", x.len())),
-        Some(x) => expect_shape(c, 1, &[x[b as usize].clone()], &mut out)?,
+        Some(x) => {
+            expect_shape(c, 1, &[x[b as usize].clone()], &mut out)?;
+            // Each length lies within the time axis (onnxruntime: "Invalid sequence length").
+            let time = &x[t as usize];
+            if let Some(n) = c.ints(1).iter().flatten().find(|n| **n < 0 || time.known().is_some_and(|t| **n > t)) {
+                return invalid(format!("ReverseSequence: sequence length {n} is outside 0..={time}"));
+            }
+        }
         None => {}
     }
     Ok(out)

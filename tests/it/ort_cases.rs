@@ -215,6 +215,31 @@ fn rescale(op: &str, scales: &[f32]) -> ModelProto {
     m
 }
 
+/// ReverseSequence of x [2, 3] (time axis 0, batch axis 1) by constant lengths.
+fn rev_lens(lens: &'static [i64]) -> ModelProto {
+    let n = with_int(with_int(node("rs", "ReverseSequence", &["x", "l"], &["y"]), "batch_axis", 1), "time_axis", 0);
+    case(10, &[("x", &[2, 3])], &[("l", &[3], lens)], n)
+}
+
+/// QLinearMatMul of uint8 a [2, 3] and b [3, 4] with a's and b's scale and zero point of
+/// `shapes` (y's scalar).
+fn qmatmul(shapes: [&[i64]; 4]) -> ModelProto {
+    let u8_in = |n: &str, s: &[i64]| typed(n, DataType::Uint8, s);
+    let [a_s, a_z, b_s, b_z] = shapes;
+    let inputs = vec![
+        u8_in("a", &[2, 3]),
+        input("as", a_s),
+        u8_in("az", a_z),
+        u8_in("b", &[3, 4]),
+        input("bs", b_s),
+        u8_in("bz", b_z),
+        input::<i64>("ys", &[]),
+        u8_in("yz", &[]),
+    ];
+    let n = node("q", "QLinearMatMul", &["a", "as", "az", "b", "bs", "bz", "ys", "yz"], &["y"]);
+    build::model(21, inputs, vec![n], &["y"])
+}
+
 /// Resize (opset 13) of x of shape `x` to `sizes`.
 fn resize_to(x: &[i64], sizes: &'static [i64]) -> ModelProto {
     let n = node("r", "Resize", &["x", "", "", "s"], &["y"]);
@@ -330,6 +355,21 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Resize [1,1,4,4] to [1,1,0,4]", resize_to(&[1, 1, 4, 4], &[1, 1, 0, 4]), None),
         ("Resize [1,1,0,4] to [1,1,2,4]", resize_to(&[1, 1, 0, 4], &[1, 1, 2, 4]), None),
         ("Resize [1,1,0,4] to [1,1,0,8]", resize_to(&[1, 1, 0, 4], &[1, 1, 0, 8]), Some(vec![1, 1, 0, 8])),
+        // "Invalid sequence length: 3. Value must be in range [0,2]".
+        ("ReverseSequence lens [3,3,3] over 2", rev_lens(&[3, 3, 3]), None),
+        ("ReverseSequence lens [2,0,1] over 2", rev_lens(&[2, 0, 1]), Some(vec![2, 3])),
+        // LpNormalization of a scalar: "axis 0 is not in valid range [-0,-1]".
+        ("LpNormalization x []", case(13, &[("x", &[])], &[], node("l", "LpNormalization", &["x"], &["y"])), None),
+        (
+            "LpNormalization x [3]",
+            case(13, &[("x", &[3])], &[], node("l", "LpNormalization", &["x"], &["y"])),
+            Some(vec![3]),
+        ),
+        // QLinearMatMul: a zero point has its scale's shape, or both hold one element.
+        ("QLinearMatMul scale [] zero point [1]", qmatmul([&[], &[1], &[], &[]]), Some(vec![2, 4])),
+        ("QLinearMatMul scale [] zero point [0]", qmatmul([&[], &[0], &[], &[]]), None),
+        ("QLinearMatMul scale [3] zero point []", qmatmul([&[3], &[], &[], &[]]), None),
+        ("QLinearMatMul b scale [4] zero point [4]", qmatmul([&[], &[], &[4], &[4]]), Some(vec![2, 4])),
         ("CumProd x []", case(26, &[("x", &[])], &[("a", &[], &[0])], node("c", "CumProd", &["x", "a"], &["y"])), None),
         // ORT: "[ShapeInferenceError] Invalid Target shape product of 0. Product cannot be 0
         // in combination with -1"; we cancelled the two zeros and said [2, 6, 0].
