@@ -2083,8 +2083,9 @@ pub fn window(c: &Ctx) -> R {
 pub fn mel_weight_matrix(c: &Ctx) -> R {
     let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
     let bins = first_value(c, 0);
+    // dft_length / 2 + 1, dividing toward zero as onnxruntime does (a length of -1 gives 1).
     let dft = first_value(c, 1);
-    outs(vec![ty(dtype, Some(vec![dft.div_floor(&Dim::Known(2)).add(&Dim::Known(1)), bins]))])
+    outs(vec![ty(dtype, Some(vec![fold::div(&dft, &Dim::Known(2)).add(&Dim::Known(1)), bins]))])
 }
 
 pub fn rnn(c: &Ctx) -> R {

@@ -240,6 +240,15 @@ fn qmatmul(shapes: [&[i64]; 4]) -> ModelProto {
     build::model(21, inputs, vec![n], &["y"])
 }
 
+/// MelWeightMatrix of 8 bins for `dft_length`, 8192 Hz from 0 to 4096.
+fn mel(dft_length: &'static [i64]) -> ModelProto {
+    let n = node("m", "MelWeightMatrix", &["b", "d", "r", "lo", "hi"], &["y"]);
+    let mut m = case(17, &[], &[("b", &[], &[8]), ("d", &[], dft_length), ("r", &[], &[8192])], n);
+    let g = m.graph.as_mut().unwrap();
+    g.initializer.extend([build::floats("lo", &[], &[0.0]), build::floats("hi", &[], &[4096.0])]);
+    m
+}
+
 /// Resize (opset 13) of x of shape `x` to `sizes`.
 fn resize_to(x: &[i64], sizes: &'static [i64]) -> ModelProto {
     let n = node("r", "Resize", &["x", "", "", "s"], &["y"]);
@@ -370,6 +379,9 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("QLinearMatMul scale [] zero point [0]", qmatmul([&[], &[0], &[], &[]]), None),
         ("QLinearMatMul scale [3] zero point []", qmatmul([&[3], &[], &[], &[]]), None),
         ("QLinearMatMul b scale [4] zero point [4]", qmatmul([&[], &[], &[4], &[4]]), Some(vec![2, 4])),
+        // MelWeightMatrix: dft_length / 2 + 1 rows, dividing toward zero.
+        ("MelWeightMatrix dft_length -1", mel(&[-1]), Some(vec![1, 8])),
+        ("MelWeightMatrix dft_length 16", mel(&[16]), Some(vec![9, 8])),
         ("CumProd x []", case(26, &[("x", &[])], &[("a", &[], &[0])], node("c", "CumProd", &["x", "a"], &["y"])), None),
         // ORT: "[ShapeInferenceError] Invalid Target shape product of 0. Product cannot be 0
         // in combination with -1"; we cancelled the two zeros and said [2, 6, 0].
