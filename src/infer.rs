@@ -1091,7 +1091,17 @@ impl Infer<'_> {
         // Loop bodies take (iteration number, condition, loop-carried values...).
         if node.op_type == "Loop" {
             for (i, input) in g.inputs.iter().enumerate() {
-                if input.ty.as_ref().is_some_and(|t| t.shape().is_some()) {
+                if let Some(declared) = input.ty.as_ref().filter(|t| t.shape().is_some()) {
+                    // onnxruntime infers the body from its declarations, as here, but runs it
+                    // on the values as they are: a declaration the initial value contradicts
+                    // is reported.
+                    let carried = node.inputs.get(i).copied().flatten().filter(|_| i >= 2);
+                    if let Some((v, what)) = carried.and_then(|v| Some((v, contradiction(self.out.ty(v)?, declared)?)))
+                    {
+                        let (body_in, value) = (model.name(input.value), model.name(v));
+                        let msg = format!("body input '{body_in}' contradicts the value '{value}' fed to it: {what}");
+                        self.flag(n, Severity::Warning, Code::DeclaredShapeMismatch, msg);
+                    }
                     if i == 1 {
                         self.out.values.set(input.value, Some(vec![Dim::Known(1)]));
                     }

@@ -278,6 +278,40 @@ fn if_with_agreeing_branches_keeps_their_shape() {
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("n"), d(5)]));
 }
 
+/// A Loop of `trips` (an int64 initializer of that many elements) carrying x0 [`x0`] through a
+/// body that declares it [2] and negates it.
+fn loop_of(trips: &[i64], x0: i64) -> Model {
+    let body = graph(
+        vec![node("Identity", &["ci"], &["co"]), node("Neg", &["x"], &["xo"])],
+        vec![
+            input("i", tensor_proto::DataType::Int64, &[]),
+            input("ci", tensor_proto::DataType::Bool, &[]),
+            f32_input("x", &[D::N(2)]),
+        ],
+        vec![],
+        &["co", "xo"],
+    );
+    let mut l = node("Loop", &["m", "", "x0"], &["y"]);
+    l.attribute = vec![branch("body", body)];
+    model(graph(vec![l], vec![f32_input("x0", &[D::N(x0)])], vec![ints_init("m", trips)], &["y"]))
+}
+
+/// onnxruntime infers a Loop body from its declarations but runs it on the values fed (a body
+/// declaring [2] fed [3] runs), so a declaration the initial value contradicts is a warning.
+#[test]
+fn a_loop_body_declaration_the_fed_value_contradicts_is_a_warning() {
+    let inf = infer(&loop_of(&[3], 3), &Options::default());
+    assert_eq!(codes(&inf), vec!["declared-shape-mismatch"]);
+    assert_eq!(inf.diagnostics[0].severity, onnx_bcast::Severity::Warning);
+    let msg = &inf.diagnostics[0].message;
+    assert!(
+        msg.contains(
+            "body input 'x' contradicts the value 'x0' fed to it: size 2 is declared at axis 0, 3 is inferred"
+        ),
+        "{msg}"
+    );
+}
+
 /// If's condition and Loop's trip count hold one element (the spec; onnxruntime 1.32: "If
 /// nodes condition input must have exactly one element", "'Loop' input 'M' should be a scalar
 /// tensor. Got shape of {2}"); one element of rank 1 runs in both.
@@ -291,23 +325,8 @@ fn if_and_loop_take_one_element_counts() {
         if_node.attribute = vec![branch("then_branch", then_g), branch("else_branch", else_g)];
         model(graph(vec![if_node], vec![bool_in(dims), f32_input("x", &[D::N(5)])], vec![], &["y"]))
     };
-    let loop_of = |trips: &[i64]| {
-        let body = graph(
-            vec![node("Identity", &["ci"], &["co"]), node("Neg", &["x"], &["xo"])],
-            vec![
-                input("i", tensor_proto::DataType::Int64, &[]),
-                input("ci", tensor_proto::DataType::Bool, &[]),
-                f32_input("x", &[D::N(2)]),
-            ],
-            vec![],
-            &["co", "xo"],
-        );
-        let mut l = node("Loop", &["m", "", "x0"], &["y"]);
-        l.attribute = vec![branch("body", body)];
-        model(graph(vec![l], vec![f32_input("x0", &[D::N(2)])], vec![ints_init("m", trips)], &["y"]))
-    };
     for (m, ok) in
-        [(if_of(&[D::N(2)]), false), (if_of(&[D::N(1)]), true), (loop_of(&[3, 3]), false), (loop_of(&[3]), true)]
+        [(if_of(&[D::N(2)]), false), (if_of(&[D::N(1)]), true), (loop_of(&[3, 3], 2), false), (loop_of(&[3], 2), true)]
     {
         let inf = infer(&m, &Options::default());
         let want: Vec<&str> = if ok { vec![] } else { vec!["invalid-node"] };
