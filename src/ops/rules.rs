@@ -2460,6 +2460,8 @@ pub fn tfidf(c: &Ctx) -> R {
     let shape = match c.shape(0) {
         None => None,
         Some([_]) => Some(vec![width]),
+        // onnxruntime: "Input shape must have either [C] or [B,C] dimensions with B > 0".
+        Some([Dim::Known(0), _]) => return invalid("TfIdfVectorizer: a batch of 0 rows".into()),
         Some([n, _]) => Some(vec![n.clone(), width]),
         Some(s) => return invalid(format!("TfIdfVectorizer needs a 1-D or 2-D input, not {}-D", s.len())),
     };
@@ -2485,31 +2487,35 @@ pub fn string_split(c: &Ctx) -> R {
 }
 
 pub fn string_normalizer(c: &Ctx) -> R {
-    if let (Some(v), Some(x)) = (c.string_value(0), c.shape(0)) {
-        let stops: Vec<String> = match c.node.attr("stopwords") {
-            Some(AttrValue::Strings(w)) => w.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect(),
-            _ => Vec::new(),
-        };
-        let sensitive = c.node.attr_int("is_case_sensitive").unwrap_or(0) != 0;
-        let kept = |w: &&String| {
-            !w.is_empty()
-                && !stops.iter().any(|s| if sensitive { s == *w } else { s.to_lowercase() == w.to_lowercase() })
-        };
-        // The words kept, at least one (an empty string where none is).
-        let lead = match x {
-            [Dim::Known(n)] if *n as usize == v.len() => Some(vec![]),
-            [Dim::Known(1), Dim::Known(n)] if *n as usize == v.len() => Some(vec![Dim::Known(1)]),
-            _ => None,
-        };
-        if let Some(mut shape) = lead {
-            shape.push(Dim::Known(v.iter().filter(kept).count().max(1) as i64));
-            return outs(vec![ty(Some(DType::Str), Some(shape))]);
+    let mut out = Out::default();
+    let shape = match c.shape(0) {
+        None => None,
+        // The spec's inference: "Input shape must have either [C] or [1,C] dimensions where C > 0".
+        Some([] | [.., Dim::Known(0)] | [_, _, _, ..]) => {
+            return invalid("StringNormalizer: the input must be [C] or [1, C] with C > 0".into())
         }
-    }
-    let shape = c.shape(0).map(|s| {
-        s.iter().map(|d| if s.len() == 1 || *d != Dim::Known(1) { Dim::Unknown } else { d.clone() }).collect()
-    });
-    outs(vec![ty(Some(DType::Str), shape)])
+        Some(x) => {
+            if let [_, n] = x {
+                expect_shape(c, 0, &[Dim::Known(1), n.clone()], &mut out)?;
+            }
+            let stops: Vec<String> = match c.node.attr("stopwords") {
+                Some(AttrValue::Strings(w)) => w.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect(),
+                _ => Vec::new(),
+            };
+            let sensitive = c.node.attr_int("is_case_sensitive").unwrap_or(0) != 0;
+            let kept = |w: &&String| {
+                !w.is_empty()
+                    && !stops.iter().any(|s| if sensitive { s == *w } else { s.to_lowercase() == w.to_lowercase() })
+            };
+            // The words kept, at least one (an empty string where none is).
+            let words = c.string_value(0).filter(|v| x.last().and_then(Dim::known) == Some(v.len() as i64));
+            let mut shape = vec![Dim::Known(1); x.len() - 1];
+            shape.push(words.map_or(Dim::Unknown, |v| Dim::Known(v.iter().filter(kept).count().max(1) as i64)));
+            Some(shape)
+        }
+    };
+    out.types = smallvec::smallvec![ty(Some(DType::Str), shape)];
+    Ok(out)
 }
 
 pub fn string_concat(c: &Ctx) -> R {
@@ -2546,6 +2552,9 @@ pub fn optional(c: &Ctx) -> R {
 /// ImageDecoder: height and width come from the encoded header when the bytes are known
 /// (PNG, BMP, PNM, JPEG, TIFF, JPEG 2000, WebP); channels from `pixel_format`.
 pub fn image_decoder(c: &Ctx) -> R {
+    if c.shape(0).is_some_and(|s| s.len() != 1) {
+        return invalid("ImageDecoder: the encoded stream must be 1-D".into());
+    }
     let channels = if c.node.attr_str("pixel_format").as_deref() == Some("Grayscale") { 1 } else { 3 };
     let hw = c.ints(0).and_then(|v| {
         let b: Vec<u8> = v.iter().map(|x| *x as u8).collect();

@@ -502,7 +502,51 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Slice axes [0,0]", slice(&[0, 0]), None),
         ("Slice axes [0,-2]", slice(&[0, -2]), None),
         ("Slice axes [0,1]", slice(&[0, 1]), Some(vec![2, 2])),
+        // --- imgops ---
+        // "[ShapeInferenceError] Input tensor must be 1-dimensional" (no kernel runs a valid one).
+        ("ImageDecoder x [2,3]", image_decoder(&[2, 3]), None),
+        ("ImageDecoder x []", image_decoder(&[]), None),
+        // "Input shape must have either [C] or [1,C] dimensions where C > 0" (the spec's
+        // inference), at run time "Single dimension value must be greater than 0".
+        ("StringNormalizer [3]", strings("StringNormalizer", &[3]), Some(vec![3])),
+        ("StringNormalizer [1,3]", strings("StringNormalizer", &[1, 3]), Some(vec![1, 3])),
+        ("StringNormalizer [0]", strings("StringNormalizer", &[0]), None),
+        ("StringNormalizer [1,0]", strings("StringNormalizer", &[1, 0]), None),
+        ("StringNormalizer [2,3]", strings("StringNormalizer", &[2, 3]), None),
+        ("StringNormalizer []", strings("StringNormalizer", &[]), None),
+        ("StringNormalizer [1,2,3]", strings("StringNormalizer", &[1, 2, 3]), None),
+        // "Input shape must have either [C] or [B,C] dimensions with B > 0."
+        ("TfIdfVectorizer [2,4]", tfidf(&[2, 4]), Some(vec![2, 2])),
+        ("TfIdfVectorizer [2,0]", tfidf(&[2, 0]), Some(vec![2, 2])),
+        ("TfIdfVectorizer [0]", tfidf(&[0]), Some(vec![2])),
+        ("TfIdfVectorizer [0,4]", tfidf(&[0, 4]), None),
     ]
+}
+
+fn image_decoder(x: &[i64]) -> ModelProto {
+    build::model(20, vec![typed("x", DataType::Uint8, x)], vec![node("img", "ImageDecoder", &["x"], &["y"])], &["y"])
+}
+
+/// `op` of one string initializer `x` of shape `dims`, every string "a".
+fn strings(op: &str, dims: &[i64]) -> ModelProto {
+    let mut m = build::model(10, vec![], vec![node("s", op, &["x"], &["y"])], &["y"]);
+    let n = dims.iter().product::<i64>() as usize;
+    m.graph.as_mut().unwrap().initializer = vec![TensorProto {
+        name: Some("x".to_string()),
+        dims: dims.to_vec(),
+        data_type: Some(DataType::String as i32),
+        string_data: vec![b"a".to_vec(); n],
+        ..Default::default()
+    }];
+    m
+}
+
+/// TfIdfVectorizer counting the 1-grams 2 and 3 of an int64 `x`.
+fn tfidf(x: &[i64]) -> ModelProto {
+    let n = with_str(node("tf", "TfIdfVectorizer", &["x"], &["y"]), "mode", "TF");
+    let n = with_ints(with_ints(n, "ngram_counts", &[0]), "ngram_indexes", &[0, 1]);
+    let n = with_int(with_int(with_int(n, "min_gram_length", 1), "max_gram_length", 1), "max_skip_count", 0);
+    build::model(9, vec![typed("x", DataType::Int64, x)], vec![with_ints(n, "pool_int64s", &[2, 3])], &["y"])
 }
 
 #[test]
