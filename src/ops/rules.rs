@@ -2162,9 +2162,10 @@ fn loss_shape(c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleError> {
         let target: Shape = std::iter::once(&x[0]).chain(&x[2..]).cloned().collect();
         expect_shape(c, 1, &target, out)?;
     }
-    if c.shape(2).is_some_and(|w| w.len() != 1) {
-        return invalid(format!("{op}: the weight must have rank 1"));
-    }
+    // A weight of rank 1, from opset 22 one per class (onnx's inference unifies them then;
+    // onnxruntime runs other lengths before).
+    let classes = if c.opset >= 22 { dim(c, 0, 1) } else { Dim::Unknown };
+    expect_shape(c, 2, &[classes], out)?;
     Ok(match c.node.attr_str("reduction").as_deref().unwrap_or("mean") {
         "none" => c.shape(1).map(<[Dim]>::to_vec),
         _ => Some(vec![]),

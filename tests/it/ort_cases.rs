@@ -43,11 +43,15 @@ fn conv_t(x: &[i64], w: &[i64], auto_pad: &str, stride: i64, opad: i64) -> Model
 
 /// A loss with `reduction="none"`: input `x`, int64 target `t`, optional weight `w`.
 fn loss(op: &str, x: &[i64], t: &[i64], w: Option<&[i64]>) -> ModelProto {
+    loss_at(13, op, x, t, w)
+}
+
+fn loss_at(opset: i64, op: &str, x: &[i64], t: &[i64], w: Option<&[i64]>) -> ModelProto {
     let mut inputs = vec![input("x", x), typed("t", DataType::Int64, t)];
     inputs.extend(w.map(|w| input("w", w)));
     let names: Vec<&str> = ["x", "t", "w"][..inputs.len()].to_vec();
     let n = with_str(node("loss", op, &names, &["y"]), "reduction", "none");
-    build::model(13, inputs, vec![n], &["y"])
+    build::model(opset, inputs, vec![n], &["y"])
 }
 
 /// A normalization of `x` over the axes from `axis` with `scale` and an optional `bias`.
@@ -520,6 +524,20 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("TfIdfVectorizer [2,0]", tfidf(&[2, 0]), Some(vec![2, 2])),
         ("TfIdfVectorizer [0]", tfidf(&[0]), Some(vec![2])),
         ("TfIdfVectorizer [0,4]", tfidf(&[0, 4]), None),
+        // From opset 22: "Dimension mismatch in unification between 4 and 3" (weight and C).
+        (
+            "NLLLoss-22 weight [3]",
+            loss_at(22, "NegativeLogLikelihoodLoss", &[2, 3, 4], &[2, 4], Some(&[3])),
+            Some(vec![2, 4]),
+        ),
+        ("NLLLoss-22 weight [4]", loss_at(22, "NegativeLogLikelihoodLoss", &[2, 3, 4], &[2, 4], Some(&[4])), None),
+        ("NLLLoss-22 weight [1]", loss_at(22, "NegativeLogLikelihoodLoss", &[2, 3, 4], &[2, 4], Some(&[1])), None),
+        (
+            "SCELoss-22 weight [3]",
+            loss_at(22, "SoftmaxCrossEntropyLoss", &[2, 3, 4], &[2, 4], Some(&[3])),
+            Some(vec![2, 4]),
+        ),
+        ("SCELoss-22 weight [2]", loss_at(22, "SoftmaxCrossEntropyLoss", &[2, 3, 4], &[2, 4], Some(&[2])), None),
     ]
 }
 
