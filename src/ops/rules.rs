@@ -2080,19 +2080,28 @@ pub fn grid_sample(c: &Ctx) -> R {
     Ok(out)
 }
 
+/// AffineGrid: theta [N, 2, 3] with a size [N, C, H, W], [N, 3, 4] with [N, C, D, H, W]
+/// (onnx's inference checks the size's length, onnxruntime theta's shape).
 pub fn affine_grid(c: &Ctx) -> R {
     let dtype = c.dtype(0);
+    if c.shape(0).is_some_and(|t| t.len() != 3) {
+        return invalid("AffineGrid: theta must have rank 3".into());
+    }
     let Some(size) = c.value(1) else { return outs(vec![ty(dtype, None)]) };
-    if size.len() < 3 {
-        return invalid("AffineGrid: size needs 4 or 5 entries".into());
+    if !(4..=5).contains(&size.len()) {
+        return invalid(format!("AffineGrid: size has {} entries, not 4 or 5", size.len()));
     }
     if let Some(n) = size.iter().find_map(|d| d.known().filter(|n| *n < 0)) {
         return invalid(format!("AffineGrid: negative size {n}"));
     }
+    let axes = size.len() as i64 - 2;
+    let mut out = Out::default();
+    expect_shape(c, 0, &[size[0].clone(), Dim::Known(axes), Dim::Known(axes + 1)], &mut out)?;
     let mut shape = vec![size[0].clone()];
     shape.extend(size[2..].iter().cloned());
-    shape.push(Dim::Known(size.len() as i64 - 2));
-    outs(vec![ty(dtype, Some(shape))])
+    shape.push(Dim::Known(axes));
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn det(c: &Ctx) -> R {

@@ -12,9 +12,9 @@ use onnx_bcast::shape::Dim;
 use onnx_bcast::{Model, Severity};
 
 /// An int64 initializer `name` of shape `dims` holding `values`.
-type Const = (&'static str, &'static [i64], &'static [i64]);
+type Const<'a> = (&'a str, &'a [i64], &'a [i64]);
 
-fn case(opset: i64, inputs: &[(&str, &[i64])], consts: &[Const], n: NodeProto) -> ModelProto {
+fn case(opset: i64, inputs: &[(&str, &[i64])], consts: &[Const<'_>], n: NodeProto) -> ModelProto {
     let inputs = inputs.iter().map(|(name, shape)| input(name, shape)).collect();
     let mut m = build::model(opset, inputs, vec![n], &["y"]);
     let g = m.graph.as_mut().unwrap();
@@ -538,6 +538,16 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             Some(vec![2, 4]),
         ),
         ("SCELoss-22 weight [2]", loss_at(22, "SoftmaxCrossEntropyLoss", &[2, 3, 4], &[2, 4], Some(&[2])), None),
+        // AffineGrid: "size[0] (2) must equal theta batch dimension (5)", "theta shape must be
+        // [N, 2, 3] for 2D", "Input theta tensor dimension is not 3", "Length of input 'size'
+        // is 3. It must be 4 for 2D or 5 for 5D."
+        ("AffineGrid 2-D", affine_grid(&[2, 2, 3], &[2, 3, 5, 6]), Some(vec![2, 5, 6, 2])),
+        ("AffineGrid 3-D", affine_grid(&[2, 3, 4], &[2, 3, 4, 5, 6]), Some(vec![2, 4, 5, 6, 3])),
+        ("AffineGrid theta [5,2,3]", affine_grid(&[5, 2, 3], &[2, 3, 5, 6]), None),
+        ("AffineGrid theta [2,2,4]", affine_grid(&[2, 2, 4], &[2, 3, 5, 6]), None),
+        ("AffineGrid theta [2,2,3], 3-D", affine_grid(&[2, 2, 3], &[2, 3, 4, 5, 6]), None),
+        ("AffineGrid theta [2,3]", affine_grid(&[2, 3], &[2, 3, 5, 6]), None),
+        ("AffineGrid size [2,3,5]", affine_grid(&[2, 2, 3], &[2, 3, 5]), None),
     ]
 }
 
@@ -565,6 +575,11 @@ fn tfidf(x: &[i64]) -> ModelProto {
     let n = with_ints(with_ints(n, "ngram_counts", &[0]), "ngram_indexes", &[0, 1]);
     let n = with_int(with_int(with_int(n, "min_gram_length", 1), "max_gram_length", 1), "max_skip_count", 0);
     build::model(9, vec![typed("x", DataType::Int64, x)], vec![with_ints(n, "pool_int64s", &[2, 3])], &["y"])
+}
+
+fn affine_grid(theta: &[i64], size: &[i64]) -> ModelProto {
+    let n = node("ag", "AffineGrid", &["t", "s"], &["y"]);
+    case(20, &[("t", theta)], &[("s", &[size.len() as i64], size)], n)
 }
 
 #[test]
