@@ -2247,6 +2247,8 @@ pub fn max_unpool(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(shape))])
 }
 
+/// Col2Im: [N, C * prod(block), L] to [N, C, image...], L the number of blocks the image,
+/// pads, strides and dilations give, as a convolution's output size (onnxruntime checks it).
 pub fn col2im(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let (Some(x), Some(img), Some(block)) = (c.shape(0), c.value(1), c.value(2)) else {
@@ -2255,7 +2257,20 @@ pub fn col2im(c: &Ctx) -> R {
     if x.len() != 3 {
         return invalid("Col2Im needs a 3-D input".into());
     }
-    // The blocks' size divides the input's second axis (onnxruntime refuses it otherwise).
+    // The spec's inference: "'block_shape' input must contain only positive values", and
+    // one size per image axis; onnxruntime: "All 'image_shape' values must be positive".
+    if img.len() != block.len() {
+        return invalid(format!("Col2Im: image_shape has {} sizes, block_shape {}", img.len(), block.len()));
+    }
+    if let Some(d) = img.iter().chain(block).find(|d| d.known().is_some_and(|d| d <= 0)) {
+        return invalid(format!(
+            "Col2Im: image_shape {} and block_shape {} must be positive, not {d}",
+            render(img),
+            render(block)
+        ));
+    }
+    // The blocks' size divides the input's second axis, which is positive (onnxruntime
+    // refuses it otherwise).
     let mut out = Out::default();
     let channels = match Dim::product(block).known() {
         Some(k) if k > 0 => {
@@ -2266,6 +2281,16 @@ pub fn col2im(c: &Ctx) -> R {
         }
         _ => x[1].div_floor(&Dim::product(block)),
     };
+    if channels == Dim::Known(0) {
+        return invalid("Col2Im: the input has no channels".into());
+    }
+    if let Some(kernel) = block.iter().map(Dim::known).collect::<Option<Vec<i64>>>() {
+        let blocks = Dim::product(&window_out(c, img, &kernel, false, &mut out)?);
+        let (_, same) = x[2]
+            .pin(&blocks)
+            .ok_or_else(|| RuleError::Invalid(format!("Col2Im: the input has {} blocks, the image {blocks}", x[2])))?;
+        out.assumptions.extend(same.map(|a| (2, a)));
+    }
     let mut shape = vec![x[0].clone(), channels];
     shape.extend(img.iter().cloned());
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];

@@ -548,6 +548,19 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("AffineGrid theta [2,2,3], 3-D", affine_grid(&[2, 2, 3], &[2, 3, 4, 5, 6]), None),
         ("AffineGrid theta [2,3]", affine_grid(&[2, 3], &[2, 3, 5, 6]), None),
         ("AffineGrid size [2,3,5]", affine_grid(&[2, 2, 3], &[2, 3, 5]), None),
+        // Col2Im: "'block_shape' input must contain only positive values", "Dimension mismatch
+        // in unification between 2 and 1" (the two lengths), "All 'image_shape' values must be
+        // positive", "'input' dim[1] (0) must be a positive multiple of prod(block_shape)",
+        // "Padded image extent is smaller than the dilated kernel", "'input' dim[2] (1) does
+        // not match the number of sliding blocks (5)".
+        ("Col2Im", col2im(&[1, 5, 5], &[5, 5], &[1, 5], &[]), Some(vec![1, 1, 5, 5])),
+        ("Col2Im pads", col2im(&[1, 5, 15], &[5, 5], &[1, 5], &[0, 1, 0, 1]), Some(vec![1, 1, 5, 5])),
+        ("Col2Im block [0,5]", col2im(&[1, 5, 5], &[5, 5], &[0, 5], &[]), None),
+        ("Col2Im image [1]", col2im(&[1, 5, 5], &[1], &[1, 5], &[]), None),
+        ("Col2Im image [0,5]", col2im(&[1, 5, 0], &[0, 5], &[1, 5], &[]), None),
+        ("Col2Im x [1,0,5]", col2im(&[1, 0, 5], &[5, 5], &[1, 5], &[]), None),
+        ("Col2Im image [5,1]", col2im(&[1, 5, 5], &[5, 1], &[1, 5], &[]), None),
+        ("Col2Im x [1,5,1]", col2im(&[1, 5, 1], &[5, 5], &[1, 5], &[]), None),
     ]
 }
 
@@ -580,6 +593,13 @@ fn tfidf(x: &[i64]) -> ModelProto {
 fn affine_grid(theta: &[i64], size: &[i64]) -> ModelProto {
     let n = node("ag", "AffineGrid", &["t", "s"], &["y"]);
     case(20, &[("t", theta)], &[("s", &[size.len() as i64], size)], n)
+}
+
+fn col2im(x: &[i64], image: &[i64], block: &[i64], pads: &[i64]) -> ModelProto {
+    let n = node("c2i", "Col2Im", &["x", "i", "b"], &["y"]);
+    let n = if pads.is_empty() { n } else { with_ints(n, "pads", pads) };
+    let consts = [("i", &[image.len() as i64][..], image), ("b", &[block.len() as i64][..], block)];
+    case(18, &[("x", x)], &consts, n)
 }
 
 #[test]
