@@ -2222,12 +2222,38 @@ pub fn multinomial(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(vec![batch, n]))])
 }
 
+/// MaxUnpool: [N, C, (x - 1) * stride + kernel - pads, ...], or `output_shape`, which
+/// onnxruntime takes only of X's length, batch and channels and at least that large. The
+/// indices are shaped as X (the spec; onnxruntime checks it).
 pub fn max_unpool(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    if c.has(2) {
-        return outs(vec![ty(dtype, c.value(2).map(<[Dim]>::to_vec))]);
-    }
-    let (Some(x), Some(k)) = (c.shape(0), c.node.attr_ints("kernel_shape")) else { return outs(vec![ty(dtype, None)]) };
+    let mut out = Out::default();
+    let least = match (c.shape(0), c.node.attr_ints("kernel_shape")) {
+        (Some(x), Some(k)) => {
+            expect_shape(c, 1, x, &mut out)?;
+            Some((x, unpooled(c, x, k)?))
+        }
+        _ => None,
+    };
+    let shape = match (c.value(2).filter(|_| c.has(2)), least) {
+        (Some(given), Some((x, least))) => {
+            let small = |(g, l): (&Dim, &Dim)| g.known().zip(l.known()).is_some_and(|(g, l)| g < l);
+            if given.len() != x.len() || given[2..].iter().zip(&least[2..]).any(small) {
+                let (given, least) = (render(given), render(&least));
+                return invalid(format!("MaxUnpool: output_shape {given} for an unpooled shape of {least}"));
+            }
+            pin_shapes(&given[..2], &x[..2], &mut out).map_err(op_err("MaxUnpool: output_shape against X"))?;
+            Some(given.to_vec())
+        }
+        (given, _) if c.has(2) => given.map(<[Dim]>::to_vec),
+        (_, least) => least.map(|(_, s)| s),
+    };
+    out.types = smallvec::smallvec![ty(dtype, shape)];
+    Ok(out)
+}
+
+/// The shape MaxUnpool gives X without an `output_shape`.
+fn unpooled(c: &Ctx, x: &[Dim], k: &[i64]) -> Result<Shape, RuleError> {
     if x.len() < 3 {
         return invalid(format!("MaxUnpool: input rank {} is below 3", x.len()));
     }
@@ -2242,9 +2268,14 @@ pub fn max_unpool(c: &Ctx) -> R {
     let mut shape = x[..2].to_vec();
     for i in 0..n {
         let rest = Dim::Known(k[i]).sub(&Dim::Known(pads[i])).sub(&Dim::Known(pads[i + n]));
-        shape.push(x[2 + i].sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&rest));
+        let d = x[2 + i].sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&rest);
+        // onnxruntime: "Computed output dimension is not positive".
+        if d.known().is_some_and(|d| d <= 0) {
+            return invalid(format!("MaxUnpool: the output's axis {} would have size {d}", i + 2));
+        }
+        shape.push(d);
     }
-    outs(vec![ty(dtype, Some(shape))])
+    Ok(shape)
 }
 
 /// Col2Im: [N, C * prod(block), L] to [N, C, image...], L the number of blocks the image,

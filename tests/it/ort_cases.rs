@@ -561,6 +561,18 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Col2Im x [1,0,5]", col2im(&[1, 0, 5], &[5, 5], &[1, 5], &[]), None),
         ("Col2Im image [5,1]", col2im(&[1, 5, 5], &[5, 1], &[1, 5], &[]), None),
         ("Col2Im x [1,5,1]", col2im(&[1, 5, 1], &[5, 5], &[1, 5], &[]), None),
+        // MaxUnpool: "Index tensor shape should be same as that of the input data tensor",
+        // "output_shape is smaller than minimum required", "output_shape batch and channel
+        // dimensions must match input", "'output_shape' must have same number of elements".
+        ("MaxUnpool", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], None), Some(vec![1, 1, 4, 4])),
+        ("MaxUnpool output_shape", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], Some(&[1, 1, 5, 5])), Some(vec![1, 1, 5, 5])),
+        ("MaxUnpool I [1,1,2,3]", unpool(&[1, 1, 2, 2], &[1, 1, 2, 3], None), None),
+        ("MaxUnpool I [1,2,2]", unpool(&[1, 1, 2, 2], &[1, 2, 2], None), None),
+        ("MaxUnpool output_shape [1,1,6,5]", unpool(&[1, 1, 3, 3], &[1, 1, 3, 3], Some(&[1, 1, 6, 5])), None),
+        ("MaxUnpool output_shape [1,0,9,9]", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], Some(&[1, 0, 9, 9])), None),
+        ("MaxUnpool output_shape [1,1,9]", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], Some(&[1, 1, 9])), None),
+        // "Computed output dimension is not positive for axis 2".
+        ("MaxUnpool x [1,1,0,2]", unpool(&[1, 1, 0, 2], &[1, 1, 0, 2], None), None),
     ]
 }
 
@@ -600,6 +612,17 @@ fn col2im(x: &[i64], image: &[i64], block: &[i64], pads: &[i64]) -> ModelProto {
     let n = if pads.is_empty() { n } else { with_ints(n, "pads", pads) };
     let consts = [("i", &[image.len() as i64][..], image), ("b", &[block.len() as i64][..], block)];
     case(18, &[("x", x)], &consts, n)
+}
+
+/// MaxUnpool-11 of `x` with int64 indices `i`, kernel and strides 2, an optional output_shape.
+fn unpool(x: &[i64], i: &[i64], shape: Option<&[i64]>) -> ModelProto {
+    let names: &[&str] = if shape.is_some() { &["x", "i", "o"] } else { &["x", "i"] };
+    let n = with_ints(node("mu", "MaxUnpool", names, &["y"]), "kernel_shape", &[2, 2]);
+    let len = [shape.map_or(0, |s| s.len() as i64)];
+    let o = shape.map(|s| ("o", &len[..], s));
+    let mut m = case(11, &[("x", x)], o.as_slice(), with_ints(n, "strides", &[2, 2]));
+    m.graph.as_mut().unwrap().input.push(typed("i", DataType::Int64, i));
+    m
 }
 
 #[test]
