@@ -1293,6 +1293,25 @@ pub fn conv(c: &Ctx) -> R {
         return Ok(out);
     };
     shape.extend(window_out(c, &x[2..], &kernel, false, &mut out)?);
+    if op == "DeformConv" {
+        // The spec's offset is [N, offset_group * prod(kernel) * axes, output...], its mask
+        // [N, offset_group * prod(kernel), output...], and offset_group divides C;
+        // onnxruntime checks them and wants C and M positive.
+        let og = c.node.attr_int("offset_group").unwrap_or(1);
+        if og < 1 || x[1].known().is_some_and(|ch| ch == 0 || ch % og != 0) || w[0] == Dim::Known(0) {
+            return invalid(format!(
+                "{op}: {} input channels, {} output channels, offset_group {og}: the counts must be positive and offset_group divide the first",
+                x[1], w[0]
+            ));
+        }
+        let taps = kernel.iter().fold(Dim::Known(og), |n, k| n.mul(&Dim::Known(*k)));
+        let mut want = shape.clone();
+        want[0] = x[0].clone();
+        for (i, channels) in [(2, taps.mul(&Dim::Known(kernel.len() as i64))), (4, taps)] {
+            want[1] = channels;
+            expect_shape(c, i, &want, &mut out)?;
+        }
+    }
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
 }

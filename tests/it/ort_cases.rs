@@ -573,6 +573,23 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("MaxUnpool output_shape [1,1,9]", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], Some(&[1, 1, 9])), None),
         // "Computed output dimension is not positive for axis 2".
         ("MaxUnpool x [1,1,0,2]", unpool(&[1, 1, 0, 2], &[1, 1, 0, 2], None), None),
+        // DeformConv: "Offset channel count must be offset_group * 2 * kH * kW", "Offset batch
+        // size must match input batch size", "Offset spatial height must match output oH",
+        // "Offset must be 4D", and as much for the mask with offset_group * kH * kW channels.
+        ("DeformConv", deform(&[1, 1, 3, 3], &[1, 8, 2, 2], None), Some(vec![1, 1, 2, 2])),
+        ("DeformConv mask", deform(&[1, 1, 3, 3], &[1, 8, 2, 2], Some(&[1, 4, 2, 2])), Some(vec![1, 1, 2, 2])),
+        ("DeformConv offset [1,4,2,2]", deform(&[1, 1, 3, 3], &[1, 4, 2, 2], None), None),
+        ("DeformConv x [2,1,3,3]", deform(&[2, 1, 3, 3], &[1, 8, 2, 2], None), None),
+        ("DeformConv offset [1,8,3,2]", deform(&[1, 1, 3, 3], &[1, 8, 3, 2], None), None),
+        ("DeformConv offset [8,2,2]", deform(&[1, 1, 3, 3], &[8, 2, 2], None), None),
+        ("DeformConv mask [1,8,2,2]", deform(&[1, 1, 3, 3], &[1, 8, 2, 2], Some(&[1, 8, 2, 2])), None),
+        ("DeformConv mask [1,4,1,2]", deform(&[1, 1, 3, 3], &[1, 8, 2, 2], Some(&[1, 4, 1, 2])), None),
+        // "Input channels C must be positive", "Output channels M (oC) must be positive",
+        // "Input channels must be divisible by offset_group", "offset_group must be positive".
+        ("DeformConv w [0,1,2,2]", deform_w(&[0, 1, 2, 2], &[1, 8, 2, 2], 1), None),
+        ("DeformConv offset_group 2, C 1", deform_w(&[1, 1, 2, 2], &[1, 16, 2, 2], 2), None),
+        ("DeformConv offset_group 0", deform_w(&[1, 1, 2, 2], &[1, 0, 2, 2], 0), None),
+        ("DeformConv x [0,1,3,3]", deform(&[0, 1, 3, 3], &[0, 8, 2, 2], None), Some(vec![0, 1, 2, 2])),
     ]
 }
 
@@ -623,6 +640,20 @@ fn unpool(x: &[i64], i: &[i64], shape: Option<&[i64]>) -> ModelProto {
     let mut m = case(11, &[("x", x)], o.as_slice(), with_ints(n, "strides", &[2, 2]));
     m.graph.as_mut().unwrap().input.push(typed("i", DataType::Int64, i));
     m
+}
+
+/// DeformConv-19 of `x` with a [1, 1, 2, 2] weight, an offset and an optional mask.
+fn deform(x: &[i64], offset: &[i64], mask: Option<&[i64]>) -> ModelProto {
+    let names: &[&str] = if mask.is_some() { &["x", "w", "o", "", "m"] } else { &["x", "w", "o"] };
+    let mut inputs = vec![("x", x), ("w", &[1, 1, 2, 2][..]), ("o", offset)];
+    inputs.extend(mask.map(|m| ("m", m)));
+    case(19, &inputs, &[], node("dc", "DeformConv", names, &["y"]))
+}
+
+/// DeformConv-19 of a [1, 1, 3, 3] input with weight `w`, an offset and `offset_group`.
+fn deform_w(w: &[i64], offset: &[i64], group: i64) -> ModelProto {
+    let n = with_int(node("dc", "DeformConv", &["x", "w", "o"], &["y"]), "offset_group", group);
+    case(19, &[("x", &[1, 1, 3, 3]), ("w", w), ("o", offset)], &[], n)
 }
 
 #[test]
