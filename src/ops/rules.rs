@@ -1729,6 +1729,20 @@ pub fn scatter_nd(c: &Ctx) -> R {
     let Some(inner) = usize::try_from(k).ok().and_then(|k| x.get(k..)) else {
         return invalid(format!("ScatterND: index length {k} for data of rank {}", x.len()));
     };
+    // Each index within its axis (the spec; onnxruntime: "invalid indice found"), so none
+    // into an empty one ("indices must be empty when an indexed data dimension has size 0").
+    let indexed = &x[..x.len() - inner.len()];
+    if indexed.contains(&Dim::Known(0)) && Dim::product(outer).known().is_some_and(|n| n > 0) {
+        return invalid(format!("ScatterND: indices into the empty axis of data {}", render(x)));
+    }
+    let tuples = c.value(1).unwrap_or_default().chunks(indexed.len().max(1));
+    let outside = tuples.flat_map(|t| t.iter().zip(indexed)).find_map(|(i, d)| {
+        let (i, d) = (i.known()?, d.known()?);
+        (i < -d || i >= d).then_some((i, d))
+    });
+    if let Some((i, d)) = outside {
+        return invalid(format!("ScatterND: index {i} outside an axis of size {d}"));
+    }
     if let Some(u) = c.shape(2) {
         let want: Shape = outer.iter().chain(inner).cloned().collect();
         pin_shapes(&want, u, &mut out).map_err(|e| RuleError::Invalid(format!("ScatterND: updates: {e}")))?;

@@ -590,6 +590,15 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("DeformConv offset_group 2, C 1", deform_w(&[1, 1, 2, 2], &[1, 16, 2, 2], 2), None),
         ("DeformConv offset_group 0", deform_w(&[1, 1, 2, 2], &[1, 0, 2, 2], 0), None),
         ("DeformConv x [0,1,3,3]", deform(&[0, 1, 3, 3], &[0, 8, 2, 2], None), Some(vec![0, 1, 2, 2])),
+        // ScatterND: "indices must be empty when an indexed data dimension has size 0",
+        // "invalid indice found, indice = 4" (of constant indices).
+        ("ScatterND x [0,3]", scatter_nd(&[0, 3], &[2, 1], None, &[2, 3]), None),
+        ("ScatterND x [0,3], no indices", scatter_nd(&[0, 3], &[0, 1], None, &[0, 3]), Some(vec![0, 3])),
+        ("ScatterND x [3,0]", scatter_nd(&[3, 0], &[2, 1], None, &[2, 0]), Some(vec![3, 0])),
+        ("ScatterND indices [0,-4]", scatter_nd(&[4, 3], &[2, 1], Some(&[0, -4]), &[2, 3]), Some(vec![4, 3])),
+        ("ScatterND indices [0,4]", scatter_nd(&[4, 3], &[2, 1], Some(&[0, 4]), &[2, 3]), None),
+        ("ScatterND indices [0,-5]", scatter_nd(&[4, 3], &[2, 1], Some(&[0, -5]), &[2, 3]), None),
+        ("ScatterND indices [[1,3]]", scatter_nd(&[4, 3], &[1, 2], Some(&[1, 3]), &[1]), None),
     ]
 }
 
@@ -654,6 +663,18 @@ fn deform(x: &[i64], offset: &[i64], mask: Option<&[i64]>) -> ModelProto {
 fn deform_w(w: &[i64], offset: &[i64], group: i64) -> ModelProto {
     let n = with_int(node("dc", "DeformConv", &["x", "w", "o"], &["y"]), "offset_group", group);
     case(19, &[("x", &[1, 1, 3, 3]), ("w", w), ("o", offset)], &[], n)
+}
+
+/// ScatterND-18 of `x` with updates `u` and int64 indices of shape `i`: an input, or an
+/// initializer holding `values`.
+fn scatter_nd(x: &[i64], i: &[i64], values: Option<&[i64]>, u: &[i64]) -> ModelProto {
+    let n = node("sn", "ScatterND", &["x", "i", "u"], &["y"]);
+    let consts: Vec<Const> = values.map(|v| ("i", i, v)).into_iter().collect();
+    let mut m = case(18, &[("x", x), ("u", u)], &consts, n);
+    if values.is_none() {
+        m.graph.as_mut().unwrap().input.push(typed("i", DataType::Int64, i));
+    }
+    m
 }
 
 #[test]
