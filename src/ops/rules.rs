@@ -1883,6 +1883,10 @@ pub fn nms(c: &Ctx) -> R {
         expect_shape(c, 0, &[batch.clone(), n.clone(), Dim::Known(4)], &mut out)?;
         expect_shape(c, 1, &[batch.clone(), dim(c, 1, 1), n.clone()], &mut out)?;
     }
+    // The spec's iou_threshold is in [0, 1]; onnxruntime refuses its first element outside.
+    if let Some(t) = c.float_value(3).filter(|_| c.has(3)).and_then(<[f64]>::first).filter(|t| **t < 0.0 || **t > 1.0) {
+        return invalid(format!("NonMaxSuppression: iou_threshold {t} is outside [0, 1]"));
+    }
     let count = nms_count(c).map_or(Dim::Unknown, |n| Dim::Known(n as i64));
     out.types = smallvec::smallvec![ty(Some(DType::I64), Some(vec![count, Dim::Known(3)]))];
     Ok(out)

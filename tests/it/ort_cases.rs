@@ -599,6 +599,11 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("ScatterND indices [0,4]", scatter_nd(&[4, 3], &[2, 1], Some(&[0, 4]), &[2, 3]), None),
         ("ScatterND indices [0,-5]", scatter_nd(&[4, 3], &[2, 1], Some(&[0, -5]), &[2, 3]), None),
         ("ScatterND indices [[1,3]]", scatter_nd(&[4, 3], &[1, 2], Some(&[1, 3]), &[1]), None),
+        // NonMaxSuppression: "iou_threshold must be in range [0, 1]" (its first element).
+        ("NonMaxSuppression iou 0.5", nms(&[], &[0.5]), Some(vec![3, 3])),
+        ("NonMaxSuppression iou [0.5,3]", nms(&[2], &[0.5, 3.0]), Some(vec![3, 3])),
+        ("NonMaxSuppression iou 1.5", nms(&[], &[1.5]), None),
+        ("NonMaxSuppression iou -0.1", nms(&[], &[-0.1]), None),
     ]
 }
 
@@ -674,6 +679,25 @@ fn scatter_nd(x: &[i64], i: &[i64], values: Option<&[i64]>, u: &[i64]) -> ModelP
     if values.is_none() {
         m.graph.as_mut().unwrap().input.push(typed("i", DataType::Int64, i));
     }
+    m
+}
+
+/// NonMaxSuppression-11 of 6 apart boxes in one class, at most 3, with a float32
+/// iou_threshold of shape `dims` holding `iou`.
+fn nms(dims: &[i64], iou: &[f32]) -> ModelProto {
+    let boxes: Vec<f32> = (0..6).flat_map(|i| [i as f32 * 2.0, 0.0, i as f32 * 2.0 + 1.0, 1.0]).collect();
+    let scores: Vec<f32> = (0..6).map(|i| i as f32).collect();
+    let n = node("nms", "NonMaxSuppression", &["b", "s", "m", "t"], &["y"]);
+    let mut m = case(11, &[], &[("m", &[1], &[3])], n);
+    let float = |name: &str, dims: &[i64], v: &[f32]| TensorProto {
+        name: Some(name.to_string()),
+        dims: dims.to_vec(),
+        data_type: Some(DataType::Float as i32),
+        float_data: v.to_vec(),
+        ..Default::default()
+    };
+    let g = m.graph.as_mut().unwrap();
+    g.initializer.extend([float("b", &[1, 6, 4], &boxes), float("s", &[1, 1, 6], &scores), float("t", dims, iou)]);
     m
 }
 
