@@ -1355,6 +1355,25 @@ pub fn conv(c: &Ctx) -> R {
         return Ok(out);
     };
     shape.extend(window_out(c, &x[2..], &kernel, false, &mut out)?);
+    if op == "DeformConv" {
+        // The spec's offset is [N, offset_group * prod(kernel) * axes, output...], its mask
+        // [N, offset_group * prod(kernel), output...], and offset_group divides C;
+        // onnxruntime checks them and wants C and M positive.
+        let og = c.node.attr_int("offset_group").unwrap_or(1);
+        if og < 1 || x[1].known().is_some_and(|ch| ch == 0 || ch % og != 0) || w[0] == Dim::Known(0) {
+            return invalid(format!(
+                "{op}: {} input channels, {} output channels, offset_group {og}: the counts must be positive and offset_group divide the first",
+                x[1], w[0]
+            ));
+        }
+        let taps = kernel.iter().fold(Dim::Known(og), |n, k| n.mul(&Dim::Known(*k)));
+        let mut want = shape.clone();
+        want[0] = x[0].clone();
+        for (i, channels) in [(2, taps.mul(&Dim::Known(kernel.len() as i64))), (4, taps)] {
+            want[1] = channels;
+            expect_shape(c, i, &want, &mut out)?;
+        }
+    }
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
 }
@@ -1776,6 +1795,20 @@ pub fn scatter_nd(c: &Ctx) -> R {
     let Some(inner) = usize::try_from(k).ok().and_then(|k| x.get(k..)) else {
         return invalid(format!("ScatterND: index length {k} for data of rank {}", x.len()));
     };
+    // Each index within its axis (the spec; onnxruntime: "invalid indice found"), so none
+    // into an empty one ("indices must be empty when an indexed data dimension has size 0").
+    let indexed = &x[..x.len() - inner.len()];
+    if indexed.contains(&Dim::Known(0)) && Dim::product(outer).known().is_some_and(|n| n > 0) {
+        return invalid(format!("ScatterND: indices into the empty axis of data {}", render(x)));
+    }
+    let tuples = c.value(1).unwrap_or_default().chunks(indexed.len().max(1));
+    let outside = tuples.flat_map(|t| t.iter().zip(indexed)).find_map(|(i, d)| {
+        let (i, d) = (i.known()?, d.known()?);
+        (i < -d || i >= d).then_some((i, d))
+    });
+    if let Some((i, d)) = outside {
+        return invalid(format!("ScatterND: index {i} outside an axis of size {d}"));
+    }
     if let Some(u) = c.shape(2) {
         let want: Shape = outer.iter().chain(inner).cloned().collect();
         pin_shapes(&want, u, &mut out).map_err(|e| RuleError::Invalid(format!("ScatterND: updates: {e}")))?;
@@ -1915,6 +1948,10 @@ pub fn nms(c: &Ctx) -> R {
         let [batch, n, _] = b else { return invalid(format!("NonMaxSuppression: boxes of rank {}", b.len())) };
         expect_shape(c, 0, &[batch.clone(), n.clone(), Dim::Known(4)], &mut out)?;
         expect_shape(c, 1, &[batch.clone(), dim(c, 1, 1), n.clone()], &mut out)?;
+    }
+    // The spec's iou_threshold is in [0, 1]; onnxruntime refuses its first element outside.
+    if let Some(t) = c.float_value(3).filter(|_| c.has(3)).and_then(<[f64]>::first).filter(|t| **t < 0.0 || **t > 1.0) {
+        return invalid(format!("NonMaxSuppression: iou_threshold {t} is outside [0, 1]"));
     }
     let count = nms_count(c).map_or(Dim::Unknown, |n| Dim::Known(n as i64));
     out.types = smallvec::smallvec![ty(Some(DType::I64), Some(vec![count, Dim::Known(3)]))];
@@ -2167,19 +2204,28 @@ pub fn grid_sample(c: &Ctx) -> R {
     Ok(out)
 }
 
+/// AffineGrid: theta [N, 2, 3] with a size [N, C, H, W], [N, 3, 4] with [N, C, D, H, W]
+/// (onnx's inference checks the size's length, onnxruntime theta's shape).
 pub fn affine_grid(c: &Ctx) -> R {
     let dtype = c.dtype(0);
+    if c.shape(0).is_some_and(|t| t.len() != 3) {
+        return invalid("AffineGrid: theta must have rank 3".into());
+    }
     let Some(size) = c.value(1) else { return outs(vec![ty(dtype, None)]) };
-    if size.len() < 3 {
-        return invalid("AffineGrid: size needs 4 or 5 entries".into());
+    if !(4..=5).contains(&size.len()) {
+        return invalid(format!("AffineGrid: size has {} entries, not 4 or 5", size.len()));
     }
     if let Some(n) = size.iter().find_map(|d| d.known().filter(|n| *n < 0)) {
         return invalid(format!("AffineGrid: negative size {n}"));
     }
+    let axes = size.len() as i64 - 2;
+    let mut out = Out::default();
+    expect_shape(c, 0, &[size[0].clone(), Dim::Known(axes), Dim::Known(axes + 1)], &mut out)?;
     let mut shape = vec![size[0].clone()];
     shape.extend(size[2..].iter().cloned());
-    shape.push(Dim::Known(size.len() as i64 - 2));
-    outs(vec![ty(dtype, Some(shape))])
+    shape.push(Dim::Known(axes));
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn det(c: &Ctx) -> R {
@@ -2249,9 +2295,10 @@ fn loss_shape(c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleError> {
         let target: Shape = std::iter::once(&x[0]).chain(&x[2..]).cloned().collect();
         expect_shape(c, 1, &target, out)?;
     }
-    if c.shape(2).is_some_and(|w| w.len() != 1) {
-        return invalid(format!("{op}: the weight must have rank 1"));
-    }
+    // A weight of rank 1, from opset 22 one per class (onnx's inference unifies them then;
+    // onnxruntime runs other lengths before).
+    let classes = if c.opset >= 22 { dim(c, 0, 1) } else { Dim::Unknown };
+    expect_shape(c, 2, &[classes], out)?;
     Ok(match c.node.attr_str("reduction").as_deref().unwrap_or("mean") {
         "none" => c.shape(1).map(<[Dim]>::to_vec),
         _ => Some(vec![]),
@@ -2307,12 +2354,38 @@ pub fn multinomial(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(vec![batch, n]))])
 }
 
+/// MaxUnpool: [N, C, (x - 1) * stride + kernel - pads, ...], or `output_shape`, which
+/// onnxruntime takes only of X's length, batch and channels and at least that large. The
+/// indices are shaped as X (the spec; onnxruntime checks it).
 pub fn max_unpool(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    if c.has(2) {
-        return outs(vec![ty(dtype, c.value(2).map(<[Dim]>::to_vec))]);
-    }
-    let (Some(x), Some(k)) = (c.shape(0), c.node.attr_ints("kernel_shape")) else { return outs(vec![ty(dtype, None)]) };
+    let mut out = Out::default();
+    let least = match (c.shape(0), c.node.attr_ints("kernel_shape")) {
+        (Some(x), Some(k)) => {
+            expect_shape(c, 1, x, &mut out)?;
+            Some((x, unpooled(c, x, k)?))
+        }
+        _ => None,
+    };
+    let shape = match (c.value(2).filter(|_| c.has(2)), least) {
+        (Some(given), Some((x, least))) => {
+            let small = |(g, l): (&Dim, &Dim)| g.known().zip(l.known()).is_some_and(|(g, l)| g < l);
+            if given.len() != x.len() || given[2..].iter().zip(&least[2..]).any(small) {
+                let (given, least) = (render(given), render(&least));
+                return invalid(format!("MaxUnpool: output_shape {given} for an unpooled shape of {least}"));
+            }
+            pin_shapes(&given[..2], &x[..2], &mut out).map_err(op_err("MaxUnpool: output_shape against X"))?;
+            Some(given.to_vec())
+        }
+        (given, _) if c.has(2) => given.map(<[Dim]>::to_vec),
+        (_, least) => least.map(|(_, s)| s),
+    };
+    out.types = smallvec::smallvec![ty(dtype, shape)];
+    Ok(out)
+}
+
+/// The shape MaxUnpool gives X without an `output_shape`.
+fn unpooled(c: &Ctx, x: &[Dim], k: &[i64]) -> Result<Shape, RuleError> {
     if x.len() < 3 {
         return invalid(format!("MaxUnpool: input rank {} is below 3", x.len()));
     }
@@ -2327,11 +2400,18 @@ pub fn max_unpool(c: &Ctx) -> R {
     let mut shape = x[..2].to_vec();
     for i in 0..n {
         let rest = Dim::Known(k[i]).sub(&Dim::Known(pads[i])).sub(&Dim::Known(pads[i + n]));
-        shape.push(x[2 + i].sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&rest));
+        let d = x[2 + i].sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&rest);
+        // onnxruntime: "Computed output dimension is not positive".
+        if d.known().is_some_and(|d| d <= 0) {
+            return invalid(format!("MaxUnpool: the output's axis {} would have size {d}", i + 2));
+        }
+        shape.push(d);
     }
-    outs(vec![ty(dtype, Some(shape))])
+    Ok(shape)
 }
 
+/// Col2Im: [N, C * prod(block), L] to [N, C, image...], L the number of blocks the image,
+/// pads, strides and dilations give, as a convolution's output size (onnxruntime checks it).
 pub fn col2im(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let (Some(x), Some(img), Some(block)) = (c.shape(0), c.value(1), c.value(2)) else {
@@ -2340,7 +2420,20 @@ pub fn col2im(c: &Ctx) -> R {
     if x.len() != 3 {
         return invalid("Col2Im needs a 3-D input".into());
     }
-    // The blocks' size divides the input's second axis (onnxruntime refuses it otherwise).
+    // The spec's inference: "'block_shape' input must contain only positive values", and
+    // one size per image axis; onnxruntime: "All 'image_shape' values must be positive".
+    if img.len() != block.len() {
+        return invalid(format!("Col2Im: image_shape has {} sizes, block_shape {}", img.len(), block.len()));
+    }
+    if let Some(d) = img.iter().chain(block).find(|d| d.known().is_some_and(|d| d <= 0)) {
+        return invalid(format!(
+            "Col2Im: image_shape {} and block_shape {} must be positive, not {d}",
+            render(img),
+            render(block)
+        ));
+    }
+    // The blocks' size divides the input's second axis, which is positive (onnxruntime
+    // refuses it otherwise).
     let mut out = Out::default();
     let channels = match Dim::product(block).known() {
         Some(k) if k > 0 => {
@@ -2351,6 +2444,16 @@ pub fn col2im(c: &Ctx) -> R {
         }
         _ => x[1].div_floor(&Dim::product(block)),
     };
+    if channels == Dim::Known(0) {
+        return invalid("Col2Im: the input has no channels".into());
+    }
+    if let Some(kernel) = block.iter().map(Dim::known).collect::<Option<Vec<i64>>>() {
+        let blocks = Dim::product(&window_out(c, img, &kernel, false, &mut out)?);
+        let (_, same) = x[2]
+            .pin(&blocks)
+            .ok_or_else(|| RuleError::Invalid(format!("Col2Im: the input has {} blocks, the image {blocks}", x[2])))?;
+        out.assumptions.extend(same.map(|a| (2, a)));
+    }
     let mut shape = vec![x[0].clone(), channels];
     shape.extend(img.iter().cloned());
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
@@ -2555,6 +2658,8 @@ pub fn tfidf(c: &Ctx) -> R {
     let shape = match c.shape(0) {
         None => None,
         Some([_]) => Some(vec![width]),
+        // onnxruntime: "Input shape must have either [C] or [B,C] dimensions with B > 0".
+        Some([Dim::Known(0), _]) => return invalid("TfIdfVectorizer: a batch of 0 rows".into()),
         Some([n, _]) => Some(vec![n.clone(), width]),
         Some(s) => return invalid(format!("TfIdfVectorizer needs a 1-D or 2-D input, not {}-D", s.len())),
     };
@@ -2580,31 +2685,35 @@ pub fn string_split(c: &Ctx) -> R {
 }
 
 pub fn string_normalizer(c: &Ctx) -> R {
-    if let (Some(v), Some(x)) = (c.string_value(0), c.shape(0)) {
-        let stops: Vec<String> = match c.node.attr("stopwords") {
-            Some(AttrValue::Strings(w)) => w.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect(),
-            _ => Vec::new(),
-        };
-        let sensitive = c.node.attr_int("is_case_sensitive").unwrap_or(0) != 0;
-        let kept = |w: &&String| {
-            !w.is_empty()
-                && !stops.iter().any(|s| if sensitive { s == *w } else { s.to_lowercase() == w.to_lowercase() })
-        };
-        // The words kept, at least one (an empty string where none is).
-        let lead = match x {
-            [Dim::Known(n)] if *n as usize == v.len() => Some(vec![]),
-            [Dim::Known(1), Dim::Known(n)] if *n as usize == v.len() => Some(vec![Dim::Known(1)]),
-            _ => None,
-        };
-        if let Some(mut shape) = lead {
-            shape.push(Dim::Known(v.iter().filter(kept).count().max(1) as i64));
-            return outs(vec![ty(Some(DType::Str), Some(shape))]);
+    let mut out = Out::default();
+    let shape = match c.shape(0) {
+        None => None,
+        // The spec's inference: "Input shape must have either [C] or [1,C] dimensions where C > 0".
+        Some([] | [.., Dim::Known(0)] | [_, _, _, ..]) => {
+            return invalid("StringNormalizer: the input must be [C] or [1, C] with C > 0".into())
         }
-    }
-    let shape = c.shape(0).map(|s| {
-        s.iter().map(|d| if s.len() == 1 || *d != Dim::Known(1) { Dim::Unknown } else { d.clone() }).collect()
-    });
-    outs(vec![ty(Some(DType::Str), shape)])
+        Some(x) => {
+            if let [_, n] = x {
+                expect_shape(c, 0, &[Dim::Known(1), n.clone()], &mut out)?;
+            }
+            let stops: Vec<String> = match c.node.attr("stopwords") {
+                Some(AttrValue::Strings(w)) => w.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect(),
+                _ => Vec::new(),
+            };
+            let sensitive = c.node.attr_int("is_case_sensitive").unwrap_or(0) != 0;
+            let kept = |w: &&String| {
+                !w.is_empty()
+                    && !stops.iter().any(|s| if sensitive { s == *w } else { s.to_lowercase() == w.to_lowercase() })
+            };
+            // The words kept, at least one (an empty string where none is).
+            let words = c.string_value(0).filter(|v| x.last().and_then(Dim::known) == Some(v.len() as i64));
+            let mut shape = vec![Dim::Known(1); x.len() - 1];
+            shape.push(words.map_or(Dim::Unknown, |v| Dim::Known(v.iter().filter(kept).count().max(1) as i64)));
+            Some(shape)
+        }
+    };
+    out.types = smallvec::smallvec![ty(Some(DType::Str), shape)];
+    Ok(out)
 }
 
 pub fn string_concat(c: &Ctx) -> R {
@@ -2641,6 +2750,9 @@ pub fn optional(c: &Ctx) -> R {
 /// ImageDecoder: height and width come from the encoded header when the bytes are known
 /// (PNG, BMP, PNM, JPEG, TIFF, JPEG 2000, WebP); channels from `pixel_format`.
 pub fn image_decoder(c: &Ctx) -> R {
+    if c.shape(0).is_some_and(|s| s.len() != 1) {
+        return invalid("ImageDecoder: the encoded stream must be 1-D".into());
+    }
     let channels = if c.node.attr_str("pixel_format").as_deref() == Some("Grayscale") { 1 } else { 3 };
     let hw = c.ints(0).and_then(|v| {
         let b: Vec<u8> = v.iter().map(|x| *x as u8).collect();

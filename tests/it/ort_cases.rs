@@ -12,9 +12,9 @@ use onnx_bcast::shape::Dim;
 use onnx_bcast::{Model, Severity};
 
 /// An int64 initializer `name` of shape `dims` holding `values`.
-type Const = (&'static str, &'static [i64], &'static [i64]);
+type Const<'a> = (&'a str, &'a [i64], &'a [i64]);
 
-fn case(opset: i64, inputs: &[(&str, &[i64])], consts: &[Const], n: NodeProto) -> ModelProto {
+fn case(opset: i64, inputs: &[(&str, &[i64])], consts: &[Const<'_>], n: NodeProto) -> ModelProto {
     let inputs = inputs.iter().map(|(name, shape)| input(name, shape)).collect();
     let mut m = build::model(opset, inputs, vec![n], &["y"]);
     let g = m.graph.as_mut().unwrap();
@@ -43,11 +43,15 @@ fn conv_t(x: &[i64], w: &[i64], auto_pad: &str, stride: i64, opad: i64) -> Model
 
 /// A loss with `reduction="none"`: input `x`, int64 target `t`, optional weight `w`.
 fn loss(op: &str, x: &[i64], t: &[i64], w: Option<&[i64]>) -> ModelProto {
+    loss_at(13, op, x, t, w)
+}
+
+fn loss_at(opset: i64, op: &str, x: &[i64], t: &[i64], w: Option<&[i64]>) -> ModelProto {
     let mut inputs = vec![input("x", x), typed("t", DataType::Int64, t)];
     inputs.extend(w.map(|w| input("w", w)));
     let names: Vec<&str> = ["x", "t", "w"][..inputs.len()].to_vec();
     let n = with_str(node("loss", op, &names, &["y"]), "reduction", "none");
-    build::model(13, inputs, vec![n], &["y"])
+    build::model(opset, inputs, vec![n], &["y"])
 }
 
 /// A normalization of `x` over the axes from `axis` with `scale` and an optional `bias`.
@@ -693,7 +697,199 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Slice axes [0,0]", slice(&[0, 0]), None),
         ("Slice axes [0,-2]", slice(&[0, -2]), None),
         ("Slice axes [0,1]", slice(&[0, 1]), Some(vec![2, 2])),
+        // --- imgops ---
+        // "[ShapeInferenceError] Input tensor must be 1-dimensional" (no kernel runs a valid one).
+        ("ImageDecoder x [2,3]", image_decoder(&[2, 3]), None),
+        ("ImageDecoder x []", image_decoder(&[]), None),
+        // "Input shape must have either [C] or [1,C] dimensions where C > 0" (the spec's
+        // inference), at run time "Single dimension value must be greater than 0".
+        ("StringNormalizer [3]", strings("StringNormalizer", &[3]), Some(vec![3])),
+        ("StringNormalizer [1,3]", strings("StringNormalizer", &[1, 3]), Some(vec![1, 3])),
+        ("StringNormalizer [0]", strings("StringNormalizer", &[0]), None),
+        ("StringNormalizer [1,0]", strings("StringNormalizer", &[1, 0]), None),
+        ("StringNormalizer [2,3]", strings("StringNormalizer", &[2, 3]), None),
+        ("StringNormalizer []", strings("StringNormalizer", &[]), None),
+        ("StringNormalizer [1,2,3]", strings("StringNormalizer", &[1, 2, 3]), None),
+        // "Input shape must have either [C] or [B,C] dimensions with B > 0."
+        ("TfIdfVectorizer [2,4]", tfidf(&[2, 4]), Some(vec![2, 2])),
+        ("TfIdfVectorizer [2,0]", tfidf(&[2, 0]), Some(vec![2, 2])),
+        ("TfIdfVectorizer [0]", tfidf(&[0]), Some(vec![2])),
+        ("TfIdfVectorizer [0,4]", tfidf(&[0, 4]), None),
+        // From opset 22: "Dimension mismatch in unification between 4 and 3" (weight and C).
+        (
+            "NLLLoss-22 weight [3]",
+            loss_at(22, "NegativeLogLikelihoodLoss", &[2, 3, 4], &[2, 4], Some(&[3])),
+            Some(vec![2, 4]),
+        ),
+        ("NLLLoss-22 weight [4]", loss_at(22, "NegativeLogLikelihoodLoss", &[2, 3, 4], &[2, 4], Some(&[4])), None),
+        ("NLLLoss-22 weight [1]", loss_at(22, "NegativeLogLikelihoodLoss", &[2, 3, 4], &[2, 4], Some(&[1])), None),
+        (
+            "SCELoss-22 weight [3]",
+            loss_at(22, "SoftmaxCrossEntropyLoss", &[2, 3, 4], &[2, 4], Some(&[3])),
+            Some(vec![2, 4]),
+        ),
+        ("SCELoss-22 weight [2]", loss_at(22, "SoftmaxCrossEntropyLoss", &[2, 3, 4], &[2, 4], Some(&[2])), None),
+        // AffineGrid: "size[0] (2) must equal theta batch dimension (5)", "theta shape must be
+        // [N, 2, 3] for 2D", "Input theta tensor dimension is not 3", "Length of input 'size'
+        // is 3. It must be 4 for 2D or 5 for 5D."
+        ("AffineGrid 2-D", affine_grid(&[2, 2, 3], &[2, 3, 5, 6]), Some(vec![2, 5, 6, 2])),
+        ("AffineGrid 3-D", affine_grid(&[2, 3, 4], &[2, 3, 4, 5, 6]), Some(vec![2, 4, 5, 6, 3])),
+        ("AffineGrid theta [5,2,3]", affine_grid(&[5, 2, 3], &[2, 3, 5, 6]), None),
+        ("AffineGrid theta [2,2,4]", affine_grid(&[2, 2, 4], &[2, 3, 5, 6]), None),
+        ("AffineGrid theta [2,2,3], 3-D", affine_grid(&[2, 2, 3], &[2, 3, 4, 5, 6]), None),
+        ("AffineGrid theta [2,3]", affine_grid(&[2, 3], &[2, 3, 5, 6]), None),
+        ("AffineGrid size [2,3,5]", affine_grid(&[2, 2, 3], &[2, 3, 5]), None),
+        // Col2Im: "'block_shape' input must contain only positive values", "Dimension mismatch
+        // in unification between 2 and 1" (the two lengths), "All 'image_shape' values must be
+        // positive", "'input' dim[1] (0) must be a positive multiple of prod(block_shape)",
+        // "Padded image extent is smaller than the dilated kernel", "'input' dim[2] (1) does
+        // not match the number of sliding blocks (5)".
+        ("Col2Im", col2im(&[1, 5, 5], &[5, 5], &[1, 5], &[]), Some(vec![1, 1, 5, 5])),
+        ("Col2Im pads", col2im(&[1, 5, 15], &[5, 5], &[1, 5], &[0, 1, 0, 1]), Some(vec![1, 1, 5, 5])),
+        ("Col2Im block [0,5]", col2im(&[1, 5, 5], &[5, 5], &[0, 5], &[]), None),
+        ("Col2Im image [1]", col2im(&[1, 5, 5], &[1], &[1, 5], &[]), None),
+        ("Col2Im image [0,5]", col2im(&[1, 5, 0], &[0, 5], &[1, 5], &[]), None),
+        ("Col2Im x [1,0,5]", col2im(&[1, 0, 5], &[5, 5], &[1, 5], &[]), None),
+        ("Col2Im image [5,1]", col2im(&[1, 5, 5], &[5, 1], &[1, 5], &[]), None),
+        ("Col2Im x [1,5,1]", col2im(&[1, 5, 1], &[5, 5], &[1, 5], &[]), None),
+        // MaxUnpool: "Index tensor shape should be same as that of the input data tensor",
+        // "output_shape is smaller than minimum required", "output_shape batch and channel
+        // dimensions must match input", "'output_shape' must have same number of elements".
+        ("MaxUnpool", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], None), Some(vec![1, 1, 4, 4])),
+        ("MaxUnpool output_shape", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], Some(&[1, 1, 5, 5])), Some(vec![1, 1, 5, 5])),
+        ("MaxUnpool I [1,1,2,3]", unpool(&[1, 1, 2, 2], &[1, 1, 2, 3], None), None),
+        ("MaxUnpool I [1,2,2]", unpool(&[1, 1, 2, 2], &[1, 2, 2], None), None),
+        ("MaxUnpool output_shape [1,1,6,5]", unpool(&[1, 1, 3, 3], &[1, 1, 3, 3], Some(&[1, 1, 6, 5])), None),
+        ("MaxUnpool output_shape [1,0,9,9]", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], Some(&[1, 0, 9, 9])), None),
+        ("MaxUnpool output_shape [1,1,9]", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], Some(&[1, 1, 9])), None),
+        // "Computed output dimension is not positive for axis 2".
+        ("MaxUnpool x [1,1,0,2]", unpool(&[1, 1, 0, 2], &[1, 1, 0, 2], None), None),
+        // DeformConv: "Offset channel count must be offset_group * 2 * kH * kW", "Offset batch
+        // size must match input batch size", "Offset spatial height must match output oH",
+        // "Offset must be 4D", and as much for the mask with offset_group * kH * kW channels.
+        ("DeformConv", deform(&[1, 1, 3, 3], &[1, 8, 2, 2], None), Some(vec![1, 1, 2, 2])),
+        ("DeformConv mask", deform(&[1, 1, 3, 3], &[1, 8, 2, 2], Some(&[1, 4, 2, 2])), Some(vec![1, 1, 2, 2])),
+        ("DeformConv offset [1,4,2,2]", deform(&[1, 1, 3, 3], &[1, 4, 2, 2], None), None),
+        ("DeformConv x [2,1,3,3]", deform(&[2, 1, 3, 3], &[1, 8, 2, 2], None), None),
+        ("DeformConv offset [1,8,3,2]", deform(&[1, 1, 3, 3], &[1, 8, 3, 2], None), None),
+        ("DeformConv offset [8,2,2]", deform(&[1, 1, 3, 3], &[8, 2, 2], None), None),
+        ("DeformConv mask [1,8,2,2]", deform(&[1, 1, 3, 3], &[1, 8, 2, 2], Some(&[1, 8, 2, 2])), None),
+        ("DeformConv mask [1,4,1,2]", deform(&[1, 1, 3, 3], &[1, 8, 2, 2], Some(&[1, 4, 1, 2])), None),
+        // "Input channels C must be positive", "Output channels M (oC) must be positive",
+        // "Input channels must be divisible by offset_group", "offset_group must be positive".
+        ("DeformConv w [0,1,2,2]", deform_w(&[0, 1, 2, 2], &[1, 8, 2, 2], 1), None),
+        ("DeformConv offset_group 2, C 1", deform_w(&[1, 1, 2, 2], &[1, 16, 2, 2], 2), None),
+        ("DeformConv offset_group 0", deform_w(&[1, 1, 2, 2], &[1, 0, 2, 2], 0), None),
+        ("DeformConv x [0,1,3,3]", deform(&[0, 1, 3, 3], &[0, 8, 2, 2], None), Some(vec![0, 1, 2, 2])),
+        // ScatterND: "indices must be empty when an indexed data dimension has size 0",
+        // "invalid indice found, indice = 4" (of constant indices).
+        ("ScatterND x [0,3]", scatter_nd(&[0, 3], &[2, 1], None, &[2, 3]), None),
+        ("ScatterND x [0,3], no indices", scatter_nd(&[0, 3], &[0, 1], None, &[0, 3]), Some(vec![0, 3])),
+        ("ScatterND x [3,0]", scatter_nd(&[3, 0], &[2, 1], None, &[2, 0]), Some(vec![3, 0])),
+        ("ScatterND indices [0,-4]", scatter_nd(&[4, 3], &[2, 1], Some(&[0, -4]), &[2, 3]), Some(vec![4, 3])),
+        ("ScatterND indices [0,4]", scatter_nd(&[4, 3], &[2, 1], Some(&[0, 4]), &[2, 3]), None),
+        ("ScatterND indices [0,-5]", scatter_nd(&[4, 3], &[2, 1], Some(&[0, -5]), &[2, 3]), None),
+        ("ScatterND indices [[1,3]]", scatter_nd(&[4, 3], &[1, 2], Some(&[1, 3]), &[1]), None),
+        // NonMaxSuppression: "iou_threshold must be in range [0, 1]" (its first element).
+        ("NonMaxSuppression iou 0.5", nms(&[], &[0.5]), Some(vec![3, 3])),
+        ("NonMaxSuppression iou [0.5,3]", nms(&[2], &[0.5, 3.0]), Some(vec![3, 3])),
+        ("NonMaxSuppression iou 1.5", nms(&[], &[1.5]), None),
+        ("NonMaxSuppression iou -0.1", nms(&[], &[-0.1]), None),
     ]
+}
+
+fn image_decoder(x: &[i64]) -> ModelProto {
+    build::model(20, vec![typed("x", DataType::Uint8, x)], vec![node("img", "ImageDecoder", &["x"], &["y"])], &["y"])
+}
+
+/// `op` of one string initializer `x` of shape `dims`, every string "a".
+fn strings(op: &str, dims: &[i64]) -> ModelProto {
+    let mut m = build::model(10, vec![], vec![node("s", op, &["x"], &["y"])], &["y"]);
+    let n = dims.iter().product::<i64>() as usize;
+    m.graph.as_mut().unwrap().initializer = vec![TensorProto {
+        name: Some("x".to_string()),
+        dims: dims.to_vec(),
+        data_type: Some(DataType::String as i32),
+        string_data: vec![b"a".to_vec(); n],
+        ..Default::default()
+    }];
+    m
+}
+
+/// TfIdfVectorizer counting the 1-grams 2 and 3 of an int64 `x`.
+fn tfidf(x: &[i64]) -> ModelProto {
+    let n = with_str(node("tf", "TfIdfVectorizer", &["x"], &["y"]), "mode", "TF");
+    let n = with_ints(with_ints(n, "ngram_counts", &[0]), "ngram_indexes", &[0, 1]);
+    let n = with_int(with_int(with_int(n, "min_gram_length", 1), "max_gram_length", 1), "max_skip_count", 0);
+    build::model(9, vec![typed("x", DataType::Int64, x)], vec![with_ints(n, "pool_int64s", &[2, 3])], &["y"])
+}
+
+fn affine_grid(theta: &[i64], size: &[i64]) -> ModelProto {
+    let n = node("ag", "AffineGrid", &["t", "s"], &["y"]);
+    case(20, &[("t", theta)], &[("s", &[size.len() as i64], size)], n)
+}
+
+fn col2im(x: &[i64], image: &[i64], block: &[i64], pads: &[i64]) -> ModelProto {
+    let n = node("c2i", "Col2Im", &["x", "i", "b"], &["y"]);
+    let n = if pads.is_empty() { n } else { with_ints(n, "pads", pads) };
+    let consts = [("i", &[image.len() as i64][..], image), ("b", &[block.len() as i64][..], block)];
+    case(18, &[("x", x)], &consts, n)
+}
+
+/// MaxUnpool-11 of `x` with int64 indices `i`, kernel and strides 2, an optional output_shape.
+fn unpool(x: &[i64], i: &[i64], shape: Option<&[i64]>) -> ModelProto {
+    let names: &[&str] = if shape.is_some() { &["x", "i", "o"] } else { &["x", "i"] };
+    let n = with_ints(node("mu", "MaxUnpool", names, &["y"]), "kernel_shape", &[2, 2]);
+    let len = [shape.map_or(0, |s| s.len() as i64)];
+    let o = shape.map(|s| ("o", &len[..], s));
+    let mut m = case(11, &[("x", x)], o.as_slice(), with_ints(n, "strides", &[2, 2]));
+    m.graph.as_mut().unwrap().input.push(typed("i", DataType::Int64, i));
+    m
+}
+
+/// DeformConv-19 of `x` with a [1, 1, 2, 2] weight, an offset and an optional mask.
+fn deform(x: &[i64], offset: &[i64], mask: Option<&[i64]>) -> ModelProto {
+    let names: &[&str] = if mask.is_some() { &["x", "w", "o", "", "m"] } else { &["x", "w", "o"] };
+    let mut inputs = vec![("x", x), ("w", &[1, 1, 2, 2][..]), ("o", offset)];
+    inputs.extend(mask.map(|m| ("m", m)));
+    case(19, &inputs, &[], node("dc", "DeformConv", names, &["y"]))
+}
+
+/// DeformConv-19 of a [1, 1, 3, 3] input with weight `w`, an offset and `offset_group`.
+fn deform_w(w: &[i64], offset: &[i64], group: i64) -> ModelProto {
+    let n = with_int(node("dc", "DeformConv", &["x", "w", "o"], &["y"]), "offset_group", group);
+    case(19, &[("x", &[1, 1, 3, 3]), ("w", w), ("o", offset)], &[], n)
+}
+
+/// ScatterND-18 of `x` with updates `u` and int64 indices of shape `i`: an input, or an
+/// initializer holding `values`.
+fn scatter_nd(x: &[i64], i: &[i64], values: Option<&[i64]>, u: &[i64]) -> ModelProto {
+    let n = node("sn", "ScatterND", &["x", "i", "u"], &["y"]);
+    let consts: Vec<Const> = values.map(|v| ("i", i, v)).into_iter().collect();
+    let mut m = case(18, &[("x", x), ("u", u)], &consts, n);
+    if values.is_none() {
+        m.graph.as_mut().unwrap().input.push(typed("i", DataType::Int64, i));
+    }
+    m
+}
+
+/// NonMaxSuppression-11 of 6 apart boxes in one class, at most 3, with a float32
+/// iou_threshold of shape `dims` holding `iou`.
+fn nms(dims: &[i64], iou: &[f32]) -> ModelProto {
+    let boxes: Vec<f32> = (0..6).flat_map(|i| [i as f32 * 2.0, 0.0, i as f32 * 2.0 + 1.0, 1.0]).collect();
+    let scores: Vec<f32> = (0..6).map(|i| i as f32).collect();
+    let n = node("nms", "NonMaxSuppression", &["b", "s", "m", "t"], &["y"]);
+    let mut m = case(11, &[], &[("m", &[1], &[3])], n);
+    let float = |name: &str, dims: &[i64], v: &[f32]| TensorProto {
+        name: Some(name.to_string()),
+        dims: dims.to_vec(),
+        data_type: Some(DataType::Float as i32),
+        float_data: v.to_vec(),
+        ..Default::default()
+    };
+    let g = m.graph.as_mut().unwrap();
+    g.initializer.extend([float("b", &[1, 6, 4], &boxes), float("s", &[1, 1, 6], &scores), float("t", dims, iou)]);
+    m
 }
 
 #[test]
