@@ -2355,14 +2355,16 @@ fn attention_kernel_checks(
     if q.len() != k.len() || k.len() != v.len() {
         return invalid(format!("Attention: Q, K and V have ranks {}, {} and {}", q.len(), k.len(), v.len()));
     }
-    if q.len() == 3 && (qh.known().is_none() || kvh.known().is_none()) {
-        return invalid("Attention: 3-D inputs need q_num_heads and kv_num_heads".into());
-    }
-    let q_head = if q.len() == 4 { q[3].clone() } else { exact_head(&q[2], qh, "Q")? };
-    if k.len() == 3 {
-        exact_head(&k[2], kvh, "K")?;
-        exact_head(&v[2], kvh, "V")?;
-    }
+    let q_head = match (q.len(), qh.known(), kvh.known()) {
+        (4, ..) => q[3].clone(),
+        (_, Some(qh), Some(kvh)) => {
+            let q_head = exact_head(&q[2], qh, "Attention: Q's hidden size", out)?;
+            exact_head(&k[2], kvh, "Attention: K's hidden size", out)?;
+            exact_head(&v[2], kvh, "Attention: V's hidden size", out)?;
+            q_head
+        }
+        _ => return invalid("Attention: 3-D inputs need q_num_heads and kv_num_heads".into()),
+    };
     let v_seq = if v.len() == 4 { &v[2] } else { &v[1] };
     for (what, x, y) in
         [("batch", b, &k[0]), ("batch", b, &v[0]), ("head size", &q_head, head), ("sequence", kv_seq, v_seq)]
@@ -2384,13 +2386,27 @@ fn attention_kernel_checks(
     Ok(())
 }
 
-/// A 3-D attention input's last size over its heads, which must divide it.
-fn exact_head(d: &Dim, heads: &Dim, what: &str) -> Result<Dim, RuleError> {
-    match heads.known() {
-        Some(h) if h > 0 => {
-            Ok(exact_div(d, h).map_err(|e| RuleError::Invalid(format!("Attention: {what}'s hidden size: {e}")))?.0)
-        }
-        _ => Ok(d.div_floor(heads)),
+/// A packed attention input's last size `d` over its `heads`, which must divide it: an error
+/// (`what` names the size) where it does not, the condition that it does for a symbolic one.
+fn exact_head(d: &Dim, heads: i64, what: &str, out: &mut Out) -> Result<Dim, RuleError> {
+    if heads <= 0 {
+        return invalid(format!("{what}: {heads} heads"));
+    }
+    let (part, multiple) = exact_div(d, heads).map_err(|e| RuleError::Invalid(format!("{what}: {e}")))?;
+    out.assumptions.extend(multiple.map(|m| (0, m)));
+    Ok(part)
+}
+
+/// Inputs present with a known shape have the ranks `ranks` lists in input order
+/// (onnxruntime refuses others: "Input i expected to have rank r").
+fn expect_ranks(c: &Ctx, ranks: &[usize]) -> Result<(), RuleError> {
+    match ranks
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| c.shape(i).filter(|s| c.has(i) && s.len() != *r).map(|s| (i, r, s)))
+    {
+        Some((i, r, s)) => invalid(format!("{}: input {i} has rank {}, not {r}", c.node.op_type, s.len())),
+        None => Ok(()),
     }
 }
 
@@ -2424,23 +2440,59 @@ pub fn flex_attention(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(vec![q[0].clone(), q[1].clone(), q[2].clone(), v[3].clone()]))])
 }
 
+/// LinearAttention (opset 27): packed query [B, T, Hq*dk], key [B, T, Hkv*dk], value
+/// [B, T, Hkv*dv], state [B, Hkv, dk, dv]. The schema's inference (onnxruntime quotes it)
+/// wants both head counts, positive, Hkv dividing Hq; the decay input exactly for the gated
+/// rules and beta for the delta ones; these ranks and sizes; decay's last size Hkv or Hkv*dk
+/// and beta's 1 or Hkv.
 pub fn linear_attention(c: &Ctx) -> R {
-    let dtype = c.dtype(0);
-    let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else {
-        return outs(vec![ty(dtype, Some(unknown_rank(3))), ty(c.dtype(3).or(dtype), Some(unknown_rank(4)))]);
+    let op = op_err("LinearAttention");
+    let (Some(qh), Some(kvh)) = (c.node.attr_int("q_num_heads"), c.node.attr_int("kv_num_heads")) else {
+        return Err(op("q_num_heads and kv_num_heads are required".into()));
     };
-    if q.len() != 3 || k.len() != 3 || v.len() != 3 {
-        return invalid("LinearAttention needs 3-D query, key and value".into());
+    if qh <= 0 || kvh <= 0 || qh % kvh != 0 {
+        return Err(op(format!("q_num_heads {qh} is not a positive multiple of kv_num_heads {kvh}")));
     }
-    let qh = attr_dim(c, "q_num_heads");
-    let kvh = attr_dim(c, "kv_num_heads");
-    let dv = v[2].div_floor(&kvh);
-    let dk = k[2].div_floor(&kvh);
+    let rule = c.node.attr_str("update_rule").unwrap_or_else(|| "gated_delta".into());
+    let Some(uses) = ["linear", "gated", "delta", "gated_delta"].iter().position(|r| *r == rule) else {
+        return Err(op(format!("unknown update_rule '{rule}'")));
+    };
+    for (i, name, wanted) in [(4, "decay", uses % 2 == 1), (5, "beta", uses >= 2)] {
+        if c.has(i) != wanted {
+            return Err(op(format!("update_rule '{rule}' {} the {name} input", ["forbids", "needs"][wanted as usize])));
+        }
+    }
+    expect_ranks(c, &[3, 3, 3, 4, 3, 3])?;
+    let dtype = c.dtype(0);
     let state = if c.has(3) { c.dtype(3) } else { dtype };
-    outs(vec![
-        ty(dtype, Some(vec![q[0].clone(), q[1].clone(), qh.mul(&dv)])),
-        ty(state, Some(vec![q[0].clone(), kvh, dk, dv])),
-    ])
+    let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else {
+        return outs(vec![ty(dtype, Some(unknown_rank(3))), ty(state, Some(unknown_rank(4)))]);
+    };
+    let mut out = Out::default();
+    let dk = exact_head(&q[2], qh, "LinearAttention: the query's last size", &mut out)?;
+    let k_dk = exact_head(&k[2], kvh, "LinearAttention: the key's last size", &mut out)?;
+    let dv = exact_head(&v[2], kvh, "LinearAttention: the value's last size", &mut out)?;
+    let (b, t) = (&q[0], &q[1]);
+    let heads = [dk.clone()];
+    for (what, x, y) in
+        [("key", &k[..2], &q[..2]), ("value", &v[..2], &q[..2]), ("key's head", &[k_dk][..], &heads[..])]
+    {
+        pin_shapes(x, y, &mut out).map_err(|e| op(format!("the {what} sizes are not the query's: {e}")))?;
+    }
+    let (kvh, qh) = (Dim::Known(kvh), Dim::Known(qh));
+    expect_shape(c, 3, &[b.clone(), kvh.clone(), dk.clone(), dv.clone()], &mut out)?;
+    for (i, name, lasts) in [(4, "decay", [kvh.clone(), kvh.mul(&dk)]), (5, "beta", [Dim::Known(1), kvh.clone()])] {
+        let Some(s) = c.shape(i).filter(|_| c.has(i)) else { continue };
+        pin_shapes(&s[..2], &q[..2], &mut out).map_err(|e| op(format!("{name}'s sizes are not the query's: {e}")))?;
+        if s[2].known().is_some_and(|l| lasts.iter().all(|x| x.known().is_some_and(|x| x != l))) {
+            return Err(op(format!("{name}'s last size {} is not {} or {}", s[2], lasts[0], lasts[1])));
+        }
+    }
+    out.types = smallvec::smallvec![
+        ty(dtype, Some(vec![b.clone(), t.clone(), qh.mul(&dv)])),
+        ty(state, Some(vec![b.clone(), kvh, dk, dv])),
+    ];
+    Ok(out)
 }
 
 pub fn causal_conv(c: &Ctx) -> R {

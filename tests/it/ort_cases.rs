@@ -189,6 +189,27 @@ fn slice(axes: &'static [i64]) -> ModelProto {
     case(13, &[("x", &[4, 5])], consts, node("sl", "Slice", &["x", "s", "e", "a"], &["y"]))
 }
 
+/// A node at `opset` over float inputs of `shapes`, in order (an empty one: left out).
+fn over(opset: i64, shapes: &[&[i64]], mut n: NodeProto) -> ModelProto {
+    let names = ["x0", "x1", "x2", "x3", "x4", "x5", "x6"];
+    let names: Vec<&str> =
+        names.into_iter().zip(shapes).map(|(name, s)| if s.is_empty() { "" } else { name }).collect();
+    n.input = names.iter().map(|name| name.to_string()).collect();
+    let inputs: Vec<(&str, &[i64])> =
+        names.into_iter().zip(shapes.iter().copied()).filter(|(n, _)| !n.is_empty()).collect();
+    case(opset, &inputs, &[], n)
+}
+
+/// LinearAttention's usual query, key and value.
+const QKV: &[i64] = &[2, 3, 32];
+
+/// LinearAttention with `update_rule` and `q_num_heads` (kv_num_heads 4) over query, key,
+/// value, past_state, decay and beta of `shapes`.
+fn lin_att(rule: &str, q_heads: i64, shapes: &[&[i64]]) -> ModelProto {
+    let n = with_int(node("la", "LinearAttention", &[], &["y", "state"]), "q_num_heads", q_heads);
+    over(27, shapes, with_str(with_int(n, "kv_num_heads", 4), "update_rule", rule))
+}
+
 /// (what, model, onnxruntime 1.32's output shape or `None` where it refuses the model).
 fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     vec![
@@ -502,6 +523,34 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Slice axes [0,0]", slice(&[0, 0]), None),
         ("Slice axes [0,-2]", slice(&[0, -2]), None),
         ("Slice axes [0,1]", slice(&[0, 1]), Some(vec![2, 2])),
+        // --- seqops ---
+        // LinearAttention, the schema's inference: "q_num_heads (6) must be a multiple of
+        // kv_num_heads (4)", "update_rule 'gated_delta' requires decay input", "update_rule
+        // 'linear' forbids decay input", "update_rule must be one of ...", "Packed query last
+        // dim (33) must be divisible by q_num_heads (4)", "Dimension mismatch in unification"
+        // (head sizes, batch and sequence, past_state), "Input 3 expected to have rank 4",
+        // "decay last dim (1) must be kv_num_heads (4) or kv_num_heads * d_k (32)", "beta last
+        // dim (2) must be 1 or kv_num_heads (4)".
+        ("LinearAttention", lin_att("linear", 4, &[QKV; 3]), Some(vec![2, 3, 32])),
+        ("LinearAttention GQA", lin_att("linear", 8, &[&[2, 3, 64], QKV, &[2, 3, 16]]), Some(vec![2, 3, 32])),
+        ("LinearAttention 6 of 4 heads", lin_att("linear", 6, &[&[2, 3, 24][..]; 3]), None),
+        ("LinearAttention gated_delta no decay", lin_att("gated_delta", 4, &[QKV; 3]), None),
+        ("LinearAttention rule foo", lin_att("foo", 4, &[QKV; 3]), None),
+        ("LinearAttention linear with decay", lin_att("linear", 4, &[QKV, QKV, QKV, &[], &[2, 3, 4]]), None),
+        ("LinearAttention query [2,3,33]", lin_att("linear", 4, &[&[2, 3, 33], QKV, QKV]), None),
+        ("LinearAttention key [2,3,16]", lin_att("linear", 4, &[QKV, &[2, 3, 16], QKV]), None),
+        ("LinearAttention value [2,4,32]", lin_att("linear", 4, &[QKV, QKV, &[2, 4, 32]]), None),
+        ("LinearAttention past [2,4,8,4]", lin_att("linear", 4, &[QKV, QKV, QKV, &[2, 4, 8, 4]]), None),
+        ("LinearAttention past [2,4,8]", lin_att("linear", 4, &[QKV, QKV, QKV, &[2, 4, 8]]), None),
+        ("LinearAttention decay [2,3,32]", lin_att("gated", 4, &[QKV, QKV, QKV, &[], QKV]), Some(vec![2, 3, 32])),
+        ("LinearAttention decay [2,3,1]", lin_att("gated", 4, &[QKV, QKV, QKV, &[], &[2, 3, 1]]), None),
+        (
+            "LinearAttention beta [2,3,1]",
+            lin_att("delta", 4, &[QKV, QKV, QKV, &[], &[], &[2, 3, 1]]),
+            Some(vec![2, 3, 32]),
+        ),
+        ("LinearAttention beta [2,3,2]", lin_att("delta", 4, &[QKV, QKV, QKV, &[], &[], &[2, 3, 2]]), None),
+        ("LinearAttention beta [1,3,4]", lin_att("delta", 4, &[QKV, QKV, QKV, &[], &[], &[1, 3, 4]]), None),
     ]
 }
 
