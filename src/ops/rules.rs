@@ -2495,12 +2495,26 @@ pub fn linear_attention(c: &Ctx) -> R {
     Ok(out)
 }
 
+/// CausalConvWithState (opset 27): like the input [B, C, L], and a state [B, C, k-1] for a
+/// depthwise weight [C, 1, k]. The schema's inference wants these ranks and sizes, a bias [C],
+/// k at least 1 and a known activation.
 pub fn causal_conv(c: &Ctx) -> R {
+    if let Some(a) = c.node.attr_str("activation").filter(|a| !["none", "silu", "swish"].contains(&a.as_str())) {
+        return invalid(format!("CausalConvWithState: unknown activation '{a}'"));
+    }
+    expect_ranks(c, &[3, 3, 1, 3])?;
     let dtype = c.dtype(0);
-    let x = c.shape(0).map(<[Dim]>::to_vec);
-    let k = dim(c, 1, 2);
-    let state = x.as_ref().filter(|s| s.len() == 3).map(|s| vec![s[0].clone(), s[1].clone(), k.sub(&Dim::Known(1))]);
-    outs(vec![ty(dtype, x), ty(dtype, state)])
+    let (b, ch, k) = (dim(c, 0, 0), dim(c, 0, 1), dim(c, 1, 2));
+    if let Some(k) = k.known().filter(|k| *k < 1) {
+        return invalid(format!("CausalConvWithState: kernel size {k} is below 1"));
+    }
+    let mut out = Out::default();
+    expect_shape(c, 1, &[ch.clone(), Dim::Known(1), k.clone()], &mut out)?;
+    expect_shape(c, 2, std::slice::from_ref(&ch), &mut out)?;
+    let state = vec![b, ch, k.sub(&Dim::Known(1))];
+    expect_shape(c, 3, &state, &mut out)?;
+    out.types = smallvec::smallvec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec)), ty(dtype, Some(state))];
+    Ok(out)
 }
 
 pub fn tfidf(c: &Ctx) -> R {

@@ -210,6 +210,13 @@ fn lin_att(rule: &str, q_heads: i64, shapes: &[&[i64]]) -> ModelProto {
     over(27, shapes, with_str(with_int(n, "kv_num_heads", 4), "update_rule", rule))
 }
 
+/// CausalConvWithState over input [2, 4, 5] and weight, bias and past_state of `shapes`, with
+/// `activation`.
+fn causal_conv(shapes: &[&[i64]], activation: &str) -> ModelProto {
+    let shapes: Vec<&[i64]> = std::iter::once(&[2, 4, 5][..]).chain(shapes.iter().copied()).collect();
+    over(27, &shapes, with_str(node("cc", "CausalConvWithState", &[], &["y", "state"]), "activation", activation))
+}
+
 /// (what, model, onnxruntime 1.32's output shape or `None` where it refuses the model).
 fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     vec![
@@ -551,6 +558,18 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ),
         ("LinearAttention beta [2,3,2]", lin_att("delta", 4, &[QKV, QKV, QKV, &[], &[], &[2, 3, 2]]), None),
         ("LinearAttention beta [1,3,4]", lin_att("delta", 4, &[QKV, QKV, QKV, &[], &[], &[1, 3, 4]]), None),
+        // CausalConvWithState, the schema's inference: "Input 1 expected to have rank 3",
+        // "Dimension mismatch in unification between 2 and 1" (weight [C, 1, k], bias [C],
+        // past_state [B, C, k - 1]), "unsupported activation value 'foo'".
+        ("CausalConvWithState", causal_conv(&[&[4, 1, 3], &[4], &[2, 4, 2]], "silu"), Some(vec![2, 4, 5])),
+        ("CausalConvWithState activation foo", causal_conv(&[&[4, 1, 3]], "foo"), None),
+        ("CausalConvWithState weight [4,2,3]", causal_conv(&[&[4, 2, 3]], "none"), None),
+        ("CausalConvWithState weight [3,1,3]", causal_conv(&[&[3, 1, 3]], "none"), None),
+        ("CausalConvWithState weight [4,1,3,1]", causal_conv(&[&[4, 1, 3, 1]], "none"), None),
+        ("CausalConvWithState bias [5]", causal_conv(&[&[4, 1, 3], &[5]], "none"), None),
+        ("CausalConvWithState bias [4,1]", causal_conv(&[&[4, 1, 3], &[4, 1]], "none"), None),
+        ("CausalConvWithState past [2,4,3]", causal_conv(&[&[4, 1, 3], &[], &[2, 4, 3]], "none"), None),
+        ("CausalConvWithState past [1,4,2]", causal_conv(&[&[4, 1, 3], &[], &[1, 4, 2]], "none"), None),
     ]
 }
 
