@@ -2517,6 +2517,33 @@ pub fn causal_conv(c: &Ctx) -> R {
     Ok(out)
 }
 
+/// TensorScatter: like the cache. The schema wants `axis` off the batch axis, the update of
+/// the cache's sizes but along it and write_indices [batch]; the spec, no more updates along
+/// it than the cache holds (onnxruntime checks at run time) and mode linear or circular.
+pub fn tensor_scatter(c: &Ctx) -> R {
+    let mut out = like_input(c);
+    if let Some(m) = c.node.attr_str("mode").filter(|m| m != "linear" && m != "circular") {
+        return invalid(format!("TensorScatter: unknown mode '{m}'"));
+    }
+    let Some(cache) = c.shape(0) else { return Ok(out) };
+    let axis = c.node.attr_int("axis").unwrap_or(-2);
+    let a = axis_in(axis, cache.len(), "TensorScatter")?;
+    if a == 0 {
+        return invalid(format!("TensorScatter: axis {axis} is the batch axis"));
+    }
+    expect_shape(c, 2, &cache[..1], &mut out)?;
+    if let Some(u) = c.shape(1) {
+        if u.len() != cache.len() {
+            return invalid(format!("TensorScatter: the update's rank {} is not the cache's {}", u.len(), cache.len()));
+        }
+        expect_shape(c, 1, &with_dim(cache, a, u[a].clone()), &mut out)?;
+        if u[a].known().zip(cache[a].known()).is_some_and(|(u, m)| u > m) {
+            return invalid(format!("TensorScatter: {} updates along axis {a} exceed the cache's {}", u[a], cache[a]));
+        }
+    }
+    Ok(out)
+}
+
 pub fn tfidf(c: &Ctx) -> R {
     let width = c
         .node

@@ -217,6 +217,15 @@ fn causal_conv(shapes: &[&[i64]], activation: &str) -> ModelProto {
     over(27, &shapes, with_str(node("cc", "CausalConvWithState", &[], &["y", "state"]), "activation", activation))
 }
 
+/// TensorScatter of `update` into a cache [2, 3, 8, 4] along `axis` in `mode`, with int64
+/// write_indices (zeros at run time) of shape `indices` where that is not empty.
+fn tensor_scatter(update: &[i64], indices: &[i64], axis: i64, mode: &str) -> ModelProto {
+    let mut inputs = vec![input("c", &[2, 3, 8, 4]), input("u", update), typed("w", DataType::Int64, indices)];
+    inputs.truncate(if indices.is_empty() { 2 } else { 3 });
+    let n = node("ts", "TensorScatter", &["c", "u", "w"][..inputs.len()], &["y"]);
+    build::model(24, inputs, vec![with_str(with_int(n, "axis", axis), "mode", mode)], &["y"])
+}
+
 /// (what, model, onnxruntime 1.32's output shape or `None` where it refuses the model).
 fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     vec![
@@ -570,6 +579,20 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("CausalConvWithState bias [4,1]", causal_conv(&[&[4, 1, 3], &[4, 1]], "none"), None),
         ("CausalConvWithState past [2,4,3]", causal_conv(&[&[4, 1, 3], &[], &[2, 4, 3]], "none"), None),
         ("CausalConvWithState past [1,4,2]", causal_conv(&[&[4, 1, 3], &[], &[1, 4, 2]], "none"), None),
+        // TensorScatter: the schema's "past_cache and update must have the same rank", "axis 0
+        // is out of range for rank 4", "Dimension mismatch in unification" (update, write_indices
+        // [batch]), "Input 2 expected to have rank 1"; the kernel's "update sequence_length (9)
+        // exceeds max_sequence_length (8)" (the spec's sequence_length <= max_sequence_length)
+        // and "mode must be 'linear' or 'circular'".
+        ("TensorScatter", tensor_scatter(&[2, 3, 2, 4], &[2], -2, "linear"), Some(vec![2, 3, 8, 4])),
+        ("TensorScatter axis -1", tensor_scatter(&[2, 3, 8, 2], &[], -1, "circular"), Some(vec![2, 3, 8, 4])),
+        ("TensorScatter indices [3]", tensor_scatter(&[2, 3, 2, 4], &[3], -2, "linear"), None),
+        ("TensorScatter indices [2,1]", tensor_scatter(&[2, 3, 2, 4], &[2, 1], -2, "linear"), None),
+        ("TensorScatter update [2,2,2,4]", tensor_scatter(&[2, 2, 2, 4], &[], -2, "linear"), None),
+        ("TensorScatter update [2,3,9,4]", tensor_scatter(&[2, 3, 9, 4], &[], -2, "circular"), None),
+        ("TensorScatter update [2,3,2,4,1]", tensor_scatter(&[2, 3, 2, 4, 1], &[], -2, "linear"), None),
+        ("TensorScatter axis 0", tensor_scatter(&[2, 3, 8, 4], &[], 0, "linear"), None),
+        ("TensorScatter mode foo", tensor_scatter(&[2, 3, 2, 4], &[], -2, "foo"), None),
     ]
 }
 
