@@ -2410,24 +2410,35 @@ fn expect_ranks(c: &Ctx, ranks: &[usize]) -> Result<(), RuleError> {
     }
 }
 
-/// RotaryEmbedding: like the input; the cos and sin caches hold half the rotary size (the
-/// head size unless `rotary_embedding_dim` says) along their last axis, and share a shape.
+/// RotaryEmbedding: like the input, [batch, heads, seq, head] or [batch, seq, hidden] with
+/// num_heads dividing hidden. The cos and sin caches, of one shape, hold half the rotary size
+/// (the head size unless `rotary_embedding_dim`, at most it, says): [batch, seq, rot/2], or
+/// [positions, rot/2] with position_ids [batch, seq]. The spec's rules, which onnxruntime checks.
 pub fn rotary_embedding(c: &Ctx) -> R {
     let mut out = like_input(c);
-    if let (Some(x), Some(cos)) = (c.shape(0), c.shape(1)) {
-        let head = match x.len() {
-            4 => x[3].clone(),
-            3 => x[2].div_floor(&attr_dim(c, "num_heads")),
-            r => return invalid(format!("RotaryEmbedding: input rank {r} is not 3 or 4")),
-        };
-        let rot = c.node.attr_int("rotary_embedding_dim").filter(|d| *d > 0).map_or(head, Dim::Known);
-        let mut want = cos.to_vec();
-        if let Some(last) = want.last_mut() {
-            *last = rot.div_floor(&Dim::Known(2));
+    let Some(x) = c.shape(0) else { return Ok(out) };
+    let (b, seq, head) = match (x.len(), c.node.attr_int("num_heads")) {
+        (4, _) => (&x[0], &x[2], x[3].clone()),
+        (3, Some(n)) => (&x[0], &x[1], exact_head(&x[2], n, "RotaryEmbedding: the hidden size", &mut out)?),
+        (3, None) => return invalid("RotaryEmbedding: a 3-D input needs num_heads".into()),
+        (r, _) => return invalid(format!("RotaryEmbedding: input rank {r} is not 3 or 4")),
+    };
+    let rot = match c.node.attr_int("rotary_embedding_dim").filter(|d| *d != 0) {
+        Some(r) if r < 0 || head.known().is_some_and(|h| r > h) => {
+            return invalid(format!("RotaryEmbedding: rotary_embedding_dim {r} is not in 0..={head}"))
         }
-        expect_shape(c, 1, &want, &mut out)?;
-        expect_shape(c, 2, cos, &mut out)?;
-    }
+        Some(r) => Dim::Known(r),
+        None => head,
+    };
+    let half = rot.div_floor(&Dim::Known(2));
+    let cache = if c.has(3) {
+        expect_shape(c, 3, &[b.clone(), seq.clone()], &mut out)?;
+        vec![dim(c, 1, 0), half]
+    } else {
+        vec![b.clone(), seq.clone(), half]
+    };
+    expect_shape(c, 1, &cache, &mut out)?;
+    expect_shape(c, 2, &cache, &mut out)?;
     Ok(out)
 }
 

@@ -226,6 +226,15 @@ fn tensor_scatter(update: &[i64], indices: &[i64], axis: i64, mode: &str) -> Mod
     build::model(24, inputs, vec![with_str(with_int(n, "axis", axis), "mode", mode)], &["y"])
 }
 
+/// RotaryEmbedding of `x` with cos and sin caches of shape `cache` and, where not empty,
+/// int64 position_ids (zeros at run time) of shape `positions`, and integer attributes `attrs`.
+fn rotary(x: &[i64], cache: &[i64], positions: &[i64], attrs: &[(&str, i64)]) -> ModelProto {
+    let mut inputs = vec![input("x", x), input("c", cache), input("s", cache), typed("p", DataType::Int64, positions)];
+    inputs.truncate(if positions.is_empty() { 3 } else { 4 });
+    let n = node("re", "RotaryEmbedding", &["x", "c", "s", "p"][..inputs.len()], &["y"]);
+    build::model(23, inputs, vec![attrs.iter().fold(n, |n, (a, v)| with_int(n, a, *v))], &["y"])
+}
+
 /// (what, model, onnxruntime 1.32's output shape or `None` where it refuses the model).
 fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     vec![
@@ -593,6 +602,30 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("TensorScatter update [2,3,2,4,1]", tensor_scatter(&[2, 3, 2, 4, 1], &[], -2, "linear"), None),
         ("TensorScatter axis 0", tensor_scatter(&[2, 3, 8, 4], &[], 0, "linear"), None),
         ("TensorScatter mode foo", tensor_scatter(&[2, 3, 2, 4], &[], -2, "foo"), None),
+        // RotaryEmbedding, the spec's shapes as ORT 1.32 checks them: "Input 'position_ids'
+        // dimension 0 should be of size batch_size", "... is expected to have 2 dimensions",
+        // "Inputs 'cos_cache' and 'sin_cache' are expected to have the same shape as input 'x'",
+        // "Input 'cos_cache' is expected to have 2 dimensions" (with position_ids),
+        // "rotary_embedding_dim must be less than or equal to head_size", "Input shape is 3D,
+        // num_heads attribute must be provided", "hidden_size=30 must be divisible by
+        // num_heads=4".
+        ("RotaryEmbedding", rotary(&[2, 4, 3, 8], &[2, 3, 4], &[], &[]), Some(vec![2, 4, 3, 8])),
+        (
+            "RotaryEmbedding positions",
+            rotary(&[2, 3, 32], &[50, 2], &[2, 3], &[("num_heads", 4), ("rotary_embedding_dim", 4)]),
+            Some(vec![2, 3, 32]),
+        ),
+        ("RotaryEmbedding positions [1,3]", rotary(&[2, 4, 3, 8], &[50, 4], &[1, 3], &[]), None),
+        ("RotaryEmbedding positions [2,3,1]", rotary(&[2, 4, 3, 8], &[50, 4], &[2, 3, 1], &[]), None),
+        ("RotaryEmbedding cache [2,2,4]", rotary(&[2, 4, 3, 8], &[2, 2, 4], &[], &[]), None),
+        ("RotaryEmbedding cache [2,3,4] positions", rotary(&[2, 4, 3, 8], &[2, 3, 4], &[2, 3], &[]), None),
+        (
+            "RotaryEmbedding rotary dim 16",
+            rotary(&[2, 4, 3, 8], &[50, 8], &[2, 3], &[("rotary_embedding_dim", 16)]),
+            None,
+        ),
+        ("RotaryEmbedding 3-D no num_heads", rotary(&[2, 3, 32], &[2, 3, 4], &[], &[]), None),
+        ("RotaryEmbedding 4 heads of 30", rotary(&[2, 3, 30], &[2, 3, 3], &[], &[("num_heads", 4)]), None),
     ]
 }
 
