@@ -2289,6 +2289,12 @@ pub fn attention(c: &Ctx) -> R {
     };
     let qh = attr_dim(c, "q_num_heads");
     let kvh = attr_dim(c, "kv_num_heads");
+    // The schema wants both head counts for a 3-D Q, at every opset.
+    let heads = match (q.len(), qh.known(), kvh.known()) {
+        (3, Some(a), Some(b)) => Some((a, b)),
+        (3, ..) => return invalid("Attention: 3-D inputs need q_num_heads and kv_num_heads".into()),
+        _ => None,
+    };
     let (b, q_heads, q_seq) = match q.len() {
         4 => (q[0].clone(), q[1].clone(), q[2].clone()),
         3 => (q[0].clone(), qh.clone(), q[1].clone()),
@@ -2306,22 +2312,33 @@ pub fn attention(c: &Ctx) -> R {
     };
     // onnxruntime 1.32 has Attention kernels for opsets 23 and 24, which check: Q, K and V of
     // one rank, one batch; Q's head size is K's, V's sequence is K's (and its heads K's); K's
-    // heads divide Q's; a 3-D input's last size splits into its heads; no size is 0. From
-    // opset 25 it runs the function body, which broadcasts and checks none of this.
+    // heads divide Q's; a 3-D input's last size splits into its heads; no size is 0;
+    // nonpad_kv_seqlen [batch] (as the spec says). From opset 25 it runs the function body,
+    // which broadcasts and checks none of this.
     let mut out = Out::default();
     if c.opset < 25 {
-        attention_kernel_checks(q, k, v, [&b, &q_heads, &q_seq, &kv_heads, &kv_seq, &head], [&qh, &kvh], &mut out)?;
+        let sizes = [&b, &q_heads, &q_seq, &kv_heads, &kv_seq, &head, &v_head];
+        attention_kernel_checks(q, k, v, sizes, heads, &mut out)?;
+        expect_shape(c, 6, std::slice::from_ref(&b), &mut out)?;
+    }
+    // The spec's past_key [batch, kv heads, past, head size] and past_value (V's head size),
+    // given together, which the kernels and the opset-25 body's Concat enforce.
+    if c.has(4) != c.has(5) {
+        return invalid("Attention: past_key and past_value come together".into());
+    }
+    let past = if c.has(4) { dim(c, 4, 2) } else { Dim::Known(0) };
+    for (i, size) in [(4, &head), (5, &v_head)] {
+        expect_shape(c, i, &[b.clone(), kv_heads.clone(), past.clone(), size.clone()], &mut out)?;
     }
     let y = if q.len() == 4 {
         vec![b.clone(), q_heads.clone(), q_seq.clone(), v_head.clone()]
     } else {
         vec![b.clone(), q_seq.clone(), q_heads.mul(&v_head)]
     };
-    let past = if c.has(4) { dim(c, 4, 2) } else { Dim::Known(0) };
     let total = past.add(&kv_seq);
-    // The mask stretches to [batch, heads, q_seq] and (below opset 25) holds at most `total`
-    // along its last axis: the spec pads a shorter one, onnxruntime 1.32's kernels want it
-    // exact, its opset-25 body takes a longer one.
+    // The mask stretches to [batch, heads, q_seq]. Along its last axis it stretches to `total`
+    // at opset 23 and holds at most `total` at 24, which pads a shorter one (onnxruntime
+    // 1.32's kernels want it exact); the opset-25 body takes any.
     if let Some((last, lead)) = c.shape(3).filter(|_| c.has(3)).and_then(|m| m.split_last()) {
         let scores = [b.clone(), q_heads.clone(), q_seq.clone()];
         let stretch = uni(&scores, lead, 3).map_err(|_| {
@@ -2329,8 +2346,13 @@ pub fn attention(c: &Ctx) -> R {
             RuleError::Invalid(format!("Attention: the mask's leading sizes {m} do not stretch to {scores}"))
         })?;
         out.assumptions.extend(stretch.assumptions);
-        if let Some((l, t)) = last.known().zip(total.known()).filter(|(l, t)| l > t && c.opset < 25) {
-            return invalid(format!("Attention: the mask's last size {l} exceeds the {t} keys"));
+        let fits = |(l, t): (i64, i64)| match c.opset {
+            ..=23 => l == t || l == 1,
+            24 => l <= t,
+            _ => true,
+        };
+        if let Some((l, t)) = last.known().zip(total.known()).filter(|lt| !fits(*lt)) {
+            return invalid(format!("Attention: the mask's last size {l} does not fit the {t} keys"));
         }
     }
     out.types = smallvec::smallvec![
@@ -2348,22 +2370,22 @@ fn attention_kernel_checks(
     q: &[Dim],
     k: &[Dim],
     v: &[Dim],
-    [b, q_heads, q_seq, kv_heads, kv_seq, head]: [&Dim; 6],
-    [qh, kvh]: [&Dim; 2],
+    sizes: [&Dim; 7],
+    heads: Option<(i64, i64)>,
     out: &mut Out,
 ) -> Result<(), RuleError> {
     if q.len() != k.len() || k.len() != v.len() {
         return invalid(format!("Attention: Q, K and V have ranks {}, {} and {}", q.len(), k.len(), v.len()));
     }
-    let q_head = match (q.len(), qh.known(), kvh.known()) {
-        (4, ..) => q[3].clone(),
-        (_, Some(qh), Some(kvh)) => {
+    let [b, q_heads, _, kv_heads, kv_seq, head, _] = sizes;
+    let q_head = match heads {
+        None => q[3].clone(),
+        Some((qh, kvh)) => {
             let q_head = exact_head(&q[2], qh, "Attention: Q's hidden size", out)?;
             exact_head(&k[2], kvh, "Attention: K's hidden size", out)?;
             exact_head(&v[2], kvh, "Attention: V's hidden size", out)?;
             q_head
         }
-        _ => return invalid("Attention: 3-D inputs need q_num_heads and kv_num_heads".into()),
     };
     let v_seq = if v.len() == 4 { &v[2] } else { &v[1] };
     for (what, x, y) in
@@ -2380,8 +2402,8 @@ fn attention_kernel_checks(
             return invalid(format!("Attention: {h} heads of K and V do not divide Q's {a}"));
         }
     }
-    if [b, q_seq, kv_seq, head].iter().any(|d| d.known() == Some(0)) {
-        return invalid("Attention: a batch, sequence or head size is 0".into());
+    if sizes.iter().any(|d| d.known() == Some(0)) {
+        return invalid("Attention: a batch, head count, sequence or head size is 0".into());
     }
     Ok(())
 }

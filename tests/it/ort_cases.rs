@@ -235,6 +235,23 @@ fn rotary(x: &[i64], cache: &[i64], positions: &[i64], attrs: &[(&str, i64)]) ->
     build::model(23, inputs, vec![attrs.iter().fold(n, |n, (a, v)| with_int(n, a, *v))], &["y"])
 }
 
+/// Attention at `opset` over Q, K, V, attn_mask, past_key, past_value and (int64, zeros at
+/// run time) nonpad_kv_seqlen of `shapes` (empty: left out); present_key and present_value
+/// out with a past (onnxruntime wants them).
+fn attention_past(opset: i64, shapes: &[&[i64]]) -> ModelProto {
+    let outputs: &[&str] = if shapes.len() > 4 && !shapes[4].is_empty() { &["y", "pk", "pv"] } else { &["y"] };
+    let mut m = over(opset, shapes, node("att", "Attention", &[], outputs));
+    for i in m.graph.as_mut().unwrap().input.iter_mut().filter(|i| i.name.as_deref() == Some("x6")) {
+        *i = typed("x6", DataType::Int64, shapes[6]);
+    }
+    m
+}
+
+/// Attention's usual Q and K (and V).
+const Q4: &[i64] = &[2, 3, 4, 8];
+const K4: &[i64] = &[2, 3, 6, 8];
+const PAST: &[i64] = &[2, 3, 5, 8];
+
 /// (what, model, onnxruntime 1.32's output shape or `None` where it refuses the model).
 fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     vec![
@@ -626,6 +643,25 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ),
         ("RotaryEmbedding 3-D no num_heads", rotary(&[2, 3, 32], &[2, 3, 4], &[], &[]), None),
         ("RotaryEmbedding 4 heads of 30", rotary(&[2, 3, 30], &[2, 3, 3], &[], &[("num_heads", 4)]), None),
+        // Attention: the schema's "The past_value input shall be 4 dimensions", "3D inputs
+        // expected to have q_num_heads attribute" (also at opset 25), "past_key and past_value
+        // must be provided together"; the spec's past shapes, which the opset-23/24 kernels
+        // ("Output shapes for Attention could not be computed", "inconsistent batch_size
+        // (between Q and past_key)") and the opset-25 body's Concat enforce; the kernels' "V
+        // head size must be greater than 0", "Q number of heads must be greater than 0",
+        // "nonpad_kv_seqlen must have shape [batch_size]", and at opset 23 (no padding) a mask
+        // whose last size is neither 1 nor the keys'.
+        ("Attention past", attention_past(23, &[Q4, K4, K4, &[4, 11], PAST, PAST]), Some(vec![2, 3, 4, 8])),
+        ("Attention past_value [2,3,5]", attention_past(24, &[Q4, K4, K4, &[], PAST, &[2, 3, 5]]), None),
+        ("Attention past_key [2,2,5,8]", attention_past(25, &[Q4, K4, K4, &[], &[2, 2, 5, 8], PAST]), None),
+        ("Attention past_value [2,3,5,7]", attention_past(23, &[Q4, K4, K4, &[], PAST, &[2, 3, 5, 7]]), None),
+        ("Attention past_key alone", attention_past(23, &[Q4, K4, K4, &[], PAST]), None),
+        ("Attention 3-D no heads opset 25", attention_at(25, &[&[2, 4, 24], &[2, 6, 24], &[2, 6, 24]], None), None),
+        ("Attention V [2,3,6,0]", attention_past(23, &[Q4, K4, &[2, 3, 6, 0]]), None),
+        ("Attention Q [2,0,4,8]", attention_past(24, &[&[2, 0, 4, 8], K4, K4]), None),
+        ("Attention mask [4,5] opset 23", attention_past(23, &[Q4, K4, K4, &[4, 5]]), None),
+        ("Attention nonpad [2]", attention_past(24, &[Q4, K4, K4, &[], &[], &[], &[2]]), Some(vec![2, 3, 4, 8])),
+        ("Attention nonpad [3]", attention_past(24, &[Q4, K4, K4, &[], &[], &[], &[3]]), None),
     ]
 }
 
