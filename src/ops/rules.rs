@@ -2322,9 +2322,14 @@ pub fn attention(c: &Ctx) -> R {
         expect_shape(c, 6, std::slice::from_ref(&b), &mut out)?;
     }
     // The spec's past_key [batch, kv heads, past, head size] and past_value (V's head size),
-    // given together, which the kernels and the opset-25 body's Concat enforce.
+    // given together, which the kernels and the opset-25 body's Concat enforce; no
+    // nonpad_kv_seqlen with them (nor, from opset 25, with present_key or present_value).
     if c.has(4) != c.has(5) {
         return invalid("Attention: past_key and past_value come together".into());
+    }
+    let present = c.opset >= 25 && c.node.outputs().iter().skip(1).take(2).any(Option::is_some);
+    if c.has(6) && (c.has(4) || present) {
+        return invalid("Attention: nonpad_kv_seqlen with a past or present cache".into());
     }
     let past = if c.has(4) { dim(c, 4, 2) } else { Dim::Known(0) };
     for (i, size) in [(4, &head), (5, &v_head)] {
