@@ -317,7 +317,7 @@ pub static OPS: &[Meaning] = &[
     custom("StringSplit", r::string_split),
     op("SwiGLU", Equal),
     op("Swish", Unary),
-    op("TensorScatter", Unary),
+    custom("TensorScatter", r::tensor_scatter),
     custom("TfIdfVectorizer", r::tfidf),
     op("ThresholdedRelu", Unary),
     custom("TopK", r::topk),

@@ -2487,6 +2487,12 @@ pub fn attention(c: &Ctx) -> R {
     };
     let qh = attr_dim(c, "q_num_heads");
     let kvh = attr_dim(c, "kv_num_heads");
+    // The schema wants both head counts for a 3-D Q, at every opset.
+    let heads = match (q.len(), qh.known(), kvh.known()) {
+        (3, Some(a), Some(b)) => Some((a, b)),
+        (3, ..) => return invalid("Attention: 3-D inputs need q_num_heads and kv_num_heads".into()),
+        _ => None,
+    };
     let (b, q_heads, q_seq) = match q.len() {
         4 => (q[0].clone(), q[1].clone(), q[2].clone()),
         3 => (q[0].clone(), qh.clone(), q[1].clone()),
@@ -2504,22 +2510,38 @@ pub fn attention(c: &Ctx) -> R {
     };
     // onnxruntime 1.32 has Attention kernels for opsets 23 and 24, which check: Q, K and V of
     // one rank, one batch; Q's head size is K's, V's sequence is K's (and its heads K's); K's
-    // heads divide Q's; a 3-D input's last size splits into its heads; no size is 0. From
-    // opset 25 it runs the function body, which broadcasts and checks none of this.
+    // heads divide Q's; a 3-D input's last size splits into its heads; no size is 0;
+    // nonpad_kv_seqlen [batch] (as the spec says). From opset 25 it runs the function body,
+    // which broadcasts and checks none of this.
     let mut out = Out::default();
     if c.opset < 25 {
-        attention_kernel_checks(q, k, v, [&b, &q_heads, &q_seq, &kv_heads, &kv_seq, &head], [&qh, &kvh], &mut out)?;
+        let sizes = [&b, &q_heads, &q_seq, &kv_heads, &kv_seq, &head, &v_head];
+        attention_kernel_checks(q, k, v, sizes, heads, &mut out)?;
+        expect_shape(c, 6, std::slice::from_ref(&b), &mut out)?;
+    }
+    // The spec's past_key [batch, kv heads, past, head size] and past_value (V's head size),
+    // given together, which the kernels and the opset-25 body's Concat enforce; no
+    // nonpad_kv_seqlen with them (nor, from opset 25, with present_key or present_value).
+    if c.has(4) != c.has(5) {
+        return invalid("Attention: past_key and past_value come together".into());
+    }
+    let present = c.opset >= 25 && c.node.outputs().iter().skip(1).take(2).any(Option::is_some);
+    if c.has(6) && (c.has(4) || present) {
+        return invalid("Attention: nonpad_kv_seqlen with a past or present cache".into());
+    }
+    let past = if c.has(4) { dim(c, 4, 2) } else { Dim::Known(0) };
+    for (i, size) in [(4, &head), (5, &v_head)] {
+        expect_shape(c, i, &[b.clone(), kv_heads.clone(), past.clone(), size.clone()], &mut out)?;
     }
     let y = if q.len() == 4 {
         vec![b.clone(), q_heads.clone(), q_seq.clone(), v_head.clone()]
     } else {
         vec![b.clone(), q_seq.clone(), q_heads.mul(&v_head)]
     };
-    let past = if c.has(4) { dim(c, 4, 2) } else { Dim::Known(0) };
     let total = past.add(&kv_seq);
-    // The mask stretches to [batch, heads, q_seq] and (below opset 25) holds at most `total`
-    // along its last axis: the spec pads a shorter one, onnxruntime 1.32's kernels want it
-    // exact, its opset-25 body takes a longer one.
+    // The mask stretches to [batch, heads, q_seq]. Along its last axis it stretches to `total`
+    // at opset 23 and holds at most `total` at 24, which pads a shorter one (onnxruntime
+    // 1.32's kernels want it exact); the opset-25 body takes any.
     if let Some((last, lead)) = c.shape(3).filter(|_| c.has(3)).and_then(|m| m.split_last()) {
         let scores = [b.clone(), q_heads.clone(), q_seq.clone()];
         let stretch = uni(&scores, lead, 3).map_err(|_| {
@@ -2527,8 +2549,13 @@ pub fn attention(c: &Ctx) -> R {
             RuleError::Invalid(format!("Attention: the mask's leading sizes {m} do not stretch to {scores}"))
         })?;
         out.assumptions.extend(stretch.assumptions);
-        if let Some((l, t)) = last.known().zip(total.known()).filter(|(l, t)| l > t && c.opset < 25) {
-            return invalid(format!("Attention: the mask's last size {l} exceeds the {t} keys"));
+        let fits = |(l, t): (i64, i64)| match c.opset {
+            ..=23 => l == t || l == 1,
+            24 => l <= t,
+            _ => true,
+        };
+        if let Some((l, t)) = last.known().zip(total.known()).filter(|lt| !fits(*lt)) {
+            return invalid(format!("Attention: the mask's last size {l} does not fit the {t} keys"));
         }
     }
     out.types = smallvec::smallvec![
@@ -2546,21 +2573,23 @@ fn attention_kernel_checks(
     q: &[Dim],
     k: &[Dim],
     v: &[Dim],
-    [b, q_heads, q_seq, kv_heads, kv_seq, head]: [&Dim; 6],
-    [qh, kvh]: [&Dim; 2],
+    sizes: [&Dim; 7],
+    heads: Option<(i64, i64)>,
     out: &mut Out,
 ) -> Result<(), RuleError> {
     if q.len() != k.len() || k.len() != v.len() {
         return invalid(format!("Attention: Q, K and V have ranks {}, {} and {}", q.len(), k.len(), v.len()));
     }
-    if q.len() == 3 && (qh.known().is_none() || kvh.known().is_none()) {
-        return invalid("Attention: 3-D inputs need q_num_heads and kv_num_heads".into());
-    }
-    let q_head = if q.len() == 4 { q[3].clone() } else { exact_head(&q[2], qh, "Q")? };
-    if k.len() == 3 {
-        exact_head(&k[2], kvh, "K")?;
-        exact_head(&v[2], kvh, "V")?;
-    }
+    let [b, q_heads, _, kv_heads, kv_seq, head, _] = sizes;
+    let q_head = match heads {
+        None => q[3].clone(),
+        Some((qh, kvh)) => {
+            let q_head = exact_head(&q[2], qh, "Attention: Q's hidden size", out)?;
+            exact_head(&k[2], kvh, "Attention: K's hidden size", out)?;
+            exact_head(&v[2], kvh, "Attention: V's hidden size", out)?;
+            q_head
+        }
+    };
     let v_seq = if v.len() == 4 { &v[2] } else { &v[1] };
     for (what, x, y) in
         [("batch", b, &k[0]), ("batch", b, &v[0]), ("head size", &q_head, head), ("sequence", kv_seq, v_seq)]
@@ -2576,40 +2605,65 @@ fn attention_kernel_checks(
             return invalid(format!("Attention: {h} heads of K and V do not divide Q's {a}"));
         }
     }
-    if [b, q_seq, kv_seq, head].iter().any(|d| d.known() == Some(0)) {
-        return invalid("Attention: a batch, sequence or head size is 0".into());
+    if sizes.iter().any(|d| d.known() == Some(0)) {
+        return invalid("Attention: a batch, head count, sequence or head size is 0".into());
     }
     Ok(())
 }
 
-/// A 3-D attention input's last size over its heads, which must divide it.
-fn exact_head(d: &Dim, heads: &Dim, what: &str) -> Result<Dim, RuleError> {
-    match heads.known() {
-        Some(h) if h > 0 => {
-            Ok(exact_div(d, h).map_err(|e| RuleError::Invalid(format!("Attention: {what}'s hidden size: {e}")))?.0)
-        }
-        _ => Ok(d.div_floor(heads)),
+/// A packed attention input's last size `d` over its `heads`, which must divide it: an error
+/// (`what` names the size) where it does not, the condition that it does for a symbolic one.
+fn exact_head(d: &Dim, heads: i64, what: &str, out: &mut Out) -> Result<Dim, RuleError> {
+    if heads <= 0 {
+        return invalid(format!("{what}: {heads} heads"));
+    }
+    let (part, multiple) = exact_div(d, heads).map_err(|e| RuleError::Invalid(format!("{what}: {e}")))?;
+    out.assumptions.extend(multiple.map(|m| (0, m)));
+    Ok(part)
+}
+
+/// Inputs present with a known shape have the ranks `ranks` lists in input order
+/// (onnxruntime refuses others: "Input i expected to have rank r").
+fn expect_ranks(c: &Ctx, ranks: &[usize]) -> Result<(), RuleError> {
+    match ranks
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| c.shape(i).filter(|s| c.has(i) && s.len() != *r).map(|s| (i, r, s)))
+    {
+        Some((i, r, s)) => invalid(format!("{}: input {i} has rank {}, not {r}", c.node.op_type, s.len())),
+        None => Ok(()),
     }
 }
 
-/// RotaryEmbedding: like the input; the cos and sin caches hold half the rotary size (the
-/// head size unless `rotary_embedding_dim` says) along their last axis, and share a shape.
+/// RotaryEmbedding: like the input, [batch, heads, seq, head] or [batch, seq, hidden] with
+/// num_heads dividing hidden. The cos and sin caches, of one shape, hold half the rotary size
+/// (the head size unless `rotary_embedding_dim`, at most it, says): [batch, seq, rot/2], or
+/// [positions, rot/2] with position_ids [batch, seq]. The spec's rules, which onnxruntime checks.
 pub fn rotary_embedding(c: &Ctx) -> R {
     let mut out = like_input(c);
-    if let (Some(x), Some(cos)) = (c.shape(0), c.shape(1)) {
-        let head = match x.len() {
-            4 => x[3].clone(),
-            3 => x[2].div_floor(&attr_dim(c, "num_heads")),
-            r => return invalid(format!("RotaryEmbedding: input rank {r} is not 3 or 4")),
-        };
-        let rot = c.node.attr_int("rotary_embedding_dim").filter(|d| *d > 0).map_or(head, Dim::Known);
-        let mut want = cos.to_vec();
-        if let Some(last) = want.last_mut() {
-            *last = rot.div_floor(&Dim::Known(2));
+    let Some(x) = c.shape(0) else { return Ok(out) };
+    let (b, seq, head) = match (x.len(), c.node.attr_int("num_heads")) {
+        (4, _) => (&x[0], &x[2], x[3].clone()),
+        (3, Some(n)) => (&x[0], &x[1], exact_head(&x[2], n, "RotaryEmbedding: the hidden size", &mut out)?),
+        (3, None) => return invalid("RotaryEmbedding: a 3-D input needs num_heads".into()),
+        (r, _) => return invalid(format!("RotaryEmbedding: input rank {r} is not 3 or 4")),
+    };
+    let rot = match c.node.attr_int("rotary_embedding_dim").filter(|d| *d != 0) {
+        Some(r) if r < 0 || head.known().is_some_and(|h| r > h) => {
+            return invalid(format!("RotaryEmbedding: rotary_embedding_dim {r} is not in 0..={head}"))
         }
-        expect_shape(c, 1, &want, &mut out)?;
-        expect_shape(c, 2, cos, &mut out)?;
-    }
+        Some(r) => Dim::Known(r),
+        None => head,
+    };
+    let half = rot.div_floor(&Dim::Known(2));
+    let cache = if c.has(3) {
+        expect_shape(c, 3, &[b.clone(), seq.clone()], &mut out)?;
+        vec![dim(c, 1, 0), half]
+    } else {
+        vec![b.clone(), seq.clone(), half]
+    };
+    expect_shape(c, 1, &cache, &mut out)?;
+    expect_shape(c, 2, &cache, &mut out)?;
     Ok(out)
 }
 
@@ -2622,31 +2676,108 @@ pub fn flex_attention(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(vec![q[0].clone(), q[1].clone(), q[2].clone(), v[3].clone()]))])
 }
 
+/// LinearAttention (opset 27): packed query [B, T, Hq*dk], key [B, T, Hkv*dk], value
+/// [B, T, Hkv*dv], state [B, Hkv, dk, dv]. The schema's inference (onnxruntime quotes it)
+/// wants both head counts, positive, Hkv dividing Hq; the decay input exactly for the gated
+/// rules and beta for the delta ones; these ranks and sizes; decay's last size Hkv or Hkv*dk
+/// and beta's 1 or Hkv.
 pub fn linear_attention(c: &Ctx) -> R {
-    let dtype = c.dtype(0);
-    let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else {
-        return outs(vec![ty(dtype, Some(unknown_rank(3))), ty(c.dtype(3).or(dtype), Some(unknown_rank(4)))]);
+    let op = op_err("LinearAttention");
+    let (Some(qh), Some(kvh)) = (c.node.attr_int("q_num_heads"), c.node.attr_int("kv_num_heads")) else {
+        return Err(op("q_num_heads and kv_num_heads are required".into()));
     };
-    if q.len() != 3 || k.len() != 3 || v.len() != 3 {
-        return invalid("LinearAttention needs 3-D query, key and value".into());
+    if qh <= 0 || kvh <= 0 || qh % kvh != 0 {
+        return Err(op(format!("q_num_heads {qh} is not a positive multiple of kv_num_heads {kvh}")));
     }
-    let qh = attr_dim(c, "q_num_heads");
-    let kvh = attr_dim(c, "kv_num_heads");
-    let dv = v[2].div_floor(&kvh);
-    let dk = k[2].div_floor(&kvh);
+    let rule = c.node.attr_str("update_rule").unwrap_or_else(|| "gated_delta".into());
+    let Some(uses) = ["linear", "gated", "delta", "gated_delta"].iter().position(|r| *r == rule) else {
+        return Err(op(format!("unknown update_rule '{rule}'")));
+    };
+    for (i, name, wanted) in [(4, "decay", uses % 2 == 1), (5, "beta", uses >= 2)] {
+        if c.has(i) != wanted {
+            return Err(op(format!("update_rule '{rule}' {} the {name} input", ["forbids", "needs"][wanted as usize])));
+        }
+    }
+    expect_ranks(c, &[3, 3, 3, 4, 3, 3])?;
+    let dtype = c.dtype(0);
     let state = if c.has(3) { c.dtype(3) } else { dtype };
-    outs(vec![
-        ty(dtype, Some(vec![q[0].clone(), q[1].clone(), qh.mul(&dv)])),
-        ty(state, Some(vec![q[0].clone(), kvh, dk, dv])),
-    ])
+    let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else {
+        return outs(vec![ty(dtype, Some(unknown_rank(3))), ty(state, Some(unknown_rank(4)))]);
+    };
+    let mut out = Out::default();
+    let dk = exact_head(&q[2], qh, "LinearAttention: the query's last size", &mut out)?;
+    let k_dk = exact_head(&k[2], kvh, "LinearAttention: the key's last size", &mut out)?;
+    let dv = exact_head(&v[2], kvh, "LinearAttention: the value's last size", &mut out)?;
+    let (b, t) = (&q[0], &q[1]);
+    let heads = [dk.clone()];
+    for (what, x, y) in
+        [("key", &k[..2], &q[..2]), ("value", &v[..2], &q[..2]), ("key's head", &[k_dk][..], &heads[..])]
+    {
+        pin_shapes(x, y, &mut out).map_err(|e| op(format!("the {what} sizes are not the query's: {e}")))?;
+    }
+    let (kvh, qh) = (Dim::Known(kvh), Dim::Known(qh));
+    expect_shape(c, 3, &[b.clone(), kvh.clone(), dk.clone(), dv.clone()], &mut out)?;
+    for (i, name, lasts) in [(4, "decay", [kvh.clone(), kvh.mul(&dk)]), (5, "beta", [Dim::Known(1), kvh.clone()])] {
+        let Some(s) = c.shape(i).filter(|_| c.has(i)) else { continue };
+        pin_shapes(&s[..2], &q[..2], &mut out).map_err(|e| op(format!("{name}'s sizes are not the query's: {e}")))?;
+        if s[2].known().is_some_and(|l| lasts.iter().all(|x| x.known().is_some_and(|x| x != l))) {
+            return Err(op(format!("{name}'s last size {} is not {} or {}", s[2], lasts[0], lasts[1])));
+        }
+    }
+    out.types = smallvec::smallvec![
+        ty(dtype, Some(vec![b.clone(), t.clone(), qh.mul(&dv)])),
+        ty(state, Some(vec![b.clone(), kvh, dk, dv])),
+    ];
+    Ok(out)
 }
 
+/// CausalConvWithState (opset 27): like the input [B, C, L], and a state [B, C, k-1] for a
+/// depthwise weight [C, 1, k]. The schema's inference wants these ranks and sizes, a bias [C],
+/// k at least 1 and a known activation.
 pub fn causal_conv(c: &Ctx) -> R {
+    if let Some(a) = c.node.attr_str("activation").filter(|a| !["none", "silu", "swish"].contains(&a.as_str())) {
+        return invalid(format!("CausalConvWithState: unknown activation '{a}'"));
+    }
+    expect_ranks(c, &[3, 3, 1, 3])?;
     let dtype = c.dtype(0);
-    let x = c.shape(0).map(<[Dim]>::to_vec);
-    let k = dim(c, 1, 2);
-    let state = x.as_ref().filter(|s| s.len() == 3).map(|s| vec![s[0].clone(), s[1].clone(), k.sub(&Dim::Known(1))]);
-    outs(vec![ty(dtype, x), ty(dtype, state)])
+    let (b, ch, k) = (dim(c, 0, 0), dim(c, 0, 1), dim(c, 1, 2));
+    if let Some(k) = k.known().filter(|k| *k < 1) {
+        return invalid(format!("CausalConvWithState: kernel size {k} is below 1"));
+    }
+    let mut out = Out::default();
+    expect_shape(c, 1, &[ch.clone(), Dim::Known(1), k.clone()], &mut out)?;
+    expect_shape(c, 2, std::slice::from_ref(&ch), &mut out)?;
+    let state = vec![b, ch, k.sub(&Dim::Known(1))];
+    expect_shape(c, 3, &state, &mut out)?;
+    out.types = smallvec::smallvec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec)), ty(dtype, Some(state))];
+    Ok(out)
+}
+
+/// TensorScatter: like the cache. The schema wants `axis` off the batch axis, the update of
+/// the cache's sizes but along it and write_indices [batch]; the spec, no more updates along
+/// it than the cache holds (onnxruntime checks at run time) and mode linear or circular.
+pub fn tensor_scatter(c: &Ctx) -> R {
+    let mut out = like_input(c);
+    if let Some(m) = c.node.attr_str("mode").filter(|m| m != "linear" && m != "circular") {
+        return invalid(format!("TensorScatter: unknown mode '{m}'"));
+    }
+    let Some(cache) = c.shape(0) else { return Ok(out) };
+    let axis = c.node.attr_int("axis").unwrap_or(-2);
+    let a = axis_in(axis, cache.len(), "TensorScatter")?;
+    if a == 0 {
+        return invalid(format!("TensorScatter: axis {axis} is the batch axis"));
+    }
+    expect_shape(c, 2, &cache[..1], &mut out)?;
+    if let Some(u) = c.shape(1) {
+        if u.len() != cache.len() {
+            return invalid(format!("TensorScatter: the update's rank {} is not the cache's {}", u.len(), cache.len()));
+        }
+        expect_shape(c, 1, &with_dim(cache, a, u[a].clone()), &mut out)?;
+        if u[a].known().zip(cache[a].known()).is_some_and(|(u, m)| u > m) {
+            return invalid(format!("TensorScatter: {} updates along axis {a} exceed the cache's {}", u[a], cache[a]));
+        }
+    }
+    Ok(out)
 }
 
 pub fn tfidf(c: &Ctx) -> R {

@@ -258,6 +258,77 @@ fn resize_to(x: &[i64], sizes: &'static [i64]) -> ModelProto {
     let n = node("r", "Resize", &["x", "", "", "s"], &["y"]);
     case(13, &[("x", x)], &[("s", &[4], sizes)], n)
 }
+/// A node at `opset` over float inputs of `shapes`, in order (an empty one: left out).
+fn over(opset: i64, shapes: &[&[i64]], mut n: NodeProto) -> ModelProto {
+    let names = ["x0", "x1", "x2", "x3", "x4", "x5", "x6"];
+    let names: Vec<&str> =
+        names.into_iter().zip(shapes).map(|(name, s)| if s.is_empty() { "" } else { name }).collect();
+    n.input = names.iter().map(|name| name.to_string()).collect();
+    let inputs: Vec<(&str, &[i64])> =
+        names.into_iter().zip(shapes.iter().copied()).filter(|(n, _)| !n.is_empty()).collect();
+    case(opset, &inputs, &[], n)
+}
+
+/// LinearAttention's usual query, key and value.
+const QKV: &[i64] = &[2, 3, 32];
+
+/// LinearAttention with `update_rule` and `q_num_heads` (kv_num_heads 4) over query, key,
+/// value, past_state, decay and beta of `shapes`.
+fn lin_att(rule: &str, q_heads: i64, shapes: &[&[i64]]) -> ModelProto {
+    let n = with_int(node("la", "LinearAttention", &[], &["y", "state"]), "q_num_heads", q_heads);
+    over(27, shapes, with_str(with_int(n, "kv_num_heads", 4), "update_rule", rule))
+}
+
+/// CausalConvWithState over input [2, 4, 5] and weight, bias and past_state of `shapes`, with
+/// `activation`.
+fn causal_conv(shapes: &[&[i64]], activation: &str) -> ModelProto {
+    let shapes: Vec<&[i64]> = std::iter::once(&[2, 4, 5][..]).chain(shapes.iter().copied()).collect();
+    over(27, &shapes, with_str(node("cc", "CausalConvWithState", &[], &["y", "state"]), "activation", activation))
+}
+
+/// TensorScatter of `update` into a cache [2, 3, 8, 4] along `axis` in `mode`, with int64
+/// write_indices (zeros at run time) of shape `indices` where that is not empty.
+fn tensor_scatter(update: &[i64], indices: &[i64], axis: i64, mode: &str) -> ModelProto {
+    let mut inputs = vec![input("c", &[2, 3, 8, 4]), input("u", update), typed("w", DataType::Int64, indices)];
+    inputs.truncate(if indices.is_empty() { 2 } else { 3 });
+    let n = node("ts", "TensorScatter", &["c", "u", "w"][..inputs.len()], &["y"]);
+    build::model(24, inputs, vec![with_str(with_int(n, "axis", axis), "mode", mode)], &["y"])
+}
+
+/// RotaryEmbedding of `x` with cos and sin caches of shape `cache` and, where not empty,
+/// int64 position_ids (zeros at run time) of shape `positions`, and integer attributes `attrs`.
+fn rotary(x: &[i64], cache: &[i64], positions: &[i64], attrs: &[(&str, i64)]) -> ModelProto {
+    let mut inputs = vec![input("x", x), input("c", cache), input("s", cache), typed("p", DataType::Int64, positions)];
+    inputs.truncate(if positions.is_empty() { 3 } else { 4 });
+    let n = node("re", "RotaryEmbedding", &["x", "c", "s", "p"][..inputs.len()], &["y"]);
+    build::model(23, inputs, vec![attrs.iter().fold(n, |n, (a, v)| with_int(n, a, *v))], &["y"])
+}
+
+/// Attention at `opset` over Q, K, V, attn_mask, past_key, past_value and (int64, zeros at
+/// run time) nonpad_kv_seqlen of `shapes` (empty: left out); present_key and present_value
+/// out with a past (onnxruntime wants them).
+fn attention_past(opset: i64, shapes: &[&[i64]]) -> ModelProto {
+    let mut m = over(opset, shapes, node("att", "Attention", &[], &["y"]));
+    for i in m.graph.as_mut().unwrap().input.iter_mut().filter(|i| i.name.as_deref() == Some("x6")) {
+        *i = typed("x6", DataType::Int64, shapes[6]);
+    }
+    if shapes.get(4).is_some_and(|p| !p.is_empty()) {
+        with_present(m)
+    } else {
+        m
+    }
+}
+
+/// `m` with its node's present_key and present_value outputs.
+fn with_present(mut m: ModelProto) -> ModelProto {
+    m.graph.as_mut().unwrap().node[0].output.extend(["pk".to_string(), "pv".to_string()]);
+    m
+}
+
+/// Attention's usual Q and K (and V).
+const Q4: &[i64] = &[2, 3, 4, 8];
+const K4: &[i64] = &[2, 3, 6, 8];
+const PAST: &[i64] = &[2, 3, 5, 8];
 
 /// (what, model, onnxruntime 1.32's output shape or `None` where it refuses the model).
 fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
@@ -795,6 +866,106 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("NonMaxSuppression iou [0.5,3]", nms(&[2], &[0.5, 3.0]), Some(vec![3, 3])),
         ("NonMaxSuppression iou 1.5", nms(&[], &[1.5]), None),
         ("NonMaxSuppression iou -0.1", nms(&[], &[-0.1]), None),
+        // --- seqops ---
+        // LinearAttention, the schema's inference: "q_num_heads (6) must be a multiple of
+        // kv_num_heads (4)", "update_rule 'gated_delta' requires decay input", "update_rule
+        // 'linear' forbids decay input", "update_rule must be one of ...", "Packed query last
+        // dim (33) must be divisible by q_num_heads (4)", "Dimension mismatch in unification"
+        // (head sizes, batch and sequence, past_state), "Input 3 expected to have rank 4",
+        // "decay last dim (1) must be kv_num_heads (4) or kv_num_heads * d_k (32)", "beta last
+        // dim (2) must be 1 or kv_num_heads (4)".
+        ("LinearAttention", lin_att("linear", 4, &[QKV; 3]), Some(vec![2, 3, 32])),
+        ("LinearAttention GQA", lin_att("linear", 8, &[&[2, 3, 64], QKV, &[2, 3, 16]]), Some(vec![2, 3, 32])),
+        ("LinearAttention 6 of 4 heads", lin_att("linear", 6, &[&[2, 3, 24][..]; 3]), None),
+        ("LinearAttention gated_delta no decay", lin_att("gated_delta", 4, &[QKV; 3]), None),
+        ("LinearAttention rule foo", lin_att("foo", 4, &[QKV; 3]), None),
+        ("LinearAttention linear with decay", lin_att("linear", 4, &[QKV, QKV, QKV, &[], &[2, 3, 4]]), None),
+        ("LinearAttention query [2,3,33]", lin_att("linear", 4, &[&[2, 3, 33], QKV, QKV]), None),
+        ("LinearAttention key [2,3,16]", lin_att("linear", 4, &[QKV, &[2, 3, 16], QKV]), None),
+        ("LinearAttention value [2,4,32]", lin_att("linear", 4, &[QKV, QKV, &[2, 4, 32]]), None),
+        ("LinearAttention past [2,4,8,4]", lin_att("linear", 4, &[QKV, QKV, QKV, &[2, 4, 8, 4]]), None),
+        ("LinearAttention past [2,4,8]", lin_att("linear", 4, &[QKV, QKV, QKV, &[2, 4, 8]]), None),
+        ("LinearAttention decay [2,3,32]", lin_att("gated", 4, &[QKV, QKV, QKV, &[], QKV]), Some(vec![2, 3, 32])),
+        ("LinearAttention decay [2,3,1]", lin_att("gated", 4, &[QKV, QKV, QKV, &[], &[2, 3, 1]]), None),
+        (
+            "LinearAttention beta [2,3,1]",
+            lin_att("delta", 4, &[QKV, QKV, QKV, &[], &[], &[2, 3, 1]]),
+            Some(vec![2, 3, 32]),
+        ),
+        ("LinearAttention beta [2,3,2]", lin_att("delta", 4, &[QKV, QKV, QKV, &[], &[], &[2, 3, 2]]), None),
+        ("LinearAttention beta [1,3,4]", lin_att("delta", 4, &[QKV, QKV, QKV, &[], &[], &[1, 3, 4]]), None),
+        // CausalConvWithState, the schema's inference: "Input 1 expected to have rank 3",
+        // "Dimension mismatch in unification between 2 and 1" (weight [C, 1, k], bias [C],
+        // past_state [B, C, k - 1]), "unsupported activation value 'foo'".
+        ("CausalConvWithState", causal_conv(&[&[4, 1, 3], &[4], &[2, 4, 2]], "silu"), Some(vec![2, 4, 5])),
+        ("CausalConvWithState activation foo", causal_conv(&[&[4, 1, 3]], "foo"), None),
+        ("CausalConvWithState weight [4,2,3]", causal_conv(&[&[4, 2, 3]], "none"), None),
+        ("CausalConvWithState weight [3,1,3]", causal_conv(&[&[3, 1, 3]], "none"), None),
+        ("CausalConvWithState weight [4,1,3,1]", causal_conv(&[&[4, 1, 3, 1]], "none"), None),
+        ("CausalConvWithState bias [5]", causal_conv(&[&[4, 1, 3], &[5]], "none"), None),
+        ("CausalConvWithState bias [4,1]", causal_conv(&[&[4, 1, 3], &[4, 1]], "none"), None),
+        ("CausalConvWithState past [2,4,3]", causal_conv(&[&[4, 1, 3], &[], &[2, 4, 3]], "none"), None),
+        ("CausalConvWithState past [1,4,2]", causal_conv(&[&[4, 1, 3], &[], &[1, 4, 2]], "none"), None),
+        // TensorScatter: the schema's "past_cache and update must have the same rank", "axis 0
+        // is out of range for rank 4", "Dimension mismatch in unification" (update, write_indices
+        // [batch]), "Input 2 expected to have rank 1"; the kernel's "update sequence_length (9)
+        // exceeds max_sequence_length (8)" (the spec's sequence_length <= max_sequence_length)
+        // and "mode must be 'linear' or 'circular'".
+        ("TensorScatter", tensor_scatter(&[2, 3, 2, 4], &[2], -2, "linear"), Some(vec![2, 3, 8, 4])),
+        ("TensorScatter axis -1", tensor_scatter(&[2, 3, 8, 2], &[], -1, "circular"), Some(vec![2, 3, 8, 4])),
+        ("TensorScatter indices [3]", tensor_scatter(&[2, 3, 2, 4], &[3], -2, "linear"), None),
+        ("TensorScatter indices [2,1]", tensor_scatter(&[2, 3, 2, 4], &[2, 1], -2, "linear"), None),
+        ("TensorScatter update [2,2,2,4]", tensor_scatter(&[2, 2, 2, 4], &[], -2, "linear"), None),
+        ("TensorScatter update [2,3,9,4]", tensor_scatter(&[2, 3, 9, 4], &[], -2, "circular"), None),
+        ("TensorScatter update [2,3,2,4,1]", tensor_scatter(&[2, 3, 2, 4, 1], &[], -2, "linear"), None),
+        ("TensorScatter axis 0", tensor_scatter(&[2, 3, 8, 4], &[], 0, "linear"), None),
+        ("TensorScatter mode foo", tensor_scatter(&[2, 3, 2, 4], &[], -2, "foo"), None),
+        // RotaryEmbedding, the spec's shapes as ORT 1.32 checks them: "Input 'position_ids'
+        // dimension 0 should be of size batch_size", "... is expected to have 2 dimensions",
+        // "Inputs 'cos_cache' and 'sin_cache' are expected to have the same shape as input 'x'",
+        // "Input 'cos_cache' is expected to have 2 dimensions" (with position_ids),
+        // "rotary_embedding_dim must be less than or equal to head_size", "Input shape is 3D,
+        // num_heads attribute must be provided", "hidden_size=30 must be divisible by
+        // num_heads=4".
+        ("RotaryEmbedding", rotary(&[2, 4, 3, 8], &[2, 3, 4], &[], &[]), Some(vec![2, 4, 3, 8])),
+        (
+            "RotaryEmbedding positions",
+            rotary(&[2, 3, 32], &[50, 2], &[2, 3], &[("num_heads", 4), ("rotary_embedding_dim", 4)]),
+            Some(vec![2, 3, 32]),
+        ),
+        ("RotaryEmbedding positions [1,3]", rotary(&[2, 4, 3, 8], &[50, 4], &[1, 3], &[]), None),
+        ("RotaryEmbedding positions [2,3,1]", rotary(&[2, 4, 3, 8], &[50, 4], &[2, 3, 1], &[]), None),
+        ("RotaryEmbedding cache [2,2,4]", rotary(&[2, 4, 3, 8], &[2, 2, 4], &[], &[]), None),
+        ("RotaryEmbedding cache [2,3,4] positions", rotary(&[2, 4, 3, 8], &[2, 3, 4], &[2, 3], &[]), None),
+        (
+            "RotaryEmbedding rotary dim 16",
+            rotary(&[2, 4, 3, 8], &[50, 8], &[2, 3], &[("rotary_embedding_dim", 16)]),
+            None,
+        ),
+        ("RotaryEmbedding 3-D no num_heads", rotary(&[2, 3, 32], &[2, 3, 4], &[], &[]), None),
+        ("RotaryEmbedding 4 heads of 30", rotary(&[2, 3, 30], &[2, 3, 3], &[], &[("num_heads", 4)]), None),
+        // Attention: the schema's "The past_value input shall be 4 dimensions", "3D inputs
+        // expected to have q_num_heads attribute" (also at opset 25), "past_key and past_value
+        // must be provided together"; the spec's past shapes, which the opset-23/24 kernels
+        // ("Output shapes for Attention could not be computed", "inconsistent batch_size
+        // (between Q and past_key)") and the opset-25 body's Concat enforce; the kernels' "V
+        // head size must be greater than 0", "Q number of heads must be greater than 0",
+        // "nonpad_kv_seqlen must have shape [batch_size]", and at opset 23 (no padding) a mask
+        // whose last size is neither 1 nor the keys'; nonpad_kv_seqlen with a past cache (the
+        // spec's "should not", which the kernel refuses and opset 25's schema states).
+        ("Attention past", attention_past(23, &[Q4, K4, K4, &[4, 11], PAST, PAST]), Some(vec![2, 3, 4, 8])),
+        ("Attention past_value [2,3,5]", attention_past(24, &[Q4, K4, K4, &[], PAST, &[2, 3, 5]]), None),
+        ("Attention past_key [2,2,5,8]", attention_past(25, &[Q4, K4, K4, &[], &[2, 2, 5, 8], PAST]), None),
+        ("Attention past_value [2,3,5,7]", attention_past(23, &[Q4, K4, K4, &[], PAST, &[2, 3, 5, 7]]), None),
+        ("Attention past_key alone", attention_past(23, &[Q4, K4, K4, &[], PAST]), None),
+        ("Attention 3-D no heads opset 25", attention_at(25, &[&[2, 4, 24], &[2, 6, 24], &[2, 6, 24]], None), None),
+        ("Attention V [2,3,6,0]", attention_past(23, &[Q4, K4, &[2, 3, 6, 0]]), None),
+        ("Attention Q [2,0,4,8]", attention_past(24, &[&[2, 0, 4, 8], K4, K4]), None),
+        ("Attention mask [4,5] opset 23", attention_past(23, &[Q4, K4, K4, &[4, 5]]), None),
+        ("Attention nonpad [2]", attention_past(24, &[Q4, K4, K4, &[], &[], &[], &[2]]), Some(vec![2, 3, 4, 8])),
+        ("Attention nonpad [3]", attention_past(24, &[Q4, K4, K4, &[], &[], &[], &[3]]), None),
+        ("Attention nonpad and past", attention_past(24, &[Q4, K4, K4, &[], PAST, PAST, &[2]]), None),
+        ("Attention nonpad and present", with_present(attention_past(25, &[Q4, K4, K4, &[], &[], &[], &[2]])), None),
     ]
 }
 
