@@ -2208,9 +2208,7 @@ pub fn grid_sample(c: &Ctx) -> R {
 /// (onnx's inference checks the size's length, onnxruntime theta's shape).
 pub fn affine_grid(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    if c.shape(0).is_some_and(|t| t.len() != 3) {
-        return invalid("AffineGrid: theta must have rank 3".into());
-    }
+    expect_rank(c, 0, 3)?;
     let Some(size) = c.value(1) else { return outs(vec![ty(dtype, None)]) };
     if !(4..=5).contains(&size.len()) {
         return invalid(format!("AffineGrid: size has {} entries, not 4 or 5", size.len()));
@@ -2625,14 +2623,7 @@ fn exact_head(d: &Dim, heads: i64, what: &str, out: &mut Out) -> Result<Dim, Rul
 /// Inputs present with a known shape have the ranks `ranks` lists in input order
 /// (onnxruntime refuses others: "Input i expected to have rank r").
 fn expect_ranks(c: &Ctx, ranks: &[usize]) -> Result<(), RuleError> {
-    match ranks
-        .iter()
-        .enumerate()
-        .find_map(|(i, r)| c.shape(i).filter(|s| c.has(i) && s.len() != *r).map(|s| (i, r, s)))
-    {
-        Some((i, r, s)) => invalid(format!("{}: input {i} has rank {}, not {r}", c.node.op_type, s.len())),
-        None => Ok(()),
-    }
+    ranks.iter().enumerate().try_for_each(|(i, r)| expect_rank(c, i, *r))
 }
 
 /// RotaryEmbedding: like the input, [batch, heads, seq, head] or [batch, seq, hidden] with
@@ -2881,9 +2872,7 @@ pub fn optional(c: &Ctx) -> R {
 /// ImageDecoder: height and width come from the encoded header when the bytes are known
 /// (PNG, BMP, PNM, JPEG, TIFF, JPEG 2000, WebP); channels from `pixel_format`.
 pub fn image_decoder(c: &Ctx) -> R {
-    if c.shape(0).is_some_and(|s| s.len() != 1) {
-        return invalid("ImageDecoder: the encoded stream must be 1-D".into());
-    }
+    expect_rank(c, 0, 1)?;
     let channels = if c.node.attr_str("pixel_format").as_deref() == Some("Grayscale") { 1 } else { 3 };
     let hw = c.ints(0).and_then(|v| {
         let b: Vec<u8> = v.iter().map(|x| *x as u8).collect();
