@@ -1142,36 +1142,44 @@ impl Infer<'_> {
         let n_state = node.inputs.len().saturating_sub(offset + m);
         let axes = node.attr_ints("scan_input_axes");
         for (i, input) in body.inputs.iter().enumerate() {
-            if input.ty.as_ref().is_some_and(|t| t.shape().is_some()) {
+            let Some(t) = node.inputs.get(offset + i).copied().flatten().and_then(|v| self.out.ty(v)) else { continue };
+            let ty = match t {
+                // Before opset 9 a state keeps its batch axis outside the body.
+                Type::Tensor { dtype, shape: Some(s) } if i < n_state && opset < 9 => {
+                    Type::tensor(*dtype, s.get(1..).map(<[Dim]>::to_vec))
+                }
+                _ if i < n_state => t.clone(),
+                Type::Tensor { dtype, shape: Some(s) } => {
+                    let r = s.len() as i64;
+                    // Before opset 9 axis 0 is the batch and axis 1 the sequence.
+                    let a = match axes.and_then(|a| a.get(i - n_state).copied()).unwrap_or(0) {
+                        _ if opset < 9 => 1,
+                        a if a < 0 => a + r,
+                        a => a,
+                    };
+                    let mut s2 = s.clone();
+                    if (0..r).contains(&a) {
+                        s2.remove(a as usize);
+                        if opset < 9 && !s2.is_empty() {
+                            s2.remove(0);
+                        }
+                        Type::tensor(*dtype, Some(s2))
+                    } else {
+                        Type::tensor(*dtype, None)
+                    }
+                }
+                other => other.clone(),
+            };
+            if let Some(declared) = input.ty.as_ref().filter(|t| t.shape().is_some()) {
+                // onnxruntime merges what the node feeds into the body's declarations and
+                // refuses the model where they differ.
+                if let Some(what) = contradiction(&ty, declared) {
+                    let msg =
+                        format!("body input '{}' contradicts what the node feeds it: {what}", model.name(input.value));
+                    self.flag(n, Severity::Error, Code::DeclaredShapeMismatch, msg);
+                }
                 continue;
             }
-            let Some(t) = node.inputs.get(offset + i).copied().flatten().and_then(|v| self.out.ty(v)) else { continue };
-            let ty = if i < n_state {
-                t.clone()
-            } else {
-                match t {
-                    Type::Tensor { dtype, shape: Some(s) } => {
-                        let r = s.len() as i64;
-                        // Before opset 9 axis 0 is the batch and axis 1 the sequence.
-                        let a = match axes.and_then(|a| a.get(i - n_state).copied()).unwrap_or(0) {
-                            _ if opset < 9 => 1,
-                            a if a < 0 => a + r,
-                            a => a,
-                        };
-                        let mut s2 = s.clone();
-                        if (0..r).contains(&a) {
-                            s2.remove(a as usize);
-                            if opset < 9 && !s2.is_empty() {
-                                s2.remove(0);
-                            }
-                            Type::tensor(*dtype, Some(s2))
-                        } else {
-                            Type::tensor(*dtype, None)
-                        }
-                    }
-                    other => other.clone(),
-                }
-            };
             self.set(input.value, Some(ty), None);
         }
     }

@@ -3162,12 +3162,21 @@ pub fn scan_outputs(c: &Ctx) -> R {
     let offset = if c.opset < 9 { 1 } else { 0 };
     let n_state = c.inputs.len().saturating_sub(offset + m.max(0) as usize);
     let first_scan = offset + n_state;
-    let in_axis = c.node.attr_ints("scan_input_axes").and_then(|a| a.first().copied()).unwrap_or(0);
-    let seq = c.shape(first_scan).and_then(|s| {
-        let a = axis_in(in_axis, s.len(), "Scan").ok()?;
-        s.get(if c.opset < 9 { 1 } else { a }).cloned()
-    });
-    let seq = seq.unwrap_or(Dim::Unknown);
+    // Each scan input has its scan axis (axis 1 before opset 9, after the batch), and all have
+    // one length there.
+    let in_axes = c.node.attr_ints("scan_input_axes");
+    let mut out = Out::default();
+    let mut seq = Dim::Unknown;
+    for i in first_scan..c.inputs.len() {
+        let Some(s) = c.shape(i) else { continue };
+        let a = if c.opset < 9 { 1 } else { in_axes.and_then(|v| v.get(i - first_scan).copied()).unwrap_or(0) };
+        let a = axis_in(a, s.len(), "Scan")?;
+        let Some((pinned, same)) = seq.pin(&s[a]) else {
+            return invalid(format!("Scan: scan input {i} has {} steps, an earlier one {seq}", s[a]));
+        };
+        out.assumptions.extend(same.map(|x| (0, x)));
+        seq = pinned;
+    }
     let out_axes = c.node.attr_ints("scan_output_axes");
     let mut types = Vec::new();
     for (i, t) in body.iter().enumerate() {
@@ -3200,7 +3209,8 @@ pub fn scan_outputs(c: &Ctx) -> R {
             other => other,
         }));
     }
-    outs(types)
+    out.types = types.into();
+    Ok(out)
 }
 
 #[cfg(test)]

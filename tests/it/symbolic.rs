@@ -312,6 +312,50 @@ fn a_loop_body_declaration_the_fed_value_contradicts_is_a_warning() {
     );
 }
 
+/// Scan (opset 16) of a state s0 [`s0`] over scan inputs of `xs`, through a body that declares
+/// s and each x [2] and adds x0 to s.
+fn scan_of(s0: i64, xs: &[&[i64]]) -> Model {
+    let mut body_in = vec![f32_input("s", &[D::N(2)])];
+    body_in.extend((0..xs.len()).map(|k| f32_input(&format!("x{k}"), &[D::N(2)])));
+    let body = graph(
+        vec![node("Add", &["s", "x0"], &["so"]), node("Identity", &["so"], &["y"])],
+        body_in,
+        vec![],
+        &["so", "y"],
+    );
+    let names: Vec<String> = (0..xs.len()).map(|k| format!("xs{k}")).collect();
+    let mut inputs: Vec<&str> = vec!["s0"];
+    inputs.extend(names.iter().map(String::as_str));
+    let mut scan = with_int(node("Scan", &inputs, &["sf", "ys"]), "num_scan_inputs", xs.len() as i64);
+    scan.attribute.push(branch("body", body));
+    let mut graph_in = vec![f32_input("s0", &[D::N(s0)])];
+    graph_in.extend(xs.iter().zip(&names).map(|(x, n)| f32_input(n, &x.iter().map(|d| D::N(*d)).collect::<Vec<_>>())));
+    model_at(graph(vec![scan], graph_in, vec![], &["sf", "ys"]), 16)
+}
+
+/// What onnxruntime 1.32 refuses of a Scan: a scan input without its scan axis ("scan_input_axes
+/// axis value 0 is invalid for a tensor of rank 0"), scan inputs of two lengths and a state
+/// unlike the body's declaration ("Can't merge shape info ... Inferred=4 Declared=3", "Inferred=3
+/// Declared=2").
+#[test]
+fn scan_inputs_have_their_axis_one_length_and_the_declared_shapes() {
+    let m = scan_of(2, &[&[3, 2]]);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "ys"), Some(&vec![d(3), d(2)]));
+    assert!(codes(&infer(&scan_of(2, &[&[3, 2], &[3, 2]]), &Options::default())).is_empty());
+    for (m, code, text) in [
+        (scan_of(2, &[&[]]), "invalid-node", "axis 0 is outside"),
+        (scan_of(2, &[&[3, 2], &[4, 2]]), "invalid-node", "scan input 2 has 4 steps, an earlier one 3"),
+        (scan_of(3, &[&[3, 2]]), "declared-shape-mismatch", "body input 's' contradicts what the node feeds it"),
+    ] {
+        let inf = infer(&m, &Options::default());
+        assert_eq!(codes(&inf), vec![code], "{:?}", inf.diagnostics);
+        assert!(inf.diagnostics[0].message.contains(text), "{}", inf.diagnostics[0].message);
+        assert_eq!(inf.diagnostics[0].severity, onnx_bcast::Severity::Error);
+    }
+}
+
 /// If's condition and Loop's trip count hold one element (the spec; onnxruntime 1.32: "If
 /// nodes condition input must have exactly one element", "'Loop' input 'M' should be a scalar
 /// tensor. Got shape of {2}"); one element of rank 1 runs in both.
