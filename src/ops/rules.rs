@@ -1133,9 +1133,9 @@ pub fn matmul(c: &Ctx) -> R {
     };
     let mut out = Out::default();
     if bi == 3 {
-        // Each zero point has its scale's shape (the spec), or both hold one element
-        // (onnxruntime runs a scalar beside a [1]).
-        for (s, z) in [(1, 2), (4, 5), (6, 7)] {
+        // A's and y's zero points have their scale's shape (the spec), or both hold one element
+        // (onnxruntime runs a scalar beside a [1]). onnxruntime runs b's of unlike shapes.
+        for (s, z) in [(1, 2), (6, 7)] {
             let one = |i| c.shape(i).and_then(numel) == Some(1);
             if let Some(scale) = c.shape(s).filter(|_| !(one(s) && one(z))) {
                 expect_shape(c, z, scale, &mut out)?;
@@ -1826,6 +1826,14 @@ pub fn gather_nd(c: &Ctx) -> R {
     if b.checked_add(k).is_none_or(|n| n > data.len()) {
         return invalid(format!("GatherND: batch_dims {b} + index length {k} exceed the data rank {}", data.len()));
     }
+    // The first batch_dims axes of the indices are the data's (the spec has them equal;
+    // onnxruntime runs any multiple of the data's batch).
+    let batch = |s: &[Dim]| s.get(..b).and_then(|s| Dim::product(s).known());
+    if let (Some(d), Some(i)) = (batch(data), batch(&ind[..ind.len() - 1])) {
+        if (d == 0 && i != 0) || (d > 0 && i % d != 0) {
+            return invalid(format!("GatherND: a batch of {i} indices for a batch of {d} data"));
+        }
+    }
     let mut shape = ind[..ind.len() - 1].to_vec();
     shape.extend(data[b + k..].iter().cloned());
     outs(vec![ty(dtype, Some(shape))])
@@ -2114,6 +2122,9 @@ pub fn stft(c: &Ctx) -> R {
 pub fn window(c: &Ctx) -> R {
     let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
     let n = first_value(c, 0);
+    if let Some(n) = n.known().filter(|n| *n <= 0) {
+        return invalid(format!("{}: size {n}; it must be above 0", c.node.op_type));
+    }
     outs(vec![ty(dtype, Some(vec![n]))])
 }
 

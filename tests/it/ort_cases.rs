@@ -253,6 +253,12 @@ fn mel(dft_length: &'static [i64]) -> ModelProto {
     m
 }
 
+/// GatherND (batch_dims 1) of x [2, 3, 4] by int64 indices of shape `i`.
+fn gather_nd(i: &[i64]) -> ModelProto {
+    let n = with_int(node("g", "GatherND", &["x", "i"], &["y"]), "batch_dims", 1);
+    build::model(13, vec![input("x", &[2, 3, 4]), typed("i", DataType::Int64, i)], vec![n], &["y"])
+}
+
 /// Resize (opset 13) of x of shape `x` to `sizes`.
 fn resize_to(x: &[i64], sizes: &'static [i64]) -> ModelProto {
     let n = node("r", "Resize", &["x", "", "", "s"], &["y"]);
@@ -457,6 +463,17 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // MelWeightMatrix: dft_length / 2 + 1 rows, dividing toward zero.
         ("MelWeightMatrix dft_length -1", mel(&[-1]), Some(vec![1, 8])),
         ("MelWeightMatrix dft_length 16", mel(&[16]), Some(vec![9, 8])),
+        ("QLinearMatMul b scale [1] zero point [4]", qmatmul([&[], &[], &[1], &[4]]), Some(vec![2, 4])),
+        // GatherND batch_dims 1: "indices batch size (3) is not divisible by input batch size (2)".
+        ("GatherND batch 3 of 2", gather_nd(&[3, 1]), None),
+        ("GatherND batch 4 of 2", gather_nd(&[4, 1]), Some(vec![4, 4])),
+        // Windows: "size input must be greater than 0."
+        ("HammingWindow size 0", case(17, &[], &[("n", &[], &[0])], node("w", "HammingWindow", &["n"], &["y"])), None),
+        (
+            "HammingWindow size 4",
+            case(17, &[], &[("n", &[], &[4])], node("w", "HammingWindow", &["n"], &["y"])),
+            Some(vec![4]),
+        ),
         ("CumProd x []", case(26, &[("x", &[])], &[("a", &[], &[0])], node("c", "CumProd", &["x", "a"], &["y"])), None),
         // ORT: "[ShapeInferenceError] Invalid Target shape product of 0. Product cannot be 0
         // in combination with -1"; we cancelled the two zeros and said [2, 6, 0].
