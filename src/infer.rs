@@ -1092,15 +1092,16 @@ impl Infer<'_> {
         if node.op_type == "Loop" {
             for (i, input) in g.inputs.iter().enumerate() {
                 if let Some(declared) = input.ty.as_ref().filter(|t| t.shape().is_some()) {
-                    // onnxruntime infers the body from its declarations, as here, but runs it
-                    // on the values as they are: a declaration the initial value contradicts
-                    // is reported.
-                    let carried = node.inputs.get(i).copied().flatten().filter(|_| i >= 2);
-                    if let Some((v, what)) = carried.and_then(|v| Some((v, contradiction(self.out.ty(v)?, declared)?)))
-                    {
+                    // onnxruntime merges the condition's type into the body's declaration and
+                    // refuses a contradiction; it infers carried values from the declarations,
+                    // as here, but runs the body on them as they are: a declaration the initial
+                    // value contradicts is a warning.
+                    let fed = node.inputs.get(i).copied().flatten().filter(|_| i >= 1);
+                    if let Some((v, what)) = fed.and_then(|v| Some((v, contradiction(self.out.ty(v)?, declared)?))) {
                         let (body_in, value) = (model.name(input.value), model.name(v));
                         let msg = format!("body input '{body_in}' contradicts the value '{value}' fed to it: {what}");
-                        self.flag(n, Severity::Warning, Code::DeclaredShapeMismatch, msg);
+                        let severity = if i == 1 { Severity::Error } else { Severity::Warning };
+                        self.flag(n, severity, Code::DeclaredShapeMismatch, msg);
                     }
                     if i == 1 {
                         self.out.values.set(input.value, Some(vec![Dim::Known(1)]));

@@ -279,8 +279,8 @@ fn if_with_agreeing_branches_keeps_their_shape() {
 }
 
 /// A Loop of `trips` (an int64 initializer of that many elements) carrying x0 [`x0`] through a
-/// body that declares it [2] and negates it.
-fn loop_of(trips: &[i64], x0: i64) -> Model {
+/// body that declares it [2] and negates it; with a bool condition of shape `cond` if given.
+fn loop_of(trips: &[i64], x0: i64, cond: Option<&[D]>) -> Model {
     let body = graph(
         vec![node("Identity", &["ci"], &["co"]), node("Neg", &["x"], &["xo"])],
         vec![
@@ -291,16 +291,18 @@ fn loop_of(trips: &[i64], x0: i64) -> Model {
         vec![],
         &["co", "xo"],
     );
-    let mut l = node("Loop", &["m", "", "x0"], &["y"]);
+    let mut l = node("Loop", &["m", if cond.is_some() { "c" } else { "" }, "x0"], &["y"]);
     l.attribute = vec![branch("body", body)];
-    model(graph(vec![l], vec![f32_input("x0", &[D::N(x0)])], vec![ints_init("m", trips)], &["y"]))
+    let mut inputs = vec![f32_input("x0", &[D::N(x0)])];
+    inputs.extend(cond.map(|c| input("c", tensor_proto::DataType::Bool, c)));
+    model(graph(vec![l], inputs, vec![ints_init("m", trips)], &["y"]))
 }
 
 /// onnxruntime infers a Loop body from its declarations but runs it on the values fed (a body
 /// declaring [2] fed [3] runs), so a declaration the initial value contradicts is a warning.
 #[test]
 fn a_loop_body_declaration_the_fed_value_contradicts_is_a_warning() {
-    let inf = infer(&loop_of(&[3], 3), &Options::default());
+    let inf = infer(&loop_of(&[3], 3, None), &Options::default());
     assert_eq!(codes(&inf), vec!["declared-shape-mismatch"]);
     assert_eq!(inf.diagnostics[0].severity, onnx_bcast::Severity::Warning);
     let msg = &inf.diagnostics[0].message;
@@ -310,6 +312,18 @@ fn a_loop_body_declaration_the_fed_value_contradicts_is_a_warning() {
         ),
         "{msg}"
     );
+}
+
+/// The condition's type is merged into the body's: a [1] fed to a scalar cond_in is refused
+/// (onnxruntime 1.32: "Mismatch between number of inferred and declared dimensions").
+#[test]
+fn a_loop_condition_unlike_the_body_declaration_is_an_error() {
+    let inf = infer(&loop_of(&[3], 2, Some(&[])), &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let inf = infer(&loop_of(&[3], 2, Some(&[D::N(1)])), &Options::default());
+    assert_eq!(codes(&inf), vec!["declared-shape-mismatch"]);
+    assert_eq!(inf.diagnostics[0].severity, onnx_bcast::Severity::Error);
+    assert!(inf.diagnostics[0].message.contains("body input 'ci' contradicts the value 'c'"), "{:?}", inf.diagnostics);
 }
 
 /// Scan (opset 16) of a state s0 [`s0`] over scan inputs of `xs`, through a body that declares
@@ -369,9 +383,12 @@ fn if_and_loop_take_one_element_counts() {
         if_node.attribute = vec![branch("then_branch", then_g), branch("else_branch", else_g)];
         model(graph(vec![if_node], vec![bool_in(dims), f32_input("x", &[D::N(5)])], vec![], &["y"]))
     };
-    for (m, ok) in
-        [(if_of(&[D::N(2)]), false), (if_of(&[D::N(1)]), true), (loop_of(&[3, 3], 2), false), (loop_of(&[3], 2), true)]
-    {
+    for (m, ok) in [
+        (if_of(&[D::N(2)]), false),
+        (if_of(&[D::N(1)]), true),
+        (loop_of(&[3, 3], 2, None), false),
+        (loop_of(&[3], 2, None), true),
+    ] {
         let inf = infer(&m, &Options::default());
         let want: Vec<&str> = if ok { vec![] } else { vec!["invalid-node"] };
         assert_eq!(codes(&inf), want, "{:?}", inf.diagnostics);
