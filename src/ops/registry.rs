@@ -2,7 +2,7 @@
 //! rule at each opset version), how the contents of its small outputs fold, the executor's
 //! kernel and whether loop fusion takes it. The schemas' own facts (arity and type
 //! constraints, per version) are generated into `table.rs`; a test keeps the two naming the
-//! same ops. Adding an op is a row here (and its rule in `rules.rs` if it needs code).
+//! same ops. Adding an op is a row here (and its rule in a file of `rules/` if it needs code).
 
 use super::rules::{self as r, fold};
 use super::{CustomRule, FloatFold as FF, Fold as F, ShapeRule, TypeRule};
@@ -34,7 +34,7 @@ pub enum Family {
     Expand,
     /// The slope stretches unidirectionally to the input from opset 7; before, one shape.
     PRelu,
-    /// A rule written as a function in `rules.rs`.
+    /// A rule written as a function in `rules/`.
     Custom(CustomRule),
 }
 

@@ -1,0 +1,153 @@
+//! Rules whose output follows an input element for element or is generated: Clip, Identity,
+//! Cast, CastLike, BitCast, the quantization ops, the random generators, EyeLike, Multinomial
+//! and the training optimizers.
+
+use super::{
+    attr_dtype, axis_in, dim, expect_rank, expect_shape, fold, invalid, known_shape, like_input, moved, one, outs,
+    same_type_of, ty, with_dim, R,
+};
+use crate::dtype::DType;
+use crate::ops::{Ctx, Out};
+use crate::shape::{render, Dim, Type};
+
+/// Clip's min and max are scalars (onnxruntime also runs one-element vectors).
+pub fn clip(c: &Ctx) -> R {
+    for i in [1, 2] {
+        match c.shape(i).filter(|_| c.has(i)) {
+            Some(s) if s.len() > 1 || s.first().and_then(Dim::known).is_some_and(|n| n != 1) => {
+                return invalid(format!("Clip: input {i} must be a scalar, not {}", render(s)));
+            }
+            _ => {}
+        }
+    }
+    Ok(like_input(c))
+}
+
+pub fn identity(c: &Ctx) -> R {
+    let mut out = moved(c, same_type_of(c, 0));
+    out.strings = vec![c.string_value(0).map(<[String]>::to_vec)];
+    Ok(out)
+}
+
+fn cast_to(c: &Ctx, to: Option<DType>) -> R {
+    let mut out = one(Type::tensor(to, c.shape(0).map(<[Dim]>::to_vec)));
+    let to_int = to.is_some_and(|d| d.is_int() || d == DType::Bool);
+    let from_int = c.dtype(0).is_some_and(|d| d.is_int() || d == DType::Bool);
+    let to_float = to.is_some_and(DType::is_float);
+    let value = match (from_int, to_int, to) {
+        (true, true, Some(DType::Bool)) => c.value(0).map(|v| v.iter().map(|d| fold::and(d, d)).collect()),
+        (true, true, _) => c.value(0).map(<[Dim]>::to_vec),
+        // A size cast to float or double (an exporter's `arange(w)` over a feature map) keeps
+        // its symbol: the float holds that whole number, exactly for any size below 2^24
+        // (a known value past it is unknown). Float16 and bfloat16 round from 2048 and 256,
+        // so they keep nothing. Only moves and Range read these contents; arithmetic on float
+        // contents is not folded (`infer::fold`).
+        (true, false, Some(DType::F32 | DType::F64)) if c.dtype(0) != Some(DType::Bool) => c.value(0).map(|v| {
+            v.iter()
+                .map(|d| match d {
+                    Dim::Known(k) if k.unsigned_abs() > 1 << 24 => Dim::Unknown,
+                    d => d.clone(),
+                })
+                .collect()
+        }),
+        // Floats that are whole numbers convert exactly (truncation toward zero).
+        (false, true, Some(DType::Bool)) => {
+            c.float_value(0).map(|f| f.iter().map(|x| Dim::Known((*x != 0.0) as i64)).collect())
+        }
+        (false, true, _) => c.float_value(0).map(|f| {
+            f.iter()
+                .map(|x| if x.is_finite() && x.abs() < 9e15 { Dim::Known(x.trunc() as i64) } else { Dim::Unknown })
+                .collect()
+        }),
+        _ => None,
+    };
+    out.values = vec![value];
+    out.floats = vec![match (to_float, from_int) {
+        (true, true) => c.ints(0).map(|v| v.into_iter().map(|x| x as f64).collect()),
+        (true, false) => c.float_value(0).map(<[f64]>::to_vec),
+        _ => None,
+    }];
+    Ok(out)
+}
+
+pub fn cast(c: &Ctx) -> R {
+    cast_to(c, attr_dtype(c, "to", None))
+}
+
+pub fn cast_like(c: &Ctx) -> R {
+    cast_to(c, c.dtype(1))
+}
+
+pub fn bit_cast(c: &Ctx) -> R {
+    outs(vec![ty(attr_dtype(c, "to", None), c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn quantize(c: &Ctx) -> R {
+    let dtype = if c.has(2) { c.dtype(2) } else { attr_dtype(c, "output_dtype", Some(DType::U8)).or(Some(DType::U8)) };
+    quantized(c, dtype)
+}
+
+pub fn dequantize(c: &Ctx) -> R {
+    quantized(c, attr_dtype(c, "output_dtype", c.dtype(1)).or(c.dtype(1)))
+}
+
+/// QuantizeLinear and DequantizeLinear: like the input, in `dtype`. The scale (input 1) holds
+/// one value, one per element of `axis`, or (`block_size`) one per block of `axis` with the
+/// input's other sizes; the zero point (input 2) is shaped like the scale.
+fn quantized(c: &Ctx, dtype: Option<DType>) -> R {
+    let mut out = Out::default();
+    if let (Some(x), Some(s)) = (c.shape(0), c.shape(1)) {
+        let axis = || axis_in(c.node.attr_int("axis").unwrap_or(1), x.len(), &c.node.op_type);
+        let block = c.node.attr_int("block_size").unwrap_or(0);
+        // One value: a scalar or a vector of one, either way for scale and zero point.
+        let one = |s: &[Dim]| matches!(s, [] | [Dim::Known(1)]);
+        let want = match s {
+            _ if block > 0 => with_dim(x, axis()?, x[axis()?].div_ceil(&Dim::Known(block))),
+            _ if one(s) => s.to_vec(),
+            _ => vec![x[axis()?].clone()],
+        };
+        expect_shape(c, 1, &want, &mut out)?;
+        if !(one(s) && c.shape(2).is_some_and(one)) {
+            expect_shape(c, 2, s, &mut out)?;
+        }
+    }
+    out.types = smallvec::smallvec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))];
+    Ok(out)
+}
+
+pub fn dynamic_quantize(c: &Ctx) -> R {
+    outs(vec![
+        ty(Some(DType::U8), c.shape(0).map(<[Dim]>::to_vec)),
+        ty(Some(DType::F32), Some(vec![])),
+        ty(Some(DType::U8), Some(vec![])),
+    ])
+}
+
+pub fn random(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "dtype", Some(DType::F32));
+    outs(vec![ty(dtype, c.node.attr_ints("shape").map(known_shape))])
+}
+
+pub fn eye_like(c: &Ctx) -> R {
+    expect_rank(c, 0, 2)?;
+    random_like(c)
+}
+
+pub fn random_like(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "dtype", c.dtype(0));
+    outs(vec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn multinomial(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "dtype", Some(DType::I32));
+    let batch = dim(c, 0, 0);
+    let n = Dim::Known(c.node.attr_int("sample_size").unwrap_or(1));
+    outs(vec![ty(dtype, Some(vec![batch, n]))])
+}
+
+/// Momentum, Adagrad, Adam: inputs (R, T, X.., G.., state..), outputs one new tensor per
+/// optimized tensor and per state, each shaped like the input it replaces.
+pub fn optimizer(c: &Ctx) -> R {
+    let n = c.node.outputs.len();
+    outs((0..n).map(|i| same_type_of(c, 2 + i)).collect())
+}

@@ -1,0 +1,282 @@
+//! Rules for the `ai.onnx.ml` ops (LabelEncoder, the tree ensembles, classifiers and
+//! regressors, ...) and for the text and image ops: TfIdfVectorizer, StringSplit,
+//! StringNormalizer, StringConcat, RegexFullMatch and ImageDecoder.
+
+use super::{attr_dim, dim, expect_rank, expect_shape, invalid, numel, outs, ty, R};
+use crate::dtype::DType;
+use crate::ir::AttrValue;
+use crate::ops::{Ctx, Out, RuleError};
+use crate::shape::{multi, Dim, Shape, Type};
+
+pub fn ml_float_same(c: &Ctx) -> R {
+    outs(vec![ty(Some(DType::F32), c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn tfidf(c: &Ctx) -> R {
+    let width = c
+        .node
+        .attr_ints("ngram_indexes")
+        .and_then(|v| v.iter().max().and_then(|m| m.checked_add(1)).map(Dim::Known))
+        .unwrap_or(Dim::Unknown);
+    let shape = match c.shape(0) {
+        None => None,
+        Some([_]) => Some(vec![width]),
+        // onnxruntime: "Input shape must have either [C] or [B,C] dimensions with B > 0".
+        Some([Dim::Known(0), _]) => return invalid("TfIdfVectorizer: a batch of 0 rows".into()),
+        Some([n, _]) => Some(vec![n.clone(), width]),
+        Some(s) => return invalid(format!("TfIdfVectorizer needs a 1-D or 2-D input, not {}-D", s.len())),
+    };
+    outs(vec![ty(Some(DType::F32), shape)])
+}
+
+pub fn string_split(c: &Ctx) -> R {
+    let x = c.shape(0).map(<[Dim]>::to_vec);
+    // With known strings the widest split is known (Python's `str.split`).
+    let width = c.string_value(0).filter(|v| x.as_deref().and_then(numel) == Some(v.len())).map(|v| {
+        let delim = c.node.attr_str("delimiter").unwrap_or_default();
+        let max = c.node.attr_int("maxsplit").filter(|m| *m >= 0);
+        let count = |s: &String| -> usize {
+            let pieces = if delim.is_empty() { s.split_whitespace().count() } else { s.split(delim.as_str()).count() };
+            max.map_or(pieces, |m| pieces.min(m as usize + 1))
+        };
+        Dim::Known(v.iter().map(count).max().unwrap_or(0) as i64)
+    });
+    // An empty input splits into nothing.
+    let width = width.or_else(|| (x.as_deref().and_then(numel) == Some(0)).then_some(Dim::Known(0)));
+    let y: Option<Shape> = x.as_ref().map(|s| s.iter().cloned().chain([width.unwrap_or(Dim::Unknown)]).collect());
+    outs(vec![ty(Some(DType::Str), y), ty(Some(DType::I64), x)])
+}
+
+pub fn string_normalizer(c: &Ctx) -> R {
+    let mut out = Out::default();
+    let shape = match c.shape(0) {
+        None => None,
+        // The spec's inference: "Input shape must have either [C] or [1,C] dimensions where C > 0".
+        Some([] | [.., Dim::Known(0)] | [_, _, _, ..]) => {
+            return invalid("StringNormalizer: the input must be [C] or [1, C] with C > 0".into())
+        }
+        Some(x) => {
+            if let [_, n] = x {
+                expect_shape(c, 0, &[Dim::Known(1), n.clone()], &mut out)?;
+            }
+            let stops: Vec<String> = match c.node.attr("stopwords") {
+                Some(AttrValue::Strings(w)) => w.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect(),
+                _ => Vec::new(),
+            };
+            let sensitive = c.node.attr_int("is_case_sensitive").unwrap_or(0) != 0;
+            let kept = |w: &&String| {
+                !w.is_empty()
+                    && !stops.iter().any(|s| if sensitive { s == *w } else { s.to_lowercase() == w.to_lowercase() })
+            };
+            // The words kept, at least one (an empty string where none is).
+            let words = c.string_value(0).filter(|v| x.last().and_then(Dim::known) == Some(v.len() as i64));
+            let mut shape = vec![Dim::Known(1); x.len() - 1];
+            shape.push(words.map_or(Dim::Unknown, |v| Dim::Known(v.iter().filter(kept).count().max(1) as i64)));
+            Some(shape)
+        }
+    };
+    out.types = smallvec::smallvec![ty(Some(DType::Str), shape)];
+    Ok(out)
+}
+
+pub fn string_concat(c: &Ctx) -> R {
+    let shape = match (c.shape(0), c.shape(1)) {
+        (Some(a), Some(b)) => Some(multi(&[a, b]).map_err(RuleError::Broadcast)?.shape),
+        _ => None,
+    };
+    outs(vec![ty(Some(DType::Str), shape)])
+}
+
+pub fn regex_full_match(c: &Ctx) -> R {
+    outs(vec![ty(Some(DType::Bool), c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+/// ImageDecoder: height and width come from the encoded header when the bytes are known
+/// (PNG, BMP, PNM, JPEG, TIFF, JPEG 2000, WebP); channels from `pixel_format`.
+pub fn image_decoder(c: &Ctx) -> R {
+    expect_rank(c, 0, 1)?;
+    let channels = if c.node.attr_str("pixel_format").as_deref() == Some("Grayscale") { 1 } else { 3 };
+    let hw = c.ints(0).and_then(|v| {
+        let b: Vec<u8> = v.iter().map(|x| *x as u8).collect();
+        image_size(&b).filter(|(h, w)| *h > 0 && *w > 0)
+    });
+    let (h, w) = hw.map_or((Dim::Unknown, Dim::Unknown), |(h, w)| (Dim::Known(h), Dim::Known(w)));
+    outs(vec![ty(Some(DType::U8), Some(vec![h, w, Dim::Known(channels)]))])
+}
+
+/// (height, width) from an encoded image's header.
+fn image_size(b: &[u8]) -> Option<(i64, i64)> {
+    // The unsigned integer in the `n` bytes at `i`, big-endian or little-endian.
+    let uint = |i: usize, n: usize, big: bool| -> Option<i64> {
+        let bytes = b.get(i..i.checked_add(n)?)?;
+        let push = |acc: i64, x: &u8| acc << 8 | i64::from(*x);
+        Some(if big { bytes.iter().fold(0, push) } else { bytes.iter().rev().fold(0, push) })
+    };
+    let be16 = |i| uint(i, 2, true);
+    let be32 = |i| uint(i, 4, true);
+    if b.starts_with(b"\x89PNG") {
+        return Some((be32(20)?, be32(16)?));
+    }
+    if b.starts_with(b"BM") {
+        // Signed: a negative height stores the rows top-down.
+        let le32 = |i| Some(uint(i, 4, false)? as u32 as i32 as i64);
+        return Some((le32(22)?.abs(), le32(18)?));
+    }
+    if b.len() > 2 && b[0] == b'P' && (b'1'..=b'6').contains(&b[1]) {
+        let text = String::from_utf8_lossy(&b[2..b.len().min(256)]);
+        let mut nums = text
+            .lines()
+            .flat_map(|l| l.split('#').next().unwrap_or("").split_whitespace())
+            .map(|t| t.parse::<i64>().ok());
+        let (w, h) = (nums.next()??, nums.next()??);
+        return Some((h, w));
+    }
+    if b.starts_with(&[0xFF, 0xD8]) {
+        let mut i = 2;
+        while i + 9 < b.len() {
+            if b[i] != 0xFF {
+                return None;
+            }
+            i += match b[i + 1] {
+                // A start of frame: its height and width.
+                0xC0..=0xC3 | 0xC5..=0xC7 | 0xC9..=0xCB | 0xCD..=0xCF => return Some((be16(i + 5)?, be16(i + 7)?)),
+                // A fill byte, then markers without a length.
+                0xFF => 1,
+                0xD0..=0xD9 | 0x01 => 2,
+                _ => 2 + be16(i + 2)? as usize,
+            };
+        }
+        return None;
+    }
+    // TIFF: the first IFD's ImageWidth (256) and ImageLength (257) entries.
+    if b.starts_with(b"II*\0") || b.starts_with(b"MM\0*") {
+        let big = b[0] == b'M';
+        let u16_at = |i| uint(i, 2, big);
+        let u32_at = |i| uint(i, 4, big);
+        let ifd = usize::try_from(u32_at(4)?).ok()?;
+        let (mut w, mut h) = (None, None);
+        for k in 0..u16_at(ifd)? as usize {
+            let e = ifd + 2 + 12 * k;
+            let value = match u16_at(e + 2)? {
+                3 => u16_at(e + 8)?,
+                4 => u32_at(e + 8)?,
+                _ => continue,
+            };
+            match u16_at(e)? {
+                256 => w = Some(value),
+                257 => h = Some(value),
+                _ => {}
+            }
+        }
+        return Some((h?, w?));
+    }
+    // JPEG 2000: the JP2 header box, or a bare codestream's SIZ marker.
+    if b.get(4..8) == Some(b"jP  ") {
+        let i = b.windows(4).position(|x| x == b"ihdr")?;
+        return Some((be32(i + 4)?, be32(i + 8)?));
+    }
+    if b.starts_with(&[0xFF, 0x4F, 0xFF, 0x51]) {
+        return Some((be32(12)? - be32(20)?, be32(8)? - be32(16)?));
+    }
+    if b.starts_with(b"RIFF") && b.get(8..12) == Some(b"WEBP") {
+        return match b.get(12..16)? {
+            b"VP8 " => Some((uint(28, 2, false)? & 0x3FFF, uint(26, 2, false)? & 0x3FFF)),
+            b"VP8L" => {
+                let bits = uint(21, 4, false)?;
+                Some((((bits >> 14) & 0x3FFF) + 1, (bits & 0x3FFF) + 1))
+            }
+            b"VP8X" => Some((uint(27, 3, false)? + 1, uint(24, 3, false)? + 1)),
+            _ => None,
+        };
+    }
+    None
+}
+
+pub fn label_encoder(c: &Ctx) -> R {
+    let dtype = ["values_strings", "values_int64s", "values_floats", "values_tensor"]
+        .iter()
+        .find_map(|a| c.node.attr(a).map(|v| (*a, v)))
+        .and_then(|(a, v)| match (a, v) {
+            ("values_strings", _) => Some(DType::Str),
+            ("values_int64s", _) => Some(DType::I64),
+            ("values_floats", _) => Some(DType::F32),
+            (_, AttrValue::Tensor(t)) => t.dtype,
+            _ => None,
+        });
+    outs(vec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+pub fn tree_ensemble(c: &Ctx) -> R {
+    expect_rank(c, 0, 2)?;
+    let n = dim(c, 0, 0);
+    let t = attr_dim(c, "n_targets");
+    outs(vec![ty(c.dtype(0), Some(vec![n, t]))])
+}
+
+pub fn array_feature_extractor(c: &Ctx) -> R {
+    let shape = match (c.shape(0), c.shape(1)) {
+        (Some(x), Some(y)) if !x.is_empty() => {
+            // onnxruntime gives a 1-D input a leading axis of 1.
+            let mut s = if x.len() == 1 { vec![Dim::Known(1)] } else { x[..x.len() - 1].to_vec() };
+            s.push(Dim::product(y));
+            Some(s)
+        }
+        _ => None,
+    };
+    outs(vec![ty(c.dtype(0), shape)])
+}
+
+/// The batch size of an ai.onnx.ml input: its first dim, or 1 for a 1-D input.
+fn ml_batch(c: &Ctx) -> Dim {
+    match c.shape(0) {
+        Some([n, _]) => n.clone(),
+        Some([_]) => Dim::Known(1),
+        _ => Dim::Unknown,
+    }
+}
+
+/// LinearClassifier, SVMClassifier, TreeEnsembleClassifier: a label per row (int64 or string,
+/// as the class labels are) and a score per row and class.
+pub fn ml_classifier(c: &Ctx) -> R {
+    let n = ml_batch(c);
+    let label = if c.node.attr("classlabels_strings").is_some() { DType::Str } else { DType::I64 };
+    outs(vec![ty(Some(label), Some(vec![n.clone()])), ty(Some(DType::F32), Some(vec![n, Dim::Unknown]))])
+}
+
+/// LinearRegressor, SVMRegressor, TreeEnsembleRegressor: `[N, targets]` floats.
+pub fn ml_regressor(c: &Ctx) -> R {
+    let targets = c.node.attr_int("targets").or(c.node.attr_int("n_targets")).unwrap_or(1);
+    let targets = if c.node.op_type == "SVMRegressor" { 1 } else { targets };
+    outs(vec![ty(Some(DType::F32), Some(vec![ml_batch(c), Dim::Known(targets)]))])
+}
+
+/// FeatureVectorizer: `[N, sum(inputdimensions)]` floats.
+pub fn feature_vectorizer(c: &Ctx) -> R {
+    let width = c
+        .node
+        .attr_ints("inputdimensions")
+        .and_then(|d| d.iter().try_fold(0i64, |a, x| a.checked_add(*x)))
+        .map_or(Dim::Unknown, Dim::Known);
+    outs(vec![ty(Some(DType::F32), Some(vec![ml_batch(c), width]))])
+}
+
+/// OneHotEncoder: the input's shape with a trailing axis of one entry per category.
+pub fn ml_one_hot_encoder(c: &Ctx) -> R {
+    let cats = match (c.node.attr("cats_int64s"), c.node.attr("cats_strings")) {
+        (Some(AttrValue::Ints(v)), _) => Dim::Known(v.len() as i64),
+        (_, Some(AttrValue::Strings(v))) => Dim::Known(v.len() as i64),
+        _ => Dim::Unknown,
+    };
+    let shape = c.shape(0).map(|s| s.iter().cloned().chain(std::iter::once(cats.clone())).collect());
+    outs(vec![ty(Some(DType::F32), shape)])
+}
+
+/// ZipMap: a sequence of maps, one per row (not a tensor).
+pub fn zip_map(_: &Ctx) -> R {
+    outs(vec![Some(Type::Sequence(Some(Box::new(Type::Other))))])
+}
+
+pub fn category_mapper(c: &Ctx) -> R {
+    let to = if c.dtype(0) == Some(DType::Str) { DType::I64 } else { DType::Str };
+    outs(vec![ty(Some(to), c.shape(0).map(<[Dim]>::to_vec))])
+}

@@ -1,0 +1,521 @@
+//! Rules for ops over sequences and for control flow: If's condition, RNN/GRU/LSTM, the
+//! attention ops (Attention, RotaryEmbedding, FlexAttention, LinearAttention,
+//! CausalConvWithState), TensorScatter, the Optional* and Sequence* ops, and the outputs of
+//! Loop and Scan.
+
+use super::{
+    attr_dim, attr_dtype, axis_in, dim, exact_div, expect_rank, expect_shape, first_value, invalid, like_input,
+    one_element, op_err, outs, pin_shapes, rank_only, same_type_of, ty, unknown_rank, with_dim, R,
+};
+use crate::dtype::DType;
+use crate::ops::{Ctx, Out, RuleError};
+use crate::shape::{arith, render, uni, Dim, Type};
+
+/// If's condition holds one element (the spec); inference takes the outputs from the branches.
+pub fn if_cond(c: &Ctx) -> R {
+    one_element(c, 0)?;
+    Ok(Out::default())
+}
+
+pub fn rnn(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let dirs = Dim::Known(if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 });
+    let hidden = attr_dim(c, "hidden_size");
+    let layout = c.node.attr_int("layout").unwrap_or(0);
+    expect_rank(c, 0, 3)?;
+    let Some(x) = c.shape(0) else {
+        let unknown = |rank| ty(dtype, Some(unknown_rank(rank)));
+        return outs(vec![unknown(4), unknown(3), unknown(3)]);
+    };
+    // Layout 0: X is [seq, batch, input], Y [seq, dirs, batch, hidden], Y_h [dirs, batch,
+    // hidden]; layout 1 puts the batch first in all three.
+    let (x0, x1) = (x[0].clone(), x[1].clone());
+    let (batch, y, yh) = if layout == 0 {
+        (x1.clone(), vec![x0, dirs.clone(), x1.clone(), hidden.clone()], vec![dirs.clone(), x1, hidden.clone()])
+    } else {
+        (x0.clone(), vec![x0.clone(), x1, dirs.clone(), hidden.clone()], vec![x0, dirs.clone(), hidden.clone()])
+    };
+    // The weights as onnxruntime checks them: W [dirs, gates*hidden, input], R [dirs,
+    // gates*hidden, hidden], B [dirs, 2*gates*hidden], sequence_lens [batch], initial states
+    // like Y_h, LSTM's peepholes P [dirs, 3*hidden].
+    let gates = hidden.mul(&Dim::Known(match c.node.op_type.as_str() {
+        "LSTM" => 4,
+        "GRU" => 3,
+        _ => 1,
+    }));
+    let mut out = Out::default();
+    expect_shape(c, 1, &[dirs.clone(), gates.clone(), x[2].clone()], &mut out)?;
+    expect_shape(c, 2, &[dirs.clone(), gates.clone(), hidden.clone()], &mut out)?;
+    expect_shape(c, 3, &[dirs.clone(), gates.mul(&Dim::Known(2))], &mut out)?;
+    expect_shape(c, 4, &[batch], &mut out)?;
+    for i in [5, 6] {
+        expect_shape(c, i, &yh, &mut out)?;
+    }
+    expect_shape(c, 7, &[dirs, hidden.mul(&Dim::Known(3))], &mut out)?;
+    out.types = smallvec::smallvec![ty(dtype, Some(y)), ty(dtype, Some(yh.clone())), ty(dtype, Some(yh))];
+    Ok(out)
+}
+
+pub fn attention(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else {
+        return outs(vec![
+            ty(dtype, rank_only(c, 0)),
+            ty(c.dtype(1), Some(unknown_rank(4))),
+            ty(c.dtype(2), Some(unknown_rank(4))),
+            ty(dtype, Some(unknown_rank(4))),
+        ]);
+    };
+    let qh = attr_dim(c, "q_num_heads");
+    let kvh = attr_dim(c, "kv_num_heads");
+    // The schema wants both head counts for a 3-D Q, at every opset.
+    let heads = match (q.len(), qh.known(), kvh.known()) {
+        (3, Some(a), Some(b)) => Some((a, b)),
+        (3, ..) => return invalid("Attention: 3-D inputs need q_num_heads and kv_num_heads".into()),
+        _ => None,
+    };
+    let (b, q_heads, q_seq) = match q.len() {
+        4 => (q[0].clone(), q[1].clone(), q[2].clone()),
+        3 => (q[0].clone(), qh.clone(), q[1].clone()),
+        r => return invalid(format!("Attention: Q has rank {r}")),
+    };
+    let (kv_heads, kv_seq, head) = match k.len() {
+        4 => (k[1].clone(), k[2].clone(), k[3].clone()),
+        3 => (kvh.clone(), k[1].clone(), k[2].div_floor(&kvh)),
+        r => return invalid(format!("Attention: K has rank {r}")),
+    };
+    let v_head = match v.len() {
+        4 => v[3].clone(),
+        3 => v[2].div_floor(&kvh),
+        r => return invalid(format!("Attention: V has rank {r}")),
+    };
+    // onnxruntime 1.32 has Attention kernels for opsets 23 and 24, which check: Q, K and V of
+    // one rank, one batch; Q's head size is K's, V's sequence is K's (and its heads K's); K's
+    // heads divide Q's; a 3-D input's last size splits into its heads; no size is 0;
+    // nonpad_kv_seqlen [batch] (as the spec says). From opset 25 it runs the function body,
+    // which broadcasts and checks none of this.
+    let mut out = Out::default();
+    if c.opset < 25 {
+        let sizes = [&b, &q_heads, &q_seq, &kv_heads, &kv_seq, &head, &v_head];
+        attention_kernel_checks(q, k, v, sizes, heads, &mut out)?;
+        expect_shape(c, 6, std::slice::from_ref(&b), &mut out)?;
+    }
+    // The spec's past_key [batch, kv heads, past, head size] and past_value (V's head size),
+    // given together, which the kernels and the opset-25 body's Concat enforce; no
+    // nonpad_kv_seqlen with them (nor, from opset 25, with present_key or present_value).
+    if c.has(4) != c.has(5) {
+        return invalid("Attention: past_key and past_value come together".into());
+    }
+    let present = c.opset >= 25 && c.node.outputs().iter().skip(1).take(2).any(Option::is_some);
+    if c.has(6) && (c.has(4) || present) {
+        return invalid("Attention: nonpad_kv_seqlen with a past or present cache".into());
+    }
+    let past = if c.has(4) { dim(c, 4, 2) } else { Dim::Known(0) };
+    for (i, size) in [(4, &head), (5, &v_head)] {
+        expect_shape(c, i, &[b.clone(), kv_heads.clone(), past.clone(), size.clone()], &mut out)?;
+    }
+    let y = if q.len() == 4 {
+        vec![b.clone(), q_heads.clone(), q_seq.clone(), v_head.clone()]
+    } else {
+        vec![b.clone(), q_seq.clone(), q_heads.mul(&v_head)]
+    };
+    let total = past.add(&kv_seq);
+    // The mask stretches to [batch, heads, q_seq]. Along its last axis it stretches to `total`
+    // at opset 23 and holds at most `total` at 24, which pads a shorter one (onnxruntime
+    // 1.32's kernels want it exact); the opset-25 body takes any.
+    if let Some((last, lead)) = c.shape(3).filter(|_| c.has(3)).and_then(|m| m.split_last()) {
+        let scores = [b.clone(), q_heads.clone(), q_seq.clone()];
+        let stretch = uni(&scores, lead, 3).map_err(|_| {
+            let (m, scores) = (render(lead), render(&scores));
+            RuleError::Invalid(format!("Attention: the mask's leading sizes {m} do not stretch to {scores}"))
+        })?;
+        out.assumptions.extend(stretch.assumptions);
+        let fits = |(l, t): (i64, i64)| match c.opset {
+            ..=23 => l == t || l == 1,
+            24 => l <= t,
+            _ => true,
+        };
+        if let Some((l, t)) = last.known().zip(total.known()).filter(|lt| !fits(*lt)) {
+            return invalid(format!("Attention: the mask's last size {l} does not fit the {t} keys"));
+        }
+    }
+    out.types = smallvec::smallvec![
+        ty(dtype, Some(y)),
+        ty(c.dtype(1), Some(vec![b.clone(), kv_heads.clone(), total.clone(), head])),
+        ty(c.dtype(2), Some(vec![b.clone(), kv_heads, total.clone(), v_head])),
+        ty(dtype, Some(vec![b, q_heads, q_seq, total])),
+    ];
+    Ok(out)
+}
+
+/// The checks of onnxruntime's opset-23/24 Attention kernels (see `attention`), with the
+/// conditions symbolic sizes need.
+fn attention_kernel_checks(
+    q: &[Dim],
+    k: &[Dim],
+    v: &[Dim],
+    sizes: [&Dim; 7],
+    heads: Option<(i64, i64)>,
+    out: &mut Out,
+) -> Result<(), RuleError> {
+    if q.len() != k.len() || k.len() != v.len() {
+        return invalid(format!("Attention: Q, K and V have ranks {}, {} and {}", q.len(), k.len(), v.len()));
+    }
+    let [b, q_heads, _, kv_heads, kv_seq, head, _] = sizes;
+    let q_head = match heads {
+        None => q[3].clone(),
+        Some((qh, kvh)) => {
+            let q_head = exact_head(&q[2], qh, "Attention: Q's hidden size", out)?;
+            exact_head(&k[2], kvh, "Attention: K's hidden size", out)?;
+            exact_head(&v[2], kvh, "Attention: V's hidden size", out)?;
+            q_head
+        }
+    };
+    let v_seq = if v.len() == 4 { &v[2] } else { &v[1] };
+    for (what, x, y) in
+        [("batch", b, &k[0]), ("batch", b, &v[0]), ("head size", &q_head, head), ("sequence", kv_seq, v_seq)]
+    {
+        let (_, same) = x.pin(y).ok_or_else(|| RuleError::Invalid(format!("Attention: {what} {x} and {y} differ")))?;
+        out.assumptions.extend(same.map(|s| (0, s)));
+    }
+    if v.len() == 4 && v[1].known().zip(k[1].known()).is_some_and(|(x, y)| x != y) {
+        return invalid(format!("Attention: V has {} heads, K {}", v[1], k[1]));
+    }
+    if let (Some(a), Some(h)) = (q_heads.known(), kv_heads.known()) {
+        if h <= 0 || a % h != 0 {
+            return invalid(format!("Attention: {h} heads of K and V do not divide Q's {a}"));
+        }
+    }
+    if sizes.iter().any(|d| d.known() == Some(0)) {
+        return invalid("Attention: a batch, head count, sequence or head size is 0".into());
+    }
+    Ok(())
+}
+
+/// A packed attention input's last size `d` over its `heads`, which must divide it: an error
+/// (`what` names the size) where it does not, the condition that it does for a symbolic one.
+fn exact_head(d: &Dim, heads: i64, what: &str, out: &mut Out) -> Result<Dim, RuleError> {
+    if heads <= 0 {
+        return invalid(format!("{what}: {heads} heads"));
+    }
+    let (part, multiple) = exact_div(d, heads).map_err(|e| RuleError::Invalid(format!("{what}: {e}")))?;
+    out.assumptions.extend(multiple.map(|m| (0, m)));
+    Ok(part)
+}
+
+/// Inputs present with a known shape have the ranks `ranks` lists in input order
+/// (onnxruntime refuses others: "Input i expected to have rank r").
+fn expect_ranks(c: &Ctx, ranks: &[usize]) -> Result<(), RuleError> {
+    ranks.iter().enumerate().try_for_each(|(i, r)| expect_rank(c, i, *r))
+}
+
+/// RotaryEmbedding: like the input, [batch, heads, seq, head] or [batch, seq, hidden] with
+/// num_heads dividing hidden. The cos and sin caches, of one shape, hold half the rotary size
+/// (the head size unless `rotary_embedding_dim`, at most it, says): [batch, seq, rot/2], or
+/// [positions, rot/2] with position_ids [batch, seq]. The spec's rules, which onnxruntime checks.
+pub fn rotary_embedding(c: &Ctx) -> R {
+    let mut out = like_input(c);
+    let Some(x) = c.shape(0) else { return Ok(out) };
+    let (b, seq, head) = match (x.len(), c.node.attr_int("num_heads")) {
+        (4, _) => (&x[0], &x[2], x[3].clone()),
+        (3, Some(n)) => (&x[0], &x[1], exact_head(&x[2], n, "RotaryEmbedding: the hidden size", &mut out)?),
+        (3, None) => return invalid("RotaryEmbedding: a 3-D input needs num_heads".into()),
+        (r, _) => return invalid(format!("RotaryEmbedding: input rank {r} is not 3 or 4")),
+    };
+    let rot = match c.node.attr_int("rotary_embedding_dim").filter(|d| *d != 0) {
+        Some(r) if r < 0 || head.known().is_some_and(|h| r > h) => {
+            return invalid(format!("RotaryEmbedding: rotary_embedding_dim {r} is not in 0..={head}"))
+        }
+        Some(r) => Dim::Known(r),
+        None => head,
+    };
+    let half = rot.div_floor(&Dim::Known(2));
+    let cache = if c.has(3) {
+        expect_shape(c, 3, &[b.clone(), seq.clone()], &mut out)?;
+        vec![dim(c, 1, 0), half]
+    } else {
+        vec![b.clone(), seq.clone(), half]
+    };
+    expect_shape(c, 1, &cache, &mut out)?;
+    expect_shape(c, 2, &cache, &mut out)?;
+    Ok(out)
+}
+
+pub fn flex_attention(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(q), Some(v)) = (c.shape(0), c.shape(2)) else { return outs(vec![ty(dtype, Some(unknown_rank(4)))]) };
+    if q.len() != 4 || v.len() != 4 {
+        return invalid("FlexAttention needs rank-4 Q, K and V".into());
+    }
+    outs(vec![ty(dtype, Some(vec![q[0].clone(), q[1].clone(), q[2].clone(), v[3].clone()]))])
+}
+
+/// LinearAttention (opset 27): packed query [B, T, Hq*dk], key [B, T, Hkv*dk], value
+/// [B, T, Hkv*dv], state [B, Hkv, dk, dv]. The schema's inference (onnxruntime quotes it)
+/// wants both head counts, positive, Hkv dividing Hq; the decay input exactly for the gated
+/// rules and beta for the delta ones; these ranks and sizes; decay's last size Hkv or Hkv*dk
+/// and beta's 1 or Hkv.
+pub fn linear_attention(c: &Ctx) -> R {
+    let op = op_err("LinearAttention");
+    let (Some(qh), Some(kvh)) = (c.node.attr_int("q_num_heads"), c.node.attr_int("kv_num_heads")) else {
+        return Err(op("q_num_heads and kv_num_heads are required".into()));
+    };
+    if qh <= 0 || kvh <= 0 || qh % kvh != 0 {
+        return Err(op(format!("q_num_heads {qh} is not a positive multiple of kv_num_heads {kvh}")));
+    }
+    let rule = c.node.attr_str("update_rule").unwrap_or_else(|| "gated_delta".into());
+    let Some(uses) = ["linear", "gated", "delta", "gated_delta"].iter().position(|r| *r == rule) else {
+        return Err(op(format!("unknown update_rule '{rule}'")));
+    };
+    for (i, name, wanted) in [(4, "decay", uses % 2 == 1), (5, "beta", uses >= 2)] {
+        if c.has(i) != wanted {
+            return Err(op(format!("update_rule '{rule}' {} the {name} input", ["forbids", "needs"][wanted as usize])));
+        }
+    }
+    expect_ranks(c, &[3, 3, 3, 4, 3, 3])?;
+    let dtype = c.dtype(0);
+    let state = if c.has(3) { c.dtype(3) } else { dtype };
+    let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else {
+        return outs(vec![ty(dtype, Some(unknown_rank(3))), ty(state, Some(unknown_rank(4)))]);
+    };
+    let mut out = Out::default();
+    let dk = exact_head(&q[2], qh, "LinearAttention: the query's last size", &mut out)?;
+    let k_dk = exact_head(&k[2], kvh, "LinearAttention: the key's last size", &mut out)?;
+    let dv = exact_head(&v[2], kvh, "LinearAttention: the value's last size", &mut out)?;
+    let (b, t) = (&q[0], &q[1]);
+    let heads = [dk.clone()];
+    for (what, x, y) in
+        [("key", &k[..2], &q[..2]), ("value", &v[..2], &q[..2]), ("key's head", &[k_dk][..], &heads[..])]
+    {
+        pin_shapes(x, y, &mut out).map_err(|e| op(format!("the {what} sizes are not the query's: {e}")))?;
+    }
+    let (kvh, qh) = (Dim::Known(kvh), Dim::Known(qh));
+    expect_shape(c, 3, &[b.clone(), kvh.clone(), dk.clone(), dv.clone()], &mut out)?;
+    for (i, name, lasts) in [(4, "decay", [kvh.clone(), kvh.mul(&dk)]), (5, "beta", [Dim::Known(1), kvh.clone()])] {
+        let Some(s) = c.shape(i).filter(|_| c.has(i)) else { continue };
+        pin_shapes(&s[..2], &q[..2], &mut out).map_err(|e| op(format!("{name}'s sizes are not the query's: {e}")))?;
+        if s[2].known().is_some_and(|l| lasts.iter().all(|x| x.known().is_some_and(|x| x != l))) {
+            return Err(op(format!("{name}'s last size {} is not {} or {}", s[2], lasts[0], lasts[1])));
+        }
+    }
+    out.types = smallvec::smallvec![
+        ty(dtype, Some(vec![b.clone(), t.clone(), qh.mul(&dv)])),
+        ty(state, Some(vec![b.clone(), kvh, dk, dv])),
+    ];
+    Ok(out)
+}
+
+/// CausalConvWithState (opset 27): like the input [B, C, L], and a state [B, C, k-1] for a
+/// depthwise weight [C, 1, k]. The schema's inference wants these ranks and sizes, a bias [C],
+/// k at least 1 and a known activation.
+pub fn causal_conv(c: &Ctx) -> R {
+    if let Some(a) = c.node.attr_str("activation").filter(|a| !["none", "silu", "swish"].contains(&a.as_str())) {
+        return invalid(format!("CausalConvWithState: unknown activation '{a}'"));
+    }
+    expect_ranks(c, &[3, 3, 1, 3])?;
+    let dtype = c.dtype(0);
+    let (b, ch, k) = (dim(c, 0, 0), dim(c, 0, 1), dim(c, 1, 2));
+    if let Some(k) = k.known().filter(|k| *k < 1) {
+        return invalid(format!("CausalConvWithState: kernel size {k} is below 1"));
+    }
+    let mut out = Out::default();
+    expect_shape(c, 1, &[ch.clone(), Dim::Known(1), k.clone()], &mut out)?;
+    expect_shape(c, 2, std::slice::from_ref(&ch), &mut out)?;
+    let state = vec![b, ch, k.sub(&Dim::Known(1))];
+    expect_shape(c, 3, &state, &mut out)?;
+    out.types = smallvec::smallvec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec)), ty(dtype, Some(state))];
+    Ok(out)
+}
+
+/// TensorScatter: like the cache. The schema wants `axis` off the batch axis, the update of
+/// the cache's sizes but along it and write_indices [batch]; the spec, no more updates along
+/// it than the cache holds (onnxruntime checks at run time) and mode linear or circular.
+pub fn tensor_scatter(c: &Ctx) -> R {
+    let mut out = like_input(c);
+    if let Some(m) = c.node.attr_str("mode").filter(|m| m != "linear" && m != "circular") {
+        return invalid(format!("TensorScatter: unknown mode '{m}'"));
+    }
+    let Some(cache) = c.shape(0) else { return Ok(out) };
+    let axis = c.node.attr_int("axis").unwrap_or(-2);
+    let a = axis_in(axis, cache.len(), "TensorScatter")?;
+    if a == 0 {
+        return invalid(format!("TensorScatter: axis {axis} is the batch axis"));
+    }
+    expect_shape(c, 2, &cache[..1], &mut out)?;
+    if let Some(u) = c.shape(1) {
+        if u.len() != cache.len() {
+            return invalid(format!("TensorScatter: the update's rank {} is not the cache's {}", u.len(), cache.len()));
+        }
+        expect_shape(c, 1, &with_dim(cache, a, u[a].clone()), &mut out)?;
+        if u[a].known().zip(cache[a].known()).is_some_and(|(u, m)| u > m) {
+            return invalid(format!("TensorScatter: {} updates along axis {a} exceed the cache's {}", u[a], cache[a]));
+        }
+    }
+    Ok(out)
+}
+
+pub fn optional_has_element(_: &Ctx) -> R {
+    outs(vec![ty(Some(DType::Bool), Some(vec![]))])
+}
+
+pub fn optional_get_element(c: &Ctx) -> R {
+    let t = match c.inputs.first().copied().flatten() {
+        Some(Type::Optional(Some(inner))) => Some((**inner).clone()),
+        Some(t @ Type::Tensor { .. }) => Some(t.clone()),
+        Some(t @ Type::Sequence(_)) => Some(t.clone()),
+        _ => None,
+    };
+    outs(vec![t])
+}
+
+pub fn optional(c: &Ctx) -> R {
+    let inner = same_type_of(c, 0).map(Box::new);
+    outs(vec![Some(Type::Optional(inner))])
+}
+
+/// The element type of input 0, a sequence, when known.
+fn element<'a>(c: &Ctx<'a>) -> Option<&'a Type> {
+    match c.inputs.first().copied().flatten() {
+        Some(Type::Sequence(Some(e))) => Some(e),
+        _ => None,
+    }
+}
+
+/// A sequence of tensors of element type `dtype`, their shapes unknown.
+fn sequence_of(dtype: Option<DType>) -> Option<Type> {
+    Some(Type::Sequence(Some(Box::new(Type::tensor(dtype, None)))))
+}
+
+pub fn sequence_at(c: &Ctx) -> R {
+    match element(c) {
+        Some(e) => outs(vec![Some(e.clone())]),
+        None => Ok(Out::default()),
+    }
+}
+
+pub fn sequence_construct(c: &Ctx) -> R {
+    let first = same_type_of(c, 0);
+    let all_same = (1..c.inputs.len()).all(|i| same_type_of(c, i) == first);
+    let elem = first.map(|t| if all_same { t } else { Type::tensor(t.dtype(), None) });
+    outs(vec![Some(Type::Sequence(elem.map(Box::new)))])
+}
+
+pub fn sequence_empty(c: &Ctx) -> R {
+    outs(vec![sequence_of(attr_dtype(c, "dtype", Some(DType::F32)))])
+}
+
+pub fn sequence_same(c: &Ctx) -> R {
+    outs(vec![element(c).and_then(|e| sequence_of(e.dtype()))])
+}
+
+pub fn sequence_length(_: &Ctx) -> R {
+    outs(vec![ty(Some(DType::I64), Some(vec![]))])
+}
+
+pub fn split_to_sequence(c: &Ctx) -> R {
+    outs(vec![sequence_of(c.dtype(0))])
+}
+
+pub fn concat_from_sequence(c: &Ctx) -> R {
+    outs(vec![ty(element(c).and_then(Type::dtype), None)])
+}
+
+/// Loop's outputs: the final loop-carried values (typed like the body's outputs, with dims
+/// that may change across iterations unknown) and the scan outputs, stacked along a new
+/// first axis whose length is the trip count where that is known.
+pub fn loop_outputs(c: &Ctx) -> R {
+    one_element(c, 0)?;
+    let Some((_, body)) = c.subgraph_outputs.iter().find(|(n, _)| *n == "body") else { return Ok(Out::default()) };
+    let carried = c.inputs.len().saturating_sub(2);
+    // The trip count is known when the condition is absent or provably stays true (its body
+    // output is known true given a true input).
+    let cond_stays = !c.has(1) || (c.value(1) == Some(&[Dim::Known(1)][..]) && c.loop_cond_stays_true);
+    let trip = if c.has(0) && cond_stays { first_value(c, 0) } else { Dim::Unknown };
+    let mut types = Vec::new();
+    for (i, t) in body.iter().skip(1).enumerate() {
+        let t = t.clone();
+        if i < carried {
+            // A carried value keeps the dims its initial value and the body's output agree on.
+            let init = same_type_of(c, 2 + i);
+            types.push(match (init, t) {
+                (
+                    Some(Type::Tensor { dtype: d0, shape: Some(s0) }),
+                    Some(Type::Tensor { dtype: d1, shape: Some(s1) }),
+                ) if s0.len() == s1.len() => {
+                    let shape =
+                        s0.iter().zip(&s1).map(|(a, b)| if a == b { a.clone() } else { Dim::Unknown }).collect();
+                    ty(d0.or(d1), Some(shape))
+                }
+                (Some(Type::Tensor { dtype: d0, .. }), Some(Type::Tensor { dtype: d1, .. })) => ty(d0.or(d1), None),
+                (init, body) => init.or(body).map(|t| Type::tensor(t.dtype(), None)),
+            });
+        } else {
+            types.push(t.map(|t| match t {
+                Type::Tensor { dtype, shape } => {
+                    Type::Tensor { dtype, shape: shape.map(|s| std::iter::once(trip.clone()).chain(s).collect()) }
+                }
+                other => other,
+            }));
+        }
+    }
+    outs(types)
+}
+
+/// Scan's outputs (opset 9+): the final state values, then the scan outputs with the scan
+/// axis (of the first scan input's length) inserted.
+pub fn scan_outputs(c: &Ctx) -> R {
+    let Some((_, body)) = c.subgraph_outputs.iter().find(|(n, _)| *n == "body") else { return Ok(Out::default()) };
+    let Some(m) = c.node.attr_int("num_scan_inputs") else { return invalid("Scan needs num_scan_inputs".into()) };
+    let offset = if c.opset < 9 { 1 } else { 0 };
+    let n_state = c.inputs.len().saturating_sub(offset + m.max(0) as usize);
+    let first_scan = offset + n_state;
+    // Each scan input has its scan axis (axis 1 before opset 9, after the batch), and all have
+    // one length there.
+    let in_axes = c.node.attr_ints("scan_input_axes");
+    let mut out = Out::default();
+    let mut seq = Dim::Unknown;
+    for i in first_scan..c.inputs.len() {
+        let Some(s) = c.shape(i) else { continue };
+        let a = if c.opset < 9 { 1 } else { in_axes.and_then(|v| v.get(i - first_scan).copied()).unwrap_or(0) };
+        let a = axis_in(a, s.len(), "Scan")?;
+        let Some((pinned, same)) = seq.pin(&s[a]) else {
+            return invalid(format!("Scan: scan input {i} has {} steps, an earlier one {seq}", s[a]));
+        };
+        out.assumptions.extend(same.map(|x| (0, x)));
+        seq = pinned;
+    }
+    let out_axes = c.node.attr_ints("scan_output_axes");
+    let mut types = Vec::new();
+    for (i, t) in body.iter().enumerate() {
+        if i < n_state {
+            types.push(match (t, same_type_of(c, offset + i)) {
+                (Some(Type::Tensor { dtype, shape: Some(s) }), Some(_)) if c.opset < 9 => {
+                    // Before opset 9 the state keeps its batch axis outside the body.
+                    let batch = dim(c, offset + i, 0);
+                    ty(*dtype, Some(std::iter::once(batch).chain(s.iter().cloned()).collect()))
+                }
+                (Some(t), _) if c.opset >= 9 => Some(t.clone()),
+                (_, init) => init,
+            });
+            continue;
+        }
+        let k = i - n_state;
+        types.push(t.clone().map(|t| match t {
+            Type::Tensor { dtype, shape: Some(mut s) } => {
+                if c.opset < 9 {
+                    s.splice(0..0, [dim(c, first_scan, 0), seq.clone()]);
+                    return Type::Tensor { dtype, shape: Some(s) };
+                }
+                let a = out_axes.and_then(|v| v.get(k).copied()).unwrap_or(0);
+                let shape = arith::axis(a, s.len() + 1).ok().map(|a| {
+                    s.insert(a, seq.clone());
+                    s
+                });
+                Type::Tensor { dtype, shape }
+            }
+            other => other,
+        }));
+    }
+    out.types = types.into();
+    Ok(out)
+}

@@ -1,0 +1,88 @@
+//! Signal-processing rules: DFT, STFT, the window generators (Blackman, Hamming, Hann) and
+//! MelWeightMatrix.
+
+use super::{attr_dtype, axis_in, dim, first_value, fold, invalid, outs, ty, unknown_rank, R};
+use crate::dtype::DType;
+use crate::ops::Ctx;
+use crate::shape::Dim;
+
+pub fn dft(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    if x.len() < 2 {
+        return invalid("DFT needs an input of rank 2 or more".into());
+    }
+    let axis = match (c.opset >= 20, c.has(2), c.ints(2).as_deref()) {
+        (false, ..) => c.node.attr_int("axis").unwrap_or(1),
+        (true, false, _) => -2,
+        (true, true, Some([a])) => *a,
+        (true, true, _) => return outs(vec![ty(dtype, Some(unknown_rank(x.len())))]),
+    };
+    // The axis counts over all axes (as onnxruntime and onnx's inference do) but may not be
+    // the trailing complex one.
+    let a = axis_in(axis, x.len(), "DFT")?;
+    if a == x.len() - 1 {
+        return invalid(format!("DFT: axis {axis} is the trailing real/imaginary axis"));
+    }
+    let mut shape = x.to_vec();
+    let len = match c.value(1) {
+        Some([d]) => d.clone(),
+        _ if c.has(1) => Dim::Unknown,
+        _ => x[a].clone(),
+    };
+    let onesided = c.node.attr_int("onesided").unwrap_or(0) != 0;
+    let inverse = c.node.attr_int("inverse").unwrap_or(0) != 0;
+    let last = x.len() - 1;
+    // The trailing axis is 1 (real) or 2 (complex); a one-sided transform takes real input,
+    // its inverse complex input (onnx's inference and onnxruntime refuse others).
+    let (want, what): (&[i64], _) = match (onesided, inverse) {
+        (true, false) => (&[1], "a one-sided DFT takes real input, 1"),
+        (true, true) => (&[2], "an inverse one-sided DFT takes complex input, 2"),
+        _ => (&[1, 2], "it must be 1 (real) or 2 (complex)"),
+    };
+    if let Dim::Known(n) = x[last] {
+        if !want.contains(&n) {
+            return invalid(format!("DFT: the trailing axis holds {n}; {what}"));
+        }
+    }
+    if onesided && inverse {
+        // The inverse of a one-sided transform is real, of the given length or 2(n-1).
+        shape[a] = if c.has(1) { len } else { x[a].sub(&Dim::Known(1)).mul(&Dim::Known(2)) };
+        shape[last] = Dim::Known(1);
+    } else {
+        shape[a] = if onesided { len.div_floor(&Dim::Known(2)).add(&Dim::Known(1)) } else { len };
+        shape[last] = Dim::Known(2);
+    }
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+pub fn stft(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(4)))]) };
+    if x.len() != 3 {
+        return invalid("STFT needs a 3-D signal".into());
+    }
+    let step = first_value(c, 1);
+    let frame = if c.has(3) { first_value(c, 3) } else { dim(c, 2, 0) };
+    let frames = x[1].sub(&frame).div_floor(&step).add(&Dim::Known(1));
+    let onesided = c.node.attr_int("onesided").unwrap_or(1) != 0;
+    let bins = if onesided { frame.div_floor(&Dim::Known(2)).add(&Dim::Known(1)) } else { frame };
+    outs(vec![ty(dtype, Some(vec![x[0].clone(), frames, bins, Dim::Known(2)]))])
+}
+
+pub fn window(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
+    let n = first_value(c, 0);
+    if let Some(n) = n.known().filter(|n| *n <= 0) {
+        return invalid(format!("{}: size {n}; it must be above 0", c.node.op_type));
+    }
+    outs(vec![ty(dtype, Some(vec![n]))])
+}
+
+pub fn mel_weight_matrix(c: &Ctx) -> R {
+    let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
+    let bins = first_value(c, 0);
+    // dft_length / 2 + 1, dividing toward zero as onnxruntime does (a length of -1 gives 1).
+    let dft = first_value(c, 1);
+    outs(vec![ty(dtype, Some(vec![fold::div(&dft, &Dim::Known(2)).add(&Dim::Known(1)), bins]))])
+}

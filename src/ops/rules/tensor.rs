@@ -1,0 +1,653 @@
+//! Shape and data movement rules: Constant, Shape, Size, Gather, Slice, Concat,
+//! Squeeze/Unsqueeze, Reshape, ConstantOfShape, Range, Tile, the reductions (Reduce*, ArgMax,
+//! ArgMin), Transpose, Flatten, Split, Pad and TopK.
+
+use super::{
+    axes_or_all, axis_in, exact_div, expect_shape, first_value, invalid, known_shape, moved, numel, one, one_element,
+    op_err, outs, reduced, tensor_floats, tensor_ints, tensor_strings, ty, unknown_rank, with_dim, MAX_TRACKED, R,
+};
+use crate::dtype::DType;
+use crate::ir::AttrValue;
+use crate::ops::{Ctx, Out, RuleError};
+use crate::shape::{arith, Assumption, Dim, Shape, Type};
+
+/// One output of type `t` whose contents are `v`.
+fn valued(t: Type, v: Option<Vec<Dim>>) -> R {
+    Ok(Out { types: smallvec::smallvec![Some(t)], values: vec![v], ..Out::default() })
+}
+
+/// The most axes a rank read off a tensor's size (a shape input of unknown contents) may give.
+/// No real model comes near; past it the rank is reported unknown rather than allocated.
+const MAX_RANK: i64 = 1 << 16;
+
+/// Unknown dims for a rank read off a tensor's size: `None` (rank unknown) outside
+/// `0..=MAX_RANK`.
+fn unknown_rank_of(n: i64) -> Option<Shape> {
+    (0..=MAX_RANK).contains(&n).then(|| unknown_rank(n as usize))
+}
+
+/// The integer list given by attribute `attr` or, when the attribute is absent, by the
+/// contents of input `input`. `Err(())` when the input is present but its contents unknown.
+fn ints_from(c: &Ctx, attr: &str, input: usize) -> Result<Option<Vec<i64>>, ()> {
+    if let Some(v) = c.node.attr_ints(attr) {
+        return Ok(Some(v.to_vec()));
+    }
+    if c.has(input) {
+        return c.ints(input).map(Some).ok_or(());
+    }
+    Ok(None)
+}
+
+pub fn constant(c: &Ctx) -> R {
+    let Some(attr) = c.node.attrs.first() else {
+        return invalid("Constant has no value attribute".into());
+    };
+    let ints = |v: &[i64]| Some(v.iter().map(|x| Dim::Known(*x)).collect::<Vec<_>>());
+    let mut floats = None;
+    let mut strings = None;
+    let (dtype, shape, value) = match (&attr.name[..], &attr.value) {
+        ("value", AttrValue::Tensor(t)) => {
+            floats = tensor_floats(t, MAX_TRACKED);
+            strings = tensor_strings(t, MAX_TRACKED);
+            (t.dtype, Some(known_shape(&t.dims)), tensor_ints(t, MAX_TRACKED).and_then(|v| ints(&v)))
+        }
+        ("value_float", AttrValue::Float(f)) => {
+            floats = Some(vec![*f as f64]);
+            (Some(DType::F32), Some(vec![]), None)
+        }
+        ("value_floats", AttrValue::Floats(v)) => {
+            floats = (v.len() <= MAX_TRACKED).then(|| v.iter().map(|x| *x as f64).collect());
+            (Some(DType::F32), Some(vec![Dim::Known(v.len() as i64)]), None)
+        }
+        ("value_int", AttrValue::Int(i)) => (Some(DType::I64), Some(vec![]), ints(&[*i])),
+        ("value_ints", AttrValue::Ints(v)) => {
+            (Some(DType::I64), Some(vec![Dim::Known(v.len() as i64)]), ints(v).filter(|v| v.len() <= MAX_TRACKED))
+        }
+        ("value_string", AttrValue::String(_)) => (Some(DType::Str), Some(vec![]), None),
+        ("value_strings", AttrValue::Strings(v)) => {
+            strings = Some(v.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect());
+            (Some(DType::Str), Some(vec![Dim::Known(v.len() as i64)]), None)
+        }
+        ("sparse_value", _) => (None, None, None),
+        (name, _) => return invalid(format!("Constant has an unexpected attribute '{name}'")),
+    };
+    let mut out = one(Type::tensor(dtype, shape));
+    out.values = vec![value];
+    out.floats = vec![floats];
+    out.strings = vec![strings];
+    Ok(out)
+}
+
+pub fn shape(c: &Ctx) -> R {
+    let Some(s) = c.shape(0) else {
+        return outs(vec![ty(Some(DType::I64), Some(vec![Dim::Unknown]))]);
+    };
+    let picked = s[arith::shape_range(s.len(), c.node.attr_int("start"), c.node.attr_int("end"))].to_vec();
+    valued(Type::tensor(Some(DType::I64), Some(vec![Dim::Known(picked.len() as i64)])), Some(picked))
+}
+
+pub fn size(c: &Ctx) -> R {
+    let n = c.shape(0).map(|s| vec![Dim::product(s)]).filter(|v| v[0] != Dim::Unknown);
+    valued(Type::tensor(Some(DType::I64), Some(vec![])), n)
+}
+
+pub fn gather(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (Some(data), Some(ind)) = (c.shape(0), c.shape(1)) else {
+        return outs(vec![ty(dtype, None)]);
+    };
+    let axis = c.node.attr_int("axis").unwrap_or(0);
+    let shape = arith::gather(data, ind, axis).map_err(op_err("Gather"))?;
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    let idx = c.ints(1);
+    // Known indices must fall in the axis, counting from its end when negative (onnxruntime:
+    // "indices element out of data bounds").
+    let d = arith::axis(axis, data.len()).ok().and_then(|a| data[a].known());
+    if let (Some(idx), Some(d)) = (&idx, d) {
+        if let Some(i) = idx.iter().find(|i| !(-d..d).contains(*i)) {
+            return invalid(format!("Gather: index {i} is outside the {d} elements of its axis"));
+        }
+    }
+    // Contents: gathering from a 1-D shape tensor with known indices.
+    if let (Some(v), Some(idx), 1) = (c.value(0), idx, data.len()) {
+        out.values = vec![idx.iter().map(|i| Some(v[arith::axis(*i, v.len()).ok()?].clone())).collect()];
+    }
+    Ok(out)
+}
+
+/// The length of a slice `start:end:step` of an axis of size `dim`, clamped as numpy clamps
+/// it; unknown when that cannot be told.
+fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
+    // On a symbolic axis, the whole axis forward or backward.
+    let forward = step == 1 && start == 0 && end >= i32::MAX as i64;
+    let backward = step == -1 && start >= i32::MAX as i64 - 1 && end <= -(i32::MAX as i64);
+    match dim {
+        Dim::Known(d) => crate::shape::slice_range(*d, start, end, step).map_or(Dim::Unknown, |(_, n)| Dim::Known(n)),
+        Dim::Term(_) if forward || backward => dim.clone(),
+        _ => Dim::Unknown,
+    }
+}
+
+pub fn slice(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let rank = data.len();
+    let (starts, ends, axes, steps) = if c.opset < 10 {
+        let attr = |name| c.node.attr_ints(name).map(<[i64]>::to_vec);
+        (attr("starts"), attr("ends"), attr("axes"), None)
+    } else {
+        (c.ints(1), c.ints(2), c.ints(3), c.ints(4))
+    };
+    let axes_unknown = c.opset >= 10 && c.has(3) && axes.is_none();
+    let steps_unknown = c.opset >= 10 && c.has(4) && steps.is_none();
+    // Known ends, or (with known starts) ends that are sizes read off a shape (`x[:, :seq]`).
+    let ends: Option<Vec<Dim>> = match (&starts, ends) {
+        (_, Some(e)) => Some(e.into_iter().map(Dim::Known).collect()),
+        (Some(st), None) if c.opset >= 10 => {
+            c.value(2).filter(|e| e.len() == st.len() && e.iter().all(Dim::is_nonneg)).map(<[Dim]>::to_vec)
+        }
+        _ => None,
+    };
+    let (Some(starts), Some(ends)) = (starts, ends) else {
+        // Without the bounds only the rank is known; axes not sliced keep their size when
+        // the axes are known.
+        let mut shape = data.to_vec();
+        let sliced = axes.filter(|_| c.opset >= 10).unwrap_or_else(|| (0..rank as i64).collect());
+        for i in sliced.iter().filter_map(|a| axis_in(*a, rank, "Slice").ok()) {
+            shape[i] = Dim::Unknown;
+        }
+        return outs(vec![ty(dtype, Some(shape))]);
+    };
+    if axes_unknown || steps_unknown {
+        return outs(vec![ty(dtype, Some(unknown_rank(rank)))]);
+    }
+    if starts.len() != ends.len() {
+        return invalid(format!("Slice: {} starts but {} ends", starts.len(), ends.len()));
+    }
+    let axes: Vec<i64> = axes.unwrap_or_else(|| (0..starts.len() as i64).collect());
+    let steps: Vec<i64> = steps.unwrap_or_else(|| vec![1; starts.len()]);
+    if axes.len() != starts.len() || steps.len() != starts.len() {
+        return invalid("Slice: starts, ends, axes and steps differ in length".into());
+    }
+    let mut shape: Shape = data.to_vec();
+    let (mut ranges, mut seen) = (vec![None; rank], vec![false; rank]);
+    for k in 0..starts.len() {
+        let a = axis_in(axes[k], rank, "Slice")?;
+        if std::mem::replace(&mut seen[a], true) {
+            return invalid(format!("Slice: axis {a} is sliced twice"));
+        }
+        if steps[k] == 0 {
+            return invalid("Slice: a step is 0".into());
+        }
+        shape[a] = match &ends[k] {
+            Dim::Known(e) => {
+                ranges[a] = Some((starts[k], *e, steps[k]));
+                slice_len(&data[a], starts[k], *e, steps[k])
+            }
+            // From 0 by 1 to a size `e`: the end clamps to the axis, so `min(axis, e)`.
+            e if starts[k] == 0 && steps[k] == 1 => data[a].min_size(e),
+            _ => Dim::Unknown,
+        };
+    }
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    // Contents: each output axis takes `count` input indices from `first` by `step`.
+    let dims: Option<Vec<i64>> = data.iter().map(Dim::known).collect();
+    if let (Some(v), Some(dims), true) = (c.value(0), dims, ends.iter().all(|e| e.known().is_some())) {
+        let walk: Option<Vec<Walk>> = (dims.iter().zip(&ranges).enumerate())
+            .map(|(a, (&n, r))| {
+                let (s, e, st) = r.unwrap_or((0, n, 1));
+                let (first, count) = crate::shape::slice_range(n, s, e, st)?;
+                Some((a, first, st, count))
+            })
+            .collect();
+        out.values = vec![walk.and_then(|w| strided(v, &dims, &w))];
+    }
+    Ok(out)
+}
+
+pub fn concat(c: &Ctx) -> R {
+    let dtype = (0..c.inputs.len()).find_map(|i| c.dtype(i));
+    let present: Vec<usize> = (0..c.inputs.len()).filter(|i| c.has(*i)).collect();
+    let shapes: Option<Vec<&[Dim]>> = present.iter().map(|i| c.shape(*i)).collect();
+    let Some(shapes) = shapes else {
+        let rank = present.iter().find_map(|i| c.shape(*i)).map(|s| s.len());
+        return outs(vec![ty(dtype, rank.map(unknown_rank))]);
+    };
+    let (shape, assumptions) =
+        arith::concat(&shapes, c.node.attr_int("axis").unwrap_or(0)).map_err(op_err("Concat"))?;
+    let rank = shape.len();
+    let mut out = one(Type::tensor(dtype, Some(shape)));
+    out.assumptions = assumptions;
+    if rank == 1 {
+        let vals: Option<Vec<&[Dim]>> = present.iter().map(|i| c.value(*i)).collect();
+        out.values = vec![vals.map(|v| v.concat()).filter(|v| v.len() <= MAX_TRACKED)];
+    }
+    Ok(out)
+}
+
+pub fn unsqueeze(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let axes = match ints_from(c, "axes", 1) {
+        Ok(Some(a)) => a,
+        Ok(None) => return invalid("Unsqueeze needs axes".into()),
+        Err(()) => {
+            let rank = c.shape(0).zip(list_len(c, 1)).and_then(|(s, n)| (s.len() as i64).checked_add(n));
+            return outs(vec![ty(dtype, rank.and_then(unknown_rank_of))]);
+        }
+    };
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let shape = arith::unsqueeze(data, &axes).map_err(op_err("Unsqueeze"))?;
+    Ok(moved(c, ty(dtype, Some(shape))))
+}
+
+pub fn squeeze(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let Ok(axes) = ints_from(c, "axes", 1) else { return outs(vec![ty(dtype, fewer_axes(c, 1, data.len()))]) };
+    let Some(shape) = arith::squeeze(data, axes.as_deref()).map_err(op_err("Squeeze"))? else {
+        return outs(vec![ty(dtype, None)]);
+    };
+    Ok(moved(c, ty(dtype, Some(shape))))
+}
+
+/// What a Reshape of `data` to `shape` needs of symbolic sizes: as many elements in and out,
+/// or, with a `-1` at `minus`, an element count the other sizes divide. Equal factors on both
+/// sides are cancelled first; `None` where nothing symbolic is left to hold.
+fn reshape_condition(data: &[Dim], shape: &[Dim], minus: Option<usize>) -> Option<Assumption> {
+    let mut num: Vec<&Dim> = data.iter().collect();
+    let mut den: Vec<&Dim> = Vec::new();
+    for (_, d) in shape.iter().enumerate().filter(|(i, _)| Some(*i) != minus) {
+        match num.iter().position(|n| *n == d) {
+            Some(p) => {
+                num.remove(p);
+            }
+            None => den.push(d),
+        }
+    }
+    let (n, d) = (Dim::product(num), Dim::product(den));
+    let total = match minus {
+        // `n` must be a multiple of `d`: `n = floor(n/d)*d`.
+        Some(_) => match &d {
+            Dim::Known(k) if *k > 0 => n.div_floor(&d).mul(&d),
+            _ => return None,
+        },
+        None => d,
+    };
+    match (n, total) {
+        (Dim::Term(a), Dim::Term(b)) if a != b => Some(Assumption::Equal(a, b)),
+        (Dim::Term(a), Dim::Known(k)) | (Dim::Known(k), Dim::Term(a)) if k > 0 => {
+            Some(Assumption::OneOf { sym: a, sizes: vec![k] })
+        }
+        _ => None,
+    }
+}
+
+pub fn reshape(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let target: Option<Vec<Dim>> = if c.opset < 5 {
+        c.node.attr_ints("shape").map(|v| v.iter().map(|x| Dim::Known(*x)).collect())
+    } else {
+        c.value(1).map(<[Dim]>::to_vec)
+    };
+    let Some(target) = target else { return outs(vec![ty(dtype, list_len(c, 1).and_then(unknown_rank_of))]) };
+    let allowzero = c.node.attr_int("allowzero").unwrap_or(0) != 0;
+    let data = c.shape(0);
+    let (shape, minus) = arith::reshape(data, &target, allowzero).map_err(op_err("Reshape"))?;
+    let condition = data.and_then(|data| reshape_condition(data, &shape, minus));
+    let mut out = moved(c, ty(dtype, Some(shape)));
+    out.assumptions.extend(condition.map(|a| (0, a)));
+    Ok(out)
+}
+
+pub fn constant_of_shape(c: &Ctx) -> R {
+    let (dtype, fill) = match c.node.attr("value") {
+        Some(AttrValue::Tensor(t)) => (t.dtype, tensor_ints(t, 1).and_then(|v| v.first().copied())),
+        _ => (Some(DType::F32), None),
+    };
+    let shape: Option<Shape> = match c.value(0) {
+        Some(v) => Some(v.to_vec()),
+        None => c.shape(0).and_then(|s| match s {
+            [Dim::Known(n)] => unknown_rank_of(*n),
+            [] => Some(vec![]),
+            _ => None,
+        }),
+    };
+    if let Some(bad) = shape.iter().flatten().find(|d| matches!(d, Dim::Known(k) if *k < 0)) {
+        return invalid(format!("ConstantOfShape: negative size {bad}"));
+    }
+    let mut out = one(Type::tensor(dtype, shape.clone()));
+    if let (Some(f), Some(n)) = (fill, shape.as_deref().and_then(numel)) {
+        if n <= MAX_TRACKED {
+            out.values = vec![Some(vec![Dim::Known(f); n])];
+        }
+    }
+    Ok(out)
+}
+
+pub fn range(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    // onnxruntime takes a scalar or any one-element tensor.
+    (0..3).try_for_each(|i| one_element(c, i))?;
+    let mut out = one(Type::tensor(dtype, Some(vec![Dim::Unknown])));
+    // A scalar as a size: integer contents, or a float that is a whole number.
+    let size = |i: usize| match c.value(i) {
+        Some(v) => v.first().cloned(),
+        None => match c.numbers(i).as_deref() {
+            Some([x]) if x.fract() == 0.0 && x.abs() < 9e15 => Some(Dim::Known(*x as i64)),
+            _ => None,
+        },
+    };
+    if let (Some(s), Some(l), Some(Dim::Known(d))) = (size(0), size(1), size(2)) {
+        if d == 0 {
+            return invalid("Range: delta is 0".into());
+        }
+        let n = match (&s, &l) {
+            (Dim::Known(a), Dim::Known(b)) => {
+                let n = arith::range_count(i128::from(*a), i128::from(*b), i128::from(d)).unwrap_or(0);
+                // From i64::MIN to i64::MAX there are 2^64 - 1: no size, not i64::MAX.
+                i64::try_from(n).map_or(Dim::Unknown, Dim::Known)
+            }
+            // With a symbolic limit: only count upward from a known start by a positive step.
+            _ if d > 0 => l.sub(&s).div_ceil(&Dim::Known(d)),
+            _ => Dim::Unknown,
+        };
+        let tracked = n.known().filter(|k| (*k as usize) <= MAX_TRACKED);
+        if let (Some(k), Dim::Known(a), true) = (tracked, &s, dtype.is_some_and(DType::is_int)) {
+            out.values =
+                vec![(0..k).map(|i| i.checked_mul(d).and_then(|x| x.checked_add(*a)).map(Dim::Known)).collect()];
+        }
+        out.types[0] = Some(Type::tensor(dtype, Some(vec![n])));
+        return Ok(out);
+    }
+    let (s, l, d) = (c.numbers(0), c.numbers(1), c.numbers(2));
+    if let (Some([s]), Some([l]), Some([d])) = (s.as_deref(), l.as_deref(), d.as_deref()) {
+        let Some(n) = arith::range_count_f64(*s, *l, *d) else {
+            return invalid("Range: delta is 0 or the count is not a number".into());
+        };
+        if n.is_finite() && n < 1e15 {
+            out.types[0] = Some(Type::tensor(dtype, Some(vec![Dim::Known(n as i64)])));
+        }
+    }
+    Ok(out)
+}
+
+pub fn tile(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let shape = match c.value(1) {
+        Some(r) => arith::tile(data, r).map_err(op_err("Tile"))?,
+        None => unknown_rank(data.len()),
+    };
+    outs(vec![ty(dtype, Some(shape))])
+}
+
+/// Unknown dims for `rank` axes less those input `i` lists (a list of unknown contents but
+/// known length): Squeeze's output, or a reduction's without keepdims.
+fn fewer_axes(c: &Ctx, i: usize, rank: usize) -> Option<Shape> {
+    rank.checked_sub(list_len(c, i)? as usize).map(unknown_rank)
+}
+
+/// The length of input `i`, a list (its contents unknown), when known.
+fn list_len(c: &Ctx, i: usize) -> Option<i64> {
+    c.shape(i).and_then(|s| s.first()).and_then(Dim::known)
+}
+
+pub fn reduce(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let keep = c.node.attr_int("keepdims").unwrap_or(1) != 0;
+    let noop = c.node.attr_int("noop_with_empty_axes").unwrap_or(0) != 0;
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let Ok(axes) = ints_from(c, "axes", 1) else {
+        let shape = if keep { Some(unknown_rank(data.len())) } else { fewer_axes(c, 1, data.len()) };
+        return outs(vec![ty(dtype, shape)]);
+    };
+    let axes = axes.unwrap_or_default();
+    if axes.is_empty() && noop {
+        return valued(Type::tensor(dtype, Some(data.to_vec())), c.value(0).map(<[Dim]>::to_vec));
+    }
+    let mut out = one(Type::tensor(dtype, Some(reduced(data, &axes, keep, &c.node.op_type)?)));
+    if data.len() == 1 {
+        if let Some(v) = c.value(0) {
+            let r = match c.node.op_type.as_str() {
+                "ReduceProd" => Some(Dim::product(v)),
+                "ReduceSum" => Some(v.iter().fold(Dim::Known(0), |a, b| a.add(b))),
+                "ReduceMax" => v.iter().cloned().reduce(|a, b| a.max_dim(&b)),
+                "ReduceMin" => v.iter().cloned().reduce(|a, b| a.min_dim(&b)),
+                _ => None,
+            };
+            out.values = vec![r.filter(|d| *d != Dim::Unknown).map(|d| vec![d])];
+        }
+    }
+    Ok(out)
+}
+
+pub fn arg_reduce(c: &Ctx) -> R {
+    let keep = c.node.attr_int("keepdims").unwrap_or(1) != 0;
+    let Some(data) = c.shape(0) else { return outs(vec![ty(Some(DType::I64), None)]) };
+    let axis = c.node.attr_int("axis").unwrap_or(0);
+    // An empty axis has no index to give, unless the output is empty too (onnxruntime runs
+    // that one).
+    let a = axis_in(axis, data.len(), &c.node.op_type)?;
+    let filled = data.iter().enumerate().all(|(k, d)| k == a || d.known().is_some_and(|n| n > 0));
+    if data[a] == Dim::Known(0) && filled {
+        return invalid(format!("{}: axis {axis} is empty, so there is no index to give", c.node.op_type));
+    }
+    outs(vec![ty(Some(DType::I64), Some(reduced(data, &[axis], keep, &c.node.op_type)?))])
+}
+
+/// One output axis of a strided walk: the input axis it steps along, the first index there,
+/// the step and the count of indices.
+type Walk = (usize, i64, i64, i64);
+
+/// The elements of a row-major tensor of `dims` holding `v`, walked as `walk` says, one entry
+/// per output axis (Slice, Transpose).
+fn strided(v: &[Dim], dims: &[i64], walk: &[Walk]) -> Option<Vec<Dim>> {
+    if numel(&known_shape(dims))? != v.len() {
+        return None;
+    }
+    let total = walk.iter().try_fold(1usize, |a, w| a.checked_mul(usize::try_from(w.3).ok()?))?;
+    if total > MAX_TRACKED {
+        return None;
+    }
+    // Saturating: a stride past an axis of 0 elements is never used.
+    let mut strides = vec![1i64; dims.len()];
+    for i in (0..dims.len().saturating_sub(1)).rev() {
+        strides[i] = strides[i + 1].saturating_mul(dims[i + 1]);
+    }
+    let mut out = Vec::with_capacity(total);
+    let mut idx = vec![0i64; walk.len()];
+    for _ in 0..total {
+        let flat: i64 = walk.iter().zip(&idx).map(|(&(a, first, step, _), i)| (first + i * step) * strides[a]).sum();
+        out.push(v.get(usize::try_from(flat).ok()?)?.clone());
+        for (i, w) in idx.iter_mut().zip(walk).rev() {
+            *i += 1;
+            if *i < w.3 {
+                break;
+            }
+            *i = 0;
+        }
+    }
+    Some(out)
+}
+
+pub fn transpose(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let rank = data.len();
+    let perm = c.node.attr_ints("perm").map_or_else(|| (0..rank as i64).rev().collect(), <[i64]>::to_vec);
+    if perm.len() != rank {
+        return invalid(format!("Transpose: perm has {} entries for rank {rank}", perm.len()));
+    }
+    let mut seen = vec![false; rank];
+    let mut axes = Vec::with_capacity(rank);
+    for p in perm {
+        let a = axis_in(p, rank, "Transpose")?;
+        if std::mem::replace(&mut seen[a], true) {
+            return invalid(format!("Transpose: axis {a} repeats in perm"));
+        }
+        axes.push(a);
+    }
+    let mut out = one(Type::tensor(dtype, Some(axes.iter().map(|a| data[*a].clone()).collect())));
+    // Contents: each output axis walks an input axis whole.
+    if let (Some(v), Some(dims)) = (c.value(0), data.iter().map(Dim::known).collect::<Option<Vec<i64>>>()) {
+        let walk: Vec<Walk> = axes.iter().map(|a| (*a, 0, 1, dims[*a])).collect();
+        out.values = vec![strided(v, &dims, &walk)];
+    }
+    Ok(out)
+}
+
+pub fn flatten(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(2)))]) };
+    let [x, y] = arith::flatten(data, c.node.attr_int("axis").unwrap_or(1)).map_err(op_err("Flatten"))?;
+    valued(Type::tensor(dtype, Some(vec![x, y])), c.value(0).map(<[Dim]>::to_vec))
+}
+
+pub fn split(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let n = c.node.outputs.len();
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None); n]) };
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), "Split")?;
+    let num_outputs = c.node.attr_int("num_outputs");
+    let d = &data[axis];
+    let mut condition = None;
+    let sizes: Vec<Dim> = match ints_from(c, "split", 1) {
+        Ok(Some(s)) if !s.is_empty() => {
+            if s.len() != n {
+                return invalid(format!("Split: {} sizes for {n} outputs", s.len()));
+            }
+            if let Some(x) = s.iter().find(|x| **x < 0) {
+                return invalid(format!("Split: size {x} is negative"));
+            }
+            let total = s.iter().try_fold(0i64, |a, x| a.checked_add(*x));
+            if let Some(k) = d.known().filter(|k| total != Some(*k)) {
+                return invalid(format!("Split: sizes {s:?} do not add up to {k}"));
+            }
+            s.iter().map(|x| Dim::Known(*x)).collect()
+        }
+        Err(()) => vec![Dim::Unknown; n],
+        Ok(_) => {
+            let parts = num_outputs.unwrap_or(n as i64).max(1);
+            match d {
+                Dim::Known(k) if num_outputs.is_some() => {
+                    // Every part but the last has ceil(k / parts) elements; the last has what is
+                    // left, which onnxruntime refuses below 0 (1 into 4 parts).
+                    let chunk = (k / parts + i64::from(k % parts != 0)).max(0);
+                    let last = chunk.checked_mul(n as i64 - 1).and_then(|x| k.checked_sub(x)).filter(|l| *l >= 0);
+                    let Some(last) = last else {
+                        return invalid(format!("Split: {k} in parts of {chunk} leaves nothing for the last of {n}"));
+                    };
+                    (0..n).map(|i| Dim::Known(if i + 1 == n { last } else { chunk })).collect()
+                }
+                Dim::Term(_) if n == 1 => vec![d.clone()],
+                Dim::Term(_) if num_outputs.is_some() => {
+                    // ceil(d / parts) each, the last what is left, which must not be negative.
+                    let chunk = d.div_ceil(&Dim::Known(parts));
+                    let last = d.sub(&chunk.mul(&Dim::Known(n as i64 - 1)));
+                    if let Dim::Term(t) = &last {
+                        condition = Some(Assumption::AtLeast { size: t.clone(), min: 0 });
+                    }
+                    (0..n).map(|i| if i + 1 == n { last.clone() } else { chunk.clone() }).collect()
+                }
+                // Equal parts: the size must be a multiple of their number.
+                _ => {
+                    let (part, multiple) = exact_div(d, parts).map_err(op_err("Split"))?;
+                    condition = multiple;
+                    vec![part; n]
+                }
+            }
+        }
+    };
+    // Contents: splitting a 1-D shape tensor into known pieces.
+    let mut values = Vec::new();
+    if let (Some(v), 1) = (c.value(0), data.len()) {
+        let mut at = 0usize;
+        for s in &sizes {
+            let piece = s.known().and_then(|k| v.get(at..at.checked_add(k as usize)?)).map(<[Dim]>::to_vec);
+            at = at.saturating_add(s.known().unwrap_or(0).max(0) as usize);
+            values.push(piece);
+        }
+    }
+    let types = sizes.into_iter().map(|s| ty(dtype, Some(with_dim(data, axis, s)))).collect();
+    Ok(Out { types, values, assumptions: condition.map(|a| vec![(axis, a)]).unwrap_or_default(), ..Out::default() })
+}
+
+pub fn pad(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    let rank = data.len();
+    let pads: Option<Vec<Dim>> = if c.opset < 11 {
+        c.node.attr_ints("pads").or(c.node.attr_ints("paddings")).map(|p| p.iter().map(|x| Dim::Known(*x)).collect())
+    } else {
+        c.value(1).map(<[Dim]>::to_vec)
+    };
+    let listed = c.opset >= 18 && c.has(3);
+    let list = if listed { c.ints(3) } else { None };
+    // Pads, or axes listed, whose contents are unknown leave only the rank known.
+    let Some(pads) = pads.filter(|_| !listed || list.is_some()) else {
+        return outs(vec![ty(dtype, Some(unknown_rank(rank)))]);
+    };
+    let axes = axes_or_all(list.as_deref(), rank, "Pad")?;
+    if pads.len() != 2 * axes.len() {
+        return invalid(format!("Pad: {} pads for {} axes", pads.len(), axes.len()));
+    }
+    // onnxruntime reflects at most size-1 elements on a side (an axis of 1 has nothing to
+    // reflect), and pads no empty axis by reflect, edge or wrap.
+    let mode = c.node.attr_str("mode").unwrap_or_else(|| "constant".into());
+    let mut out = Out::default();
+    let mut shape = data.to_vec();
+    for (k, &a) in axes.iter().enumerate() {
+        let (before, after) = (&pads[k], &pads[k + axes.len()]);
+        let widest = [before, after].into_iter().filter_map(Dim::known).max().unwrap_or(0);
+        let min = match mode.as_str() {
+            "reflect" if widest > 0 => widest.saturating_add(1),
+            "edge" | "wrap" if widest > 0 => 1,
+            _ => 0,
+        };
+        match &data[a] {
+            Dim::Known(d) if *d < min => {
+                let why = match (mode.as_str(), d) {
+                    (_, 0) => format!("axis {a} is empty"),
+                    ("reflect", _) => format!("a pad of {widest} exceeds the {} elements axis {a} can reflect", d - 1),
+                    _ => format!("axis {a} has {d} elements"),
+                };
+                return Err(RuleError::Window(format!("Pad ({mode}): {why}; onnxruntime refuses it")));
+            }
+            Dim::Term(sym) if min > 1 => out.assumptions.push((a, Assumption::AtLeast { size: sym.clone(), min })),
+            _ => {}
+        }
+        let size = data[a].add(before).add(after);
+        if let Some(n) = size.known().filter(|n| *n < 0) {
+            return Err(RuleError::Window(format!("Pad: negative pads leave axis {a} a size of {n}")));
+        }
+        // Negative pads crop: `n-6` is a size only where n >= 6.
+        if let Dim::Term(t) = &size {
+            if !size.is_nonneg() {
+                out.assumptions.push((a, Assumption::AtLeast { size: t.clone(), min: 0 }));
+            }
+        }
+        shape[a] = size;
+    }
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
+}
+
+pub fn topk(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None), ty(Some(DType::I64), None)]) };
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), data.len(), "TopK")?;
+    let k = match c.node.attr_int("k") {
+        Some(k) if c.opset < 10 => Dim::Known(k),
+        _ => {
+            expect_shape(c, 1, &[Dim::Known(1)], &mut Out::default())?;
+            first_value(c, 1)
+        }
+    };
+    if let (Dim::Known(k), Dim::Known(d)) = (&k, &data[axis]) {
+        if k > d || *k < 0 {
+            return invalid(format!("TopK: k = {k} for an axis of size {d}"));
+        }
+    }
+    let shape = with_dim(data, axis, k);
+    outs(vec![ty(dtype, Some(shape.clone())), ty(Some(DType::I64), Some(shape))])
+}
