@@ -259,6 +259,12 @@ fn gather_nd(i: &[i64]) -> ModelProto {
     build::model(13, vec![input("x", &[2, 3, 4]), typed("i", DataType::Int64, i)], vec![n], &["y"])
 }
 
+/// ConvTranspose (opset 11) of x by a [1, 2, 3, 3] weight, strides [3, 2], to `output_shape`.
+fn conv_t_to(x: &[i64], output_shape: &[i64]) -> ModelProto {
+    let n = with_ints(node("ct", "ConvTranspose", &["x", "w"], &["y"]), "strides", &[3, 2]);
+    case(11, &[("x", x), ("w", &[1, 2, 3, 3])], &[], with_ints(n, "output_shape", output_shape))
+}
+
 /// Resize (opset 13) of x of shape `x` to `sizes`.
 fn resize_to(x: &[i64], sizes: &'static [i64]) -> ModelProto {
     let n = node("r", "Resize", &["x", "", "", "s"], &["y"]);
@@ -474,6 +480,14 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             case(17, &[], &[("n", &[], &[4])], node("w", "HammingWindow", &["n"], &["y"])),
             Some(vec![4]),
         ),
+        // ConvTranspose with output_shape [10, 8], strides [3, 2], a 3x3 kernel: "Explicit
+        // output_shape is inconsistent with input spatial dimensions" below 3 rows, "Attribute
+        // output_shape has incorrect size" (onnx's inference) for 4 entries.
+        ("ConvTranspose output_shape from [3,3]", conv_t_to(&[1, 1, 3, 3], &[10, 8]), Some(vec![1, 2, 10, 8])),
+        ("ConvTranspose output_shape from [10,3]", conv_t_to(&[1, 1, 10, 3], &[10, 8]), Some(vec![1, 2, 10, 8])),
+        ("ConvTranspose output_shape from [2,3]", conv_t_to(&[1, 1, 2, 3], &[10, 8]), None),
+        ("ConvTranspose output_shape from [3,2]", conv_t_to(&[1, 1, 3, 2], &[10, 8]), None),
+        ("ConvTranspose output_shape of 4", conv_t_to(&[1, 1, 3, 3], &[1, 2, 10, 8]), None),
         ("CumProd x []", case(26, &[("x", &[])], &[("a", &[], &[0])], node("c", "CumProd", &["x", "a"], &["y"])), None),
         // ORT: "[ShapeInferenceError] Invalid Target shape product of 0. Product cannot be 0
         // in combination with -1"; we cancelled the two zeros and said [2, 6, 0].

@@ -207,10 +207,12 @@ pub fn conv_transpose(c: &Ctx) -> R {
     }
     let mut shape = vec![x[0].clone(), w[1].mul(&Dim::Known(group))];
     let os = c.node.attr_ints("output_shape");
-    let kernel = kernel_of(c, w)?.filter(|_| os.is_none());
-    let Some(kernel) = kernel else {
+    if let Some(os) = os.filter(|os| os.len() != n) {
+        return invalid(format!("ConvTranspose: output_shape has {} entries for {n} spatial axes", os.len()));
+    }
+    let Some(kernel) = kernel_of(c, w)? else {
         shape.extend(match os {
-            Some(os) => os[os.len().saturating_sub(n)..].iter().copied().map(Dim::Known).collect(),
+            Some(os) => os.iter().copied().map(Dim::Known).collect(),
             None => unknown_rank(n),
         });
         out.types = smallvec::smallvec![ty(dtype, Some(shape))];
@@ -232,6 +234,27 @@ pub fn conv_transpose(c: &Ctx) -> R {
             "ConvTranspose: output_padding {} at spatial axis {i} is not below the stride or dilation; onnxruntime refuses it",
             opad[i]
         ));
+    }
+    if let Some(os) = os {
+        // The pads output_shape implies are its total padding, stride*(x-1) + output_padding +
+        // the dilated kernel - output_shape: never negative by the spec, and onnxruntime
+        // refuses it from -stride down ("Explicit output_shape is inconsistent with input
+        // spatial dimensions"), or an empty input.
+        for i in 0..n {
+            let Some(d) = x[2 + i].known() else { continue };
+            let ek = (kernel[i] - 1).saturating_mul(dil[i]).saturating_add(1);
+            let total = strides[i].saturating_mul(d - 1).saturating_add(opad[i]).saturating_add(ek) - os[i];
+            if d < 1 || total <= -strides[i] {
+                return invalid(format!(
+                    "ConvTranspose: output_shape {} at axis {} is out of reach of an input of {d}",
+                    os[i],
+                    2 + i
+                ));
+            }
+        }
+        shape.extend(os.iter().copied().map(Dim::Known));
+        out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+        return Ok(out);
     }
     let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
     for i in 0..n {
