@@ -488,6 +488,16 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("ConvTranspose output_shape from [2,3]", conv_t_to(&[1, 1, 2, 3], &[10, 8]), None),
         ("ConvTranspose output_shape from [3,2]", conv_t_to(&[1, 1, 3, 2], &[10, 8]), None),
         ("ConvTranspose output_shape of 4", conv_t_to(&[1, 1, 3, 3], &[1, 2, 10, 8]), None),
+        // Attention 25 (its function body): "invalid expand shape" for K or V of another batch,
+        // a 4-D batch of 1 broadcasting.
+        ("Attention 25 K batch 5", attention_at(25, &[&[2, 4, 4, 8], &[5, 1, 6, 8], &[5, 1, 6, 6]], None), None),
+        (
+            "Attention 25 K batch 1",
+            attention_at(25, &[&[2, 4, 4, 8], &[1, 1, 6, 8], &[1, 1, 6, 6]], None),
+            Some(vec![2, 4, 4, 6]),
+        ),
+        ("Attention 25 V batch 3", attention_at(25, &[&[2, 4, 4, 8], &[2, 1, 6, 8], &[3, 1, 6, 6]], None), None),
+        ("Attention 25 3-D K batch 1", attention_at(25, &[&[2, 4, 32], &[1, 6, 8], &[1, 6, 6]], Some((4, 1))), None),
         ("CumProd x []", case(26, &[("x", &[])], &[("a", &[], &[0])], node("c", "CumProd", &["x", "a"], &["y"])), None),
         // ORT: "[ShapeInferenceError] Invalid Target shape product of 0. Product cannot be 0
         // in combination with -1"; we cancelled the two zeros and said [2, 6, 0].

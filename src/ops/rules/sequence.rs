@@ -99,6 +99,15 @@ pub fn attention(c: &Ctx) -> R {
         let sizes = [&b, &q_heads, &q_seq, &kv_heads, &kv_seq, &head, &v_head];
         attention_kernel_checks(q, k, v, sizes, heads, &mut out)?;
         expect_shape(c, 6, std::slice::from_ref(&b), &mut out)?;
+    } else {
+        // The spec names one batch; the body broadcasts 4-D inputs (a batch of 1 runs) and
+        // onnxruntime refuses other batches ("invalid expand shape"), except a 3-D V, which
+        // it reshapes by Q's batch into a shape of no meaning ([2, 4, 60] from [5, 6, 6]).
+        for (name, s) in [("K", k), ("V", v)] {
+            if let Some((x, y)) = s[0].known().zip(b.known()).filter(|(x, y)| x != y && !(*x == 1 && s.len() == 4)) {
+                return invalid(format!("Attention: {name} has a batch of {x}, Q of {y}"));
+            }
+        }
     }
     // The spec's past_key [batch, kv heads, past, head size] and past_value (V's head size),
     // given together, which the kernels and the opset-25 body's Concat enforce; no
