@@ -498,6 +498,21 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ),
         ("Attention 25 V batch 3", attention_at(25, &[&[2, 4, 4, 8], &[2, 1, 6, 8], &[3, 1, 6, 6]], None), None),
         ("Attention 25 3-D K batch 1", attention_at(25, &[&[2, 4, 32], &[1, 6, 8], &[1, 6, 6]], Some((4, 1))), None),
+        // Attention 25: K's head size and V's sequence are Q's and K's ("invalid expand
+        // shape", Reshape's "The input tensor cannot be reshaped"), or 1 in 4-D (broadcast).
+        (
+            "Attention 25 K head 1",
+            attention_at(25, &[&[2, 3, 4, 8], &[2, 3, 6, 1], &[2, 3, 6, 8]], None),
+            Some(vec![2, 3, 4, 8]),
+        ),
+        ("Attention 25 Q head 1", attention_at(25, &[&[2, 3, 4, 1], &[2, 3, 6, 8], &[2, 3, 6, 8]], None), None),
+        ("Attention 25 K sequence 1", attention_at(25, &[&[2, 3, 4, 8], &[2, 3, 1, 8], &[2, 3, 6, 8]], None), None),
+        ("Attention 25 V sequence 5", attention_at(25, &[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 5, 8]], None), None),
+        (
+            "Attention 25 3-D V sequence 1",
+            attention_at(25, &[&[2, 4, 24], &[2, 6, 24], &[2, 1, 24]], Some((3, 3))),
+            None,
+        ),
         ("CumProd x []", case(26, &[("x", &[])], &[("a", &[], &[0])], node("c", "CumProd", &["x", "a"], &["y"])), None),
         // ORT: "[ShapeInferenceError] Invalid Target shape product of 0. Product cannot be 0
         // in combination with -1"; we cancelled the two zeros and said [2, 6, 0].

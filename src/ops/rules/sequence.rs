@@ -89,25 +89,15 @@ pub fn attention(c: &Ctx) -> R {
         3 => v[2].div_floor(&kvh),
         r => return invalid(format!("Attention: V has rank {r}")),
     };
-    // onnxruntime 1.32 has Attention kernels for opsets 23 and 24, which check: Q, K and V of
-    // one rank, one batch; Q's head size is K's, V's sequence is K's (and its heads K's); K's
-    // heads divide Q's; a 3-D input's last size splits into its heads; no size is 0;
-    // nonpad_kv_seqlen [batch] (as the spec says). From opset 25 it runs the function body,
-    // which broadcasts and checks none of this.
+    // onnxruntime 1.32 has Attention kernels for opsets 23 and 24; from opset 25 it runs the
+    // function body. Both multiply Q by K's transpose and the scores by V, so Q's head size is
+    // K's and V's sequence K's, and split a 3-D input's last size into its heads (see
+    // `attention_checks`); the kernels also want nonpad_kv_seqlen [batch] (as the spec says).
     let mut out = Out::default();
+    let sizes = [&b, &q_heads, &q_seq, &kv_heads, &kv_seq, &head, &v_head];
+    attention_checks(q, k, v, sizes, heads, c.opset < 25, &mut out)?;
     if c.opset < 25 {
-        let sizes = [&b, &q_heads, &q_seq, &kv_heads, &kv_seq, &head, &v_head];
-        attention_kernel_checks(q, k, v, sizes, heads, &mut out)?;
         expect_shape(c, 6, std::slice::from_ref(&b), &mut out)?;
-    } else {
-        // The spec names one batch; the body broadcasts 4-D inputs (a batch of 1 runs) and
-        // onnxruntime refuses other batches ("invalid expand shape"), except a 3-D V, which
-        // it reshapes by Q's batch into a shape of no meaning ([2, 4, 60] from [5, 6, 6]).
-        for (name, s) in [("K", k), ("V", v)] {
-            if let Some((x, y)) = s[0].known().zip(b.known()).filter(|(x, y)| x != y && !(*x == 1 && s.len() == 4)) {
-                return invalid(format!("Attention: {name} has a batch of {x}, Q of {y}"));
-            }
-        }
     }
     // The spec's past_key [batch, kv heads, past, head size] and past_value (V's head size),
     // given together, which the kernels and the opset-25 body's Concat enforce; no
@@ -157,43 +147,67 @@ pub fn attention(c: &Ctx) -> R {
     Ok(out)
 }
 
-/// The checks of onnxruntime's opset-23/24 Attention kernels (see `attention`), with the
-/// conditions symbolic sizes need.
-fn attention_kernel_checks(
+/// Attention's shape checks: Q's head size is K's, V's sequence K's, a 3-D input's last size
+/// splits into its heads and K's heads divide Q's. With `kernel` (onnxruntime's opset-23/24
+/// kernels) also one rank, one batch, V's heads K's and no size 0; without (the opset-25
+/// function body) a 4-D K or V broadcasts a batch, head size or sequence of 1.
+fn attention_checks(
     q: &[Dim],
     k: &[Dim],
     v: &[Dim],
     sizes: [&Dim; 7],
     heads: Option<(i64, i64)>,
+    kernel: bool,
     out: &mut Out,
 ) -> Result<(), RuleError> {
-    if q.len() != k.len() || k.len() != v.len() {
+    if kernel && (q.len() != k.len() || k.len() != v.len()) {
         return invalid(format!("Attention: Q, K and V have ranks {}, {} and {}", q.len(), k.len(), v.len()));
     }
     let [b, q_heads, _, kv_heads, kv_seq, head, _] = sizes;
     let q_head = match heads {
-        None => q[3].clone(),
+        None if q.len() == 4 => q[3].clone(),
+        None => Dim::Unknown,
         Some((qh, kvh)) => {
             let q_head = exact_head(&q[2], qh, "Attention: Q's hidden size", out)?;
-            exact_head(&k[2], kvh, "Attention: K's hidden size", out)?;
-            exact_head(&v[2], kvh, "Attention: V's hidden size", out)?;
+            for (s, what) in [(k, "Attention: K's hidden size"), (v, "Attention: V's hidden size")] {
+                if s.len() == 3 {
+                    exact_head(&s[2], kvh, what, out)?;
+                }
+            }
             q_head
         }
     };
     let v_seq = if v.len() == 4 { &v[2] } else { &v[1] };
-    for (what, x, y) in
-        [("batch", b, &k[0]), ("batch", b, &v[0]), ("head size", &q_head, head), ("sequence", kv_seq, v_seq)]
-    {
+    // The opset-25 body broadcasts a 4-D K's head size or V's sequence of 1.
+    for (what, x, y, s) in [("head size", &q_head, head, k), ("sequence", kv_seq, v_seq, v)] {
+        if !kernel && s.len() == 4 && *y == Dim::Known(1) {
+            continue;
+        }
         let (_, same) = x.pin(y).ok_or_else(|| RuleError::Invalid(format!("Attention: {what} {x} and {y} differ")))?;
         out.assumptions.extend(same.map(|s| (0, s)));
-    }
-    if v.len() == 4 && v[1].known().zip(k[1].known()).is_some_and(|(x, y)| x != y) {
-        return invalid(format!("Attention: V has {} heads, K {}", v[1], k[1]));
     }
     if let (Some(a), Some(h)) = (q_heads.known(), kv_heads.known()) {
         if h <= 0 || a % h != 0 {
             return invalid(format!("Attention: {h} heads of K and V do not divide Q's {a}"));
         }
+    }
+    if !kernel {
+        // The spec names one batch; the body broadcasts 4-D inputs (a batch of 1 runs) and
+        // onnxruntime refuses other batches ("invalid expand shape"), but reshapes a 3-D V by
+        // Q's batch into a shape of no meaning ([2, 4, 60] from [5, 6, 6]).
+        for (name, s) in [("K", k), ("V", v)] {
+            if let Some((x, y)) = s[0].known().zip(b.known()).filter(|(x, y)| x != y && !(*x == 1 && s.len() == 4)) {
+                return invalid(format!("Attention: {name} has a batch of {x}, Q of {y}"));
+            }
+        }
+        return Ok(());
+    }
+    for y in [&k[0], &v[0]] {
+        let (_, same) = b.pin(y).ok_or_else(|| RuleError::Invalid(format!("Attention: batch {b} and {y} differ")))?;
+        out.assumptions.extend(same.map(|s| (0, s)));
+    }
+    if v.len() == 4 && v[1].known().zip(k[1].known()).is_some_and(|(x, y)| x != y) {
+        return invalid(format!("Attention: V has {} heads, K {}", v[1], k[1]));
     }
     if sizes.iter().any(|d| d.known() == Some(0)) {
         return invalid("Attention: a batch, head count, sequence or head size is 0".into());
