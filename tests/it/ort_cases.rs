@@ -505,6 +505,11 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             attention_at(25, &[&[2, 3, 4, 8], &[2, 3, 6, 1], &[2, 3, 6, 8]], None),
             Some(vec![2, 3, 4, 8]),
         ),
+        (
+            "Attention 25 3-D K head 1",
+            attention_at(25, &[&[2, 4, 32], &[2, 6, 1], &[2, 6, 6]], Some((4, 1))),
+            Some(vec![2, 4, 24]),
+        ),
         ("Attention 25 Q head 1", attention_at(25, &[&[2, 3, 4, 1], &[2, 3, 6, 8], &[2, 3, 6, 8]], None), None),
         ("Attention 25 K sequence 1", attention_at(25, &[&[2, 3, 4, 8], &[2, 3, 1, 8], &[2, 3, 6, 8]], None), None),
         ("Attention 25 V sequence 5", attention_at(25, &[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 5, 8]], None), None),

@@ -150,7 +150,8 @@ pub fn attention(c: &Ctx) -> R {
 /// Attention's shape checks: Q's head size is K's, V's sequence K's, a 3-D input's last size
 /// splits into its heads and K's heads divide Q's. With `kernel` (onnxruntime's opset-23/24
 /// kernels) also one rank, one batch, V's heads K's and no size 0; without (the opset-25
-/// function body) a 4-D K or V broadcasts a batch, head size or sequence of 1.
+/// function body) K's head size of 1 and a 4-D K's or V's batch or V's sequence of 1
+/// broadcast.
 fn attention_checks(
     q: &[Dim],
     k: &[Dim],
@@ -178,9 +179,9 @@ fn attention_checks(
         }
     };
     let v_seq = if v.len() == 4 { &v[2] } else { &v[1] };
-    // The opset-25 body broadcasts a 4-D K's head size or V's sequence of 1.
-    for (what, x, y, s) in [("head size", &q_head, head, k), ("sequence", kv_seq, v_seq, v)] {
-        if !kernel && s.len() == 4 && *y == Dim::Known(1) {
+    // The opset-25 body broadcasts K's head size of 1, and a 4-D V's sequence of 1.
+    for (what, x, y, ones) in [("head size", &q_head, head, true), ("sequence", kv_seq, v_seq, v.len() == 4)] {
+        if !kernel && ones && *y == Dim::Known(1) {
             continue;
         }
         let (_, same) = x.pin(y).ok_or_else(|| RuleError::Invalid(format!("Attention: {what} {x} and {y} differ")))?;
