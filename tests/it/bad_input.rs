@@ -1632,5 +1632,10 @@ fn negative_output_sizes_are_errors() {
         s: Some(b"not_larger".to_vec()),
         ..Default::default()
     });
-    check(resize, vi("x", &[1, 1, 2, 3]), int64("s", &[1, 1, -4, 6]), "Resize: the sizes give the negative scale -2");
+    check(
+        resize,
+        vi("x", &[1, 1, 2, 3]),
+        int64("s", &[1, 1, -4, 6]),
+        "Resize: the sizes give the scale -2 under not_larger; scales must be above 0",
+    );
 }

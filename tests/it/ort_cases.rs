@@ -265,6 +265,12 @@ fn conv_t_to(x: &[i64], output_shape: &[i64]) -> ModelProto {
     case(11, &[("x", x), ("w", &[1, 2, 3, 3])], &[], with_ints(n, "output_shape", output_shape))
 }
 
+/// Resize (opset 18) of x [1, 1, 2, 5] along axes 2 and 3 to `sizes` under `policy`.
+fn resize_kept(policy: &str, sizes: &'static [i64]) -> ModelProto {
+    let n = with_ints(node("r", "Resize", &["x", "", "", "s"], &["y"]), "axes", &[2, 3]);
+    case(18, &[("x", &[1, 1, 2, 5])], &[("s", &[2], sizes)], with_str(n, "keep_aspect_ratio_policy", policy))
+}
+
 /// Resize (opset 13) of x of shape `x` to `sizes`.
 fn resize_to(x: &[i64], sizes: &'static [i64]) -> ModelProto {
     let n = node("r", "Resize", &["x", "", "", "s"], &["y"]);
@@ -518,6 +524,11 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             attention_at(25, &[&[2, 4, 24], &[2, 6, 24], &[2, 1, 24]], Some((3, 3))),
             None,
         ),
+        // A size of 0 under a keep_aspect_ratio_policy: not_smaller takes the larger scale and
+        // runs, not_larger the smaller, 0 ("Scale value should be greater than 0").
+        ("Resize not_smaller to [0,3]", resize_kept("not_smaller", &[0, 3]), Some(vec![1, 1, 1, 3])),
+        ("Resize not_smaller to [0,0]", resize_kept("not_smaller", &[0, 0]), None),
+        ("Resize not_larger to [0,3]", resize_kept("not_larger", &[0, 3]), None),
         ("CumProd x []", case(26, &[("x", &[])], &[("a", &[], &[0])], node("c", "CumProd", &["x", "a"], &["y"])), None),
         // ORT: "[ShapeInferenceError] Invalid Target shape product of 0. Product cannot be 0
         // in combination with -1"; we cancelled the two zeros and said [2, 6, 0].
@@ -871,6 +882,10 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("AffineGrid theta [2,2,3], 3-D", affine_grid(&[2, 2, 3], &[2, 3, 4, 5, 6]), None),
         ("AffineGrid theta [2,3]", affine_grid(&[2, 3], &[2, 3, 5, 6]), None),
         ("AffineGrid size [2,3,5]", affine_grid(&[2, 2, 3], &[2, 3, 5]), None),
+        // The channel count shapes nothing: a negative one runs ("size[2] (H=-5) must be
+        // positive" for a height).
+        ("AffineGrid size [2,-3,5,6]", affine_grid(&[2, 2, 3], &[2, -3, 5, 6]), Some(vec![2, 5, 6, 2])),
+        ("AffineGrid size [2,3,-5,6]", affine_grid(&[2, 2, 3], &[2, 3, -5, 6]), None),
         // Col2Im: "'block_shape' input must contain only positive values", "Dimension mismatch
         // in unification between 2 and 1" (the two lengths), "All 'image_shape' values must be
         // positive", "'input' dim[1] (0) must be a positive multiple of prod(block_shape)",

@@ -34,24 +34,22 @@ pub fn resize(c: &Ctx) -> R {
         if sizes.len() != axes.len() {
             return invalid(format!("Resize: {} sizes for {} axes", sizes.len(), axes.len()));
         }
-        // A size of 0 from a non-empty axis is a scale of 0; an empty axis cannot grow
-        // (onnxruntime refuses both).
-        for (a, s) in axes.iter().zip(sizes) {
-            match (&data[*a], s) {
-                (Dim::Known(d), Dim::Known(0)) if *d > 0 => {
-                    return invalid(format!(
-                        "Resize: size 0 for axis {a} of {d} is a scale of 0; scales must be above 0"
-                    ));
-                }
-                (Dim::Known(0), Dim::Known(n)) if *n > 0 => {
-                    return invalid(format!("Resize: axis {a} is empty and cannot grow to {n}"));
-                }
-                _ => {}
-            }
-        }
         let policy = c.node.attr_str("keep_aspect_ratio_policy").unwrap_or_else(|| "stretch".into());
         if policy == "stretch" {
+            // A size of 0 from a non-empty axis is a scale of 0; an empty axis cannot grow
+            // (onnxruntime refuses both).
             for (a, s) in axes.iter().zip(sizes) {
+                match (&data[*a], s) {
+                    (Dim::Known(d), Dim::Known(0)) if *d > 0 => {
+                        return invalid(format!(
+                            "Resize: size 0 for axis {a} of {d} is a scale of 0; scales must be above 0"
+                        ));
+                    }
+                    (Dim::Known(0), Dim::Known(n)) if *n > 0 => {
+                        return invalid(format!("Resize: axis {a} is empty and cannot grow to {n}"));
+                    }
+                    _ => {}
+                }
                 shape[*a] = s.clone();
             }
         } else {
@@ -64,8 +62,10 @@ pub fn resize(c: &Ctx) -> R {
             let pick = pairs.iter().map(|p| p.0);
             let scale =
                 if policy == "not_larger" { pick.fold(f64::INFINITY, f64::min) } else { pick.fold(0.0, f64::max) };
-            if scale < 0.0 {
-                return invalid(format!("Resize: the sizes give the negative scale {scale} under {policy}"));
+            if scale <= 0.0 {
+                return invalid(format!(
+                    "Resize: the sizes give the scale {scale} under {policy}; scales must be above 0"
+                ));
             }
             for (k, a) in axes.iter().enumerate() {
                 shape[*a] = float_size((scale * pairs[k].1 as f64 + 0.5).floor());
@@ -389,7 +389,8 @@ pub fn affine_grid(c: &Ctx) -> R {
     if !(4..=5).contains(&size.len()) {
         return invalid(format!("AffineGrid: size has {} entries, not 4 or 5", size.len()));
     }
-    if let Some(n) = size.iter().find_map(|d| d.known().filter(|n| *n < 0)) {
+    // The channels (size[1]) shape nothing, and onnxruntime runs a negative count there.
+    if let Some(n) = size.iter().enumerate().find_map(|(i, d)| d.known().filter(|n| *n < 0 && i != 1)) {
         return invalid(format!("AffineGrid: negative size {n}"));
     }
     let axes = size.len() as i64 - 2;
