@@ -265,10 +265,10 @@ fn conv_t_to(x: &[i64], output_shape: &[i64]) -> ModelProto {
     case(11, &[("x", x), ("w", &[1, 2, 3, 3])], &[], with_ints(n, "output_shape", output_shape))
 }
 
-/// Resize (opset 18) of x [1, 1, 2, 5] along axes 2 and 3 to `sizes` under `policy`.
-fn resize_kept(policy: &str, sizes: &'static [i64]) -> ModelProto {
+/// Resize (opset 18) of x along axes 2 and 3 to `sizes` under `policy`.
+fn resize_kept(policy: &str, x: &[i64], sizes: &'static [i64]) -> ModelProto {
     let n = with_ints(node("r", "Resize", &["x", "", "", "s"], &["y"]), "axes", &[2, 3]);
-    case(18, &[("x", &[1, 1, 2, 5])], &[("s", &[2], sizes)], with_str(n, "keep_aspect_ratio_policy", policy))
+    case(18, &[("x", x)], &[("s", &[2], sizes)], with_str(n, "keep_aspect_ratio_policy", policy))
 }
 
 /// Resize (opset 13) of x of shape `x` to `sizes`.
@@ -525,10 +525,12 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             None,
         ),
         // A size of 0 under a keep_aspect_ratio_policy: not_smaller takes the larger scale and
-        // runs, not_larger the smaller, 0 ("Scale value should be greater than 0").
-        ("Resize not_smaller to [0,3]", resize_kept("not_smaller", &[0, 3]), Some(vec![1, 1, 1, 3])),
-        ("Resize not_smaller to [0,0]", resize_kept("not_smaller", &[0, 0]), None),
-        ("Resize not_larger to [0,3]", resize_kept("not_larger", &[0, 3]), None),
+        // runs, not_larger the smaller, 0 ("Scale value should be greater than 0"); an empty
+        // axis cannot grow ("Input dim is zero but required output dim is non-zero").
+        ("Resize not_smaller to [0,3]", resize_kept("not_smaller", &[1, 1, 2, 5], &[0, 3]), Some(vec![1, 1, 1, 3])),
+        ("Resize not_smaller to [0,0]", resize_kept("not_smaller", &[1, 1, 2, 5], &[0, 0]), None),
+        ("Resize not_larger [1,1,0,5] to [1,2]", resize_kept("not_larger", &[1, 1, 0, 5], &[1, 2]), None),
+        ("Resize not_larger to [0,3]", resize_kept("not_larger", &[1, 1, 2, 5], &[0, 3]), None),
         ("CumProd x []", case(26, &[("x", &[])], &[("a", &[], &[0])], node("c", "CumProd", &["x", "a"], &["y"])), None),
         // ORT: "[ShapeInferenceError] Invalid Target shape product of 0. Product cannot be 0
         // in combination with -1"; we cancelled the two zeros and said [2, 6, 0].

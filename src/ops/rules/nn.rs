@@ -35,21 +35,23 @@ pub fn resize(c: &Ctx) -> R {
             return invalid(format!("Resize: {} sizes for {} axes", sizes.len(), axes.len()));
         }
         let policy = c.node.attr_str("keep_aspect_ratio_policy").unwrap_or_else(|| "stretch".into());
-        if policy == "stretch" {
-            // A size of 0 from a non-empty axis is a scale of 0; an empty axis cannot grow
-            // (onnxruntime refuses both).
-            for (a, s) in axes.iter().zip(sizes) {
-                match (&data[*a], s) {
-                    (Dim::Known(d), Dim::Known(0)) if *d > 0 => {
-                        return invalid(format!(
-                            "Resize: size 0 for axis {a} of {d} is a scale of 0; scales must be above 0"
-                        ));
-                    }
-                    (Dim::Known(0), Dim::Known(n)) if *n > 0 => {
-                        return invalid(format!("Resize: axis {a} is empty and cannot grow to {n}"));
-                    }
-                    _ => {}
+        // An empty axis cannot grow; stretched, a size of 0 from a non-empty axis is a scale of
+        // 0 (onnxruntime refuses both; a policy's one scale is checked below).
+        for (a, s) in axes.iter().zip(sizes) {
+            match (&data[*a], s) {
+                (Dim::Known(d), Dim::Known(0)) if *d > 0 && policy == "stretch" => {
+                    return invalid(format!(
+                        "Resize: size 0 for axis {a} of {d} is a scale of 0; scales must be above 0"
+                    ));
                 }
+                (Dim::Known(0), Dim::Known(n)) if *n > 0 => {
+                    return invalid(format!("Resize: axis {a} is empty and cannot grow to {n}"));
+                }
+                _ => {}
+            }
+        }
+        if policy == "stretch" {
+            for (a, s) in axes.iter().zip(sizes) {
                 shape[*a] = s.clone();
             }
         } else {
