@@ -493,6 +493,8 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("ConvTranspose output_shape from [10,3]", conv_t_to(&[1, 1, 10, 3], &[10, 8]), Some(vec![1, 2, 10, 8])),
         ("ConvTranspose output_shape from [2,3]", conv_t_to(&[1, 1, 2, 3], &[10, 8]), None),
         ("ConvTranspose output_shape from [3,2]", conv_t_to(&[1, 1, 3, 2], &[10, 8]), None),
+        // "Attribute output_shape must not contain negative values" (its total padding overflowed).
+        ("ConvTranspose output_shape [i64::MIN,8]", conv_t_to(&[1, 1, 3, 3], &[i64::MIN, 8]), None),
         ("ConvTranspose output_shape of 4", conv_t_to(&[1, 1, 3, 3], &[1, 2, 10, 8]), None),
         // Attention 25 (its function body): "invalid expand shape" for K or V of another batch,
         // a 4-D batch of 1 broadcasting.

@@ -235,6 +235,8 @@ pub fn conv_transpose(c: &Ctx) -> R {
             opad[i]
         ));
     }
+    // Each axis's kernel with its dilation.
+    let eks: Vec<i64> = (0..n).map(|i| (kernel[i] - 1).saturating_mul(dil[i]).saturating_add(1)).collect();
     if let Some(os) = os {
         // The pads output_shape implies are its total padding, stride*(x-1) + output_padding +
         // the dilated kernel - output_shape: never negative by the spec, and onnxruntime
@@ -242,8 +244,11 @@ pub fn conv_transpose(c: &Ctx) -> R {
         // spatial dimensions"), or an empty input.
         for i in 0..n {
             let Some(d) = x[2 + i].known() else { continue };
-            let ek = (kernel[i] - 1).saturating_mul(dil[i]).saturating_add(1);
-            let total = strides[i].saturating_mul(d - 1).saturating_add(opad[i]).saturating_add(ek) - os[i];
+            let total = strides[i]
+                .saturating_mul(d.saturating_sub(1))
+                .saturating_add(opad[i])
+                .saturating_add(eks[i])
+                .saturating_sub(os[i]);
             if d < 1 || total <= -strides[i] {
                 return invalid(format!(
                     "ConvTranspose: output_shape {} at axis {} is out of reach of an input of {d}",
@@ -258,8 +263,7 @@ pub fn conv_transpose(c: &Ctx) -> R {
     }
     let auto = c.node.attr_str("auto_pad").unwrap_or_else(|| "NOTSET".into());
     for i in 0..n {
-        let (axis, d) = (2 + i, &x[2 + i]);
-        let ek = (kernel[i] - 1).saturating_mul(dil[i]).saturating_add(1);
+        let (axis, d, ek) = (2 + i, &x[2 + i], eks[i]);
         let o = if auto == "SAME_UPPER" || auto == "SAME_LOWER" {
             // Padded to d*stride, but pads are never negative: onnxruntime's output is
             // (d-1)*stride + min(stride, output_padding + kernel).
