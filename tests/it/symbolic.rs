@@ -559,6 +559,25 @@ fn concat_pins_a_symbol_to_the_size_it_meets() {
     assert_eq!(codes(&inf), vec!["symbol-contradiction"]);
 }
 
+/// TopK's K is [1]: a K declared [n] holds only where n is 1, which the contract says.
+#[test]
+fn a_symbolic_topk_k_records_its_condition() {
+    let m = model_at(
+        graph(
+            vec![node("TopK", &["x", "k"], &["v", "i"])],
+            vec![f32_input("x", &[D::N(5)]), input("k", tensor_proto::DataType::Int64, &[D::S("n")])],
+            vec![],
+            &["v"],
+        ),
+        11,
+    );
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let conditions: Vec<(String, &str)> =
+        inf.constraints.iter().map(|c| (c.assumption.to_string(), c.op_type.as_str())).collect();
+    assert_eq!(conditions, vec![("n = 1".to_string(), "TopK")]);
+}
+
 /// Axes that must match exactly and meet two different symbols (or a symbol and a size) hold
 /// only when those sizes are equal; the result names one of them, so the other's equality is
 /// a side condition. Found on YOLOv8's head, whose Concat meets `(a)*2` and the backbone's

@@ -636,10 +636,11 @@ pub fn topk(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None), ty(Some(DType::I64), None)]) };
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), data.len(), "TopK")?;
+    let mut out = Out::default();
     let k = match c.node.attr_int("k") {
         Some(k) if c.opset < 10 => Dim::Known(k),
         _ => {
-            expect_shape(c, 1, &[Dim::Known(1)], &mut Out::default())?;
+            expect_shape(c, 1, &[Dim::Known(1)], &mut out)?;
             first_value(c, 1)
         }
     };
@@ -649,5 +650,6 @@ pub fn topk(c: &Ctx) -> R {
         }
     }
     let shape = with_dim(data, axis, k);
-    outs(vec![ty(dtype, Some(shape.clone())), ty(Some(DType::I64), Some(shape))])
+    out.types = smallvec::smallvec![ty(dtype, Some(shape.clone())), ty(Some(DType::I64), Some(shape))];
+    Ok(out)
 }
