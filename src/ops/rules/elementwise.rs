@@ -3,8 +3,8 @@
 //! and the training optimizers.
 
 use super::{
-    attr_dtype, axis_in, dim, expect_rank, expect_shape, fold, invalid, known_shape, like_input, moved, one, outs,
-    same_type_of, ty, with_dim, R,
+    attr_dtype, axis_in, dim, expect_rank, expect_shape, fold, invalid, known_shape, like_input, moved, one, one_value,
+    outs, same_type_of, ty, with_dim, R,
 };
 use crate::dtype::DType;
 use crate::ops::{Ctx, Out};
@@ -99,15 +99,14 @@ fn quantized(c: &Ctx, dtype: Option<DType>) -> R {
     if let (Some(x), Some(s)) = (c.shape(0), c.shape(1)) {
         let axis = || axis_in(c.node.attr_int("axis").unwrap_or(1), x.len(), &c.node.op_type);
         let block = c.node.attr_int("block_size").unwrap_or(0);
-        // One value: a scalar or a vector of one, either way for scale and zero point.
-        let one = |s: &[Dim]| matches!(s, [] | [Dim::Known(1)]);
+        // One value (a scalar or a vector of one) either way for scale and zero point.
         let want = match s {
             _ if block > 0 => with_dim(x, axis()?, x[axis()?].div_ceil(&Dim::Known(block))),
-            _ if one(s) => s.to_vec(),
+            _ if one_value(s) => s.to_vec(),
             _ => vec![x[axis()?].clone()],
         };
         expect_shape(c, 1, &want, &mut out)?;
-        if !(one(s) && c.shape(2).is_some_and(one)) {
+        if !(one_value(s) && c.shape(2).is_some_and(one_value)) {
             expect_shape(c, 2, s, &mut out)?;
         }
     }

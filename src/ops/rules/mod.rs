@@ -352,6 +352,12 @@ pub(super) fn matmul_shape(a: &[Dim], b: &[Dim]) -> Result<(Shape, Vec<(usize, A
     Ok((shape, assumptions))
 }
 
+/// A scalar or a vector of one: one value, as onnxruntime takes a scale, zero point or
+/// normalization weight that applies to everything.
+fn one_value(s: &[Dim]) -> bool {
+    matches!(s, [] | [Dim::Known(1)])
+}
+
 /// Input `i`, where present with a known shape, holds one element (onnxruntime refuses more).
 fn one_element(c: &Ctx, i: usize) -> Result<(), RuleError> {
     match c.shape(i).filter(|_| c.has(i)).and_then(numel) {

@@ -4,7 +4,7 @@
 
 use super::{
     attr_dtype, axes_or_all, axis_in, dim, exact_div, expect_rank, expect_shape, float_size, invalid, like_input,
-    matmul_shape, numel, one, op_err, outs, pin_shapes, rank_only, ty, unknown_rank, R,
+    matmul_shape, numel, one, one_value, op_err, outs, pin_shapes, rank_only, ty, unknown_rank, R,
 };
 use crate::dtype::DType;
 use crate::ir::AttrValue;
@@ -37,9 +37,10 @@ pub fn resize(c: &Ctx) -> R {
         let policy = c.node.attr_str("keep_aspect_ratio_policy").unwrap_or_else(|| "stretch".into());
         // An empty axis cannot grow; stretched, a size of 0 from a non-empty axis is a scale of
         // 0 (onnxruntime refuses both; a policy's one scale is checked below).
+        let stretch = policy == "stretch";
         for (a, s) in axes.iter().zip(sizes) {
             match (&data[*a], s) {
-                (Dim::Known(d), Dim::Known(0)) if *d > 0 && policy == "stretch" => {
+                (Dim::Known(d), Dim::Known(0)) if *d > 0 && stretch => {
                     return invalid(format!(
                         "Resize: size 0 for axis {a} of {d} is a scale of 0; scales must be above 0"
                     ));
@@ -47,14 +48,11 @@ pub fn resize(c: &Ctx) -> R {
                 (Dim::Known(0), Dim::Known(n)) if *n > 0 => {
                     return invalid(format!("Resize: axis {a} is empty and cannot grow to {n}"));
                 }
+                _ if stretch => shape[*a] = s.clone(),
                 _ => {}
             }
         }
-        if policy == "stretch" {
-            for (a, s) in axes.iter().zip(sizes) {
-                shape[*a] = s.clone();
-            }
-        } else {
+        if !stretch {
             let pairs: Option<Vec<(f64, i64)>> = axes
                 .iter()
                 .enumerate()
@@ -213,7 +211,7 @@ pub fn group_norm(c: &Ctx) -> R {
         out.assumptions.extend(multiple.map(|m| (1, m)));
         // onnxruntime 1.32 broadcasts a scale or bias of one value.
         let per = if c.opset >= 21 { ch.clone() } else { Dim::Known(g) };
-        for i in (1..3).filter(|i| !matches!(c.shape(*i), Some([] | [Dim::Known(1)]))) {
+        for i in (1..3).filter(|i| !c.shape(*i).is_some_and(one_value)) {
             expect_shape(c, i, std::slice::from_ref(&per), &mut out)?;
         }
     }
