@@ -259,6 +259,18 @@ fn gather_nd(i: &[i64]) -> ModelProto {
     build::model(13, vec![input("x", &[2, 3, 4]), typed("i", DataType::Int64, i)], vec![n], &["y"])
 }
 
+/// Opset-18 `op` (Pad, CenterCropPad or Resize) of x [2, 3, 4] along attribute or input
+/// `axes`: Pad by [0, 1, 0, 4], the others to sizes [2, 2].
+fn axes_twice(op: &str, axes: &'static [i64]) -> ModelProto {
+    if op == "Pad" {
+        let consts: &[Const] = &[("p", &[4], &[0, 1, 0, 4]), ("a", &[2], axes)];
+        return case(18, &[("x", &[2, 3, 4])], consts, node("p", "Pad", &["x", "p", "", "a"], &["y"]));
+    }
+    let inputs: &[&str] = if op == "Resize" { &["x", "", "", "s"] } else { &["x", "s"] };
+    let n = with_ints(node("n", op, inputs, &["y"]), "axes", axes);
+    case(18, &[("x", &[2, 3, 4])], &[("s", &[2], &[2, 2])], n)
+}
+
 /// ConvTranspose (opset 11) of x by a [1, 2, 3, 3] weight, strides [3, 2], to `output_shape`.
 fn conv_t_to(x: &[i64], output_shape: &[i64]) -> ModelProto {
     let n = with_ints(node("ct", "ConvTranspose", &["x", "w"], &["y"]), "strides", &[3, 2]);
@@ -479,6 +491,16 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // GatherND batch_dims 1: "indices batch size (3) is not divisible by input batch size (2)".
         ("GatherND batch 3 of 2", gather_nd(&[3, 1]), None),
         ("GatherND batch 4 of 2", gather_nd(&[4, 1]), Some(vec![4, 4])),
+        // onnxruntime wants the data's batch to divide the index tuples, not to equal their
+        // batch: "indices batch size (1) is not divisible by input batch size (2)".
+        ("GatherND batch 1 of 2, 2 tuples", gather_nd(&[1, 2, 1]), Some(vec![1, 2, 4])),
+        ("GatherND batch 1 of 2, 1 tuple", gather_nd(&[1, 1, 1]), None),
+        ("GatherND indices without an index axis", gather_nd(&[2]), None),
+        // Axes listed twice: "Axis 1 is referred to more than once."
+        ("Pad axes [1, -2]", axes_twice("Pad", &[1, -2]), None),
+        ("Pad axes [0, 1]", axes_twice("Pad", &[0, 1]), Some(vec![2, 8, 4])),
+        ("CenterCropPad axes [1, 1]", axes_twice("CenterCropPad", &[1, 1]), None),
+        ("Resize axes [1, 1]", axes_twice("Resize", &[1, 1]), None),
         // Windows: "size input must be greater than 0."
         ("HammingWindow size 0", case(17, &[], &[("n", &[], &[0])], node("w", "HammingWindow", &["n"], &["y"])), None),
         (
@@ -1161,4 +1183,49 @@ fn inference_agrees_with_onnxruntime() {
         }
     }
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
+/// Where the spec and onnxruntime 1.32 give a node different shapes, inference keeps the
+/// spec's and a `runtime-differs` warning gives onnxruntime's: Squeeze with an empty axes list
+/// (onnxruntime removes every 1) and a backward Slice ending at INT64_MAX or INT32_MAX
+/// (onnxruntime slices to the start).
+#[test]
+fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
+    let squeeze = |x: &[i64]| {
+        let consts: &[Const] = &[("a", &[0], &[])];
+        case(13, &[("x", x)], consts, node("sq", "Squeeze", &["x", "a"], &["y"]))
+    };
+    let back = |x: &[i64], start: i64, end: i64| {
+        let consts: &[Const] = &[("s", &[1], &[start]), ("e", &[1], &[end]), ("a", &[1], &[0]), ("t", &[1], &[-1])];
+        case(13, &[("x", x)], consts, node("sl", "Slice", &["x", "s", "e", "a", "t"], &["y"]))
+    };
+    let max32 = i64::from(i32::MAX);
+    for (m, shape, ort) in [
+        (squeeze(&[1, 3, 1]), vec![1, 3, 1], Some("onnxruntime gives [3]")),
+        (squeeze(&[2, 3]), vec![2, 3], None),
+        (back(&[5], -1, i64::MAX), vec![0], Some("onnxruntime slices to the start (5 elements)")),
+        (back(&[5], 3, max32), vec![0], Some("onnxruntime slices to the start (4 elements)")),
+        (back(&[5], -1, i64::MIN), vec![5], None),
+        (back(&[0], -1, i64::MAX), vec![0], None),
+    ] {
+        let model = build::load(&m);
+        let inf = infer(&model, &Options::default());
+        let y = inf.shape(model.resolve(Model::MAIN, "y").unwrap());
+        assert_eq!(y, Some(&shape.iter().copied().map(Dim::Known).collect()));
+        let found: Vec<(Severity, &str, &str)> = inf
+            .diagnostics
+            .iter()
+            .filter(|d| d.code != "zero-dim-input")
+            .map(|d| (d.severity, d.code.as_str(), d.message.as_str()))
+            .collect();
+        match ort {
+            Some(text) => {
+                assert!(
+                    matches!(found[..], [(Severity::Warning, "runtime-differs", m)] if m.contains(text)),
+                    "{found:?}"
+                )
+            }
+            None => assert!(found.is_empty(), "{found:?}"),
+        }
+    }
 }

@@ -370,6 +370,33 @@ fn scan_inputs_have_their_axis_one_length_and_the_declared_shapes() {
     }
 }
 
+/// Scan before opset 9: every state and scan input leads with one batch axis. onnxruntime
+/// 1.32 refuses a state of batch 2 beside a scan input of batch 1 ("Can't merge shape info.
+/// ... Inferred=1 Declared=2 Dimension=0").
+#[test]
+fn a_scan_8_has_one_batch() {
+    let scan8 = |state: i64, xs: i64| {
+        let body = graph(
+            vec![node("Add", &["s", "x"], &["so"]), node("Identity", &["so"], &["y"])],
+            vec![f32_input("s", &[D::N(2)]), f32_input("x", &[D::N(2)])],
+            vec![],
+            &["so", "y"],
+        );
+        let mut scan = with_int(node("Scan", &["", "s0", "xs"], &["sf", "ys"]), "num_scan_inputs", 1);
+        scan.attribute.push(branch("body", body));
+        let inputs = vec![f32_input("s0", &[D::N(state), D::N(2)]), f32_input("xs", &[D::N(xs), D::N(3), D::N(2)])];
+        model_at(graph(vec![scan], inputs, vec![], &["sf", "ys"]), 8)
+    };
+    let m = scan8(2, 2);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "sf"), Some(&vec![d(2), d(2)]));
+    assert_eq!(shape_of(&m, &inf, "ys"), Some(&vec![d(2), d(3), d(2)]));
+    let inf = infer(&scan8(2, 1), &Options::default());
+    assert_eq!(codes(&inf), vec!["invalid-node"], "{:?}", inf.diagnostics);
+    assert!(inf.diagnostics[0].message.contains("input 2 has a batch of 1, an earlier one 2"), "{:?}", inf.diagnostics);
+}
+
 /// If's condition and Loop's trip count hold one element (the spec; onnxruntime 1.32: "If
 /// nodes condition input must have exactly one element", "'Loop' input 'M' should be a scalar
 /// tensor. Got shape of {2}"); one element of rank 1 runs in both.

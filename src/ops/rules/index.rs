@@ -222,17 +222,21 @@ pub fn gather_nd(c: &Ctx) -> R {
     let (Some(data), Some(ind)) = (c.shape(0), c.shape(1)) else { return outs(vec![ty(dtype, None)]) };
     let b = c.node.attr_int("batch_dims").unwrap_or(0).max(0) as usize;
     let Some(last) = ind.last() else { return invalid("GatherND needs indices of rank 1 or more".into()) };
+    if b >= ind.len() {
+        return invalid(format!("GatherND: batch_dims {b} leaves indices of rank {} no index axis", ind.len()));
+    }
     let Dim::Known(k) = last else { return outs(vec![ty(dtype, None)]) };
     let k = usize::try_from(*k).unwrap_or(usize::MAX);
     if b.checked_add(k).is_none_or(|n| n > data.len()) {
         return invalid(format!("GatherND: batch_dims {b} + index length {k} exceed the data rank {}", data.len()));
     }
-    // The first batch_dims axes of the indices are the data's (the spec has them equal;
-    // onnxruntime runs any multiple of the data's batch).
-    let batch = |s: &[Dim]| s.get(..b).and_then(|s| Dim::product(s).known());
-    if let (Some(d), Some(i)) = (batch(data), batch(&ind[..ind.len() - 1])) {
+    // The first batch_dims axes of the indices are the data's. The spec has them equal;
+    // onnxruntime only needs the data's batch to divide the number of index tuples, so only
+    // that is an error here.
+    let data_batch = data.get(..b).and_then(|s| Dim::product(s).known());
+    if let (Some(d), Some(i)) = (data_batch, Dim::product(&ind[..ind.len() - 1]).known()) {
         if (d == 0 && i != 0) || (d > 0 && i % d != 0) {
-            return invalid(format!("GatherND: a batch of {i} indices for a batch of {d} data"));
+            return invalid(format!("GatherND: a data batch of {d} does not divide the {i} index tuples"));
         }
     }
     let mut shape = ind[..ind.len() - 1].to_vec();

@@ -184,12 +184,19 @@ pub(super) fn axis_in(axis: i64, rank: usize, op: &str) -> Result<usize, RuleErr
     arith::axis(axis, rank).map_err(op_err(op))
 }
 
-/// The axes `list` names (negative counting from the end), or all `rank` axes without one.
+/// The axes `list` names (negative counting from the end), each once, or all `rank` axes
+/// without one.
 fn axes_or_all(list: Option<&[i64]>, rank: usize, op: &str) -> Result<Vec<usize>, RuleError> {
-    match list {
-        Some(a) => a.iter().map(|x| axis_in(*x, rank, op)).collect(),
-        None => Ok((0..rank).collect()),
+    let Some(list) = list else { return Ok((0..rank).collect()) };
+    let mut axes = Vec::with_capacity(list.len());
+    for x in list {
+        let a = axis_in(*x, rank, op)?;
+        if axes.contains(&a) {
+            return invalid(format!("{op}: axis {a} is listed twice"));
+        }
+        axes.push(a);
     }
+    Ok(axes)
 }
 
 /// A shared shape computation's reason, as this op's error.

@@ -497,6 +497,19 @@ pub fn scan_outputs(c: &Ctx) -> R {
     // one length there.
     let in_axes = c.node.attr_ints("scan_input_axes");
     let mut out = Out::default();
+    // Before opset 9 every state and scan input leads with one batch axis.
+    if c.opset < 9 {
+        let mut batch = Dim::Unknown;
+        for i in offset..c.inputs.len() {
+            let Some(first) = c.shape(i).map(|s| s.first()) else { continue };
+            let Some(b) = first else { return invalid(format!("Scan: input {i} has no batch axis")) };
+            let Some((pinned, same)) = batch.pin(b) else {
+                return invalid(format!("Scan: input {i} has a batch of {b}, an earlier one {batch}"));
+            };
+            out.assumptions.extend(same.map(|x| (0, x)));
+            batch = pinned;
+        }
+    }
     let mut seq = Dim::Unknown;
     for i in first_scan..c.inputs.len() {
         let Some(s) = c.shape(i) else { continue };

@@ -6,10 +6,11 @@ use super::{
     axes_or_all, axis_in, exact_div, expect_shape, first_value, invalid, known_shape, moved, numel, one, one_element,
     op_err, outs, reduced, tensor_floats, tensor_ints, tensor_strings, ty, unknown_rank, with_dim, MAX_TRACKED, R,
 };
+use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ir::AttrValue;
 use crate::ops::{Ctx, Out, RuleError};
-use crate::shape::{arith, Assumption, Dim, Shape, Type};
+use crate::shape::{arith, render, Assumption, Dim, Shape, Type};
 
 /// One output of type `t` whose contents are `v`.
 fn valued(t: Type, v: Option<Vec<Dim>>) -> R {
@@ -171,6 +172,7 @@ pub fn slice(c: &Ctx) -> R {
     }
     let mut shape: Shape = data.to_vec();
     let (mut ranges, mut seen) = (vec![None; rank], vec![false; rank]);
+    let mut warnings = Vec::new();
     for k in 0..starts.len() {
         let a = axis_in(axes[k], rank, "Slice")?;
         if std::mem::replace(&mut seen[a], true) {
@@ -181,6 +183,17 @@ pub fn slice(c: &Ctx) -> R {
         }
         shape[a] = match &ends[k] {
             Dim::Known(e) => {
+                // onnxruntime reads an end of INT32_MAX or INT64_MAX as "to the end" in either
+                // direction; the spec clamps it to the last index, so a backward slice is empty.
+                if steps[k] < 0 && (*e == i64::MAX || *e == i64::from(i32::MAX)) && data[a].known() != Some(0) {
+                    let ort = slice_len(&data[a], starts[k], i64::MIN, steps[k]);
+                    let end = if *e == i64::MAX { "INT64_MAX" } else { "INT32_MAX" };
+                    let msg = format!(
+                        "Slice: axis {a} ends at {end} with step {}: empty by the spec; onnxruntime slices to the start ({ort} elements)",
+                        steps[k]
+                    );
+                    warnings.push((Code::RuntimeDiffers, msg));
+                }
                 ranges[a] = Some((starts[k], *e, steps[k]));
                 slice_len(&data[a], starts[k], *e, steps[k])
             }
@@ -190,6 +203,7 @@ pub fn slice(c: &Ctx) -> R {
         };
     }
     let mut out = one(Type::tensor(dtype, Some(shape)));
+    out.warnings = warnings;
     // Contents: each output axis takes `count` input indices from `first` by `step`.
     let dims: Option<Vec<i64>> = data.iter().map(Dim::known).collect();
     if let (Some(v), Some(dims), true) = (c.value(0), dims, ends.iter().all(|e| e.known().is_some())) {
@@ -247,7 +261,17 @@ pub fn squeeze(c: &Ctx) -> R {
     let Some(shape) = arith::squeeze(data, axes.as_deref()).map_err(op_err("Squeeze"))? else {
         return outs(vec![ty(dtype, None)]);
     };
-    Ok(moved(c, ty(dtype, Some(shape))))
+    let mut out = moved(c, ty(dtype, Some(shape)));
+    // onnxruntime reads an empty list as none and removes every axis of size 1.
+    if axes.as_ref().is_some_and(Vec::is_empty) && data.iter().any(|d| d.known().is_none_or(|k| k == 1)) {
+        let ort = match data.iter().map(Dim::known).collect::<Option<Vec<i64>>>() {
+            Some(d) => format!("gives {}", render(&d.into_iter().filter(|k| *k != 1).collect::<Vec<_>>())),
+            None => "removes every axis of size 1".into(),
+        };
+        let msg = format!("Squeeze: an empty axes list removes no axis by the spec; onnxruntime {ort}");
+        out.warnings.push((Code::RuntimeDiffers, msg));
+    }
+    Ok(out)
 }
 
 /// What a Reshape of `data` to `shape` needs of symbolic sizes: as many elements in and out,
