@@ -271,6 +271,61 @@ fn axes_twice(op: &str, axes: &'static [i64]) -> ModelProto {
     case(18, &[("x", &[2, 3, 4])], &[("s", &[2], &[2, 2])], n)
 }
 
+/// Pad-19 in `mode` of x of shape `x` by `pads`.
+fn pad_by(mode: &str, x: &[i64], pads: &'static [i64]) -> ModelProto {
+    let n = with_str(node("p", "Pad", &["x", "p"], &["y"]), "mode", mode);
+    case(19, &[("x", x)], &[("p", &[4], pads)], n)
+}
+
+/// Pad-18 of x [2, 3] by [0, 1, 0, 1] held in pads of shape `pads`, with a constant of shape
+/// `value` if given and axes [1] of shape `axes` if given (then pads [0, 1]).
+fn pad_shapes(pads: &'static [i64], value: Option<&[i64]>, axes: Option<&'static [i64]>) -> ModelProto {
+    let p: &[i64] = if axes.is_some() { &[0, 1] } else { &[0, 1, 0, 1] };
+    let mut consts: Vec<Const> = vec![("p", pads, p)];
+    consts.extend(axes.map(|a| ("a", a, &[1][..])));
+    let names = ["x", "p", if value.is_some() { "c" } else { "" }, if axes.is_some() { "a" } else { "" }];
+    let mut m = case(18, &[("x", &[2, 3])], &consts, node("p", "Pad", &names, &["y"]));
+    if let Some(v) = value {
+        let count = v.iter().product::<i64>() as usize;
+        m.graph.as_mut().unwrap().initializer.push(build::floats("c", v, &vec![0.0; count]));
+    }
+    m
+}
+
+/// Resize-18 of x [1, 1, 4, 4] to sizes [3, 3] by tf_crop_and_resize with a roi of shape
+/// `roi` (its values crop nothing), along `axes` if given.
+fn crop_resize(roi: &[i64], axes: Option<&[i64]>) -> ModelProto {
+    let n = with_str(
+        node("r", "Resize", &["x", "roi", "", "s"], &["y"]),
+        "coordinate_transformation_mode",
+        "tf_crop_and_resize",
+    );
+    let (n, sizes): (_, &[i64]) = match axes {
+        Some(a) => (with_ints(n, "axes", a), &[3, 3]),
+        None => (n, &[1, 1, 3, 3]),
+    };
+    let mut m = case(18, &[("x", &[1, 1, 4, 4])], &[("s", &[sizes.len() as i64], sizes)], n);
+    let count = roi.iter().product::<i64>() as usize;
+    let values: Vec<f32> = (0..count).map(|i| if i < count / 2 { 0.0 } else { 1.0 }).collect();
+    m.graph.as_mut().unwrap().initializer.push(build::floats("roi", roi, &values));
+    m
+}
+
+/// MelWeightMatrix-17 of 8 bins, dft_length 16, 8192 Hz from 0 to 4096, the five inputs
+/// of `shapes`, each filled with its value.
+fn mel_shaped(shapes: [&'static [i64]; 5]) -> ModelProto {
+    let n = node("m", "MelWeightMatrix", &["b", "d", "r", "lo", "hi"], &["y"]);
+    let count = |s: &[i64]| s.iter().product::<i64>() as usize;
+    let [b, d, r, lo, hi] = shapes;
+    let ints = [("b", b, 8), ("d", d, 16), ("r", r, 8192)].map(|(name, s, v)| (name, s, vec![v; count(s)]));
+    let consts: Vec<Const> = ints.iter().map(|(name, s, v)| (*name, *s, v.as_slice())).collect();
+    let mut m = case(17, &[], &consts, n);
+    let g = m.graph.as_mut().unwrap();
+    g.initializer
+        .extend([build::floats("lo", lo, &vec![0.0; count(lo)]), build::floats("hi", hi, &vec![4096.0; count(hi)])]);
+    m
+}
+
 /// ConvTranspose (opset 11) of x by a [1, 2, 3, 3] weight, strides [3, 2], to `output_shape`.
 fn conv_t_to(x: &[i64], output_shape: &[i64]) -> ModelProto {
     let n = with_ints(node("ct", "ConvTranspose", &["x", "w"], &["y"]), "strides", &[3, 2]);
@@ -496,6 +551,49 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("GatherND batch 1 of 2, 2 tuples", gather_nd(&[1, 2, 1]), Some(vec![1, 2, 4])),
         ("GatherND batch 1 of 2, 1 tuple", gather_nd(&[1, 1, 1]), None),
         ("GatherND indices without an index axis", gather_nd(&[2]), None),
+        // Pad in edge, reflect or wrap mode: negative pads crop first, and onnxruntime wants
+        // something left of a non-empty input ("Pad: invalid mode: 2 with zero effective input
+        // extent"), and reflects at most what is left less one ("Pad reflect: post-pad (3)
+        // exceeds maximum allowed (2)", "Pad reflect requires axis length >= 2 after slicing").
+        ("Pad edge crops all, pads 1", pad_by("edge", &[2, 3], &[0, -3, 0, 1]), None),
+        ("Pad edge crops all", pad_by("edge", &[2, 3], &[0, -3, 0, 0]), None),
+        ("Pad reflect crops all", pad_by("reflect", &[2, 3], &[0, -3, 0, 0]), None),
+        ("Pad constant crops all, pads 1", pad_by("constant", &[2, 3], &[0, -3, 0, 1]), Some(vec![2, 1])),
+        ("Pad reflect 3 of 5 cropped by 2", pad_by("reflect", &[2, 5], &[0, -2, 0, 3]), None),
+        ("Pad reflect 2 of 5 cropped by 2", pad_by("reflect", &[2, 5], &[0, -2, 0, 2]), Some(vec![2, 5])),
+        ("Pad reflect 1 of 5 cropped by 4", pad_by("reflect", &[2, 5], &[0, -4, 0, 1]), None),
+        ("Pad edge 1 of 5 cropped by 4", pad_by("edge", &[2, 5], &[0, -4, 0, 1]), Some(vec![2, 2])),
+        ("Pad wrap 3 of 5 cropped by 2", pad_by("wrap", &[2, 5], &[0, -2, 0, 3]), Some(vec![2, 6])),
+        ("Pad edge of an empty input", pad_by("edge", &[0, 5], &[0, -5, 0, 1]), Some(vec![0, 1])),
+        // pads and axes are vectors ("'pads' input must be a 1D (shape: [2 * input_rank])
+        // tensor"), the constant one value.
+        ("Pad pads [1, 4]", pad_shapes(&[1, 4], None, None), None),
+        ("Pad pads [2, 2]", pad_shapes(&[2, 2], None, None), None),
+        ("Pad constant [1]", pad_shapes(&[4], Some(&[1]), None), Some(vec![2, 5])),
+        ("Pad constant [2]", pad_shapes(&[4], Some(&[2]), None), None),
+        ("Pad constant [0]", pad_shapes(&[4], Some(&[0]), None), None),
+        ("Pad axes [1, 1]", pad_shapes(&[2], None, Some(&[1, 1])), None),
+        ("Pad axes [1]", pad_shapes(&[2], None, Some(&[1])), Some(vec![2, 4])),
+        // tf_crop_and_resize takes two roi values per axis, or per listed axis ("size of roi
+        // array should be 2 * N", "roi input length (6) must be either 2 * rank (8) or 2 *
+        // number of axes").
+        ("Resize roi of 7", crop_resize(&[7], None), None),
+        ("Resize roi of 0", crop_resize(&[0], None), None),
+        ("Resize roi of 8", crop_resize(&[8], None), Some(vec![1, 1, 3, 3])),
+        ("Resize roi [2, 4]", crop_resize(&[2, 4], None), Some(vec![1, 1, 3, 3])),
+        ("Resize roi of 6, 2 axes", crop_resize(&[6], Some(&[2, 3])), None),
+        ("Resize roi of 4, 2 axes", crop_resize(&[4], Some(&[2, 3])), Some(vec![1, 1, 3, 3])),
+        ("Resize roi of 8, 2 axes", crop_resize(&[8], Some(&[2, 3])), Some(vec![1, 1, 3, 3])),
+        // MelWeightMatrix: "num_mel_bins input must be scalar", "dft_length input must be
+        // scalar"; the others hold one element.
+        ("MelWeightMatrix scalars", mel_shaped([&[], &[], &[], &[], &[]]), Some(vec![9, 8])),
+        ("MelWeightMatrix bins [1]", mel_shaped([&[1], &[], &[], &[], &[]]), None),
+        ("MelWeightMatrix dft_length [1]", mel_shaped([&[], &[1], &[], &[], &[]]), None),
+        ("MelWeightMatrix rate [1]", mel_shaped([&[], &[], &[1], &[], &[]]), Some(vec![9, 8])),
+        ("MelWeightMatrix rate [2]", mel_shaped([&[], &[], &[2], &[], &[]]), None),
+        ("MelWeightMatrix lower edge [1]", mel_shaped([&[], &[], &[], &[1], &[]]), Some(vec![9, 8])),
+        ("MelWeightMatrix lower edge [2]", mel_shaped([&[], &[], &[], &[2], &[]]), None),
+        ("MelWeightMatrix upper edge [2]", mel_shaped([&[], &[], &[], &[], &[2]]), None),
         // Axes listed twice: "Axis 1 is referred to more than once."
         ("Pad axes [1, -2]", axes_twice("Pad", &[1, -2]), None),
         ("Pad axes [0, 1]", axes_twice("Pad", &[0, 1]), Some(vec![2, 8, 4])),

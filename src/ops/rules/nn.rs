@@ -28,6 +28,15 @@ pub fn resize(c: &Ctx) -> R {
         _ => (Some(2), Some(3)),
     };
     let axes = axes_or_all(c.node.attr_ints("axes"), rank, "Resize")?;
+    // A crop takes a start and an end for each axis, or for each listed one (onnxruntime:
+    // "size of roi array should be 2 * N where N is the rank of input tensor X").
+    if c.opset >= 11 && c.node.attr_str("coordinate_transformation_mode").as_deref() == Some("tf_crop_and_resize") {
+        let n = c.shape(1).filter(|_| c.has(1)).and_then(numel);
+        let fits = |n: usize| n == 2 * rank || (c.node.attr_ints("axes").is_some() && n == 2 * axes.len());
+        if let Some(n) = n.filter(|n| !fits(*n)) {
+            return invalid(format!("Resize: a roi of {n} values for a crop of {} axes", axes.len()));
+        }
+    }
     let mut shape = data.to_vec();
     if let Some(i) = sizes_at.filter(|i| c.has(*i) && c.shape(*i).is_none_or(|s| s != [Dim::Known(0)])) {
         let Some(sizes) = c.value(i) else { return unknown() };

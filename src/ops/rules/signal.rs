@@ -1,7 +1,9 @@
 //! Signal-processing rules: DFT, STFT, the window generators (Blackman, Hamming, Hann) and
 //! MelWeightMatrix.
 
-use super::{attr_dtype, axis_in, dim, first_value, fold, invalid, outs, ty, unknown_rank, R};
+use super::{
+    attr_dtype, axis_in, dim, expect_rank, first_value, fold, invalid, one_element, outs, ty, unknown_rank, R,
+};
 use crate::dtype::DType;
 use crate::ops::Ctx;
 use crate::shape::Dim;
@@ -79,7 +81,12 @@ pub fn window(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(vec![n]))])
 }
 
+/// MelWeightMatrix: all five inputs are scalars by the spec. onnxruntime wants num_mel_bins
+/// and dft_length of rank 0, and one element of the others.
 pub fn mel_weight_matrix(c: &Ctx) -> R {
+    expect_rank(c, 0, 0)?;
+    expect_rank(c, 1, 0)?;
+    (2..5).try_for_each(|i| one_element(c, i))?;
     let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
     let bins = first_value(c, 0);
     // dft_length / 2 + 1, dividing toward zero as onnxruntime does (a length of -1 gives 1).

@@ -3,8 +3,9 @@
 //! ArgMin), Transpose, Flatten, Split, Pad and TopK.
 
 use super::{
-    axes_or_all, axis_in, exact_div, expect_shape, first_value, invalid, known_shape, moved, numel, one, one_element,
-    op_err, outs, reduced, tensor_floats, tensor_ints, tensor_strings, ty, unknown_rank, with_dim, MAX_TRACKED, R,
+    axes_or_all, axis_in, exact_div, expect_rank, expect_shape, first_value, invalid, known_shape, moved, numel, one,
+    one_element, op_err, outs, reduced, tensor_floats, tensor_ints, tensor_strings, ty, unknown_rank, with_dim,
+    MAX_TRACKED, R,
 };
 use crate::diag::Code;
 use crate::dtype::DType;
@@ -605,6 +606,13 @@ pub fn pad(c: &Ctx) -> R {
     } else {
         c.value(1).map(<[Dim]>::to_vec)
     };
+    // pads and axes are vectors, the constant one value (onnxruntime: "'pads' input must be a
+    // 1D (shape: [2 * input_rank]) tensor").
+    if c.opset >= 11 {
+        expect_rank(c, 1, 1)?;
+        expect_rank(c, 3, 1)?;
+        one_element(c, 2)?;
+    }
     let listed = c.opset >= 18 && c.has(3);
     let list = if listed { c.ints(3) } else { None };
     // Pads, or axes listed, whose contents are unknown leave only the rank known.
@@ -615,29 +623,37 @@ pub fn pad(c: &Ctx) -> R {
     if pads.len() != 2 * axes.len() {
         return invalid(format!("Pad: {} pads for {} axes", pads.len(), axes.len()));
     }
-    // onnxruntime reflects at most size-1 elements on a side (an axis of 1 has nothing to
-    // reflect), and pads no empty axis by reflect, edge or wrap.
+    // Negative pads crop first. Of what is left (the extent), onnxruntime reflects at most
+    // extent-1 elements on a side, and pads no empty axis by reflect, edge or wrap; nor does
+    // it take a non-empty input that the crop leaves an empty extent in these modes.
     let mode = c.node.attr_str("mode").unwrap_or_else(|| "constant".into());
+    let copies = mode != "constant";
+    let input_empty = data.iter().any(|d| d.known() == Some(0));
     let mut out = Out::default();
     let mut shape = data.to_vec();
     for (k, &a) in axes.iter().enumerate() {
         let (before, after) = (&pads[k], &pads[k + axes.len()]);
         let widest = [before, after].into_iter().filter_map(Dim::known).max().unwrap_or(0);
+        let crop = [before, after].into_iter().filter_map(Dim::known).map(|p| p.min(0)).fold(0i64, i64::saturating_add);
         let min = match mode.as_str() {
             "reflect" if widest > 0 => widest.saturating_add(1),
             "edge" | "wrap" if widest > 0 => 1,
             _ => 0,
         };
         match &data[a] {
-            Dim::Known(d) if *d < min => {
-                let why = match (mode.as_str(), d) {
-                    (_, 0) => format!("axis {a} is empty"),
-                    ("reflect", _) => format!("a pad of {widest} exceeds the {} elements axis {a} can reflect", d - 1),
-                    _ => format!("axis {a} has {d} elements"),
-                };
+            Dim::Known(d) if (*d == 0 && min > 0) || (copies && !input_empty && d.saturating_add(crop) <= 0) => {
+                let why = if *d == 0 { format!("axis {a} is empty") } else { format!("the pads crop all of axis {a}") };
                 return Err(RuleError::Window(format!("Pad ({mode}): {why}; onnxruntime refuses it")));
             }
-            Dim::Term(sym) if min > 1 => out.assumptions.push((a, Assumption::AtLeast { size: sym.clone(), min })),
+            Dim::Known(d) if !input_empty && d.saturating_add(crop) < min => {
+                let can = d.saturating_add(crop) - 1;
+                let why = format!("a pad of {widest} exceeds the {can} elements axis {a} can reflect");
+                return Err(RuleError::Window(format!("Pad ({mode}): {why}; onnxruntime refuses it")));
+            }
+            Dim::Term(sym) if min > 1 => {
+                let min = min.saturating_sub(crop);
+                out.assumptions.push((a, Assumption::AtLeast { size: sym.clone(), min }))
+            }
             _ => {}
         }
         let size = data[a].add(before).add(after);
