@@ -326,6 +326,33 @@ fn mel_shaped(shapes: [&'static [i64]; 5]) -> ModelProto {
     m
 }
 
+/// QLinearConv-10 of uint8 x [1, 2, 5, 5] by a [4, 2, 3, 3] weight, with x's, w's and y's
+/// scale and zero point of `shapes` (in input order).
+fn qconv(shapes: [&[i64]; 6]) -> ModelProto {
+    let [xs, xz, ws, wz, ys, yz] = shapes;
+    let u8_in = |n: &str, s: &[i64]| typed(n, DataType::Uint8, s);
+    let inputs = vec![
+        u8_in("x", &[1, 2, 5, 5]),
+        input("xs", xs),
+        u8_in("xz", xz),
+        u8_in("w", &[4, 2, 3, 3]),
+        input("ws", ws),
+        u8_in("wz", wz),
+        input("ys", ys),
+        u8_in("yz", yz),
+    ];
+    let n = node("q", "QLinearConv", &["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], &["y"]);
+    build::model(10, inputs, vec![n], &["y"])
+}
+
+/// ConvInteger-10 of uint8 x [1, 2, 5, 5] by a [4, 2, 3, 3] weight with zero points of `xz`
+/// and `wz`.
+fn conv_integer(xz: &[i64], wz: &[i64]) -> ModelProto {
+    let u8_in = |n: &str, s: &[i64]| typed(n, DataType::Uint8, s);
+    let inputs = vec![u8_in("x", &[1, 2, 5, 5]), u8_in("w", &[4, 2, 3, 3]), u8_in("xz", xz), u8_in("wz", wz)];
+    build::model(10, inputs, vec![node("c", "ConvInteger", &["x", "w", "xz", "wz"], &["y"])], &["y"])
+}
+
 /// ConvTranspose (opset 11) of x by a [1, 2, 3, 3] weight, strides [3, 2], to `output_shape`.
 fn conv_t_to(x: &[i64], output_shape: &[i64]) -> ModelProto {
     let n = with_ints(node("ct", "ConvTranspose", &["x", "w"], &["y"]), "strides", &[3, 2]);
@@ -594,6 +621,27 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("MelWeightMatrix lower edge [1]", mel_shaped([&[], &[], &[], &[1], &[]]), Some(vec![9, 8])),
         ("MelWeightMatrix lower edge [2]", mel_shaped([&[], &[], &[], &[2], &[]]), None),
         ("MelWeightMatrix upper edge [2]", mel_shaped([&[], &[], &[], &[], &[2]]), None),
+        // QLinearConv: x's and y's scale and zero point hold one value, w's one or one per
+        // output channel (qlinearconv.cc: "x_scale must be a scalar or 1D tensor or size 1",
+        // "w_scale must be a scalar or 1D tensor of size 1 or M").
+        ("QLinearConv scalars", qconv([&[], &[], &[], &[], &[], &[]]), Some(vec![1, 4, 3, 3])),
+        ("QLinearConv x scale [1]", qconv([&[1], &[], &[], &[], &[], &[]]), Some(vec![1, 4, 3, 3])),
+        ("QLinearConv x scale [0]", qconv([&[0], &[], &[], &[], &[], &[]]), None),
+        ("QLinearConv x scale [2]", qconv([&[2], &[], &[], &[], &[], &[]]), None),
+        ("QLinearConv x zero point [2]", qconv([&[], &[2], &[], &[], &[], &[]]), None),
+        ("QLinearConv w scale [4]", qconv([&[], &[], &[4], &[], &[], &[]]), Some(vec![1, 4, 3, 3])),
+        ("QLinearConv w scale [2]", qconv([&[], &[], &[2], &[], &[], &[]]), None),
+        ("QLinearConv w scale [4, 1]", qconv([&[], &[], &[4, 1], &[], &[], &[]]), None),
+        ("QLinearConv w zero point [4]", qconv([&[], &[], &[], &[4], &[], &[]]), Some(vec![1, 4, 3, 3])),
+        ("QLinearConv w zero point [2]", qconv([&[], &[], &[], &[2], &[], &[]]), None),
+        ("QLinearConv y scale [2]", qconv([&[], &[], &[], &[], &[2], &[]]), None),
+        ("QLinearConv y zero point [2]", qconv([&[], &[], &[], &[], &[], &[2]]), None),
+        // ConvInteger: the same zero points (onnxruntime also refuses a per-channel w zero
+        // point, which the spec allows and inference keeps).
+        ("ConvInteger zero points [1]", conv_integer(&[1], &[1]), Some(vec![1, 4, 3, 3])),
+        ("ConvInteger x zero point [2]", conv_integer(&[2], &[]), None),
+        ("ConvInteger w zero point [2]", conv_integer(&[], &[2]), None),
+        ("ConvInteger w zero point [4, 1]", conv_integer(&[], &[4, 1]), None),
         // Axes listed twice: "Axis 1 is referred to more than once."
         ("Pad axes [1, -2]", axes_twice("Pad", &[1, -2]), None),
         ("Pad axes [0, 1]", axes_twice("Pad", &[0, 1]), Some(vec![2, 8, 4])),
@@ -1263,10 +1311,20 @@ fn nms(dims: &[i64], iou: &[f32]) -> ModelProto {
     m
 }
 
+/// `ONNX_BCAST_ORT_ROWS=DIR cargo test ort_cases` also writes each row's model and expected
+/// shape to DIR, where `scripts/ort_rows.py DIR` runs them under onnxruntime.
 #[test]
 fn inference_agrees_with_onnxruntime() {
+    let dump = std::env::var_os("ONNX_BCAST_ORT_ROWS").map(std::path::PathBuf::from);
     let mut wrong = Vec::new();
     for (what, m, ort) in table() {
+        if let Some(dir) = &dump {
+            use prost::Message;
+            let file = what.replace('/', "_");
+            std::fs::create_dir_all(dir).unwrap();
+            std::fs::write(dir.join(format!("{file}.onnx")), m.encode_to_vec()).unwrap();
+            std::fs::write(dir.join(format!("{file}.want")), format!("{ort:?}")).unwrap();
+        }
         let model = build::load(&m);
         let inf = infer(&model, &Options::default());
         let errors: Vec<&str> =

@@ -2,7 +2,9 @@
 //! dilations, pads, `auto_pad`, `ceil_mode`): Conv and its kin, ConvTranspose, the pools,
 //! MaxRoiPool, MaxUnpool and Col2Im.
 
-use super::{exact_div, expect_shape, invalid, op_err, outs, pin_shapes, rank_only, ty, unknown_rank, R};
+use super::{
+    exact_div, expect_shape, invalid, numel, one_element, op_err, outs, pin_shapes, rank_only, ty, unknown_rank, R,
+};
 use crate::dtype::DType;
 use crate::ops::{Ctx, Out, RuleError};
 use crate::shape::{render, Assumption, Dim, Shape};
@@ -154,6 +156,28 @@ pub fn conv(c: &Ctx) -> R {
     }
     if let Some(b) = bias {
         expect_shape(c, b, &w[..1], &mut out)?;
+    }
+    // Quantization parameters: the input's and output's hold one value, the weight's one or
+    // one per output channel (the spec; onnxruntime runs the latter in QLinearConv only).
+    let (single, per_channel): (&[usize], &[usize]) = match op.as_str() {
+        "QLinearConv" => (&[1, 2, 6, 7], &[4, 5]),
+        "ConvInteger" => (&[2], &[3]),
+        _ => (&[], &[]),
+    };
+    single.iter().try_for_each(|i| one_element(c, *i))?;
+    for &i in per_channel {
+        match c.shape(i).filter(|_| c.has(i)) {
+            Some(s) if numel(s) == Some(1) => {}
+            Some(s @ [_]) => pin_shapes(&w[..1], s, &mut out)
+                .map_err(|e| RuleError::Invalid(format!("{op}: input {i} is not one value per output channel: {e}")))?,
+            Some(s) => {
+                return invalid(format!(
+                    "{op}: input {i} of shape {} is not one value or one per output channel",
+                    render(s)
+                ))
+            }
+            None => {}
+        }
     }
     let mut shape = vec![x[0].clone(), w[0].clone()];
     let Some(kernel) = kernel_of(c, w)? else {

@@ -1,0 +1,55 @@
+"""Runs the rows of tests/it/ort_cases.rs under onnxruntime, to check that each expected value
+is onnxruntime's: the output shape of `y`, or `None` where onnxruntime refuses the model.
+
+    ONNX_BCAST_ORT_ROWS=/tmp/rows cargo test --test it ort_cases
+    python3 scripts/ort_rows.py /tmp/rows
+
+Inputs are fed 0.5 (floats) or zeros (integers), so a row whose outcome depends on the values
+fed can differ; the rows say so where that is known (SwiGLU: onnxruntime has no Swish-24
+kernel).
+"""
+import glob
+import os
+import sys
+
+import numpy as np
+import onnx
+import onnxruntime as ort
+
+NP = {"tensor(float)": np.float32, "tensor(double)": np.float64, "tensor(float16)": np.float16,
+      "tensor(int64)": np.int64, "tensor(int32)": np.int32, "tensor(int8)": np.int8,
+      "tensor(uint8)": np.uint8, "tensor(bool)": np.bool_, "tensor(string)": object}
+
+
+def run(path):
+    so = ort.SessionOptions()
+    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    so.log_severity_level = 4
+    inits = {i.name for i in onnx.load(path).graph.initializer}
+    try:
+        s = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        feeds = {}
+        for i in s.get_inputs():
+            if i.name in inits:
+                continue
+            dt = NP[i.type]
+            feeds[i.name] = np.full(i.shape, 0.5, dt) if dt in (np.float32, np.float64, np.float16) else np.zeros(i.shape, dt)
+        return "Some(%s)" % list(s.run(["y"], feeds)[0].shape)
+    except Exception:
+        return "None"
+
+
+def main():
+    rows = sorted(glob.glob(os.path.join(sys.argv[1], "*.onnx")))
+    differ = 0
+    for path in rows:
+        want = open(path[:-5] + ".want").read().replace(" ", "")
+        got = run(path).replace(" ", "")
+        if want != got:
+            differ += 1
+            print(f"DIFF {os.path.basename(path)[:-5]}: the row says {want}, onnxruntime {got}")
+    print(f"{len(rows)} rows, {differ} differ")
+
+
+if __name__ == "__main__":
+    main()
