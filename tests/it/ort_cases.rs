@@ -353,6 +353,16 @@ fn conv_integer(xz: &[i64], wz: &[i64]) -> ModelProto {
     build::model(10, inputs, vec![node("c", "ConvInteger", &["x", "w", "xz", "wz"], &["y"])], &["y"])
 }
 
+/// MatMulInteger-10 of uint8 a [4, 3] and b [3, 2] with zero points of `az` and `bz` if given.
+fn matmul_integer(az: Option<&[i64]>, bz: Option<&[i64]>) -> ModelProto {
+    let u8_in = |n: &str, s: &[i64]| typed(n, DataType::Uint8, s);
+    let mut inputs = vec![u8_in("a", &[4, 3]), u8_in("b", &[3, 2])];
+    inputs.extend(az.map(|s| u8_in("az", s)));
+    inputs.extend(bz.map(|s| u8_in("bz", s)));
+    let names = ["a", "b", if az.is_some() { "az" } else { "" }, if bz.is_some() { "bz" } else { "" }];
+    build::model(10, inputs, vec![node("m", "MatMulInteger", &names, &["y"])], &["y"])
+}
+
 /// ConvTranspose (opset 11) of x by a [1, 2, 3, 3] weight, strides [3, 2], to `output_shape`.
 fn conv_t_to(x: &[i64], output_shape: &[i64]) -> ModelProto {
     let n = with_ints(node("ct", "ConvTranspose", &["x", "w"], &["y"]), "strides", &[3, 2]);
@@ -642,6 +652,31 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("ConvInteger x zero point [2]", conv_integer(&[2], &[]), None),
         ("ConvInteger w zero point [2]", conv_integer(&[], &[2]), None),
         ("ConvInteger w zero point [4, 1]", conv_integer(&[], &[4, 1]), None),
+        // Quantized MatMuls: a parameter is one value (a scalar or [1]; "IsScalarOr1ElementVector"),
+        // or one per column of b ([N] or b's shape with a K of 1, "IsBQuantParamSupported").
+        // Per-row a and y parameters, which the spec allows, onnxruntime refuses; kept.
+        ("QLinearMatMul a scale [0] zero point [0]", qmatmul([&[0], &[0], &[], &[]]), None),
+        ("QLinearMatMul a scale [1, 1] zero point [1, 1]", qmatmul([&[1, 1], &[1, 1], &[], &[]]), None),
+        ("QLinearMatMul b scale [0] zero point [0]", qmatmul([&[], &[], &[0], &[0]]), None),
+        ("QLinearMatMul b scale [3] zero point [3]", qmatmul([&[], &[], &[3], &[3]]), None),
+        ("QLinearMatMul b scale [1, 4] zero point [1, 4]", qmatmul([&[], &[], &[1, 4], &[1, 4]]), Some(vec![2, 4])),
+        ("QLinearMatMul b scale [1, 1] zero point [1, 1]", qmatmul([&[], &[], &[1, 1], &[1, 1]]), None),
+        ("MatMulInteger a zero point [1]", matmul_integer(Some(&[1]), None), Some(vec![4, 2])),
+        ("MatMulInteger a zero point [0]", matmul_integer(Some(&[0]), None), None),
+        ("MatMulInteger a zero point [2]", matmul_integer(Some(&[2]), None), None),
+        ("MatMulInteger a zero point [1, 1]", matmul_integer(Some(&[1, 1]), None), None),
+        ("MatMulInteger b zero point [2]", matmul_integer(None, Some(&[2])), Some(vec![4, 2])),
+        ("MatMulInteger b zero point [1, 2]", matmul_integer(None, Some(&[1, 2])), Some(vec![4, 2])),
+        ("MatMulInteger b zero point [0]", matmul_integer(None, Some(&[0])), None),
+        ("MatMulInteger b zero point [3]", matmul_integer(None, Some(&[3])), None),
+        ("QLinearConv x scale [1, 1]", qconv([&[1, 1], &[], &[], &[], &[], &[]]), None),
+        ("QLinearConv w zero point [1, 1]", qconv([&[], &[], &[], &[1, 1], &[], &[]]), None),
+        ("ConvInteger x zero point [1, 1]", conv_integer(&[1, 1], &[]), None),
+        // Pad of an empty axis by edge or reflect: it may stay empty, not grow ("Cannot use
+        // 'edge' mode to pad dimension with a value of 0").
+        ("Pad edge grows an empty axis", pad_by("edge", &[2, 0], &[0, 2, 0, -1]), None),
+        ("Pad edge keeps an empty axis empty", pad_by("edge", &[2, 0], &[0, 1, 0, -1]), Some(vec![2, 0])),
+        ("Pad reflect keeps an empty axis empty", pad_by("reflect", &[2, 0], &[1, 1, 0, -1]), Some(vec![3, 0])),
         // Axes listed twice: "Axis 1 is referred to more than once."
         ("Pad axes [1, -2]", axes_twice("Pad", &[1, -2]), None),
         ("Pad axes [0, 1]", axes_twice("Pad", &[0, 1]), Some(vec![2, 8, 4])),

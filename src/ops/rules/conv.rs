@@ -3,7 +3,8 @@
 //! MaxRoiPool, MaxUnpool and Col2Im.
 
 use super::{
-    exact_div, expect_shape, invalid, numel, one_element, op_err, outs, pin_shapes, rank_only, ty, unknown_rank, R,
+    exact_div, expect_one_value, expect_shape, invalid, one_value, op_err, outs, pin_shapes, rank_only, ty,
+    unknown_rank, R,
 };
 use crate::dtype::DType;
 use crate::ops::{Ctx, Out, RuleError};
@@ -164,10 +165,10 @@ pub fn conv(c: &Ctx) -> R {
         "ConvInteger" => (&[2], &[3]),
         _ => (&[], &[]),
     };
-    single.iter().try_for_each(|i| one_element(c, *i))?;
+    single.iter().try_for_each(|i| expect_one_value(c, *i))?;
     for &i in per_channel {
         match c.shape(i).filter(|_| c.has(i)) {
-            Some(s) if numel(s) == Some(1) => {}
+            Some(s) if one_value(s) => {}
             Some(s @ [_]) => pin_shapes(&w[..1], s, &mut out)
                 .map_err(|e| RuleError::Invalid(format!("{op}: input {i} is not one value per output channel: {e}")))?,
             Some(s) => {

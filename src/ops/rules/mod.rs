@@ -365,6 +365,16 @@ fn one_value(s: &[Dim]) -> bool {
     matches!(s, [] | [Dim::Known(1)])
 }
 
+/// Input `i`, where present with a known shape, is one value: a scalar or a vector of one.
+fn expect_one_value(c: &Ctx, i: usize) -> Result<(), RuleError> {
+    match c.shape(i).filter(|_| c.has(i)) {
+        Some(s) if !one_value(s) => {
+            invalid(format!("{}: input {i} of shape {} is not one value (a scalar or [1])", c.node.op_type, render(s)))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Input `i`, where present with a known shape, holds one element (onnxruntime refuses more).
 fn one_element(c: &Ctx, i: usize) -> Result<(), RuleError> {
     match c.shape(i).filter(|_| c.has(i)).and_then(numel) {

@@ -139,10 +139,45 @@ pub fn matmul(c: &Ctx) -> R {
         }
     }
     let (Some(a), Some(b)) = (c.shape(0), c.shape(bi)) else { return outs(vec![ty(dtype, None)]) };
+    if bi == 3 || c.has(2) || c.has(3) {
+        quantized_per(c, a, b, if bi == 3 { (&[1, 2, 6, 7], &[4, 5]) } else { (&[2], &[3]) })?;
+    }
     let (shape, assumptions) = matmul_shape(a, b)?;
     out.assumptions.extend(assumptions);
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
+}
+
+/// The quantization parameters of a quantized MatMul: one value, or (inputs `rows`) one per
+/// row of `a`, [M] or a's shape with a last size of 1, or (inputs `cols`) one per column of
+/// `b`, [N] or b's shape with a K of 1; the spec's shapes. onnxruntime runs per-row ones in
+/// neither op, which is its limit.
+fn quantized_per(c: &Ctx, a: &[Dim], b: &[Dim], (rows, cols): (&[usize], &[usize])) -> Result<(), RuleError> {
+    let like = |s: &[Dim], want: &[Dim]| {
+        s.len() == want.len() && s.iter().zip(want).all(|(x, y)| x.known().zip(y.known()).is_none_or(|(x, y)| x == y))
+    };
+    // The one-per forms of a matrix `x`: its size `from_end` axes from the end, alone, or `x`
+    // with the other of its last two sizes 1.
+    let per = |x: &[Dim], from_end: usize| -> Vec<Vec<Dim>> {
+        let n = x.len();
+        if n < 2 {
+            return vec![];
+        }
+        let mut stretched = x.to_vec();
+        stretched[n + from_end - 3] = Dim::Known(1);
+        vec![vec![x[n - from_end].clone()], stretched]
+    };
+    for (inputs, forms, what) in [(rows, per(a, 2), "row of a"), (cols, per(b, 1), "column of b")] {
+        for &i in inputs {
+            let Some(s) = c.shape(i).filter(|_| c.has(i)) else { continue };
+            if one_value(s) || forms.iter().any(|f| like(s, f)) {
+                continue;
+            }
+            let (op, s) = (&c.node.op_type, render(s));
+            return invalid(format!("{op}: input {i} of shape {s} is neither one value nor one per {what}"));
+        }
+    }
+    Ok(())
 }
 
 /// Gemm: `Y[M,N] = alpha * A' B' + beta * C`, C stretching unidirectionally to `[M,N]` (with

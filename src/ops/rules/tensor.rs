@@ -624,7 +624,7 @@ pub fn pad(c: &Ctx) -> R {
         return invalid(format!("Pad: {} pads for {} axes", pads.len(), axes.len()));
     }
     // Negative pads crop first. Of what is left (the extent), onnxruntime reflects at most
-    // extent-1 elements on a side, and pads no empty axis by reflect, edge or wrap; nor does
+    // extent-1 elements on a side, and grows no empty axis by reflect, edge or wrap; nor does
     // it take a non-empty input that the crop leaves an empty extent in these modes.
     let mode = c.node.attr_str("mode").unwrap_or_else(|| "constant".into());
     let copies = mode != "constant";
@@ -635,14 +635,20 @@ pub fn pad(c: &Ctx) -> R {
         let (before, after) = (&pads[k], &pads[k + axes.len()]);
         let widest = [before, after].into_iter().filter_map(Dim::known).max().unwrap_or(0);
         let crop = [before, after].into_iter().filter_map(Dim::known).map(|p| p.min(0)).fold(0i64, i64::saturating_add);
+        // An empty axis can only stay empty: there is nothing to copy into the pads.
+        let grows = before.known().zip(after.known()).map_or(widest > 0, |(b, a)| b.saturating_add(a) > 0);
         let min = match mode.as_str() {
             "reflect" if widest > 0 => widest.saturating_add(1),
             "edge" | "wrap" if widest > 0 => 1,
             _ => 0,
         };
         match &data[a] {
-            Dim::Known(d) if (*d == 0 && min > 0) || (copies && !input_empty && d.saturating_add(crop) <= 0) => {
-                let why = if *d == 0 { format!("axis {a} is empty") } else { format!("the pads crop all of axis {a}") };
+            Dim::Known(d) if copies && ((*d == 0 && grows) || (!input_empty && d.saturating_add(crop) <= 0)) => {
+                let why = if *d == 0 {
+                    format!("axis {a} is empty and cannot grow")
+                } else {
+                    format!("the pads crop all of axis {a}")
+                };
                 return Err(RuleError::Window(format!("Pad ({mode}): {why}; onnxruntime refuses it")));
             }
             Dim::Known(d) if !input_empty && d.saturating_add(crop) < min => {
