@@ -18,16 +18,17 @@
 //! (`"float32"`, `"int64"`, ...). An output without a rule, or a rule whose inputs are not
 //! known, gives an unknown type. `"inputs": [{"input": i, "shape": ..}]` names shapes some
 //! inputs must have, in the same vocabulary: known sizes that differ are the node's error,
-//! symbolic ones a condition.
+//! symbolic ones a condition. With `"trailing": true` the shape is the input's last sizes;
+//! `"ranks": [..]` lists the ranks it may have.
 
 use std::collections::HashMap;
 
 use serde::Deserialize;
 
-use super::rules::{axis_in, expect_shape, matmul_shape, reduced};
+use super::rules::{axis_in, expect_shape, invalid, matmul_shape, pin_shapes, reduced};
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
-use crate::shape::{multi, Dim, Shape, Type};
+use crate::shape::{multi, render, Dim, Shape, Type};
 
 /// The rules of a file, by (domain, op type): what each input must be, then the outputs.
 #[derive(Clone, Debug, Default)]
@@ -61,7 +62,13 @@ struct Rule {
 #[serde(deny_unknown_fields)]
 struct InputOf {
     input: usize,
-    shape: ShapeOf,
+    /// The ranks the input may have (any, without).
+    #[serde(default)]
+    ranks: Option<Vec<usize>>,
+    shape: Option<ShapeOf>,
+    /// `shape` names the input's last sizes only.
+    #[serde(default)]
+    trailing: bool,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -129,7 +136,12 @@ impl OpRules {
                 }
             }
             // A size given as a number is a size: a negative one gave tensors negative dims.
-            for shape in r.outputs.iter().filter_map(|o| o.shape.as_ref()).chain(r.inputs.iter().map(|i| &i.shape)) {
+            for shape in r
+                .outputs
+                .iter()
+                .filter_map(|o| o.shape.as_ref())
+                .chain(r.inputs.iter().filter_map(|i| i.shape.as_ref()))
+            {
                 let dims: Vec<&DimOf> = match shape {
                     ShapeOf::Same { set, .. } => set.iter().map(|(_, d)| d).collect(),
                     ShapeOf::Dims { dims } => dims.iter().collect(),
@@ -178,9 +190,27 @@ impl OpRules {
 
 fn apply(inputs: &[InputOf], outputs: &[Output], c: &Ctx) -> Result<Out, RuleError> {
     let mut out = Out::default();
+    let op = &c.node.op_type;
     for i in inputs {
-        if let Some(want) = shape_of(&i.shape, c, &mut out)? {
-            expect_shape(c, i.input, &want, &mut out)?;
+        let have = c.shape(i.input).filter(|_| c.has(i.input));
+        if let (Some(s), Some(ranks)) = (have, &i.ranks) {
+            if !ranks.contains(&s.len()) {
+                return invalid(format!("{op}: input {} has rank {}, not one of {ranks:?}", i.input, s.len()));
+            }
+        }
+        let Some(want) = i.shape.as_ref().map(|s| shape_of(s, c, &mut out)).transpose()?.flatten() else { continue };
+        match have {
+            Some(s) if i.trailing => {
+                let last = s.get(s.len().saturating_sub(want.len())..).filter(|l| l.len() == want.len());
+                let why = match last {
+                    Some(last) => pin_shapes(&want, last, &mut out).err(),
+                    None => Some(format!("rank {} is below {}", s.len(), want.len())),
+                };
+                if let Some(e) = why {
+                    return invalid(format!("{op}: input {} must end in {}: {e}", i.input, render(&want)));
+                }
+            }
+            _ => expect_shape(c, i.input, &want, &mut out)?,
         }
     }
     for o in outputs {

@@ -1259,7 +1259,7 @@ fn the_docs_list_every_finding_code() {
 /// outputs: a known size that differs is the node's error, a symbolic one a condition. The
 /// shipped SkipLayerNormalization rule says gamma, beta and bias are vectors of the input's
 /// last size, where onnxruntime 1.32 refuses others ("Last dimension of gamma and input does
-/// not match"); it took any.
+/// not match"); it took any. Its skip ends in the input's last two sizes.
 #[test]
 fn declared_rules_check_input_shapes() {
     use build::{input, model, node};
@@ -1287,10 +1287,26 @@ fn declared_rules_check_input_shapes() {
         "{:?}",
         inf.contract
     );
-    let sln = |gamma: i64| {
+    let sln_of = |skip: &[i64], gamma: i64| {
         let x = || input("x", &[2i64, 3, 8]);
-        infer("com.microsoft", "SkipLayerNormalization", vec![x(), input("skip", &[2i64, 3, 8]), input("g", &[gamma])])
+        infer("com.microsoft", "SkipLayerNormalization", vec![x(), input("skip", skip), input("g", &[gamma])])
     };
+    let sln = |gamma: i64| sln_of(&[2, 3, 8], gamma);
     assert!(sln(8).diagnostics.is_empty());
     assert!(sln(6).diagnostics[0].message.contains("input 2 must be of shape [8]"), "{:?}", sln(6).diagnostics);
+    // The skip ends in the input's last two sizes, at rank 2 or 3 (onnxruntime: "last two
+    // dimensions of skip needs to be same as input", "skip is expected to have 3 or 2
+    // dimensions"); its batch onnxruntime does not check.
+    for skip in [&[2, 3, 8][..], &[1, 3, 8], &[3, 8], &[5, 3, 8]] {
+        assert!(sln_of(skip, 8).diagnostics.is_empty(), "{skip:?}: {:?}", sln_of(skip, 8).diagnostics);
+    }
+    for (skip, text) in [
+        (&[2, 1, 8][..], "input 1 must end in [3, 8]: sizes 3 and 1 differ at axis 0"),
+        (&[8], "input 1 has rank 1, not one of [2, 3]"),
+        (&[1, 2, 3, 8], "input 1 has rank 4, not one of [2, 3]"),
+    ] {
+        let inf = sln_of(skip, 8);
+        assert_eq!(inf.diagnostics.len(), 1, "{skip:?}: {:?}", inf.diagnostics);
+        assert!(inf.diagnostics[0].message.contains(text), "{skip:?}: {}", inf.diagnostics[0].message);
+    }
 }

@@ -175,7 +175,7 @@ fn moved(c: &Ctx, t: Option<Type>) -> Out {
     out
 }
 
-fn invalid<T>(msg: String) -> Result<T, RuleError> {
+pub(super) fn invalid<T>(msg: String) -> Result<T, RuleError> {
     Err(RuleError::Invalid(msg))
 }
 
@@ -236,7 +236,7 @@ fn like_input(c: &Ctx) -> Out {
 
 /// Where two shapes must be one: an error at the first axis whose known sizes differ, the
 /// conditions that make symbolic sizes equal.
-fn pin_shapes(a: &[Dim], b: &[Dim], out: &mut Out) -> Result<(), String> {
+pub(super) fn pin_shapes(a: &[Dim], b: &[Dim], out: &mut Out) -> Result<(), String> {
     if a.len() != b.len() {
         return Err(format!("ranks {} and {} differ", a.len(), b.len()));
     }
