@@ -113,6 +113,15 @@ fn multi_head_attention(c: &Ctx) -> R {
     // Separate 3-D query, key and value, as onnxruntime checks them: one batch, the key's
     // hidden size the query's, the value's sequence the key's.
     let mut checked = Out::default();
+    // num_heads splits a 3-D query's and value's hidden sizes (onnxruntime's reshape fails
+    // otherwise).
+    if let Some(n) = c.node.attr_int("num_heads").filter(|n| *n > 0) {
+        for (i, s) in [(0, Some(q)), (2, c.shape(2))] {
+            if let Some(h) = s.filter(|s| s.len() == 3).and_then(|s| s[2].known()).filter(|h| h % n != 0) {
+                return invalid(c, format!("num_heads {n} does not divide input {i}'s hidden size {h}"));
+            }
+        }
+    }
     if let (3, Some([b, kv, _])) = (q.len(), c.shape(1)) {
         expect_shape(c, 1, &[q[0].clone(), kv.clone(), q[2].clone()], &mut checked)?;
         if let Some(v) = c.shape(2).filter(|v| v.len() == 3) {

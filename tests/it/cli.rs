@@ -1212,6 +1212,26 @@ fn contrib_attention_checks_what_onnxruntime_checks() {
     assert!(mha(&[2, 5, 8], &[2, 5, 8]).is_empty());
     assert!(mha(&[2, 5, 6], &[2, 5, 8])[0].contains("input 1 must be of shape [2, 5, 8]"));
     assert!(mha(&[2, 5, 8], &[2, 4, 8])[0].contains("input 2 must be of shape [2, 5, 8]"));
+    // num_heads splits the value's hidden size too (onnxruntime fails in a reshape).
+    assert!(mha(&[2, 5, 8], &[2, 5, 6]).is_empty());
+    assert_eq!(
+        mha(&[2, 5, 8], &[2, 5, 7]),
+        ["MultiHeadAttention: num_heads 2 does not divide input 2's hidden size 7"]
+    );
+    // BiasGelu's and FastGelu's bias is a vector of the input's last size ("Input 1 is
+    // expected to have 1 dimensions, got 2", "Input 1 dimension 0 should have same length as
+    // the last dimension of input 0"); it broadcast.
+    for op in ["BiasGelu", "FastGelu"] {
+        let gelu = |b: &[i64]| infer(op, 1, &[("x", &[2, 3, 4]), ("b", b)]);
+        assert!(gelu(&[4]).is_empty(), "{op}");
+        for b in [&[1][..], &[3, 4]] {
+            assert!(
+                gelu(b).first().is_some_and(|m| m.contains("input 1 must be of shape [4]")),
+                "{op} {b:?}: {:?}",
+                gelu(b)
+            );
+        }
+    }
 }
 
 /// Attributes from the model are bad input too: a GroupQueryAttention whose head counts
