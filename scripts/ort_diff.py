@@ -30,7 +30,8 @@ Run by hand (needs onnx, onnxruntime, numpy), against the debug binary (overflow
         [--variants 6] [--sym] [--bin target/debug/onnx-bcast]
 
 With --untested it instead runs one small model of each shipped op that no node case uses
-(UNTESTED). The models of every non-pass are kept under target/ort-diff/VERDICT/ with a .txt beside each
+(UNTESTED); with --contrib it mutates a valid model of each of onnxruntime's contrib ops that
+deployed graphs use (CONTRIB) in place of the node cases. The models of every non-pass are kept under target/ort-diff/VERDICT/ with a .txt beside each
 saying what differed; a summary by op and verdict ends the output. A bug found becomes a row of
 tests/it/ort_cases.rs with ORT's output as the expected value. ORT runs in a child process
 (some models abort it: `ort-died`), one ORT and one `infer` process per variant, about 70
@@ -89,7 +90,8 @@ UNSUPPORTED = ("NOT_IMPLEMENTED", "not implemented", "Could not find an implemen
 ORT_TYPES = {"float": "float32", "double": "float64", "string": "string"}
 # Run-time failures about index or element values, not shapes.
 VALUE_ERRORS = ("out of bounds", "out of range", "outside the range", "must be within", "invalid index",
-                "indices element", "index out", "Invalid index", "must be in the range", "by zero")
+                "indices element", "index out", "Invalid index", "must be in the range", "by zero",
+                "scale must be positive", "out of computation range")
 MAX_ELEMS = 2_000_000
 
 
@@ -343,6 +345,55 @@ UNTESTED = [
 ]
 
 
+# onnxruntime's contrib ops as deployed graphs use them: one valid base model each (op,
+# inputs as (name, shape, element type), attributes), mutated like the node cases (--contrib).
+U8, I8, I32, I64 = (onnx.TensorProto.UINT8, onnx.TensorProto.INT8, onnx.TensorProto.INT32,
+                    onnx.TensorProto.INT64)
+CONTRIB = [
+    ("BiasGelu", [("a", [2, 3, 4], F), ("b", [4], F)], {}),
+    ("FastGelu", [("x", [2, 3, 4], F), ("b", [4], F)], {}),
+    ("QuickGelu", [("x", [2, 3, 4], F)], {}),
+    ("BiasAdd", [("x", [2, 3, 4], F), ("b", [4], F), ("s", [2, 3, 4], F)], {}),
+    ("SkipLayerNormalization", [("x", [2, 3, 4], F), ("s", [2, 3, 4], F), ("g", [4], F), ("b", [4], F)], {}),
+    ("SkipSimplifiedLayerNormalization", [("x", [2, 3, 4], F), ("s", [1, 3, 4], F), ("g", [4], F)], {}),
+    ("FusedMatMul", [("a", [2, 3, 4], F), ("b", [4, 5], F)], {}),
+    ("FusedMatMul", [("a", [2, 4, 3], F), ("b", [2, 5, 4], F)], {"transA": 1, "transB": 1}),
+    ("Attention", [("x", [2, 3, 8], F), ("w", [8, 24], F), ("b", [24], F)], {"num_heads": 2}),
+    ("Attention", [("x", [2, 3, 8], F), ("w", [8, 24], F), ("b", [24], F), ("m", [2, 3], I32)], {"num_heads": 2}),
+    ("MultiHeadAttention", [("q", [2, 3, 8], F), ("k", [2, 5, 8], F), ("v", [2, 5, 6], F)], {"num_heads": 2}),
+    ("RotaryEmbedding", [("x", [2, 3, 8], F), ("p", [2, 3], I64), ("c", [16, 2], F), ("s", [16, 2], F)],
+     {"num_heads": 2}),
+    ("EmbedLayerNormalization", [("i", [2, 3], I32), ("t", [2, 3], I32), ("w", [10, 8], F), ("p", [16, 8], F),
+                                 ("e", [2, 8], F), ("g", [8], F), ("b", [8], F)], {}),
+    ("QLinearAdd", [("a", [2, 3], U8), ("as", [], F), ("az", [], U8), ("b", [3], U8), ("bs", [], F), ("bz", [], U8),
+                    ("cs", [], F), ("cz", [], U8)], {}),
+    ("QLinearSoftmax", [("x", [2, 3], U8), ("xs", [], F), ("xz", [], U8), ("ys", [], F), ("yz", [], U8)],
+     {"opset": 13}),
+    ("QLinearGlobalAveragePool", [("x", [1, 2, 3, 3], U8), ("xs", [], F), ("xz", [], U8), ("ys", [], F),
+                                  ("yz", [], U8)], {"channels_last": 0}),
+    ("DynamicQuantizeMatMul", [("a", [2, 4], F), ("b", [4, 3], I8), ("bs", [1], F), ("bz", [1], I8), ("bias", [3], F)],
+     {}),
+    ("MatMulIntegerToFloat", [("a", [2, 4], U8), ("b", [4, 3], U8), ("as", [1], F), ("bs", [1], F)], {}),
+    ("QGemm", [("a", [2, 4], U8), ("as", [], F), ("az", [], U8), ("b", [4, 3], U8), ("bs", [], F), ("bz", [], U8)],
+     {}),
+]
+
+
+def contrib_cases(np_rng):
+    """The CONTRIB rows as {name: (model, inputs, op)}."""
+    h = onnx.helper
+    table = {}
+    for k, (op, ins, attrs) in enumerate(CONTRIB):
+        names = [n for n, _, _ in ins]
+        node = h.make_node(op, names, ["y"], domain="com.microsoft", **attrs)
+        g = h.make_graph([node], op, [h.make_tensor_value_info(n, t, s) for n, s, t in ins], [onnx.ValueInfoProto(name="y")])
+        m = h.make_model(g, opset_imports=[h.make_opsetid("", 17), h.make_opsetid("com.microsoft", 1)], ir_version=8)
+        arrays = [np_rng.standard_normal(s).astype(np.float32) if t == F else np.zeros(s, h.tensor_dtype_to_np_dtype(t))
+                  for _, s, t in ins]
+        table[f"{op}.{k}"] = (m, arrays, op)
+    return table
+
+
 def untested(binary, out):
     """One model per UNTESTED row through ORT and us; prints and counts the verdicts."""
     summary = collections.Counter()
@@ -386,14 +437,21 @@ def main():
     ap.add_argument("--out", default=os.path.join(ROOT, "target", "ort-diff"))
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--untested", action="store_true", help="check the shipped ops no node case uses")
+    ap.add_argument("--contrib", action="store_true", help="mutate the CONTRIB models instead of the node cases")
     a = ap.parse_args()
     if a.untested:
         os.makedirs(a.out, exist_ok=True)
         return untested(a.bin, a.out)
 
-    with open(os.path.join(NODE, "manifest.json")) as f:
-        cases = json.load(f)["cases"]
-    cases = [c for c in cases if c.get("has_data")]
+    load = load_case
+    if a.contrib:
+        table = contrib_cases(np.random.default_rng(a.seed))
+        cases = [{"name": n, "ops": [op]} for n, (_, _, op) in table.items()]
+        load = lambda name: table[name][:2]  # noqa: E731
+    else:
+        with open(os.path.join(NODE, "manifest.json")) as f:
+            cases = json.load(f)["cases"]
+        cases = [c for c in cases if c.get("has_data")]
     if a.op:
         cases = [c for c in cases if set(a.op) & set(c["ops"])]
     if a.case:
@@ -412,7 +470,7 @@ def main():
     total = 0
     for c in cases:
         try:
-            model, ins = load_case(c["name"])
+            model, ins = load(c["name"])
         except Exception:
             continue
         if ins is None:

@@ -3,10 +3,10 @@
 //! onnxruntime's schemas (`onnxruntime/core/graph/contrib_ops/*_defs.cc`) and what
 //! onnxruntime 1.32 infers and checks at run time.
 
-use super::rules::{self, axis_in, expect_shape, outs as out, ty as tensor};
+use super::rules::{self, axis_in, expect_one_value, expect_shape, one_value, outs as out, ty as tensor};
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
-use crate::shape::{Dim, Shape};
+use crate::shape::{render, Dim, Shape};
 
 type R = Result<Out, RuleError>;
 type Rule = fn(&Ctx) -> R;
@@ -74,6 +74,27 @@ fn attention(c: &Ctx) -> R {
     if let Some(h) = q_hidden.filter(|h| heads <= 0 || h % heads != 0) {
         return invalid(c, format!("num_heads {heads} does not divide the hidden size {h}"));
     }
+    // Attention's mask_index: [B], [2B] or [3B + 2] (end and start positions), [B, total]
+    // (or a dummy), or [B, S, total] (onnxruntime: "Inputs 'mask_index' with 2D data shall have shape
+    // batch_size x total_sequence_length").
+    if c.node.op_type == "Attention" {
+        let past = c.shape(past_at).filter(|p| p.len() == 5).map_or(Dim::Known(0), |p| p[3].clone());
+        let total = past.add(&x[1]);
+        match c.shape(3).filter(|_| c.has(3)) {
+            Some([n]) => {
+                if let (Some(n), Some(b)) = (n.known(), x[0].known()) {
+                    if ![b, 2 * b, 3 * b + 2].contains(&n) {
+                        return invalid(c, format!("a 1-D mask_index of {n} for a batch of {b}"));
+                    }
+                }
+            }
+            // [1, 1] and [B, 1] are dummy masks, which onnxruntime drops.
+            Some([b, Dim::Known(1)]) if b.known() == Some(1) || b == &x[0] => {}
+            Some([_, _]) => expect_shape(c, 3, &[x[0].clone(), total], &mut checked)?,
+            Some([_, _, _]) => expect_shape(c, 3, &[x[0].clone(), x[1].clone(), total], &mut checked)?,
+            _ => {}
+        }
+    }
     let output = vec![x[0].clone(), x[1].clone(), v_hidden];
     let present = c.shape(past_at).map(|p| {
         let mut p = p.to_vec();
@@ -113,6 +134,17 @@ fn multi_head_attention(c: &Ctx) -> R {
     // Separate 3-D query, key and value, as onnxruntime checks them: one batch, the key's
     // hidden size the query's, the value's sequence the key's.
     let mut checked = Out::default();
+    // A value comes with a key of its rank, 3 or 4 (onnxruntime: "Expect rank of key and
+    // value be same, and either 3 or 4").
+    if let (Some(k), Some(v)) = (c.shape(1).filter(|_| c.has(1)), c.shape(2).filter(|_| c.has(2))) {
+        if k.len() != v.len() || !(3..=4).contains(&k.len()) {
+            return invalid(c, format!("key and value have ranks {} and {}, not one of 3 or 4", k.len(), v.len()));
+        }
+        // 4-D, both are [B, N, L, H] ("shall have same shape").
+        if k.len() == 4 {
+            expect_shape(c, 2, k, &mut checked)?;
+        }
+    }
     // num_heads splits a 3-D query's and value's hidden sizes (onnxruntime's reshape fails
     // otherwise).
     if let Some(n) = c.node.attr_int("num_heads").filter(|n| *n > 0) {
@@ -213,9 +245,31 @@ fn qgemm(c: &Ctx) -> R {
         return invalid(c, format!("A and B have ranks {} and {}, not 2", a.len(), b.len()));
     }
     let t = |n: &str| c.node.attr_int(n).unwrap_or(0) != 0;
-    let m = if t("transA") { &a[1] } else { &a[0] };
-    let n = if t("transB") { &b[0] } else { &b[1] };
-    out(vec![tensor(dtype, Some(vec![m.clone(), n.clone()]))])
+    let (m, k) = if t("transA") { (&a[1], &a[0]) } else { (&a[0], &a[1]) };
+    let (kb, n) = if t("transB") { (&b[1], &b[0]) } else { (&b[0], &b[1]) };
+    // As onnxruntime checks them: one inner size; A's and Y's scale and zero point one value,
+    // B's one or one per column, of one shape.
+    let mut checked = Out::default();
+    let Some((_, same)) = k.pin(kb) else { return invalid(c, format!("A's inner size {k} and B's {kb} differ")) };
+    checked.assumptions.extend(same.map(|s| (0, s)));
+    [1, 2, 7, 8].into_iter().try_for_each(|i| expect_one_value(c, i))?;
+    for i in [4, 5] {
+        match c.shape(i).filter(|_| c.has(i)) {
+            Some(s) if one_value(s) => {}
+            Some([_]) => expect_shape(c, i, std::slice::from_ref(n), &mut checked)?,
+            Some(s) => {
+                return invalid(c, format!("input {i} of shape {} is not one value or one per column", render(s)))
+            }
+            None => {}
+        }
+    }
+    if let (Some(s), Some(z)) = (c.shape(4), c.shape(5).filter(|_| c.has(5))) {
+        if s != z {
+            return invalid(c, format!("B's scale {} and zero point {} differ in shape", render(s), render(z)));
+        }
+    }
+    checked.types = smallvec::smallvec![tensor(dtype, Some(vec![m.clone(), n.clone()]))];
+    Ok(checked)
 }
 
 /// QLinearConcat: (Y_scale, Y_zero_point, then (tensor, scale, zero point) triples), concatenated

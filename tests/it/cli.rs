@@ -1234,6 +1234,85 @@ fn contrib_attention_checks_what_onnxruntime_checks() {
     }
 }
 
+/// More contrib shapes onnxruntime 1.32 refuses, each probed there: QLinearAdd's scales and
+/// zero points of rank 1 ("Scale and Zero-point must be a scalar"); RotaryEmbedding's caches
+/// of two shapes ("Inputs 'cos_cache' and 'sin_cache' are expected to have the same shape")
+/// or rank 3; MultiHeadAttention's key and value of two ranks ("Expect rank of key and value
+/// be same") or, 4-D, two shapes ("shall have same shape"); Attention's mask_index of another length or shape ("with 1D data shall have
+/// length of batch_size or 2 * batch_size or 3 * batch_size + 2"), a [B, 1] dummy mask
+/// running; QGemm's inner sizes and quantization parameters ("zero point of input a must be a
+/// scalar or 1D tensor of size 1").
+#[test]
+fn contrib_ops_check_shapes_as_onnxruntime_does() {
+    use build::{model, node, typed, with_int};
+    use onnx_bcast::io::proto::{self as onnx, tensor_proto::DataType};
+    let errors = |n: onnx::NodeProto, inputs: &[(&str, &[i64], DataType)]| {
+        let names: Vec<&str> = inputs.iter().map(|(n, ..)| *n).collect();
+        let n = onnx::NodeProto {
+            domain: Some("com.microsoft".into()),
+            input: names.iter().map(|s| s.to_string()).collect(),
+            ..n
+        };
+        let inputs = inputs.iter().map(|(name, s, t)| typed(name, *t, s)).collect();
+        let mut m = model(17, inputs, vec![n], &["y"]);
+        m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) });
+        let inf = onnx_bcast::infer::infer(&build::load(&m), &Default::default());
+        inf.diagnostics.iter().map(|d| d.message.clone()).collect::<Vec<_>>()
+    };
+    let (f, u8, i32, i64) = (DataType::Float, DataType::Uint8, DataType::Int32, DataType::Int64);
+    let qadd = |scale: &[i64]| {
+        let names = [("a", &[2, 3][..], u8), ("as", scale, f), ("az", &[], u8), ("b", &[3], u8), ("bs", &[], f)];
+        let rest = [("bz", &[][..], u8), ("cs", &[], f), ("cz", &[], u8)];
+        errors(node("q", "QLinearAdd", &[], &["y"]), &[&names[..], &rest[..]].concat())
+    };
+    assert!(qadd(&[]).is_empty());
+    assert_eq!(qadd(&[1]), ["QLinearAdd: input 1 has rank 1, not one of [0]"]);
+    let rotary = |cos: &[i64], sin: &[i64]| {
+        let n = with_int(node("r", "RotaryEmbedding", &[], &["y"]), "num_heads", 2);
+        errors(n, &[("x", &[2, 3, 8], f), ("p", &[2, 3], i64), ("c", cos, f), ("s", sin, f)])
+    };
+    assert!(rotary(&[16, 2], &[16, 2]).is_empty());
+    assert!(
+        rotary(&[16, 2], &[16, 3])[0].contains("input 3 must be of shape [16, 2]"),
+        "{:?}",
+        rotary(&[16, 2], &[16, 3])
+    );
+    assert_eq!(rotary(&[1, 16, 2], &[1, 16, 2])[0], "RotaryEmbedding: input 2 has rank 3, not one of [2]");
+    let mha = |k: &[i64], v: &[i64]| {
+        let n = with_int(node("m", "MultiHeadAttention", &[], &["y"]), "num_heads", 2);
+        errors(n, &[("q", &[2, 3, 8], f), ("k", k, f), ("v", v, f)])
+    };
+    assert!(mha(&[2, 2, 5, 4], &[2, 2, 5, 4]).is_empty());
+    assert!(mha(&[2, 2, 5, 4], &[2, 2, 5, 3])[0].contains("input 2 must be of shape [2, 2, 5, 4]"));
+    assert_eq!(
+        mha(&[1, 2, 5, 8], &[2, 5, 6]),
+        ["MultiHeadAttention: key and value have ranks 4 and 3, not one of 3 or 4"]
+    );
+    let att = |mask: &[i64]| {
+        let n = with_int(node("a", "Attention", &[], &["y"]), "num_heads", 2);
+        errors(n, &[("x", &[2, 3, 8], f), ("w", &[8, 24], f), ("b", &[24], f), ("m", mask, i32)])
+    };
+    for ok in [&[2][..], &[4], &[8], &[2, 3], &[2, 1], &[1, 1], &[2, 3, 3]] {
+        assert!(att(ok).is_empty(), "{ok:?}: {:?}", att(ok));
+    }
+    assert_eq!(att(&[3]), ["Attention: a 1-D mask_index of 3 for a batch of 2"]);
+    assert!(att(&[2, 4])[0].contains("input 3 must be of shape [2, 3]"), "{:?}", att(&[2, 4]));
+    let qgemm = |b: &[i64], az: &[i64], bs: &[i64], bz: &[i64]| {
+        let ins = [("a", &[2, 4][..], u8), ("as", &[], f), ("az", az, u8), ("b", b, u8), ("bs", bs, f), ("bz", bz, u8)];
+        errors(node("g", "QGemm", &[], &["y"]), &ins)
+    };
+    assert!(qgemm(&[4, 3], &[], &[], &[]).is_empty());
+    assert!(qgemm(&[4, 3], &[1], &[3], &[3]).is_empty());
+    assert_eq!(qgemm(&[1, 3], &[], &[], &[]), ["QGemm: A's inner size 4 and B's 1 differ"]);
+    assert_eq!(qgemm(&[4, 3], &[2], &[], &[]), ["QGemm: input 2 of shape [2] is not one value (a scalar or [1])"]);
+    assert!(
+        qgemm(&[4, 3], &[], &[2], &[2])[0].contains("input 4 must be of shape [3]"),
+        "{:?}",
+        qgemm(&[4, 3], &[], &[2], &[2])
+    );
+    assert_eq!(qgemm(&[4, 3], &[], &[], &[1]), ["QGemm: B's scale [] and zero point [1] differ in shape"]);
+}
+
 /// Attributes from the model are bad input too: a GroupQueryAttention whose head counts
 /// overflow is an invalid node, not a panic.
 #[test]

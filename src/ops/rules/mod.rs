@@ -361,12 +361,12 @@ pub(super) fn matmul_shape(a: &[Dim], b: &[Dim]) -> Result<(Shape, Vec<(usize, A
 
 /// A scalar or a vector of one: one value, as onnxruntime takes a scale, zero point or
 /// normalization weight that applies to everything.
-fn one_value(s: &[Dim]) -> bool {
+pub(super) fn one_value(s: &[Dim]) -> bool {
     matches!(s, [] | [Dim::Known(1)])
 }
 
 /// Input `i`, where present with a known shape, is one value: a scalar or a vector of one.
-fn expect_one_value(c: &Ctx, i: usize) -> Result<(), RuleError> {
+pub(super) fn expect_one_value(c: &Ctx, i: usize) -> Result<(), RuleError> {
     match c.shape(i).filter(|_| c.has(i)) {
         Some(s) if !one_value(s) => {
             invalid(format!("{}: input {i} of shape {} is not one value (a scalar or [1])", c.node.op_type, render(s)))
