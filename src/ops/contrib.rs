@@ -294,6 +294,8 @@ fn qlinear_concat(c: &Ctx) -> R {
 
 /// QLinearGlobalAveragePool: every spatial axis 1 (NCHW: axes 2..; `channels_last`: 1..r-1).
 fn qlinear_global_average_pool(c: &Ctx) -> R {
+    // The scales and zero points hold one value (onnxruntime: "IsScalarOr1ElementVector").
+    (1..5).try_for_each(|i| expect_one_value(c, i))?;
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0).filter(|s| s.len() >= 2) else { return out(vec![tensor(dtype, None)]) };
     let r = x.len();

@@ -1241,7 +1241,7 @@ fn contrib_attention_checks_what_onnxruntime_checks() {
 /// be same") or, 4-D, two shapes ("shall have same shape"); Attention's mask_index of another length or shape ("with 1D data shall have
 /// length of batch_size or 2 * batch_size or 3 * batch_size + 2"), a [B, 1] dummy mask
 /// running; QGemm's inner sizes and quantization parameters ("zero point of input a must be a
-/// scalar or 1D tensor of size 1").
+/// scalar or 1D tensor of size 1"), and QLinearGlobalAveragePool's.
 #[test]
 fn contrib_ops_check_shapes_as_onnxruntime_does() {
     use build::{model, node, typed, with_int};
@@ -1311,6 +1311,12 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
         qgemm(&[4, 3], &[], &[2], &[2])
     );
     assert_eq!(qgemm(&[4, 3], &[], &[], &[1]), ["QGemm: B's scale [] and zero point [1] differ in shape"]);
+    let gap = |scale: &[i64]| {
+        let n = with_int(node("p", "QLinearGlobalAveragePool", &[], &["y"]), "channels_last", 0);
+        errors(n, &[("x", &[1, 2, 3, 3], u8), ("xs", scale, f), ("xz", &[], u8), ("ys", &[], f), ("yz", &[], u8)])
+    };
+    assert!(gap(&[1]).is_empty());
+    assert_eq!(gap(&[1, 1]), ["QLinearGlobalAveragePool: input 1 of shape [1, 1] is not one value (a scalar or [1])"]);
 }
 
 /// Attributes from the model are bad input too: a GroupQueryAttention whose head counts
