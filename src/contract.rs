@@ -49,8 +49,8 @@ pub struct Counterexample {
     pub node: String,
     pub op_type: String,
     pub graph: String,
-    /// The axis of the condition: of the node's output, or of its first input for a window
-    /// that must fit (`window`).
+    /// The axis of the condition: of the node's output, or of its first input for a size
+    /// bound (`window`: a window that must fit, a sequence within its caches).
     pub axis: usize,
     pub window: bool,
     pub message: String,
@@ -116,7 +116,7 @@ fn terms(a: &Assumption) -> Vec<&Term> {
         Assumption::EqualOrOne(ts) => ts.iter().collect(),
         Assumption::Stretches { from, to } => vec![from, to],
         Assumption::Equal(a, b) => vec![a, b],
-        Assumption::AtLeast { size, .. } => vec![size],
+        Assumption::AtLeast { size, .. } | Assumption::AtMost { size, .. } => vec![size],
     }
 }
 
@@ -128,7 +128,7 @@ fn window(a: &Assumption, x: &Term) -> Option<(i64, i64)> {
     let mut cross = |g: &Growth, c: i64| settle = settle.max(g.crossing(&Growth::constant(c)));
     match a {
         Assumption::OneOf { sizes, .. } => sizes.iter().for_each(|s| cross(&growths[0], *s)),
-        Assumption::AtLeast { min, .. } => cross(&growths[0], *min),
+        Assumption::AtLeast { min: bound, .. } | Assumption::AtMost { max: bound, .. } => cross(&growths[0], *bound),
         _ => growths.iter().for_each(|g| cross(g, 1)),
     }
     for (i, g) in growths.iter().enumerate() {
@@ -218,7 +218,7 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
             op_type: c.op_type.clone(),
             graph: c.graph.clone(),
             axis: c.axis,
-            window: matches!(c.assumption, Assumption::AtLeast { .. }),
+            window: matches!(c.assumption, Assumption::AtLeast { .. } | Assumption::AtMost { .. }),
             message: failure(c, &x, &name, refused),
             origins: Vec::new(),
         });
@@ -313,6 +313,9 @@ fn failure(c: &Constraint, x: &Term, name: &str, v: i64) -> String {
         }
         Assumption::AtLeast { size, min } => {
             format!("{head} gets {} at axis {}, where it needs at least {min}", show(size), c.axis)
+        }
+        Assumption::AtMost { size, max } => {
+            format!("{head} gets {} at axis {}, where it takes at most {max}", show(size), c.axis)
         }
     }
 }

@@ -6,7 +6,7 @@
 use super::rules::{self, axis_in, expect_one_value, expect_shape, one_value, outs as out, ty as tensor};
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
-use crate::shape::{render, Dim, Shape};
+use crate::shape::{render, Assumption, Dim, Shape};
 
 type R = Result<Out, RuleError>;
 type Rule = fn(&Ctx) -> R;
@@ -25,6 +25,7 @@ const RULES: &[(&str, Rule)] = &[
     ("QuantizeLinear", quantize_linear),
     ("DynamicQuantizeLSTM", dynamic_quantize_lstm),
     ("BiasSplitGelu", bias_split_gelu),
+    ("RotaryEmbedding", rotary_embedding),
 ];
 
 /// The node's outputs under the rule here; `None` when there is none.
@@ -304,6 +305,53 @@ fn qlinear_global_average_pool(c: &Ctx) -> R {
     let shape =
         x.iter().enumerate().map(|(i, d)| if spatial.contains(&i) { Dim::Known(1) } else { d.clone() }).collect();
     out(vec![tensor(dtype, Some(shape))])
+}
+
+/// RotaryEmbedding: output like the input, [B, S, hidden] or [B, N, S, H]. As onnxruntime
+/// checks them: position_ids of rank 0 to 2, [B, S] when 2-D; cos and sin caches 2-D of one
+/// shape, [positions, rot / 2] with rot the rotary_embedding_dim or else the head size.
+fn rotary_embedding(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None)]) };
+    if !(3..=4).contains(&x.len()) {
+        return invalid(c, format!("input has rank {}, not 3 or 4", x.len()));
+    }
+    let mut checked = Out::default();
+    let (b, seq) = (&x[0], &x[x.len() - 2]);
+    match c.shape(1).filter(|_| c.has(1)) {
+        Some([_, _]) => expect_shape(c, 1, &[b.clone(), seq.clone()], &mut checked)?,
+        Some(p) if p.len() > 2 => return invalid(c, format!("position_ids has rank {}, not 0 to 2", p.len())),
+        _ => {}
+    }
+    if let Some(cos) = c.shape(2).filter(|_| c.has(2)) {
+        if cos.len() != 2 {
+            return invalid(c, format!("cos_cache has rank {}, not 2", cos.len()));
+        }
+        expect_shape(c, 3, cos, &mut checked)?;
+        let heads = c.node.attr_int("num_heads").unwrap_or(0);
+        let head = match x.len() {
+            4 => x[3].clone(),
+            _ if heads > 0 => x[2].div_floor(&Dim::Known(heads)),
+            _ => Dim::Unknown,
+        };
+        let rot = c.node.attr_int("rotary_embedding_dim").filter(|r| *r > 0).map_or(head, Dim::Known);
+        if let Some((half, r)) = cos[1].known().zip(rot.known()).filter(|(half, r)| *half != r / 2) {
+            return invalid(c, format!("cos_cache holds {half} per position, not half the rotary size {r}"));
+        }
+        // The sequence fits the caches' positions ("Updating cos_cache and sin_cache in
+        // RotaryEmbedding is not currently supported").
+        match (seq, cos[0].known()) {
+            (Dim::Known(s), Some(max)) if *s > max => {
+                return invalid(c, format!("a sequence of {s} is longer than the caches' {max} positions"))
+            }
+            (Dim::Term(t), Some(max)) => {
+                checked.assumptions.push((x.len() - 2, Assumption::AtMost { size: t.clone(), max }))
+            }
+            _ => {}
+        }
+    }
+    checked.types = smallvec::smallvec![tensor(dtype, Some(x.to_vec()))];
+    Ok(checked)
 }
 
 /// The contrib QuantizeLinear: like x, in y_zero_point's type, uint8 without one.

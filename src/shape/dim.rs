@@ -170,6 +170,8 @@ pub enum Assumption {
     /// The size is at least `min`: a convolution or pooling window must fit in its input, a
     /// reflect padding must be narrower than its axis.
     AtLeast { size: Term, min: i64 },
+    /// The size is at most `max`: a sequence must fit the positions of rotary caches.
+    AtMost { size: Term, max: i64 },
 }
 
 impl Assumption {
@@ -196,6 +198,7 @@ impl Assumption {
             }
             Assumption::Equal(a, b) => a.eval(value)? == b.eval(value)?,
             Assumption::AtLeast { size, min } => size.eval(value)? >= *min,
+            Assumption::AtMost { size, max } => size.eval(value)? <= *max,
         })
     }
 }
@@ -217,6 +220,7 @@ impl fmt::Display for Assumption {
             Assumption::Stretches { from, to } => write!(f, "{from} is 1 or {to}"),
             Assumption::Equal(a, b) => write!(f, "{a} = {b}"),
             Assumption::AtLeast { size, min } => write!(f, "{size} >= {min}"),
+            Assumption::AtMost { size, max } => write!(f, "{size} <= {max}"),
         }
     }
 }

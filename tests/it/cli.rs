@@ -1237,7 +1237,7 @@ fn contrib_attention_checks_what_onnxruntime_checks() {
 /// More contrib shapes onnxruntime 1.32 refuses, each probed there: QLinearAdd's scales and
 /// zero points of rank 1 ("Scale and Zero-point must be a scalar"); RotaryEmbedding's caches
 /// of two shapes ("Inputs 'cos_cache' and 'sin_cache' are expected to have the same shape")
-/// or rank 3; MultiHeadAttention's key and value of two ranks ("Expect rank of key and value
+/// or rank 3, and the position ids, cache widths and sequence lengths it checks; MultiHeadAttention's key and value of two ranks ("Expect rank of key and value
 /// be same") or, 4-D, two shapes ("shall have same shape"); Attention's mask_index of another length or shape ("with 1D data shall have
 /// length of batch_size or 2 * batch_size or 3 * batch_size + 2"), a [B, 1] dummy mask
 /// running; QGemm's inner sizes and quantization parameters ("zero point of input a must be a
@@ -1277,7 +1277,25 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
         "{:?}",
         rotary(&[16, 2], &[16, 3])
     );
-    assert_eq!(rotary(&[1, 16, 2], &[1, 16, 2])[0], "RotaryEmbedding: input 2 has rank 3, not one of [2]");
+    assert_eq!(rotary(&[1, 16, 2], &[1, 16, 2])[0], "RotaryEmbedding: cos_cache has rank 3, not 2");
+    // position_ids [B, S] when 2-D ("Input 'position_ids' dimension 1 should be of size
+    // sequence_length"), caches of half the head size ("Input 'cos_cache' dimension 1 should be
+    // same as head_size / 2"), as many positions as the sequence ("Updating cos_cache and
+    // sin_cache in RotaryEmbedding is not currently supported").
+    let rotary_of = |x: &[i64], p: &[i64], cache: &[i64]| {
+        let n = with_int(node("r", "RotaryEmbedding", &[], &["y"]), "num_heads", 2);
+        errors(n, &[("x", x, f), ("p", p, i64), ("c", cache, f), ("s", cache, f)])
+    };
+    assert!(rotary_of(&[2, 2, 16, 4], &[2, 16], &[16, 2]).is_empty());
+    assert!(rotary_of(&[2, 3, 8], &[2, 4], &[16, 2])[0].contains("input 1 must be of shape [2, 3]"));
+    assert_eq!(
+        rotary_of(&[2, 3, 8], &[2, 3], &[16, 3]),
+        ["RotaryEmbedding: cos_cache holds 3 per position, not half the rotary size 4"]
+    );
+    assert_eq!(
+        rotary_of(&[2, 20, 8], &[2, 20], &[16, 2]),
+        ["RotaryEmbedding: a sequence of 20 is longer than the caches' 16 positions"]
+    );
     let mha = |k: &[i64], v: &[i64]| {
         let n = with_int(node("m", "MultiHeadAttention", &[], &["y"]), "num_heads", 2);
         errors(n, &[("q", &[2, 3, 8], f), ("k", k, f), ("v", v, f)])

@@ -1385,3 +1385,30 @@ fn value_axes_and_symbolic_index_bounds_are_checked() {
         inf.contract
     );
 }
+
+/// A sequence longer than the positions of RotaryEmbedding's caches is refused by onnxruntime
+/// 1.32 ("Updating cos_cache and sin_cache in RotaryEmbedding is not currently supported"), so
+/// over a symbolic `seq` the contract is an upper bound: 1 to 16 for caches of 16 positions,
+/// failing first at 17 with the node named.
+#[test]
+fn rotary_caches_bound_the_sequence() {
+    use crate::build::{self, model as proto_model, node as proto_node, typed, with_int};
+    use onnx_bcast::io::proto::{self as onnx, tensor_proto::DataType};
+    let n = with_int(proto_node("rope", "RotaryEmbedding", &["x", "p", "c", "s"], &["y"]), "num_heads", 2);
+    let n = onnx::NodeProto { domain: Some("com.microsoft".into()), ..n };
+    let inputs = vec![
+        typed("x", DataType::Float, &[build::D::S("batch"), build::D::S("seq"), build::D::N(8)]),
+        typed("p", DataType::Int64, &[build::D::S("batch"), build::D::S("seq")]),
+        typed("c", DataType::Float, &[16i64, 2]),
+        typed("s", DataType::Float, &[16i64, 2]),
+    ];
+    let mut m = proto_model(17, inputs, vec![n], &["y"]);
+    m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) });
+    let inf = infer(&build::load(&m), &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert!(inf.contract.accepts("seq", 16) && !inf.contract.accepts("seq", 17), "{:?}", inf.contract);
+    let seq = &inf.contract.dims["seq"];
+    assert_eq!((seq.min, seq.max, seq.text.as_str()), (1, Some(16), "1 to 16"));
+    let ce = seq.counterexample.as_ref().unwrap();
+    assert_eq!((ce.value, ce.node.as_str()), (17, "rope"));
+}
