@@ -6,7 +6,7 @@
 use super::rules::{self, axis_in, expect_one_value, expect_shape, one_value, outs as out, ty as tensor};
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
-use crate::shape::{render, Assumption, Dim, Shape};
+use crate::shape::{render, uni, Assumption, Dim, Shape};
 
 type R = Result<Out, RuleError>;
 type Rule = fn(&Ctx) -> R;
@@ -26,6 +26,8 @@ const RULES: &[(&str, Rule)] = &[
     ("DynamicQuantizeLSTM", dynamic_quantize_lstm),
     ("BiasSplitGelu", bias_split_gelu),
     ("RotaryEmbedding", rotary_embedding),
+    ("DynamicQuantizeMatMul", matmul_to_float),
+    ("MatMulIntegerToFloat", matmul_to_float),
 ];
 
 /// The node's outputs under the rule here; `None` when there is none.
@@ -308,7 +310,7 @@ fn qlinear_global_average_pool(c: &Ctx) -> R {
 }
 
 /// RotaryEmbedding: output like the input, [B, S, hidden] or [B, N, S, H]. As onnxruntime
-/// checks them: position_ids of rank 0 to 2, [B, S] when 2-D; cos and sin caches 2-D of one
+/// checks them: position_ids a scalar or [1] (an offset) or [B, S]; cos and sin caches 2-D of one
 /// shape, [positions, rot / 2] with rot the rotary_embedding_dim or else the head size.
 fn rotary_embedding(c: &Ctx) -> R {
     let dtype = c.dtype(0);
@@ -320,6 +322,7 @@ fn rotary_embedding(c: &Ctx) -> R {
     let (b, seq) = (&x[0], &x[x.len() - 2]);
     match c.shape(1).filter(|_| c.has(1)) {
         Some([_, _]) => expect_shape(c, 1, &[b.clone(), seq.clone()], &mut checked)?,
+        Some([_]) => expect_shape(c, 1, &[Dim::Known(1)], &mut checked)?,
         Some(p) if p.len() > 2 => return invalid(c, format!("position_ids has rank {}, not 0 to 2", p.len())),
         _ => {}
     }
@@ -351,6 +354,38 @@ fn rotary_embedding(c: &Ctx) -> R {
         }
     }
     checked.types = smallvec::smallvec![tensor(dtype, Some(x.to_vec()))];
+    Ok(checked)
+}
+
+/// DynamicQuantizeMatMul (float A, quantized B) and MatMulIntegerToFloat (integer A and B):
+/// MatMul of A and B, in A's type or a_scale's. As onnxruntime checks them: B's zero point
+/// (and DynamicQuantizeMatMul's scale) one value or one per column ([N], or B's shape with a K
+/// of 1); MatMulIntegerToFloat's scales stretch to the output they multiply; the bias a vector
+/// of B's last size, which onnxruntime does not read when the output is empty.
+fn matmul_to_float(c: &Ctx) -> R {
+    let dynamic = c.node.op_type == "DynamicQuantizeMatMul";
+    let dtype = if dynamic { c.dtype(0) } else { c.dtype(2) };
+    let (Some(a), Some(b)) = (c.shape(0), c.shape(1)) else { return out(vec![tensor(dtype, None)]) };
+    let (cols, scales, bias): (&[usize], &[usize], usize) =
+        if dynamic { (&[2, 3], &[], 4) } else { (&[5], &[2, 3], 6) };
+    rules::quantized_per(c, a, b, (&[], cols))?;
+    let (shape, assumptions) = rules::matmul_shape(a, b)?;
+    let mut checked = Out { assumptions, ..Default::default() };
+    for &i in scales {
+        if let Some(s) = c.shape(i).filter(|_| c.has(i)) {
+            let Ok(stretch) = uni(&shape, s, i) else {
+                return invalid(
+                    c,
+                    format!("input {i} of shape {} does not stretch to the output {}", render(s), render(&shape)),
+                );
+            };
+            checked.assumptions.extend(stretch.assumptions);
+        }
+    }
+    if let Some(n) = b.last().filter(|_| !shape.iter().any(|d| d.known() == Some(0))) {
+        expect_shape(c, bias, std::slice::from_ref(n), &mut checked)?;
+    }
+    checked.types = smallvec::smallvec![tensor(dtype, Some(shape))];
     Ok(checked)
 }
 

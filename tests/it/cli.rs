@@ -1241,7 +1241,8 @@ fn contrib_attention_checks_what_onnxruntime_checks() {
 /// be same") or, 4-D, two shapes ("shall have same shape"); Attention's mask_index of another length or shape ("with 1D data shall have
 /// length of batch_size or 2 * batch_size or 3 * batch_size + 2"), a [B, 1] dummy mask
 /// running; QGemm's inner sizes and quantization parameters ("zero point of input a must be a
-/// scalar or 1D tensor of size 1"), and QLinearGlobalAveragePool's.
+/// scalar or 1D tensor of size 1"), DynamicQuantizeMatMul's, MatMulIntegerToFloat's and
+/// QLinearGlobalAveragePool's.
 #[test]
 fn contrib_ops_check_shapes_as_onnxruntime_does() {
     use build::{model, node, typed, with_int};
@@ -1278,8 +1279,9 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
         rotary(&[16, 2], &[16, 3])
     );
     assert_eq!(rotary(&[1, 16, 2], &[1, 16, 2])[0], "RotaryEmbedding: cos_cache has rank 3, not 2");
-    // position_ids [B, S] when 2-D ("Input 'position_ids' dimension 1 should be of size
-    // sequence_length"), caches of half the head size ("Input 'cos_cache' dimension 1 should be
+    // position_ids an offset ([] or [1]; "Input 'position_ids' is expected to have 0, 1, or 2
+    // dimensions, got 1" for [3]) or [B, S] ("Input 'position_ids' dimension 1 should be of
+    // size sequence_length"), caches of half the head size ("Input 'cos_cache' dimension 1 should be
     // same as head_size / 2"), as many positions as the sequence ("Updating cos_cache and
     // sin_cache in RotaryEmbedding is not currently supported").
     let rotary_of = |x: &[i64], p: &[i64], cache: &[i64]| {
@@ -1288,6 +1290,8 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
     };
     assert!(rotary_of(&[2, 2, 16, 4], &[2, 16], &[16, 2]).is_empty());
     assert!(rotary_of(&[2, 3, 8], &[2, 4], &[16, 2])[0].contains("input 1 must be of shape [2, 3]"));
+    assert!(rotary_of(&[2, 3, 8], &[1], &[16, 2]).is_empty() && rotary_of(&[2, 3, 8], &[], &[16, 2]).is_empty());
+    assert!(rotary_of(&[2, 3, 8], &[3], &[16, 2])[0].contains("input 1 must be of shape [1]"));
     assert_eq!(
         rotary_of(&[2, 3, 8], &[2, 3], &[16, 3]),
         ["RotaryEmbedding: cos_cache holds 3 per position, not half the rotary size 4"]
@@ -1329,6 +1333,45 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
         qgemm(&[4, 3], &[], &[2], &[2])
     );
     assert_eq!(qgemm(&[4, 3], &[], &[], &[1]), ["QGemm: B's scale [] and zero point [1] differ in shape"]);
+    // DynamicQuantizeMatMul: B's scale and zero point one value or one per column ("Per-column
+    // quantization parameter of batched matrix should have same dimension as the matrix"), the
+    // bias one per column ("bias tensor's element count must equal B's last dimension"), which
+    // onnxruntime does not read when the output is empty.
+    let dq = |b: &[i64], scale: &[i64], bias: &[i64]| {
+        let i8 = DataType::Int8;
+        let ins = [("a", &[2, 4][..], f), ("b", b, i8), ("bs", scale, f), ("bz", scale, i8), ("bias", bias, f)];
+        errors(node("d", "DynamicQuantizeMatMul", &[], &["y"]), &ins)
+    };
+    for (b, scale, bias) in
+        [(&[4, 3][..], &[1][..], &[3][..]), (&[4, 3], &[3], &[3]), (&[4, 3], &[1, 3], &[3]), (&[4, 0], &[1], &[3])]
+    {
+        // (An input declared [4, 0] gets the zero-dim-input warning, no more.)
+        let found = dq(b, scale, bias);
+        assert!(
+            found.iter().all(|m| m.starts_with("input 'b' declares size 0")),
+            "{b:?} {scale:?} {bias:?}: {found:?}"
+        );
+    }
+    assert_eq!(
+        dq(&[4, 3], &[4], &[3]),
+        ["DynamicQuantizeMatMul: input 2 of shape [4] is neither one value nor one per column of b"]
+    );
+    assert!(dq(&[4, 3], &[1], &[1])[0].contains("input 4 must be of shape [3]"), "{:?}", dq(&[4, 3], &[1], &[1]));
+    // MatMulIntegerToFloat multiplies the output by its scales, which stretch to it
+    // ("Attempting to broadcast an axis by a dimension other than 1"); its B zero point is one
+    // value or one per column.
+    let mi = |b_scale: &[i64], b_zp: &[i64]| {
+        let ins = [("a", &[2, 4][..], u8), ("b", &[4, 3], u8), ("as", &[1], f), ("bs", b_scale, f), ("az", &[1], u8)];
+        errors(node("m", "MatMulIntegerToFloat", &[], &["y"]), &[&ins[..], &[("bz", b_zp, u8)]].concat())
+    };
+    for ok in [&[1][..], &[3], &[2, 1], &[2, 3]] {
+        assert!(mi(ok, &[1]).is_empty(), "{ok:?}: {:?}", mi(ok, &[1]));
+    }
+    assert_eq!(mi(&[4], &[1]), ["MatMulIntegerToFloat: input 3 of shape [4] does not stretch to the output [2, 3]"]);
+    assert_eq!(
+        mi(&[1], &[2, 1]),
+        ["MatMulIntegerToFloat: input 5 of shape [2, 1] is neither one value nor one per column of b"]
+    );
     let gap = |scale: &[i64]| {
         let n = with_int(node("p", "QLinearGlobalAveragePool", &[], &["y"]), "channels_last", 0);
         errors(n, &[("x", &[1, 2, 3, 3], u8), ("xs", scale, f), ("xz", &[], u8), ("ys", &[], f), ("yz", &[], u8)])

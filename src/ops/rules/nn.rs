@@ -152,7 +152,12 @@ pub fn matmul(c: &Ctx) -> R {
 /// row of `a`, [M] or a's shape with a last size of 1, or (inputs `cols`) one per column of
 /// `b`, [N] or b's shape with a K of 1; the spec's shapes. onnxruntime runs per-row ones in
 /// neither op, which is its limit.
-fn quantized_per(c: &Ctx, a: &[Dim], b: &[Dim], (rows, cols): (&[usize], &[usize])) -> Result<(), RuleError> {
+pub(in crate::ops) fn quantized_per(
+    c: &Ctx,
+    a: &[Dim],
+    b: &[Dim],
+    (rows, cols): (&[usize], &[usize]),
+) -> Result<(), RuleError> {
     let like = |s: &[Dim], want: &[Dim]| {
         s.len() == want.len() && s.iter().zip(want).all(|(x, y)| x.known().zip(y.known()).is_none_or(|(x, y)| x == y))
     };
