@@ -190,6 +190,30 @@ fn group_query_attention(c: &Ctx) -> R {
     let packed = !c.has(2);
     let hidden = if packed { q[2].mul(&Dim::Known(n)).div_floor(&Dim::Known(heads)) } else { q[2].clone() };
     let head = if packed { q[2].div_floor(&Dim::Known(heads)) } else { q[2].div_floor(&Dim::Known(n)) };
+    // As onnxruntime checks them: the heads split the query's hidden size; key and value are
+    // [B, S, kv heads * head] with the query's S when there is no past; past_key and past_value
+    // [B, kv heads, P, head] of one P; seqlens_k one per batch, total_sequence_length one value.
+    let mut checked = Out::default();
+    let per = if packed { heads } else { n };
+    if let Some(h) = q[2].known().filter(|h| h % per != 0) {
+        return invalid(c, format!("the query's hidden size {h} does not split into {per} heads"));
+    }
+    if let Some(k) = c.shape(1).filter(|_| c.has(1) && !packed) {
+        if k.len() != 3 {
+            return invalid(c, format!("key has rank {}, not 3", k.len()));
+        }
+        let seq = if c.has(3) { k[1].clone() } else { q[1].clone() };
+        let want = [q[0].clone(), seq, head.mul(&Dim::Known(kv))];
+        expect_shape(c, 1, &want, &mut checked)?;
+        expect_shape(c, 2, &want, &mut checked)?;
+    }
+    if let Some(p) = c.shape(3).filter(|p| p.len() == 4 && c.has(3)) {
+        let want = [q[0].clone(), Dim::Known(kv), p[2].clone(), head.clone()];
+        expect_shape(c, 3, &want, &mut checked)?;
+        expect_shape(c, 4, &want, &mut checked)?;
+    }
+    expect_shape(c, 5, std::slice::from_ref(&q[0]), &mut checked)?;
+    expect_one_value(c, 6)?;
     let output = vec![q[0].clone(), q[1].clone(), hidden];
     let total = c.value(6).and_then(|v| v.first().cloned());
     let present = match (c.shape(3), total) {
@@ -205,7 +229,9 @@ fn group_query_attention(c: &Ctx) -> R {
         }
         _ => None,
     };
-    out(vec![tensor(dtype, Some(output)), tensor(cache, present.clone()), tensor(cache, present)])
+    checked.types =
+        smallvec::smallvec![tensor(dtype, Some(output)), tensor(cache, present.clone()), tensor(cache, present)];
+    Ok(checked)
 }
 
 /// FusedMatMul: MatMul of A and B, each transposed as `transA`/`transB` ask (the last two

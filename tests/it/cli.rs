@@ -1242,7 +1242,7 @@ fn contrib_attention_checks_what_onnxruntime_checks() {
 /// length of batch_size or 2 * batch_size or 3 * batch_size + 2"), a [B, 1] dummy mask
 /// running; QGemm's inner sizes and quantization parameters ("zero point of input a must be a
 /// scalar or 1D tensor of size 1"), DynamicQuantizeMatMul's, MatMulIntegerToFloat's and
-/// QLinearGlobalAveragePool's.
+/// QLinearGlobalAveragePool's; GroupQueryAttention's key, value, past and seqlens_k.
 #[test]
 fn contrib_ops_check_shapes_as_onnxruntime_does() {
     use build::{model, node, typed, with_int};
@@ -1372,6 +1372,39 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
         mi(&[1], &[2, 1]),
         ["MatMulIntegerToFloat: input 5 of shape [2, 1] is neither one value nor one per column of b"]
     );
+    // GroupQueryAttention (4 heads, 2 kv heads of 8): key and value [B, S, 16] with the query's
+    // S without a past ("query and key must have the same sequence length when past_key is not
+    // provided"), past_key [B, 2, P, 8] ("Input 'past_key' shall have kv_num_heads"), seqlens_k
+    // one per batch ("seqlens_k must have batch_size (2) elements, got 3").
+    let gqa = |k: &[i64], past: &[i64], seqlens: &[i64]| {
+        let n = with_int(with_int(node("g", "GroupQueryAttention", &[], &["y"]), "num_heads", 4), "kv_num_heads", 2);
+        let slots = ["q", "k", "v", if past.is_empty() { "" } else { "pk" }, if past.is_empty() { "" } else { "pv" }];
+        let n = onnx::NodeProto {
+            domain: Some("com.microsoft".into()),
+            input: slots.iter().chain(&["sl", "tot"]).map(|s| s.to_string()).collect(),
+            ..n
+        };
+        let mut ins = vec![typed("q", f, &[2i64, 1, 32]), typed("k", f, k), typed("v", f, k)];
+        if !past.is_empty() {
+            ins.extend([typed("pk", f, past), typed("pv", f, past)]);
+        }
+        ins.extend([typed("sl", i32, seqlens), typed::<i64>("tot", i32, &[])]);
+        let mut m = model(17, ins, vec![n], &["y"]);
+        m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) });
+        let inf = onnx_bcast::infer::infer(&build::load(&m), &Default::default());
+        inf.diagnostics.iter().map(|d| d.message.clone()).collect::<Vec<_>>()
+    };
+    assert!(gqa(&[2, 1, 16], &[], &[2]).is_empty());
+    assert!(gqa(&[2, 1, 16], &[2, 2, 3, 8], &[2]).is_empty());
+    for (k, past, seqlens, text) in [
+        (&[2, 1, 8][..], &[][..], &[2][..], "input 1 must be of shape [2, 1, 16]: sizes 16 and 8 differ at axis 2"),
+        (&[2, 2, 16], &[], &[2], "input 1 must be of shape [2, 1, 16]: sizes 1 and 2 differ at axis 1"),
+        (&[2, 1, 16], &[2, 1, 3, 8], &[2], "input 3 must be of shape [2, 2, 3, 8]: sizes 2 and 1 differ at axis 1"),
+        (&[2, 1, 16], &[], &[3], "input 5 must be of shape [2]: sizes 2 and 3 differ at axis 0"),
+    ] {
+        let found = gqa(k, past, seqlens);
+        assert!(found.first().is_some_and(|m| m.contains(text)), "{k:?} {past:?} {seqlens:?}: {found:?}");
+    }
     let gap = |scale: &[i64]| {
         let n = with_int(node("p", "QLinearGlobalAveragePool", &[], &["y"]), "channels_last", 0);
         errors(n, &[("x", &[1, 2, 3, 3], u8), ("xs", scale, f), ("xz", &[], u8), ("ys", &[], f), ("yz", &[], u8)])
