@@ -26,6 +26,9 @@ Build (into target/deployed-models/, never committed; a file that exists is kept
   bert_qdq_ort       bert_qdq written by onnxruntime (ORT_ENABLE_EXTENDED)
   cnn_qdq            the same for a small conv net (dynamic batch, height and width)
   cnn_qdq_ort        cnn_qdq written by onnxruntime (ORT_ENABLE_EXTENDED)
+  llama_int4         llama_opt with its MatMuls quantized to 4 bits in blocks of 32
+                     (MatMulNBitsQuantizer, asymmetric): MatMulNBits
+  llama_int4_ort     llama_int4 written by onnxruntime (ORT_ENABLE_EXTENDED)
 
 Attention is exported eager (attn_implementation="eager"), the pattern the fusions look for.
 optimize_model runs at opt_level=1 (onnxruntime's basic, portable rewrites, then the Python
@@ -189,6 +192,16 @@ def quant_qdq(src, dst):
     quantize_static(src, dst, Reader(), quant_format=QuantFormat.QDQ)
 
 
+def quant_nbits(src, dst):
+    """Weight-only 4-bit quantization of the MatMuls, as int4 LLM builds do."""
+    from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+
+    logging.getLogger("onnxruntime.quantization.matmul_nbits_quantizer").setLevel(logging.ERROR)
+    q = MatMulNBitsQuantizer(onnx.load(src), block_size=32, is_symmetric=False)
+    q.process()
+    onnx.save(q.model.model, dst)
+
+
 def steps():
     """(file, how to build it, the file it is built from): exports first, then their rewrites."""
     e = lambda n: os.path.join(OUT, "export", n + ".onnx")  # noqa: E731
@@ -211,6 +224,8 @@ def steps():
         ("bert_qdq_ort", lambda p: ort_save(path_of("bert_qdq"), p), path_of("bert_qdq")),
         ("cnn_qdq", lambda p: quant_qdq(e("cnn"), p), e("cnn")),
         ("cnn_qdq_ort", lambda p: ort_save(path_of("cnn_qdq"), p), path_of("cnn_qdq")),
+        ("llama_int4", lambda p: quant_nbits(path_of("llama_opt"), p), path_of("llama_opt")),
+        ("llama_int4_ort", lambda p: ort_save(path_of("llama_int4"), p), path_of("llama_int4")),
     ]
 
 

@@ -28,6 +28,7 @@ const RULES: &[(&str, Rule)] = &[
     ("RotaryEmbedding", rotary_embedding),
     ("DynamicQuantizeMatMul", matmul_to_float),
     ("MatMulIntegerToFloat", matmul_to_float),
+    ("MatMulNBits", matmul_nbits),
 ];
 
 /// The node's outputs under the rule here; `None` when there is none.
@@ -358,6 +359,9 @@ fn rotary_embedding(c: &Ctx) -> R {
         }
         expect_shape(c, 3, cos, &mut checked)?;
         let heads = c.node.attr_int("num_heads").unwrap_or(0);
+        if let Some(h) = x[2].known().filter(|h| x.len() == 3 && heads > 0 && h % heads != 0) {
+            return invalid(c, format!("num_heads {heads} does not divide the hidden size {h}"));
+        }
         let head = match x.len() {
             4 => x[3].clone(),
             _ if heads > 0 => x[2].div_floor(&Dim::Known(heads)),
@@ -384,16 +388,15 @@ fn rotary_embedding(c: &Ctx) -> R {
 }
 
 /// DynamicQuantizeMatMul (float A, quantized B) and MatMulIntegerToFloat (integer A and B):
-/// MatMul of A and B, in A's type or a_scale's. As onnxruntime checks them: B's zero point
-/// (and DynamicQuantizeMatMul's scale) one value or one per column ([N], or B's shape with a K
-/// of 1); MatMulIntegerToFloat's scales stretch to the output they multiply; the bias a vector
-/// of B's last size, which onnxruntime does not read when the output is empty.
+/// MatMul of A and B, in A's type or a_scale's. As onnxruntime checks them: B's zero point one
+/// value or one per column ([N], or B's shape with a K of 1); the scales stretch to the output
+/// they multiply; the bias a vector of B's last size, which onnxruntime does not read when the
+/// output is empty.
 fn matmul_to_float(c: &Ctx) -> R {
     let dynamic = c.node.op_type == "DynamicQuantizeMatMul";
     let dtype = if dynamic { c.dtype(0) } else { c.dtype(2) };
     let (Some(a), Some(b)) = (c.shape(0), c.shape(1)) else { return out(vec![tensor(dtype, None)]) };
-    let (cols, scales, bias): (&[usize], &[usize], usize) =
-        if dynamic { (&[2, 3], &[], 4) } else { (&[5], &[2, 3], 6) };
+    let (cols, scales, bias): (&[usize], &[usize], usize) = if dynamic { (&[3], &[2], 4) } else { (&[5], &[2, 3], 6) };
     rules::quantized_per(c, a, b, (&[], cols))?;
     let (shape, assumptions) = rules::matmul_shape(a, b)?;
     let mut checked = Out { assumptions, ..Default::default() };
@@ -412,6 +415,54 @@ fn matmul_to_float(c: &Ctx) -> R {
         expect_shape(c, bias, std::slice::from_ref(n), &mut checked)?;
     }
     checked.types = smallvec::smallvec![tensor(dtype, Some(shape))];
+    Ok(checked)
+}
+
+/// MatMulNBits: A [.., K] times a B of `bits`-bit blocks of `block_size`, giving [.., N]. As
+/// onnxruntime checks them: B is [N, blocks, block_size * bits / 8] with blocks the blocks of
+/// K (rounded up), the scales [N * blocks] or [N, blocks], a bias [N].
+fn matmul_nbits(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let attr = |name| c.node.attr_int(name);
+    let (Some(k), Some(n), Some(block)) = (attr("K"), attr("N"), attr("block_size")) else {
+        return invalid(c, "needs the attributes K, N and block_size".into());
+    };
+    let bits = attr("bits").unwrap_or(4);
+    if k < 0 || n < 0 || block <= 0 || bits <= 0 {
+        return invalid(c, format!("K {k}, N {n}, block_size {block} and bits {bits} are not sizes"));
+    }
+    let blocks = k / block + i64::from(k % block != 0);
+    let (Some(blob), Some(scales)) = (block.checked_mul(bits).map(|b| b / 8), n.checked_mul(blocks)) else {
+        return invalid(c, format!("block_size {block} of {bits} bits over {n} columns overflows"));
+    };
+    let mut checked = Out::default();
+    let shape = match c.shape(0) {
+        Some([lead @ .., last]) => {
+            let Some((_, same)) = last.pin(&Dim::Known(k)) else {
+                return invalid(c, format!("A's last size {last} is not K = {k}"));
+            };
+            checked.assumptions.extend(same.map(|s| (lead.len(), s)));
+            Some(lead.iter().cloned().chain([Dim::Known(n)]).collect())
+        }
+        Some([]) => return invalid(c, "A is a scalar".into()),
+        None => None,
+    };
+    // onnxruntime runs an empty B of rank 3 whatever its sizes, and looks at nothing else.
+    if let Some(b) = c.shape(1).filter(|b| b.iter().any(|d| d.known() == Some(0))) {
+        if b.len() != 3 {
+            return invalid(c, format!("an empty B has rank {}, not 3", b.len()));
+        }
+        checked.types = smallvec::smallvec![tensor(dtype, shape)];
+        return Ok(checked);
+    }
+    expect_shape(c, 1, &[Dim::Known(n), Dim::Known(blocks), Dim::Known(blob)], &mut checked)?;
+    match c.shape(2).filter(|_| c.has(2)) {
+        Some([_]) => expect_shape(c, 2, &[Dim::Known(scales)], &mut checked)?,
+        Some(_) => expect_shape(c, 2, &[Dim::Known(n), Dim::Known(blocks)], &mut checked)?,
+        None => {}
+    }
+    expect_shape(c, 5, &[Dim::Known(n)], &mut checked)?;
+    checked.types = smallvec::smallvec![tensor(dtype, shape)];
     Ok(checked)
 }
 

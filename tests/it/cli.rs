@@ -1242,7 +1242,8 @@ fn contrib_attention_checks_what_onnxruntime_checks() {
 /// length of batch_size or 2 * batch_size or 3 * batch_size + 2"), a [B, 1] dummy mask
 /// running; QGemm's inner sizes and quantization parameters ("zero point of input a must be a
 /// scalar or 1D tensor of size 1"), DynamicQuantizeMatMul's, MatMulIntegerToFloat's and
-/// QLinearGlobalAveragePool's; GroupQueryAttention's key, value, past and seqlens_k.
+/// QLinearGlobalAveragePool's; GroupQueryAttention's key, value, past and seqlens_k;
+/// MatMulNBits' packed weight and scales.
 #[test]
 fn contrib_ops_check_shapes_as_onnxruntime_does() {
     use build::{model, node, typed, with_int};
@@ -1297,6 +1298,10 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
         ["RotaryEmbedding: cos_cache holds 3 per position, not half the rotary size 4"]
     );
     assert_eq!(
+        rotary_of(&[2, 3, 9], &[2, 3], &[16, 2]),
+        ["RotaryEmbedding: num_heads 2 does not divide the hidden size 9"]
+    );
+    assert_eq!(
         rotary_of(&[2, 20, 8], &[2, 20], &[16, 2]),
         ["RotaryEmbedding: a sequence of 20 is longer than the caches' 16 positions"]
     );
@@ -1333,30 +1338,43 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
         qgemm(&[4, 3], &[], &[2], &[2])
     );
     assert_eq!(qgemm(&[4, 3], &[], &[], &[1]), ["QGemm: B's scale [] and zero point [1] differ in shape"]);
-    // DynamicQuantizeMatMul: B's scale and zero point one value or one per column ("Per-column
+    // DynamicQuantizeMatMul: B's zero point one value or one per column ("Per-column
     // quantization parameter of batched matrix should have same dimension as the matrix"), the
-    // bias one per column ("bias tensor's element count must equal B's last dimension"), which
-    // onnxruntime does not read when the output is empty.
-    let dq = |b: &[i64], scale: &[i64], bias: &[i64]| {
+    // scale stretching to the output (a [2, 1] runs), the bias one per column ("bias tensor's
+    // element count must equal B's last dimension"), which onnxruntime does not read when the
+    // output is empty.
+    let dq = |b: &[i64], scale: &[i64], zp: &[i64], bias: &[i64]| {
         let i8 = DataType::Int8;
-        let ins = [("a", &[2, 4][..], f), ("b", b, i8), ("bs", scale, f), ("bz", scale, i8), ("bias", bias, f)];
+        let ins = [("a", &[2, 4][..], f), ("b", b, i8), ("bs", scale, f), ("bz", zp, i8), ("bias", bias, f)];
         errors(node("d", "DynamicQuantizeMatMul", &[], &["y"]), &ins)
     };
-    for (b, scale, bias) in
-        [(&[4, 3][..], &[1][..], &[3][..]), (&[4, 3], &[3], &[3]), (&[4, 3], &[1, 3], &[3]), (&[4, 0], &[1], &[3])]
-    {
+    for (b, scale, zp, bias) in [
+        (&[4, 3][..], &[1][..], &[1][..], &[3][..]),
+        (&[4, 3], &[3], &[3], &[3]),
+        (&[4, 3], &[1, 3], &[1, 3], &[3]),
+        (&[4, 3], &[2, 1], &[1], &[3]),
+        (&[4, 0], &[1], &[1], &[3]),
+    ] {
         // (An input declared [4, 0] gets the zero-dim-input warning, no more.)
-        let found = dq(b, scale, bias);
+        let found = dq(b, scale, zp, bias);
         assert!(
             found.iter().all(|m| m.starts_with("input 'b' declares size 0")),
             "{b:?} {scale:?} {bias:?}: {found:?}"
         );
     }
     assert_eq!(
-        dq(&[4, 3], &[4], &[3]),
-        ["DynamicQuantizeMatMul: input 2 of shape [4] is neither one value nor one per column of b"]
+        dq(&[4, 3], &[1], &[4], &[3]),
+        ["DynamicQuantizeMatMul: input 3 of shape [4] is neither one value nor one per column of b"]
     );
-    assert!(dq(&[4, 3], &[1], &[1])[0].contains("input 4 must be of shape [3]"), "{:?}", dq(&[4, 3], &[1], &[1]));
+    assert_eq!(
+        dq(&[4, 3], &[4], &[1], &[3]),
+        ["DynamicQuantizeMatMul: input 2 of shape [4] does not stretch to the output [2, 3]"]
+    );
+    assert!(
+        dq(&[4, 3], &[1], &[1], &[1])[0].contains("input 4 must be of shape [3]"),
+        "{:?}",
+        dq(&[4, 3], &[1], &[1], &[1])
+    );
     // MatMulIntegerToFloat multiplies the output by its scales, which stretch to it
     // ("Attempting to broadcast an axis by a dimension other than 1"); its B zero point is one
     // value or one per column.
@@ -1405,6 +1423,18 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
         let found = gqa(k, past, seqlens);
         assert!(found.first().is_some_and(|m| m.contains(text)), "{k:?} {past:?} {seqlens:?}: {found:?}");
     }
+    // MatMulNBits (K 40, N 8, 4 bits in blocks of 32: 2 blocks of 16 bytes per column):
+    // "Input 'quantized_weight' is expected to have shape {8,2,16}", "Input 'scales' is
+    // expected to have shape {16} or {8,2}", "bias shape must be [N]".
+    let nbits = |a: &[i64], b: &[i64], scales: &[i64]| {
+        let n = with_int(with_int(node("q", "MatMulNBits", &[], &["y"]), "K", 40), "N", 8);
+        let n = with_int(with_int(n, "bits", 4), "block_size", 32);
+        errors(n, &[("a", a, f), ("b", b, u8), ("s", scales, f)])
+    };
+    assert!(nbits(&[2, 3, 40], &[8, 2, 16], &[16]).is_empty() && nbits(&[2, 40], &[8, 2, 16], &[8, 2]).is_empty());
+    assert_eq!(nbits(&[2, 32], &[8, 2, 16], &[16]), ["MatMulNBits: A's last size 32 is not K = 40"]);
+    assert!(nbits(&[2, 40], &[8, 1, 16], &[16])[0].contains("input 1 must be of shape [8, 2, 16]"));
+    assert!(nbits(&[2, 40], &[8, 2, 16], &[8])[0].contains("input 2 must be of shape [16]"));
     let gap = |scale: &[i64]| {
         let n = with_int(node("p", "QLinearGlobalAveragePool", &[], &["y"]), "channels_last", 0);
         errors(n, &[("x", &[1, 2, 3, 3], u8), ("xs", scale, f), ("xz", &[], u8), ("ys", &[], f), ("yz", &[], u8)])
