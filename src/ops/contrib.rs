@@ -29,6 +29,8 @@ const RULES: &[(&str, Rule)] = &[
     ("DynamicQuantizeMatMul", matmul_to_float),
     ("MatMulIntegerToFloat", matmul_to_float),
     ("MatMulNBits", matmul_nbits),
+    ("QLinearSigmoid", qlinear_lookup),
+    ("QLinearLeakyRelu", qlinear_lookup),
 ];
 
 /// The node's outputs under the rule here; `None` when there is none.
@@ -464,6 +466,13 @@ fn matmul_nbits(c: &Ctx) -> R {
     expect_shape(c, 5, &[Dim::Known(n)], &mut checked)?;
     checked.types = smallvec::smallvec![tensor(dtype, shape)];
     Ok(checked)
+}
+
+/// QLinearSigmoid and QLinearLeakyRelu: like X, with X's and Y's scale and zero point one
+/// value each (onnxruntime builds one lookup table from them).
+fn qlinear_lookup(c: &Ctx) -> R {
+    (1..5).try_for_each(|i| expect_one_value(c, i))?;
+    out(vec![tensor(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))])
 }
 
 /// The contrib QuantizeLinear: like x, in y_zero_point's type, uint8 without one.

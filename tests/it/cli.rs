@@ -1242,8 +1242,8 @@ fn contrib_attention_checks_what_onnxruntime_checks() {
 /// length of batch_size or 2 * batch_size or 3 * batch_size + 2"), a [B, 1] dummy mask
 /// running; QGemm's inner sizes and quantization parameters ("zero point of input a must be a
 /// scalar or 1D tensor of size 1"), DynamicQuantizeMatMul's, MatMulIntegerToFloat's and
-/// QLinearGlobalAveragePool's; GroupQueryAttention's key, value, past and seqlens_k;
-/// MatMulNBits' packed weight and scales.
+/// QLinearGlobalAveragePool's, QLinearSigmoid's and QLinearLeakyRelu's; GroupQueryAttention's
+/// key, value, past and seqlens_k; MatMulNBits' packed weight and scales.
 #[test]
 fn contrib_ops_check_shapes_as_onnxruntime_does() {
     use build::{model, node, typed, with_int};
@@ -1435,6 +1435,16 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
     assert_eq!(nbits(&[2, 32], &[8, 2, 16], &[16]), ["MatMulNBits: A's last size 32 is not K = 40"]);
     assert!(nbits(&[2, 40], &[8, 1, 16], &[16])[0].contains("input 1 must be of shape [8, 2, 16]"));
     assert!(nbits(&[2, 40], &[8, 2, 16], &[8])[0].contains("input 2 must be of shape [16]"));
+    // QLinearSigmoid and QLinearLeakyRelu: scales and zero points one value each
+    // (qlinear_lookup_table.cc refuses a [2] x scale).
+    for op in ["QLinearSigmoid", "QLinearLeakyRelu"] {
+        let lookup = |scale: &[i64]| {
+            let ins = [("x", &[2, 3][..], u8), ("xs", scale, f), ("xz", &[], u8), ("ys", &[], f), ("yz", &[1], u8)];
+            errors(node("l", op, &[], &["y"]), &ins)
+        };
+        assert!(lookup(&[1]).is_empty(), "{op}");
+        assert_eq!(lookup(&[2]), [format!("{op}: input 1 of shape [2] is not one value (a scalar or [1])")]);
+    }
     let gap = |scale: &[i64]| {
         let n = with_int(node("p", "QLinearGlobalAveragePool", &[], &["y"]), "channels_last", 0);
         errors(n, &[("x", &[1, 2, 3, 3], u8), ("xs", scale, f), ("xz", &[], u8), ("ys", &[], f), ("yz", &[], u8)])
