@@ -3,7 +3,7 @@
 //! onnxruntime's schemas (`onnxruntime/core/graph/contrib_ops/*_defs.cc`) and what
 //! onnxruntime 1.32 infers and checks at run time.
 
-use super::rules::{self, axis_in, expect_one_value, expect_shape, one_value, outs as out, ty as tensor};
+use super::rules::{self, axis_in, expect_one_value, expect_shape, outs as out, ty as tensor};
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::shape::{render, uni, Assumption, Dim, Shape};
@@ -286,14 +286,7 @@ fn qgemm(c: &Ctx) -> R {
     checked.assumptions.extend(same.map(|s| (0, s)));
     [1, 2, 7, 8].into_iter().try_for_each(|i| expect_one_value(c, i))?;
     for i in [4, 5] {
-        match c.shape(i).filter(|_| c.has(i)) {
-            Some(s) if one_value(s) => {}
-            Some([_]) => expect_shape(c, i, std::slice::from_ref(n), &mut checked)?,
-            Some(s) => {
-                return invalid(c, format!("input {i} of shape {} is not one value or one per column", render(s)))
-            }
-            None => {}
-        }
+        rules::one_or_each(c, i, n, "column", &mut checked)?;
     }
     if let (Some(s), Some(z)) = (c.shape(4), c.shape(5).filter(|_| c.has(5))) {
         if s != z {

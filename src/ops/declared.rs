@@ -201,7 +201,7 @@ fn apply(inputs: &[InputOf], outputs: &[Output], c: &Ctx) -> Result<Out, RuleErr
         let Some(want) = i.shape.as_ref().map(|s| shape_of(s, c, &mut out)).transpose()?.flatten() else { continue };
         match have {
             Some(s) if i.trailing => {
-                let last = s.get(s.len().saturating_sub(want.len())..).filter(|l| l.len() == want.len());
+                let last = s.len().checked_sub(want.len()).map(|k| &s[k..]);
                 let why = match last {
                     Some(last) => pin_shapes(&want, last, &mut out).err(),
                     None => Some(format!("rank {} is below {}", s.len(), want.len())),

@@ -3,7 +3,7 @@
 //! MaxRoiPool, MaxUnpool and Col2Im.
 
 use super::{
-    exact_div, expect_one_value, expect_shape, invalid, one_value, op_err, outs, pin_shapes, rank_only, ty,
+    exact_div, expect_one_value, expect_shape, invalid, one_or_each, op_err, outs, pin_shapes, rank_only, ty,
     unknown_rank, R,
 };
 use crate::dtype::DType;
@@ -167,18 +167,7 @@ pub fn conv(c: &Ctx) -> R {
     };
     single.iter().try_for_each(|i| expect_one_value(c, *i))?;
     for &i in per_channel {
-        match c.shape(i).filter(|_| c.has(i)) {
-            Some(s) if one_value(s) => {}
-            Some(s @ [_]) => pin_shapes(&w[..1], s, &mut out)
-                .map_err(|e| RuleError::Invalid(format!("{op}: input {i} is not one value per output channel: {e}")))?,
-            Some(s) => {
-                return invalid(format!(
-                    "{op}: input {i} of shape {} is not one value or one per output channel",
-                    render(s)
-                ))
-            }
-            None => {}
-        }
+        one_or_each(c, i, &w[0], "output channel", &mut out)?;
     }
     let mut shape = vec![x[0].clone(), w[0].clone()];
     let Some(kernel) = kernel_of(c, w)? else {

@@ -375,6 +375,19 @@ pub(super) fn expect_one_value(c: &Ctx, i: usize) -> Result<(), RuleError> {
     }
 }
 
+/// Input `i`, where present with a known shape, is one value or a vector of `len`: one per
+/// output channel or column (`what` names which), as per-channel quantization parameters are.
+pub(super) fn one_or_each(c: &Ctx, i: usize, len: &Dim, what: &str, out: &mut Out) -> Result<(), RuleError> {
+    match c.shape(i).filter(|_| c.has(i)) {
+        Some(s) if one_value(s) => Ok(()),
+        Some([_]) => expect_shape(c, i, std::slice::from_ref(len), out),
+        Some(s) => {
+            invalid(format!("{}: input {i} of shape {} is not one value or one per {what}", c.node.op_type, render(s)))
+        }
+        None => Ok(()),
+    }
+}
+
 /// Input `i`, where present with a known shape, holds one element (onnxruntime refuses more).
 fn one_element(c: &Ctx, i: usize) -> Result<(), RuleError> {
     match c.shape(i).filter(|_| c.has(i)).and_then(numel) {
