@@ -1269,7 +1269,7 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
     let shapes: Option<ops::PerInput<&[Dim]>> = present.iter().map(|i| c.shape(*i)).collect();
     let mut out = match def.shape {
         ShapeRule::Multi => match shapes {
-            Some(s) => broadcast_out(shape::multi(&s).map_err(|e| renumber(e, &present))?),
+            Some(s) => broadcast_out(shape::multi(&s).map_err(|e| RuleError::broadcast_among(e, &present))?),
             None => tensor_out(None),
         },
         ShapeRule::Equal(why) => match shapes {
@@ -1446,17 +1446,6 @@ fn unequal(e: BroadcastError<Dim>, present: &[usize], rule: &'static str) -> Rul
         BroadcastError::BadDims { .. } => 1,
     };
     RuleError::Unequal { input: present.get(input).copied().unwrap_or(input), rule }
-}
-
-/// Maps input indices of a broadcast error from the present inputs back to node slots.
-fn renumber(e: BroadcastError<Dim>, present: &[usize]) -> RuleError {
-    RuleError::Broadcast(match e {
-        BroadcastError::Clash { axis, sizes } => BroadcastError::Clash {
-            axis,
-            sizes: sizes.into_iter().map(|(i, d)| (present.get(i).copied().unwrap_or(i), d)).collect(),
-        },
-        other => other,
-    })
 }
 
 /// The one shape all of `shapes` have (ops that take equal shapes only).

@@ -238,9 +238,10 @@ fn shape_of(s: &ShapeOf, c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleEr
             Some(shape)
         }
         ShapeOf::Broadcast { broadcast } => {
-            let shapes: Option<Vec<&[Dim]>> = broadcast.iter().filter(|i| c.has(**i)).map(|i| c.shape(*i)).collect();
+            let slots: Vec<usize> = broadcast.iter().copied().filter(|i| c.has(*i)).collect();
+            let shapes: Option<Vec<&[Dim]>> = slots.iter().map(|i| c.shape(*i)).collect();
             let Some(shapes) = shapes else { return Ok(None) };
-            let b = multi(&shapes).map_err(RuleError::Broadcast)?;
+            let b = multi(&shapes).map_err(|e| RuleError::broadcast_among(e, &slots))?;
             out.assumptions.extend(b.assumptions);
             Some(b.shape)
         }

@@ -171,6 +171,23 @@ pub enum RuleError {
     Invalid(String),
 }
 
+impl RuleError {
+    /// A broadcast error among the inputs in `slots` (node input slots, in the order given to
+    /// the broadcast), naming each input by its slot.
+    pub(crate) fn broadcast_among(e: BroadcastError<Dim>, slots: &[usize]) -> RuleError {
+        RuleError::Broadcast(match e {
+            BroadcastError::Clash { axis, sizes } => BroadcastError::Clash {
+                axis,
+                sizes: sizes.into_iter().map(|(i, d)| (slots.get(i).copied().unwrap_or(i), d)).collect(),
+            },
+            BroadcastError::Rank { input, rank, target } => {
+                BroadcastError::Rank { input: slots.get(input).copied().unwrap_or(input), rank, target }
+            }
+            other => other,
+        })
+    }
+}
+
 /// How the contents of an op's small integer output follow from its inputs' contents
 /// (shape-tensor propagation), element by element with broadcasting.
 #[derive(Clone, Copy, Debug)]

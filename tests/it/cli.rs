@@ -1269,6 +1269,11 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
     };
     assert!(qadd(&[]).is_empty());
     assert_eq!(qadd(&[1]), ["QLinearAdd: input 1 has rank 1, not one of [0]"]);
+    // A declared broadcast of inputs 0 and 3 names them, not the first two inputs.
+    let names = [("a", &[2, 3][..], u8), ("as", &[], f), ("az", &[], u8), ("b", &[4], u8), ("bs", &[], f)];
+    let rest = [("bz", &[][..], u8), ("cs", &[], f), ("cz", &[], u8)];
+    let clash = errors(node("q", "QLinearAdd", &[], &["y"]), &[&names[..], &rest[..]].concat());
+    assert!(clash.len() == 1 && clash[0].contains("'a' has size 3 and 'b' has size 4"), "{clash:?}");
     let rotary = |cos: &[i64], sin: &[i64]| {
         let n = with_int(node("r", "RotaryEmbedding", &[], &["y"]), "num_heads", 2);
         errors(n, &[("x", &[2, 3, 8], f), ("p", &[2, 3], i64), ("c", cos, f), ("s", sin, f)])
