@@ -29,11 +29,16 @@ Build (into target/deployed-models/, never committed; a file that exists is kept
   llama_int4         llama_opt with its MatMuls quantized to 4 bits in blocks of 32
                      (MatMulNBitsQuantizer, asymmetric): MatMulNBits
   llama_int4_ort     llama_int4 written by onnxruntime (ORT_ENABLE_EXTENDED)
+  cnn_ort_all        the conv net written by onnxruntime at ORT_ENABLE_ALL, the level a session
+                     takes by default: NCHWc convolutions (com.microsoft.nchwc, blocked channels)
+  cnn_qop            quantize_static of the conv net, QuantFormat.QOperator (QLinearConv, ...)
+  cnn_qop_ort_all    cnn_qop written at ORT_ENABLE_ALL: NHWC QLinearConv, NhwcMaxPool, ...
 
 Attention is exported eager (attn_implementation="eager"), the pattern the fusions look for.
 optimize_model runs at opt_level=1 (onnxruntime's basic, portable rewrites, then the Python
-fusions); the *_ort files keep onnxruntime's CPU fusions at the extended level, not the
-layout-specific ones. A step that fails (an export, a fusion) is reported and skipped.
+fusions); the *_ort files keep onnxruntime's CPU fusions at the extended level, the *_ort_all
+ones its layout rewrites too, which depend on the machine (the NCHWc block is 8 or 16 channels
+by its vector width). A step that fails (an export, a fusion) is reported and skipped.
 
 Compare. onnxruntime (CPU, ORT_DISABLE_ALL, so the graph runs as written) runs a copy of each
 model with every output of the main graph's nodes made a graph output (typeless; not nameless
@@ -145,10 +150,11 @@ def cnn():
     return Net
 
 
-def ort_save(src, dst):
-    """The model as onnxruntime itself writes it after its CPU fusions (ORT_ENABLE_EXTENDED)."""
+def ort_save(src, dst, level=ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED):
+    """The model as onnxruntime itself writes it after its CPU fusions (ORT_ENABLE_EXTENDED, or
+    ORT_ENABLE_ALL: the layout rewrites too, NCHWc convolutions and NHWC quantized ones)."""
     so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+    so.graph_optimization_level = level
     so.optimized_model_filepath = dst
     so.log_severity_level = 3
     ort.InferenceSession(src, so, providers=["CPUExecutionProvider"])
@@ -177,8 +183,9 @@ def quant_dynamic(src, dst):
     quantize_dynamic(m, dst)
 
 
-def quant_qdq(src, dst):
-    """quantize_static, QDQ format, calibrated on four random inputs at the run's sizes."""
+def quant_static(src, dst, qdq=True):
+    """quantize_static, QDQ format (or QOperator: QLinearConv and the like), calibrated on four
+    random inputs at the run's sizes."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, quantize_static
 
     model = onnx.load(src)
@@ -189,7 +196,7 @@ def quant_qdq(src, dst):
         def get_next(self):
             return next(samples, None)
 
-    quantize_static(src, dst, Reader(), quant_format=QuantFormat.QDQ)
+    quantize_static(src, dst, Reader(), quant_format=QuantFormat.QDQ if qdq else QuantFormat.QOperator)
 
 
 def quant_nbits(src, dst):
@@ -204,6 +211,7 @@ def quant_nbits(src, dst):
 
 def steps():
     """(file, how to build it, the file it is built from): exports first, then their rewrites."""
+    ALL = ort.GraphOptimizationLevel.ORT_ENABLE_ALL  # noqa: N806
     e = lambda n: os.path.join(OUT, "export", n + ".onnx")  # noqa: E731
     text = ["input_ids", "attention_mask"]
     return [
@@ -220,12 +228,15 @@ def steps():
         ("bert_int8", lambda p: quant_dynamic(e("bert"), p), e("bert")),
         ("bert_opt_int8", lambda p: quant_dynamic(path_of("bert_opt"), p), path_of("bert_opt")),
         ("bert_opt_int8_ort", lambda p: ort_save(path_of("bert_opt_int8"), p), path_of("bert_opt_int8")),
-        ("bert_qdq", lambda p: quant_qdq(e("bert"), p), e("bert")),
+        ("bert_qdq", lambda p: quant_static(e("bert"), p), e("bert")),
         ("bert_qdq_ort", lambda p: ort_save(path_of("bert_qdq"), p), path_of("bert_qdq")),
-        ("cnn_qdq", lambda p: quant_qdq(e("cnn"), p), e("cnn")),
+        ("cnn_qdq", lambda p: quant_static(e("cnn"), p), e("cnn")),
         ("cnn_qdq_ort", lambda p: ort_save(path_of("cnn_qdq"), p), path_of("cnn_qdq")),
         ("llama_int4", lambda p: quant_nbits(path_of("llama_opt"), p), path_of("llama_opt")),
         ("llama_int4_ort", lambda p: ort_save(path_of("llama_int4"), p), path_of("llama_int4")),
+        ("cnn_ort_all", lambda p: ort_save(e("cnn"), p, ALL), e("cnn")),
+        ("cnn_qop", lambda p: quant_static(e("cnn"), p, qdq=False), e("cnn")),
+        ("cnn_qop_ort_all", lambda p: ort_save(path_of("cnn_qop"), p, ALL), path_of("cnn_qop")),
     ]
 
 
@@ -236,7 +247,7 @@ def path_of(name):
 def histogram(model):
     """(domain, op_type) -> count over the main graph, com.microsoft first."""
     c = collections.Counter((n.domain or "ai.onnx", n.op_type) for n in model.graph.node)
-    return dict(sorted(c.items(), key=lambda kv: (kv[0][0] != "com.microsoft", kv[0])))
+    return dict(sorted(c.items(), key=lambda kv: (not kv[0][0].startswith("com.microsoft"), kv[0])))
 
 
 def build(rebuild):
@@ -395,7 +406,8 @@ def compare(binary, path, as_is):
     name = os.path.splitext(os.path.basename(path))[0]
     inferred = path if as_is else stripped(model, name)
     hist = histogram(model)
-    ms = ", ".join(f"{op} {k}" for (dom, op), k in hist.items() if dom == "com.microsoft") or "-"
+    ms = ", ".join(f"{dom[14:] + '.' if dom != 'com.microsoft' else ''}{op} {k}"
+                   for (dom, op), k in hist.items() if dom.startswith("com.microsoft")) or "-"
     dims = bindings(model)
     try:
         run = run_ort(model, dims)

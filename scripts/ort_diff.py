@@ -349,8 +349,10 @@ UNTESTED = [
 
 # onnxruntime's contrib ops as deployed graphs use them: one valid base model each (op,
 # inputs as (name, shape, element type), attributes), mutated like the node cases (--contrib).
-U8, I8, I32, I64 = (onnx.TensorProto.UINT8, onnx.TensorProto.INT8, onnx.TensorProto.INT32,
-                    onnx.TensorProto.INT64)
+U8, I8, I16, I32, I64, BOOL = (onnx.TensorProto.UINT8, onnx.TensorProto.INT8, onnx.TensorProto.INT16,
+                               onnx.TensorProto.INT32, onnx.TensorProto.INT64, onnx.TensorProto.BOOL)
+NCHWC = {"domain": "com.microsoft.nchwc"}
+QPARAMS = [("xs", [], F), ("xz", [], U8), ("ys", [], F), ("yz", [], U8)]
 CONTRIB = [
     ("BiasGelu", [("a", [2, 3, 4], F), ("b", [4], F)], {}),
     ("FastGelu", [("x", [2, 3, 4], F), ("b", [4], F)], {}),
@@ -380,6 +382,28 @@ CONTRIB = [
      {}),
     ("MatMulNBits", [("a", [2, 40], F), ("b", [8, 2, 16], U8), ("s", [16], F)],
      {"K": 40, "N": 8, "bits": 4, "block_size": 32}),
+    ("FusedGemm", [("a", [3, 4], F), ("b", [4, 5], F), ("c", [5], F)], {"activation": "Relu"}),
+    ("TransposeMatMul", [("a", [4, 3], F), ("b", [4, 5], F)], {"transA": 1}),
+    ("MatMulInteger16", [("a", [2, 3, 4], I16), ("b", [4, 5], I16)], {}),
+    ("NhwcMaxPool", [("x", [1, 5, 6, 3], U8)], {"kernel_shape": [2, 2]}),
+    ("QLinearAveragePool", [("x", [1, 5, 6, 3], U8)] + QPARAMS, {"kernel_shape": [2, 2], "channels_last": 1}),
+    ("QLinearConv", [("x", [1, 6, 7, 2], U8), ("xs", [], F), ("xz", [], U8), ("w", [4, 2, 3, 3], U8), ("ws", [], F),
+                     ("wz", [], U8), ("ys", [], F), ("yz", [], U8)], {"kernel_shape": [3, 3], "channels_last": 1}),
+    ("QLinearWhere", [("c", [2, 1], BOOL), ("x", [1, 3], U8), ("xs", [], F), ("xz", [], U8), ("y", [2, 3], U8),
+                      ("ys", [], F), ("yz", [], U8), ("zs", [], F), ("zz", [], U8)], {}),
+    ("GatherBlockQuantized", [("d", [5, 16], U8), ("i", [2, 3], I64), ("s", [5, 2], F)], {"block_size": 16}),
+    ("ExpandDims", [("x", [2, 3], F), ("a", [], I32)], {}),
+    ("CDist", [("a", [3, 4], F), ("b", [5, 4], F)], {}),
+    ("Unique", [("x", [5], F)], {"outputs": 3}),
+    ("GridSample", [("x", [1, 2, 5, 6], F), ("g", [1, 3, 4, 2], F)], {}),
+    ("MaxpoolWithMask", [("x", [1, 2, 5, 6], F), ("m", [1, 2, 5, 6], I32)], {"kernel_shape": [2, 2]}),
+    ("Pad", [("x", [2, 3], F), ("p", [4], I64)], {}),
+    ("Conv", [("x", [1, 16, 6, 6], F), ("w", [16, 16, 3, 3], F), ("b", [16], F)], {"kernel_shape": [3, 3], **NCHWC}),
+    ("MaxPool", [("x", [1, 16, 6, 6], F)], {"kernel_shape": [2, 2], **NCHWC}),
+    ("GlobalAveragePool", [("x", [1, 16, 6, 6], F)], NCHWC),
+    ("ReorderInput", [("x", [1, 16, 4, 4], F)], NCHWC),
+    ("ReorderOutput", [("x", [1, 16, 4, 4], F)], {"channels": 8, **NCHWC}),
+    ("Upsample", [("x", [1, 16, 3, 3], F)], {"scales": [1, 1, 2, 2], **NCHWC}),
 ]
 
 
@@ -389,9 +413,13 @@ def contrib_cases(np_rng):
     table = {}
     for k, (op, ins, attrs) in enumerate(CONTRIB):
         names = [n for n, _, _ in ins]
-        node = h.make_node(op, names, ["y"], domain="com.microsoft", **attrs)
-        g = h.make_graph([node], op, [h.make_tensor_value_info(n, t, s) for n, s, t in ins], [onnx.ValueInfoProto(name="y")])
-        m = h.make_model(g, opset_imports=[h.make_opsetid("", 17), h.make_opsetid("com.microsoft", 1)], ir_version=8)
+        attrs = dict(attrs)
+        domain = attrs.pop("domain", "com.microsoft")
+        outs = ["y"] + [f"y{i}" for i in range(1, attrs.pop("outputs", 1))]
+        node = h.make_node(op, names, outs, domain=domain, **attrs)
+        g = h.make_graph([node], op, [h.make_tensor_value_info(n, t, s) for n, s, t in ins],
+                         [onnx.ValueInfoProto(name=o) for o in outs])
+        m = h.make_model(g, opset_imports=[h.make_opsetid("", 17), h.make_opsetid(domain, 1)], ir_version=8)
         arrays = [np_rng.standard_normal(s).astype(np.float32) if t == F else np.zeros(s, h.tensor_dtype_to_np_dtype(t))
                   for _, s, t in ins]
         table[f"{op}.{k}"] = (m, arrays, op)

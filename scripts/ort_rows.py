@@ -17,7 +17,7 @@ import onnx
 import onnxruntime as ort
 
 NP = {"tensor(float)": np.float32, "tensor(double)": np.float64, "tensor(float16)": np.float16,
-      "tensor(int64)": np.int64, "tensor(int32)": np.int32, "tensor(int8)": np.int8,
+      "tensor(int64)": np.int64, "tensor(int32)": np.int32, "tensor(int16)": np.int16, "tensor(int8)": np.int8,
       "tensor(uint8)": np.uint8, "tensor(bool)": np.bool_, "tensor(string)": object}
 
 

@@ -16,10 +16,15 @@ Models (into target/real-models/, never committed):
   itself and is skipped).
 
 --strip runs both inferences without the exporters' value_info (see compare_ort.py).
+--ort-all compares each model as onnxruntime writes it after optimizing at ORT_ENABLE_ALL, the
+level a session takes by default (into target/real-models/ort_all/): NCHWc convolutions
+(com.microsoft.nchwc), fused contrib ops. What it writes depends on the machine (the NCHWc
+block is 8 or 16 channels by its vector width).
 """
 import argparse
 import glob
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -153,9 +158,29 @@ def table():
     return rows
 
 
+def ort_all(path):
+    """The model as onnxruntime writes it at ORT_ENABLE_ALL (cached in target/real-models/ort_all)."""
+    import onnxruntime as ort
+
+    rel = os.path.relpath(path, CACHE) if path.startswith(CACHE) else os.path.join("light", os.path.basename(path))
+    dst = os.path.join(CACHE, "ort_all", rel)
+    if not os.path.exists(dst):
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        so = ort.SessionOptions()
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        so.optimized_model_filepath = dst
+        so.log_severity_level = 3
+        ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        # onnxruntime's copy still points at the original's external data, by a relative path.
+        for data in glob.glob(path + ".data"):
+            shutil.copyfile(data, dst + ".data")
+    return dst
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--strip", action="store_true")
+    ap.add_argument("--ort-all", action="store_true", help="compare the models as onnxruntime optimizes them")
     ap.add_argument("--only", default="")
     ap.add_argument("--bin", default=os.path.join(ROOT, "target", "release", "onnx-bcast"))
     a = ap.parse_args()
@@ -166,6 +191,13 @@ def main():
     for path, args in table():
         if a.only not in path:
             continue
+        if a.ort_all:
+            try:
+                path = ort_all(path)
+            except Exception as e:  # noqa: BLE001 - a model onnxruntime cannot load is a failed row.
+                print(f"| {os.path.relpath(path, CACHE)} | onnxruntime could not optimize it: {str(e)[:200]} |")
+                bad += 1
+                continue
         cmd = [sys.executable, os.path.join(HERE, "compare_ort.py"), path, "--bin", a.bin, *args]
         if a.strip:
             cmd.append("--strip")

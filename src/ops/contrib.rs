@@ -3,10 +3,10 @@
 //! onnxruntime's schemas (`onnxruntime/core/graph/contrib_ops/*_defs.cc`) and what
 //! onnxruntime 1.32 infers and checks at run time.
 
-use super::rules::{self, axis_in, expect_one_value, expect_shape, outs as out, ty as tensor};
+use super::rules::{self, axis_in, expect_one_value, expect_rank, expect_shape, outs as out, ty as tensor};
 use super::{Ctx, Out, RuleError};
 use crate::dtype::DType;
-use crate::shape::{render, uni, Assumption, Dim, Shape};
+use crate::shape::{render, uni, Assumption, Dim, Shape, Type};
 
 type R = Result<Out, RuleError>;
 type Rule = fn(&Ctx) -> R;
@@ -31,14 +31,58 @@ const RULES: &[(&str, Rule)] = &[
     ("MatMulNBits", matmul_nbits),
     ("QLinearSigmoid", qlinear_lookup),
     ("QLinearLeakyRelu", qlinear_lookup),
+    ("QLinearAveragePool", qlinear_average_pool),
+    ("NhwcMaxPool", |c| channels_last(c, rules::pool)),
+    ("MaxpoolWithMask", maxpool_with_mask),
+    ("FusedGemm", |c| rules::gemm(&c.view(13, None, None))),
+    ("TransposeMatMul", fused_matmul),
+    ("MatMulInteger16", matmul_integer16),
+    ("GatherBlockQuantized", gather_block_quantized),
+    ("ExpandDims", |c| rules::one_element(c, 1).and_then(|()| rules::unsqueeze(&c.view(13, None, None)))),
+    ("Range", range),
+    ("Pad", pad),
+    ("Unique", unique),
+    ("GridSample", grid_sample),
+    ("CDist", cdist),
+    ("CropAndResize", crop_and_resize),
+];
+
+/// onnxruntime's NCHWc ops (`com.microsoft.nchwc`), which its optimizer writes at the highest
+/// level (`ORT_ENABLE_ALL`) on x86: channels in blocks of 8 or 16, the tensors' shapes NCHW
+/// with the channel count rounded up to the block.
+const NCHWC: &[(&str, Rule)] = &[
+    ("Conv", nchwc_conv),
+    ("MaxPool", |c| blocked(c).and_then(|()| rules::pool(c))),
+    ("AveragePool", |c| blocked(c).and_then(|()| rules::pool(c))),
+    ("GlobalMaxPool", |c| blocked(c).and_then(|()| rules::global_pool(c))),
+    ("GlobalAveragePool", |c| blocked(c).and_then(|()| rules::global_pool(c))),
+    ("ReorderInput", reorder_input),
+    ("ReorderOutput", reorder_output),
+    ("Upsample", nchwc_upsample),
 ];
 
 /// The node's outputs under the rule here; `None` when there is none.
 pub fn contrib(c: &Ctx) -> Option<R> {
-    if c.node.domain != "com.microsoft" {
-        return None;
+    let table = match c.node.domain.as_str() {
+        "com.microsoft" => RULES,
+        "com.microsoft.nchwc" => NCHWC,
+        _ => return None,
+    };
+    table.iter().find(|(name, _)| *name == c.node.op_type).map(|(_, rule)| rule(c))
+}
+
+/// An NHWC op (`channels_last`) by the NCHW rule: input 0's channels moved to axis 1 for the
+/// rule, and output 0's moved back to the end.
+fn channels_last(c: &Ctx, rule: Rule) -> R {
+    let Some(x) = c.shape(0).filter(|x| x.len() >= 3) else { return rule(c) };
+    let mut nchw = x.to_vec();
+    nchw[1..].rotate_right(1);
+    let t = Type::tensor(c.dtype(0), Some(nchw));
+    let mut o = rule(&c.view(c.opset, Some((0, &t)), None))?;
+    if let Some(Some(Type::Tensor { shape: Some(y), .. })) = o.types.first_mut() {
+        y[1..].rotate_left(1);
     }
-    RULES.iter().find(|(name, _)| *name == c.node.op_type).map(|(_, rule)| rule(c))
+    Ok(o)
 }
 
 fn invalid<T>(c: &Ctx, msg: String) -> Result<T, RuleError> {
@@ -259,13 +303,232 @@ fn fused_matmul(c: &Ctx) -> R {
     Ok(Out { types: smallvec::smallvec![tensor(dtype, Some(shape))], assumptions, ..Out::default() })
 }
 
-/// The contrib QLinearConv: the standard rule, or with `channels_last` an NHWC input and output.
+/// The contrib QLinearConv: the standard rule, or with `channels_last` an NHWC input and output
+/// (the weight stays [M, C/group, k...]).
 fn qlinear_conv(c: &Ctx) -> R {
     if c.node.attr_int("channels_last").unwrap_or(0) == 0 {
         return rules::conv(c);
     }
-    // NHWC: not followed; the type is y_zero_point's.
-    out(vec![tensor(c.dtype(7), rules::rank_only(c, 0))])
+    channels_last(c, rules::conv)
+}
+
+/// QLinearAveragePool: AveragePool of NCHW, or NHWC with `channels_last`; the scales and zero
+/// points are scalars (onnxruntime: "Scale and Zero-point must be a scalar").
+fn qlinear_average_pool(c: &Ctx) -> R {
+    (1..5).try_for_each(|i| expect_rank(c, i, 0))?;
+    if c.node.attr_int("channels_last").unwrap_or(0) == 0 {
+        return rules::pool(c);
+    }
+    channels_last(c, rules::pool)
+}
+
+/// MaxpoolWithMask: MaxPool of X; the int32 mask has X's rank and spatial sizes, and a batch
+/// and channels it repeats over (positive when X's are).
+fn maxpool_with_mask(c: &Ctx) -> R {
+    if let (Some(x), Some(m)) = (c.shape(0), c.shape(1)) {
+        let mut want = x.to_vec();
+        for i in 0..x.len().min(2) {
+            want[i] = m[i].clone();
+            if m[i].known() == Some(0) && x[..2].iter().all(|d| d.known().is_some_and(|n| n > 0)) {
+                return invalid(c, format!("the mask {} is empty where X {} is not", render(m), render(x)));
+            }
+        }
+        expect_shape(c, 1, &want, &mut Out::default())?;
+    }
+    rules::pool(c)
+}
+
+/// MatMulInteger16: numpy's matmul of two int16 tensors, int32.
+fn matmul_integer16(c: &Ctx) -> R {
+    let (Some(a), Some(b)) = (c.shape(0), c.shape(1)) else { return out(vec![tensor(Some(DType::I32), None)]) };
+    let (shape, assumptions) = rules::matmul_shape(a, b)?;
+    Ok(Out { types: smallvec::smallvec![tensor(Some(DType::I32), Some(shape))], assumptions, ..Out::default() })
+}
+
+/// GatherBlockQuantized: Gather of block-quantized `data` along `gather_axis` (0), dequantized
+/// in the scales' type. uint8 data packs 8/`bits` values a byte along its last axis, which must
+/// then be `quantize_axis`, and gathers along axis 0. As onnxruntime checks them: the scales
+/// have data's shape with `quantize_axis` cut into blocks of `block_size` (a power of 2 from 16;
+/// 128 by default), the zero points the scales' shape (packed like the data).
+fn gather_block_quantized(c: &Ctx) -> R {
+    let dtype = c.dtype(2);
+    let attr = |n: &str, d: i64| c.node.attr_int(n).unwrap_or(d);
+    let (bits, block) = (attr("bits", 4), attr("block_size", 128));
+    if block < 16 || block.count_ones() != 1 {
+        return invalid(c, format!("block_size {block} is not a power of 2 from 16"));
+    }
+    let packed = c.dtype(0) == Some(DType::U8);
+    if (packed && ![2, 4, 8].contains(&bits)) || (!packed && bits != 4) {
+        return invalid(c, format!("bits {bits} for {} data", c.dtype(0).map_or("this", DType::name)));
+    }
+    let (Some(data), Some(indices)) = (c.shape(0), c.shape(1)) else { return out(vec![tensor(dtype, None)]) };
+    let r = data.len();
+    let g = axis_in(attr("gather_axis", 0), r, "GatherBlockQuantized")?;
+    let q = axis_in(attr("quantize_axis", 1), r, "GatherBlockQuantized")?;
+    if packed && (g != 0 || q + 1 != r) {
+        return invalid(c, format!("uint8 data gathers along axis 0 and is quantized along its last, not {g} and {q}"));
+    }
+    let per_byte = if packed { 8 / bits } else { 1 };
+    let mut values = data.to_vec();
+    values[q] = values[q].mul(&Dim::Known(per_byte));
+    let mut checked = Out::default();
+    let mut scales = data.to_vec();
+    scales[q] = values[q].div_ceil(&Dim::Known(block));
+    expect_shape(c, 2, &scales, &mut checked)?;
+    let mut zero_points = scales.clone();
+    zero_points[q] = scales[q].div_ceil(&Dim::Known(per_byte));
+    expect_shape(c, 3, &zero_points, &mut checked)?;
+    let mut shape = values[..g].to_vec();
+    shape.extend(indices.iter().cloned());
+    shape.extend(values[g + 1..].iter().cloned());
+    checked.types = smallvec::smallvec![tensor(dtype, Some(shape))];
+    Ok(checked)
+}
+
+/// The contrib Range: the standard one, with `delta` 1 when omitted.
+fn range(c: &Ctx) -> R {
+    let one = [Dim::Known(1)];
+    let view = c.view(11, None, Some((2, &one[..])).filter(|_| !c.has(2)));
+    rules::range(&view)
+}
+
+/// The contrib Pad: Pad-11, its pads [2 * rank] or [1, 2 * rank].
+fn pad(c: &Ctx) -> R {
+    let Some([Dim::Known(1), n]) = c.shape(1).filter(|_| c.has(1)) else { return rules::pad(&c.view(11, None, None)) };
+    let t = Type::tensor(c.dtype(1), Some(vec![n.clone()]));
+    let view = c.view(11, Some((1, &t)), None);
+    rules::pad(&view)
+}
+
+/// The contrib Unique: of a vector only; the unique values, each element's index among them
+/// and their counts.
+fn unique(c: &Ctx) -> R {
+    expect_rank(c, 0, 1)?;
+    let mut o = rules::unique(c)?;
+    o.types.remove(1);
+    Ok(o)
+}
+
+/// The contrib GridSample: the standard one, of 4-D inputs only.
+fn grid_sample(c: &Ctx) -> R {
+    expect_rank(c, 0, 4)?;
+    rules::grid_sample(c)
+}
+
+/// CDist: the distances between the rows of A [M, K] and B [N, K], [M, N].
+fn cdist(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    (0..2).try_for_each(|i| expect_rank(c, i, 2))?;
+    let (Some(a), Some(b)) = (c.shape(0), c.shape(1)) else {
+        return out(vec![tensor(dtype, Some(vec![Dim::Unknown; 2]))]);
+    };
+    let mut checked = Out::default();
+    expect_shape(c, 1, &[b[0].clone(), a[1].clone()], &mut checked)?;
+    if a[1].known() == Some(0) {
+        return invalid(c, format!("the rows of A {} are empty", render(a)));
+    }
+    checked.types = smallvec::smallvec![tensor(dtype, Some(vec![a[0].clone(), b[0].clone()]))];
+    Ok(checked)
+}
+
+/// CropAndResize: X [N, C, H, W], rois [R, 4], batch_indices [R] and crop_size [2] give
+/// [R, C, crop_height, crop_width].
+fn crop_and_resize(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    expect_rank(c, 0, 4)?;
+    let mut checked = Out::default();
+    let rois = c.shape(1).map_or(Dim::Unknown, |r| r[0].clone());
+    expect_shape(c, 1, &[rois.clone(), Dim::Known(4)], &mut checked)?;
+    expect_shape(c, 2, std::slice::from_ref(&rois), &mut checked)?;
+    expect_shape(c, 3, &[Dim::Known(2)], &mut checked)?;
+    let channels = c.shape(0).map_or(Dim::Unknown, |x| x[1].clone());
+    let crop = c.value(3).filter(|v| v.len() == 2).map_or_else(|| vec![Dim::Unknown; 2], <[Dim]>::to_vec);
+    let shape = [vec![rois, channels], crop].concat();
+    checked.types = smallvec::smallvec![tensor(dtype, Some(shape))];
+    Ok(checked)
+}
+
+/// An NCHWc input as onnxruntime's kernels take it: 4-D, its channels a multiple of the block,
+/// so at least of 8 (`strict`; a convolution also takes fewer channels than a block).
+fn nchwc_input(c: &Ctx, strict: bool) -> Result<(), RuleError> {
+    expect_rank(c, 0, 4)?;
+    match c.shape(0).and_then(|x| x[1].known()) {
+        Some(ch) if ch % 8 != 0 && (strict || ch >= 16) => {
+            invalid(c, format!("{ch} channels are not a whole number of NCHWc blocks (8 or 16)"))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// An NCHWc-blocked input (pools, Upsample, ReorderOutput).
+fn blocked(c: &Ctx) -> Result<(), RuleError> {
+    nchwc_input(c, true)
+}
+
+/// The NCHWc Conv: the standard rule (weights and bias hold the rounded-up channel counts); a
+/// fused `Sum` (input 3) has the output's shape.
+fn nchwc_conv(c: &Ctx) -> R {
+    nchwc_input(c, false)?;
+    if let Some(m) = c.shape(1).and_then(|w| w.first()).and_then(Dim::known).filter(|m| *m <= 0 || m % 8 != 0) {
+        return invalid(c, format!("{m} output channels are not a whole number of NCHWc blocks (8 or 16)"));
+    }
+    let mut o = rules::conv(c)?;
+    if let Some(Some(y)) = o.types.first().cloned().map(|t| t.and_then(|t| t.shape().cloned())) {
+        expect_shape(c, 3, &y, &mut o)?;
+    }
+    Ok(o)
+}
+
+/// ReorderInput: NCHW (or NHWC with `channels_last`) into NCHWc, the channels rounded up to the
+/// block, whose size is the machine's (8 or 16): known only for a multiple of 16.
+fn reorder_input(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    expect_rank(c, 0, 4)?;
+    let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None)]) };
+    let mut shape = x.to_vec();
+    if c.node.attr_int("channels_last").unwrap_or(0) != 0 {
+        shape[1..].rotate_right(1);
+    }
+    // onnxruntime reorders only a multiple of 4 channels.
+    if let Some(ch) = shape[1].known().filter(|ch| ch % 4 != 0) {
+        return invalid(c, format!("{ch} channels are not a multiple of 4"));
+    }
+    shape[1] = shape[1].known().filter(|ch| ch % 16 == 0).map_or(Dim::Unknown, Dim::Known);
+    out(vec![tensor(dtype, Some(shape))])
+}
+
+/// ReorderOutput: NCHWc back to NCHW (or NHWC with `channels_last`) of `channels` channels.
+fn reorder_output(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let channels = c.node.attr_int("channels").unwrap_or(0);
+    if channels <= 0 {
+        return invalid(c, format!("channels {channels} is not positive"));
+    }
+    blocked(c)?;
+    let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None)]) };
+    // The blocks hold the channels with less than a block (8 or 16) of padding.
+    if let Some(ch) = x[1].known().filter(|ch| channels > *ch || ch - channels >= 16) {
+        return invalid(c, format!("{channels} channels are not what {ch} blocked channels hold"));
+    }
+    let mut shape = x.to_vec();
+    shape[1] = Dim::Known(channels);
+    if c.node.attr_int("channels_last").unwrap_or(0) != 0 {
+        shape[1..].rotate_left(1);
+    }
+    out(vec![tensor(dtype, Some(shape))])
+}
+
+/// The NCHWc Upsample: each axis times its whole-number `scales` entry.
+fn nchwc_upsample(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    blocked(c)?;
+    let (Some(x), Some(scales)) = (c.shape(0), c.node.attr_ints("scales")) else {
+        return out(vec![tensor(dtype, rules::rank_only(c, 0))]);
+    };
+    if scales.len() != x.len() || scales.iter().any(|s| *s <= 0) {
+        return invalid(c, format!("scales {scales:?} for an input of rank {}", x.len()));
+    }
+    out(vec![tensor(dtype, Some(x.iter().zip(scales).map(|(d, s)| d.mul(&Dim::Known(*s))).collect()))])
 }
 
 /// QGemm: [M, N] of A and B (each possibly transposed), in y_zero_point's type when given,

@@ -137,6 +137,39 @@ impl Ctx<'_> {
     pub fn has(&self, i: usize) -> bool {
         self.node.inputs.get(i).copied().flatten().is_some()
     }
+
+    /// This context as seen by another op's rule at `opset`, with input `i`'s type and
+    /// contents replaced where given: a contrib op that is a standard op in another layout or
+    /// with other defaults runs the standard rule on the view.
+    pub fn view<'b>(
+        &'b self,
+        opset: i64,
+        input: Option<(usize, &'b Type)>,
+        value: Option<(usize, &'b [Dim])>,
+    ) -> Ctx<'b> {
+        let mut inputs: PerInput<Option<&'b Type>> = self.inputs.iter().copied().collect();
+        let mut values: PerInput<Option<&'b [Dim]>> = self.values.iter().copied().collect();
+        if let Some((i, t)) = input.filter(|(i, _)| *i < inputs.len()) {
+            inputs[i] = Some(t);
+        }
+        if let Some((i, v)) = value {
+            if values.len() <= i {
+                values.resize(i + 1, None);
+            }
+            values[i] = Some(v);
+        }
+        Ctx {
+            model: self.model,
+            node: self.node,
+            opset,
+            inputs,
+            values,
+            floats: self.floats.iter().copied().collect(),
+            strings: self.strings.iter().copied().collect(),
+            subgraph_outputs: self.subgraph_outputs.iter().map(|(n, t)| (*n, t.clone())).collect(),
+            loop_cond_stays_true: self.loop_cond_stays_true,
+        }
+    }
 }
 
 /// What a rule concludes: one entry per output slot.

@@ -1250,6 +1250,209 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Attention nonpad and past", attention_past(24, &[Q4, K4, K4, &[], PAST, PAST, &[2]]), None),
         ("Attention nonpad and present", with_present(attention_past(25, &[Q4, K4, K4, &[], &[], &[], &[2]])), None),
     ]
+    .into_iter()
+    .chain(contrib_table())
+    .collect()
+}
+
+/// An integer initializer: name, dims, values, element type (int64 or int32).
+type Int<'a> = (&'a str, &'a [i64], &'a [i64], DataType);
+
+/// A one-node model of onnxruntime's `domain` (com.microsoft, or com.microsoft.nchwc for the
+/// NCHWc ops its optimizer writes at ORT_ENABLE_ALL) over typed inputs and integer initializers.
+fn ms(domain: &str, n: NodeProto, inputs: &[(&str, &[i64], DataType)], consts: &[Int<'_>]) -> ModelProto {
+    let inputs = inputs.iter().map(|(name, s, t)| typed(name, *t, s)).collect();
+    let mut m = build::model(17, inputs, vec![NodeProto { domain: Some(domain.into()), ..n }], &["y"]);
+    m.opset_import.push(OperatorSetIdProto { domain: Some(domain.into()), version: Some(1) });
+    m.graph.as_mut().unwrap().initializer = consts
+        .iter()
+        .map(|(name, dims, values, t)| TensorProto {
+            name: Some(name.to_string()),
+            dims: dims.to_vec(),
+            data_type: Some(*t as i32),
+            int64_data: if *t == DataType::Int64 { values.to_vec() } else { vec![] },
+            int32_data: if *t == DataType::Int32 { values.iter().map(|v| *v as i32).collect() } else { vec![] },
+            ..Default::default()
+        })
+        .collect();
+    m
+}
+
+const MS: &str = "com.microsoft";
+const NCHWC: &str = "com.microsoft.nchwc";
+
+/// Rows of onnxruntime's contrib ops beyond the fused transformer ones (their rules in
+/// src/ops/contrib.rs) and of the layout ops of ORT_ENABLE_ALL: NHWC (`channels_last`) quantized
+/// ops and NCHWc (channels in blocks of 8 or 16 by the machine's vector width; these rows hold
+/// on either).
+fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
+    use DataType::{Float as F, Int16, Int32, Int64, Uint8 as U8};
+    let q = [("xs", &[][..], F), ("xz", &[], U8), ("ys", &[], F), ("yz", &[], U8)];
+    let pool = |op: &str, x: &[i64], kernel: &[i64], last: bool| {
+        let n =
+            with_int(with_ints(node("p", op, &[], &["y"]), "kernel_shape", kernel), "channels_last", i64::from(last));
+        let n = NodeProto { input: vec!["x".into(), "xs".into(), "xz".into(), "ys".into(), "yz".into()], ..n };
+        ms(MS, n, &[&[("x", x, U8)][..], &q].concat(), &[])
+    };
+    let nhwc_max = |x: &[i64], kernel: &[i64]| {
+        ms(MS, with_ints(node("p", "NhwcMaxPool", &["x"], &["y"]), "kernel_shape", kernel), &[("x", x, U8)], &[])
+    };
+    let gemm = |c: &[i64]| {
+        let n = with_str(node("g", "FusedGemm", &["a", "b", "c"], &["y"]), "activation", "Relu");
+        ms(MS, n, &[("a", &[3, 4], F), ("b", &[4, 5], F), ("c", c, F)], &[])
+    };
+    let qwhere = |y: &[i64]| {
+        let names = ["c", "x", "xs", "xz", "y", "ys", "yz", "zs", "zz"];
+        let ins = [("c", &[2, 1][..], DataType::Bool), ("x", &[1, 3], U8), ("y_", y, U8)];
+        let n = node("w", "QLinearWhere", &names.map(|n| if n == "y" { "y_" } else { n }), &["y"]);
+        let params: Vec<(&str, &[i64], DataType)> = ["xs", "xz", "ys", "yz", "zs", "zz"]
+            .iter()
+            .map(|n| (*n, &[][..], if n.ends_with('s') { F } else { U8 }))
+            .collect();
+        ms(MS, n, &[&ins[..], &params].concat(), &[])
+    };
+    let gbq = |scales: &[i64], gather_axis: i64| {
+        let n = with_int(node("g", "GatherBlockQuantized", &["d", "i", "s"], &["y"]), "block_size", 16);
+        let n = with_int(n, "gather_axis", gather_axis);
+        ms(MS, n, &[("d", &[5, 16], U8), ("i", &[2, 3], Int64), ("s", scales, F)], &[])
+    };
+    let expand_dims = |axis: i64| {
+        ms(MS, node("e", "ExpandDims", &["x", "a"], &["y"]), &[("x", &[2, 3], F)], &[("a", &[], &[axis], Int32)])
+    };
+    let cdist =
+        |a: &[i64], b: &[i64]| ms(MS, node("d", "CDist", &["a", "b"], &["y"]), &[("a", a, F), ("b", b, F)], &[]);
+    let crop = |rois: &[i64]| {
+        let consts: &[Int] = &[("b", &[4], &[0, 1, 0, 1], Int32), ("s", &[2], &[5, 6], Int32)];
+        ms(
+            MS,
+            node("c", "CropAndResize", &["x", "r", "b", "s"], &["y"]),
+            &[("x", &[2, 3, 8, 8], F), ("r", rois, F)],
+            consts,
+        )
+    };
+    let masked = |m: &[i64]| {
+        let n = with_ints(node("p", "MaxpoolWithMask", &["x", "m"], &["y"]), "kernel_shape", &[2, 2]);
+        ms(MS, n, &[("x", &[1, 2, 5, 6], F), ("m", m, Int32)], &[])
+    };
+    let nchwc_conv = |x: &[i64], w: &[i64]| {
+        let n = with_ints(node("c", "Conv", &["x", "w"], &["y"]), "kernel_shape", &[1, 1]);
+        ms(NCHWC, n, &[("x", x, F), ("w", w, F)], &[])
+    };
+    let nchwc_max = |x: &[i64]| {
+        ms(NCHWC, with_ints(node("p", "MaxPool", &["x"], &["y"]), "kernel_shape", &[3, 2]), &[("x", x, F)], &[])
+    };
+    let reorder_in = |x: &[i64]| ms(NCHWC, node("r", "ReorderInput", &["x"], &["y"]), &[("x", x, F)], &[]);
+    let reorder_out = |x: &[i64], channels: i64| {
+        ms(NCHWC, with_int(node("r", "ReorderOutput", &["x"], &["y"]), "channels", channels), &[("x", x, F)], &[])
+    };
+    vec![
+        // FusedGemm (Gemm with an activation): "Gemm: Invalid bias shape for broadcast".
+        ("FusedGemm c [5]", gemm(&[5]), Some(vec![3, 5])),
+        ("FusedGemm c [4]", gemm(&[4]), None),
+        (
+            "TransposeMatMul transA",
+            ms(
+                MS,
+                with_int(node("t", "TransposeMatMul", &["a", "b"], &["y"]), "transA", 1),
+                &[("a", &[4, 3], F), ("b", &[4, 5], F)],
+                &[],
+            ),
+            Some(vec![3, 5]),
+        ),
+        (
+            "MatMulInteger16",
+            ms(
+                MS,
+                node("m", "MatMulInteger16", &["a", "b"], &["y"]),
+                &[("a", &[2, 3, 4], Int16), ("b", &[4, 5], Int16)],
+                &[],
+            ),
+            Some(vec![2, 3, 5]),
+        ),
+        // NHWC pools: a window one larger than the input leaves an empty output, as
+        // MaxpoolWithMask's does; two larger is refused.
+        ("NhwcMaxPool [1,5,6,3]", nhwc_max(&[1, 5, 6, 3], &[2, 2]), Some(vec![1, 4, 5, 3])),
+        ("NhwcMaxPool [1,1,6,3]", nhwc_max(&[1, 1, 6, 3], &[2, 2]), Some(vec![1, 0, 5, 3])),
+        ("NhwcMaxPool kernel 3 on 1", nhwc_max(&[1, 1, 6, 3], &[3, 2]), None),
+        ("QLinearAveragePool NHWC", pool("QLinearAveragePool", &[1, 5, 6, 3], &[2, 2], true), Some(vec![1, 4, 5, 3])),
+        ("QLinearAveragePool NCHW", pool("QLinearAveragePool", &[1, 3, 5, 6], &[2, 2], false), Some(vec![1, 3, 4, 5])),
+        (
+            "QLinearConv NHWC",
+            {
+                let n = with_ints(
+                    node("c", "QLinearConv", &["x", "xs", "xz", "w", "ws", "wz", "ys", "yz"], &["y"]),
+                    "kernel_shape",
+                    &[3, 3],
+                );
+                let ins = [("x", &[1, 6, 7, 2][..], U8), ("w", &[4, 2, 3, 3], U8), ("ws", &[], F), ("wz", &[], U8)];
+                ms(MS, with_int(n, "channels_last", 1), &[&ins[..], &q].concat(), &[])
+            },
+            Some(vec![1, 4, 5, 4]),
+        ),
+        ("QLinearWhere [2,1] [1,3] [2,3]", qwhere(&[2, 3]), Some(vec![2, 3])),
+        ("QLinearWhere [2,1] [1,3] [4,3]", qwhere(&[4, 3]), None),
+        // GatherBlockQuantized, 4 bits in uint8 in blocks of 16: "data and scales do not match
+        // shapes", "gather_axis must be 0, for uint8 data".
+        ("GatherBlockQuantized", gbq(&[5, 2], 0), Some(vec![2, 3, 32])),
+        ("GatherBlockQuantized scales [5,3]", gbq(&[5, 3], 0), None),
+        ("GatherBlockQuantized gather_axis 1", gbq(&[5, 2], 1), None),
+        ("ExpandDims -1", expand_dims(-1), Some(vec![2, 3, 1])),
+        ("ExpandDims 3", expand_dims(3), None),
+        (
+            "Range contrib without delta",
+            ms(MS, node("r", "Range", &["a", "b"], &["y"]), &[], &[("a", &[], &[0], Int64), ("b", &[], &[10], Int64)]),
+            Some(vec![10]),
+        ),
+        ("CDist", cdist(&[3, 4], &[5, 4]), Some(vec![3, 5])),
+        ("CDist other columns", cdist(&[3, 4], &[5, 3]), None),
+        ("CDist no columns", cdist(&[3, 0], &[5, 0]), None),
+        ("CropAndResize", crop(&[4, 4]), Some(vec![4, 3, 5, 6])),
+        ("CropAndResize rois [4,5]", crop(&[4, 5]), None),
+        ("MaxpoolWithMask mask [1,1,5,6]", masked(&[1, 1, 5, 6]), Some(vec![1, 2, 4, 5])),
+        ("MaxpoolWithMask mask [1,2,5,5]", masked(&[1, 2, 5, 5]), None),
+        (
+            "Pad contrib pads [1,4]",
+            ms(
+                MS,
+                node("p", "Pad", &["x", "p"], &["y"]),
+                &[("x", &[2, 3], F)],
+                &[("p", &[1, 4], &[1, 0, 1, 2], Int64)],
+            ),
+            Some(vec![4, 5]),
+        ),
+        (
+            "GridSample contrib 5-D",
+            ms(
+                MS,
+                node("g", "GridSample", &["x", "g"], &["y"]),
+                &[("x", &[1, 2, 5, 6, 3], F), ("g", &[1, 3, 4, 2, 3], F)],
+                &[],
+            ),
+            None,
+        ),
+        // NCHWc: "NCHWc Conv input and filter shapes do not match a supported blocked layout",
+        // "(X_shape[1] % MlasNchwcGetBlockSize()) == 0", "(channels % 4) == 0", "Input channels
+        // must match the NCHWc block-aligned channel count".
+        ("NCHWc Conv [1,3,4,6] [16,3,1,1]", nchwc_conv(&[1, 3, 4, 6], &[16, 3, 1, 1]), Some(vec![1, 16, 4, 6])),
+        ("NCHWc Conv [1,16,4,6] [12,16,1,1]", nchwc_conv(&[1, 16, 4, 6], &[12, 16, 1, 1]), None),
+        ("NCHWc MaxPool [1,16,4,6]", nchwc_max(&[1, 16, 4, 6]), Some(vec![1, 16, 2, 5])),
+        ("NCHWc MaxPool [1,4,4,6]", nchwc_max(&[1, 4, 4, 6]), None),
+        ("ReorderInput [1,32,4,6]", reorder_in(&[1, 32, 4, 6]), Some(vec![1, 32, 4, 6])),
+        ("ReorderInput [1,6,4,6]", reorder_in(&[1, 6, 4, 6]), None),
+        ("ReorderOutput 12 of 16", reorder_out(&[1, 16, 4, 6], 12), Some(vec![1, 12, 4, 6])),
+        ("ReorderOutput 17 of 16", reorder_out(&[1, 16, 4, 6], 17), None),
+        ("ReorderOutput 16 of 32", reorder_out(&[1, 32, 4, 6], 16), None),
+        (
+            "NCHWc Upsample",
+            ms(
+                NCHWC,
+                with_ints(node("u", "Upsample", &["x"], &["y"]), "scales", &[1, 1, 2, 2]),
+                &[("x", &[1, 16, 3, 3], F)],
+                &[],
+            ),
+            Some(vec![1, 16, 6, 6]),
+        ),
+    ]
 }
 
 fn image_decoder(x: &[i64]) -> ModelProto {

@@ -1412,3 +1412,30 @@ fn rotary_caches_bound_the_sequence() {
     let ce = seq.counterexample.as_ref().unwrap();
     assert_eq!((ce.value, ce.node.as_str()), (17, "rope"));
 }
+
+/// A graph as onnxruntime writes it at ORT_ENABLE_ALL: an NCHWc convolution (weights padded
+/// to 16 output channels), an NCHWc max pool of 3x3, a ReorderOutput back to the 8 real
+/// channels. The symbolic sizes go through, and the pool's window, which onnxruntime refuses
+/// on an input of 1, makes the contract: height and width from 2.
+#[test]
+fn nchwc_graphs_keep_their_symbolic_sizes() {
+    use crate::build::{self, model as proto_model, node as proto_node, typed, with_int, with_ints, D as B};
+    use onnx_bcast::io::proto::{self as onnx, tensor_proto::DataType};
+    let nchwc = |n: onnx::NodeProto| onnx::NodeProto { domain: Some("com.microsoft.nchwc".into()), ..n };
+    let conv = with_ints(proto_node("conv", "Conv", &["x", "w"], &["c"]), "pads", &[1, 1, 1, 1]);
+    let pool = with_ints(proto_node("pool", "MaxPool", &["c"], &["p"]), "kernel_shape", &[3, 3]);
+    let back = with_int(proto_node("back", "ReorderOutput", &["p"], &["y"]), "channels", 8);
+    let inputs = vec![
+        typed("x", DataType::Float, &[B::S("batch"), B::N(3), B::S("h"), B::S("w")]),
+        typed("w", DataType::Float, &[16i64, 3, 3, 3]),
+    ];
+    let mut m = proto_model(17, inputs, vec![nchwc(conv), nchwc(pool), nchwc(back)], &["y"]);
+    m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("com.microsoft.nchwc".into()), version: Some(1) });
+    let model = build::load(&m);
+    let inf = infer(&model, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let render = |name: &str| onnx_bcast::shape::render(shape_of(&model, &inf, name).expect("shaped"));
+    assert_eq!(render("c"), "[batch, 16, h, w]");
+    assert_eq!(render("y"), "[batch, 8, h-2, w-2]");
+    assert!(inf.contract.accepts("h", 2) && !inf.contract.accepts("h", 1), "{:?}", inf.contract);
+}

@@ -37,8 +37,10 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
     if pads.iter().any(|p| *p < 0) {
         return invalid(format!("{op}: pads must be 0 or more"));
     }
-    let conv = !matches!(op, "AveragePool" | "MaxPool" | "LpPool" | "MaxUnpool");
-    let pools = matches!(op, "AveragePool" | "MaxPool" | "LpPool");
+    // onnxruntime's contrib pools share the standard ones' window arithmetic.
+    let pools =
+        matches!(op, "AveragePool" | "MaxPool" | "LpPool" | "NhwcMaxPool" | "MaxpoolWithMask" | "QLinearAveragePool");
+    let conv = !pools && op != "MaxUnpool";
     if let Some(i) = (0..n).find(|&i| pools && pads[i].max(pads[i + n]) >= kernel[i]) {
         let msg = "onnxruntime refuses a pad as wide as the kernel";
         return invalid(format!(

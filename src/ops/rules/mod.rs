@@ -259,7 +259,7 @@ pub(super) fn expect_shape(c: &Ctx, i: usize, want: &[Dim], out: &mut Out) -> Re
 }
 
 /// Input `i`, where present with a known shape, has rank `r` (the schema's rank check).
-fn expect_rank(c: &Ctx, i: usize, r: usize) -> Result<(), RuleError> {
+pub(super) fn expect_rank(c: &Ctx, i: usize, r: usize) -> Result<(), RuleError> {
     match c.shape(i).filter(|_| c.has(i)) {
         Some(s) if s.len() != r => invalid(format!("{}: input {i} has rank {}, not {r}", c.node.op_type, s.len())),
         _ => Ok(()),
@@ -389,7 +389,7 @@ pub(super) fn one_or_each(c: &Ctx, i: usize, len: &Dim, what: &str, out: &mut Ou
 }
 
 /// Input `i`, where present with a known shape, holds one element (onnxruntime refuses more).
-fn one_element(c: &Ctx, i: usize) -> Result<(), RuleError> {
+pub(super) fn one_element(c: &Ctx, i: usize) -> Result<(), RuleError> {
     match c.shape(i).filter(|_| c.has(i)).and_then(numel) {
         Some(n) if n != 1 => invalid(format!("{}: input {i} holds {n} elements, not one", c.node.op_type)),
         _ => Ok(()),
