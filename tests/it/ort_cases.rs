@@ -113,6 +113,12 @@ fn norm_c(op: &str, opset: i64, scale: &[i64], rest: &[i64]) -> ModelProto {
     case(opset, &shapes.collect::<Vec<_>>(), &[], node("norm", op, names, &["y"]))
 }
 
+/// GroupNormalization of x [3, 4, 2, 2] in 2 groups.
+fn group_norm(opset: i64, scale: &[i64], bias: &[i64]) -> ModelProto {
+    let n = with_int(node("gn", "GroupNormalization", &["x", "s", "b"], &["y"]), "num_groups", 2);
+    case(opset, &[("x", &[3, 4, 2, 2]), ("s", scale), ("b", bias)], &[], n)
+}
+
 fn feature_extractor(x: &[i64], y: &[i64]) -> ModelProto {
     let mut n = node("afe", "ArrayFeatureExtractor", &["x", "i"], &["y"]);
     n.domain = Some("ai.onnx.ml".into());
@@ -869,6 +875,13 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("InstanceNorm scale [4]", norm_c("InstanceNormalization", 6, &[4], &[3]), None),
         ("InstanceNorm bias [3,1]", norm_c("InstanceNormalization", 6, &[3], &[3, 1]), None),
         ("InstanceNorm", norm_c("InstanceNormalization", 6, &[3], &[3]), Some(vec![2, 3, 4])),
+        // GroupNormalization's function reshapes scale and bias: any shape of C values (of
+        // num_groups before opset 21) runs.
+        ("GroupNorm-21 scale [1,4]", group_norm(21, &[1, 4], &[4]), Some(vec![3, 4, 2, 2])),
+        ("GroupNorm-21 scale [2,2]", group_norm(21, &[2, 2], &[4]), Some(vec![3, 4, 2, 2])),
+        ("GroupNorm-21 scale [1,5]", group_norm(21, &[1, 5], &[4]), None),
+        ("GroupNorm-18 bias [2,1]", group_norm(18, &[2], &[2, 1]), Some(vec![3, 4, 2, 2])),
+        ("GroupNorm-18 scale [4]", group_norm(18, &[4], &[2]), None),
         // ArrayFeatureExtractor of a 1-D input: onnxruntime's output is [1, k] (onnx's
         // inference gives no shape).
         ("ArrayFeatureExtractor [4] by [2]", feature_extractor(&[4], &[2]), Some(vec![1, 2])),

@@ -247,7 +247,8 @@ pub fn instance_norm(c: &Ctx) -> R {
 }
 
 /// GroupNormalization: the groups divide the channels; scale and bias hold one value per
-/// channel from opset 21, one per group before (or one value in all).
+/// channel from opset 21, one per group before (or one value in all), in any shape: the
+/// function that defines the op reshapes them, and onnxruntime runs a [1, C] or [2, C/2] one.
 pub fn group_norm(c: &Ctx) -> R {
     let mut out = like_input(c);
     let g = c.node.attr_int("num_groups").unwrap_or(0);
@@ -261,7 +262,13 @@ pub fn group_norm(c: &Ctx) -> R {
         // onnxruntime 1.32 broadcasts a scale or bias of one value.
         let per = if c.opset >= 21 { ch.clone() } else { Dim::Known(g) };
         for i in (1..3).filter(|i| !c.shape(*i).is_some_and(one_value)) {
-            expect_shape(c, i, std::slice::from_ref(&per), &mut out)?;
+            match c.shape(i).filter(|s| s.len() != 1 && c.has(i)).map(|s| Dim::product(s).known()) {
+                Some(Some(n)) if per.known().is_some_and(|p| p != n) => {
+                    return invalid(format!("GroupNormalization: input {i} holds {n} values, not {per}"));
+                }
+                Some(_) => {}
+                None => expect_shape(c, i, std::slice::from_ref(&per), &mut out)?,
+            }
         }
     }
     Ok(out)
