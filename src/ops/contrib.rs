@@ -45,6 +45,14 @@ const RULES: &[(&str, Rule)] = &[
     ("GridSample", grid_sample),
     ("CDist", cdist),
     ("CropAndResize", crop_and_resize),
+    ("GatherND", |c| rules::gather_nd(&c.view(11, None, None))),
+    ("UnfoldTensor", unfold_tensor),
+    ("MurmurHash3", murmur_hash3),
+    ("MoE", moe),
+    ("QMoE", moe),
+    ("DecoderMaskedMultiHeadAttention", decoder_masked_mha),
+    ("WordConvEmbedding", word_conv_embedding),
+    ("MatMulBnb4", matmul_bnb4),
 ];
 
 /// onnxruntime's NCHWc ops (`com.microsoft.nchwc`), which its optimizer writes at the highest
@@ -196,9 +204,10 @@ fn multi_head_attention(c: &Ctx) -> R {
         }
     }
     // num_heads splits a 3-D query's and value's hidden sizes (onnxruntime's reshape fails
-    // otherwise).
+    // otherwise; DecoderMaskedMultiHeadAttention splits the query's only).
+    let split = if c.node.op_type == "MultiHeadAttention" { 2 } else { 1 };
     if let Some(n) = c.node.attr_int("num_heads").filter(|n| *n > 0) {
-        for (i, s) in [(0, Some(q)), (2, c.shape(2))] {
+        for (i, s) in [(0, Some(q)), (2, c.shape(2))].into_iter().take(split) {
             if let Some(h) = s.filter(|s| s.len() == 3).and_then(|s| s[2].known()).filter(|h| h % n != 0) {
                 return invalid(c, format!("num_heads {n} does not divide input {i}'s hidden size {h}"));
             }
@@ -463,6 +472,178 @@ fn nchwc_input(c: &Ctx, strict: bool) -> Result<(), RuleError> {
 /// An NCHWc-blocked input (pools, Upsample, ReorderOutput).
 fn blocked(c: &Ctx) -> Result<(), RuleError> {
     nchwc_input(c, true)
+}
+
+/// UnfoldTensor: the windows of `size` every `step` along `dim` (-1), as a new last axis of
+/// `size` ([.., n, ..] gives [.., (n - size) / step + 1, .., size]); onnxruntime wants
+/// 0 < size <= n and a positive step.
+fn unfold_tensor(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let (size, step) = (c.node.attr_int("size").unwrap_or(0), c.node.attr_int("step").unwrap_or(1));
+    if size <= 0 || step <= 0 {
+        return invalid(c, format!("size {size} and step {step} must be positive"));
+    }
+    let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None)]) };
+    let d = axis_in(c.node.attr_int("dim").unwrap_or(-1), x.len(), "UnfoldTensor")?;
+    let mut checked = Out::default();
+    match &x[d] {
+        Dim::Known(n) if *n < size => return invalid(c, format!("windows of {size} do not fit in {n} at axis {d}")),
+        Dim::Term(sym) => checked.assumptions.push((d, Assumption::AtLeast { size: sym.clone(), min: size })),
+        _ => {}
+    }
+    let mut shape = x.to_vec();
+    shape[d] = x[d].sub(&Dim::Known(size)).div_floor(&Dim::Known(step)).add(&Dim::Known(1));
+    shape.push(Dim::Known(size));
+    checked.types = smallvec::smallvec![tensor(dtype, Some(shape))];
+    Ok(checked)
+}
+
+/// MurmurHash3: one hash per element, uint32 (int32 with `positive` 0).
+fn murmur_hash3(c: &Ctx) -> R {
+    let dtype = if c.node.attr_int("positive").unwrap_or(1) == 0 { DType::I32 } else { DType::U32 };
+    out(vec![tensor(Some(dtype), c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+/// MoE and QMoE: the output is like the input ([rows, hidden] or [B, S, hidden]). As
+/// onnxruntime checks them (moe_helper.h): router_probs is [rows, experts]; the expert weights
+/// are 3-D, their intermediate size read from fc2's (QMoE packs 8 / expert_weight_bits values a
+/// byte), fc1's doubled when `swiglu_fusion` fuses two matrices; each weight in one of two
+/// layouts, each bias and row-wise scale [experts, its output size].
+fn moe(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let q = c.node.op_type == "QMoE";
+    let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None)]) };
+    if !(2..=3).contains(&x.len()) {
+        return invalid(c, format!("input has rank {}, not 2 or 3", x.len()));
+    }
+    // Slots of fc1, fc2 and fc3 weights, scales (QMoE) and biases.
+    let (w, scales, bias): ([usize; 3], Option<[usize; 3]>, [usize; 3]) =
+        if q { ([2, 5, 8], Some([3, 6, 9]), [4, 7, 10]) } else { ([2, 4, 6], None, [3, 5, 7]) };
+    expect_rank(c, 1, 2)?;
+    w[..2].iter().try_for_each(|i| expect_rank(c, *i, 3))?;
+    let mut checked = Out { types: smallvec::smallvec![tensor(dtype, Some(x.to_vec()))], ..Out::default() };
+    let (rows, hidden) = (Dim::product(&x[..x.len() - 1]), &x[x.len() - 1]);
+    let experts = c.shape(1).map_or(Dim::Unknown, |r| r[1].clone());
+    expect_shape(c, 1, &[rows, experts.clone()], &mut checked)?;
+    let top = c.node.attr_int("k").unwrap_or(1);
+    if let Some(e) = experts.known().filter(|e| top > *e) {
+        return invalid(c, format!("k {top} is more than the {e} experts"));
+    }
+    let pack = if q { 8 / c.node.attr_int("expert_weight_bits").unwrap_or(4).clamp(1, 8) } else { 1 };
+    let (Some(h), Some([_, f1, f2])) = (hidden.known(), c.shape(w[1]).map(|s| [&s[0], &s[1], &s[2]])) else {
+        return Ok(checked);
+    };
+    let (Some(f1), Some(f2)) = (f1.known(), f2.known()) else { return Ok(checked) };
+    let packed = f1.checked_mul(f2).and_then(|n| n.checked_mul(pack));
+    let inter = match packed {
+        Some(n) if h > 0 && n % h == 0 && n > 0 => n / h,
+        _ => return invalid(c, format!("no intermediate size fits fc2 [.., {f1}, {f2}] and a hidden size of {h}")),
+    };
+    let fused = c.node.attr_int("swiglu_fusion").unwrap_or(0) != 0;
+    let fc1 = if fused { 2 * inter } else { inter };
+    let fc1_rows = c.shape(w[0]).and_then(|s| s.get(1)).and_then(Dim::known);
+    let legacy = (h != inter && f1 == inter) || (h == inter && fused && fc1_rows == Some(h));
+    let k = |n: i64| Dim::Known(n);
+    let e = || experts.clone();
+    let weights = if legacy {
+        [[e(), k(h), k(fc1 / pack)], [e(), k(inter), k(h / pack)], [e(), k(h), k(inter / pack)]]
+    } else {
+        [[e(), k(fc1), k(h / pack)], [e(), k(h), k(inter / pack)], [e(), k(inter), k(h / pack)]]
+    };
+    for (slot, want) in w.iter().zip(&weights) {
+        expect_shape(c, *slot, want, &mut checked)?;
+    }
+    for (i, size) in [fc1, h, inter].into_iter().enumerate() {
+        expect_shape(c, bias[i], &[e(), k(size)], &mut checked)?;
+        if let Some(s) = scales {
+            match c.node.attr_int("block_size").filter(|b| *b > 0) {
+                Some(b) => {
+                    let blocks = if i == 1 { inter } else { h };
+                    expect_shape(c, s[i], &[e(), k(size), k((blocks + b - 1) / b)], &mut checked)?
+                }
+                None => expect_shape(c, s[i], &[e(), k(size)], &mut checked)?,
+            }
+        }
+    }
+    Ok(checked)
+}
+
+/// DecoderMaskedMultiHeadAttention, one decoding step: MultiHeadAttention's checks, a query
+/// [B, 1, D], a 4-D key of the query's batch; output [B, 1, v_hidden] (the value's hidden size,
+/// or its heads times head size when 4-D); present_key and present_value are past_key and
+/// past_value (inputs 5 and 6), the buffer they share.
+fn decoder_masked_mha(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(q) = c.shape(0) else { return out(vec![tensor(dtype, None); 3]) };
+    if q.len() != 3 {
+        return invalid(c, format!("query has rank {}, not 3", q.len()));
+    }
+    if let Some(s) = q[1].known().filter(|s| *s != 1) {
+        return invalid(c, format!("a query of {s} positions: it decodes one"));
+    }
+    let mut checked = multi_head_attention(c)?;
+    if let Some(k) = c.shape(1).filter(|k| k.len() == 4 && c.has(1)) {
+        expect_shape(c, 1, &[[q[0].clone()].as_slice(), &k[1..]].concat(), &mut checked)?;
+    }
+    let hidden = match c.shape(2).filter(|_| c.has(2)) {
+        Some([_, _, h]) => h.clone(),
+        Some([_, n, _, h]) => n.mul(h),
+        _ => Dim::Unknown,
+    };
+    let past = |i: usize| c.shape(i).filter(|_| c.has(i)).map(<[Dim]>::to_vec);
+    let y = vec![q[0].clone(), q[1].clone(), hidden];
+    checked.types = smallvec::smallvec![tensor(dtype, Some(y)), tensor(dtype, past(5)), tensor(dtype, past(6))];
+    Ok(checked)
+}
+
+/// WordConvEmbedding: words [N, word length, ..] of characters, a conv weight [E, 1, width,
+/// char embedding], its bias [E] and the character embeddings [chars, char embedding] give [N,
+/// E]. onnxruntime wants the kernel no wider than a word.
+fn word_conv_embedding(c: &Ctx) -> R {
+    let dtype = c.dtype(1);
+    expect_rank(c, 1, 4)?;
+    let (Some(s), Some(w)) = (c.shape(0), c.shape(1)) else { return out(vec![tensor(dtype, None)]) };
+    let mut checked = Out::default();
+    expect_shape(c, 2, &w[..1], &mut checked)?;
+    if let Some(e) = c.shape(3) {
+        expect_shape(c, 3, &[e.first().cloned().unwrap_or(Dim::Unknown), w[3].clone()], &mut checked)?;
+    }
+    if let (Some(len), Some(width)) = (s.get(1).and_then(Dim::known), w[2].known()) {
+        if width > len {
+            return invalid(c, format!("a kernel {width} wide over words of {len}"));
+        }
+    }
+    let first = s.first().cloned().unwrap_or(Dim::Unknown);
+    checked.types = smallvec::smallvec![tensor(dtype, Some(vec![first, w[0].clone()]))];
+    Ok(checked)
+}
+
+/// MatMulBnb4: A [.., K] times B [K, N] packed two 4-bit values a byte in blocks of
+/// `block_size` with one absmax each: [.., N]. onnxruntime wants at least N*K/2 bytes and
+/// N*K/block_size scales.
+fn matmul_bnb4(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let attr = |n: &str| c.node.attr_int(n).unwrap_or(0);
+    let (k, n, block) = (attr("K"), attr("N"), attr("block_size"));
+    if k <= 0 || n <= 0 || block <= 0 {
+        return invalid(c, format!("K {k}, N {n} and block_size {block} must be positive"));
+    }
+    let values = k.saturating_mul(n);
+    let ceil = |d: i64| values / d + i64::from(values % d != 0);
+    for (i, what, least) in [(1, "B", ceil(2)), (2, "absmax", ceil(block))] {
+        if let Some(have) = c.shape(i).and_then(|s| Dim::product(s).known()).filter(|have| *have < least) {
+            return invalid(c, format!("{what} holds {have} values, not the {least} K {k} and N {n} need"));
+        }
+    }
+    let Some(a) = c.shape(0).filter(|a| !a.is_empty()) else { return out(vec![tensor(dtype, None)]) };
+    let mut checked = Out::default();
+    let mut want = a.to_vec();
+    *want.last_mut().unwrap_or(&mut Dim::Unknown) = Dim::Known(k);
+    expect_shape(c, 0, &want, &mut checked)?;
+    let mut y = a.to_vec();
+    *y.last_mut().unwrap_or(&mut Dim::Unknown) = Dim::Known(n);
+    checked.types = smallvec::smallvec![tensor(dtype, Some(y))];
+    Ok(checked)
 }
 
 /// The NCHWc Conv: the standard rule (weights and bias hold the rounded-up channel counts); a

@@ -1358,7 +1358,60 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     let reorder_out = |x: &[i64], channels: i64| {
         ms(NCHWC, with_int(node("r", "ReorderOutput", &["x"], &["y"]), "channels", channels), &[("x", x, F)], &[])
     };
+    let moe = |router: &[i64], fc1: &[i64], fc2: &[i64]| {
+        let ins = [("x", &[2, 5, 8][..], F), ("r", router, F), ("w1", fc1, F), ("b1", &[4, 16], F), ("w2", fc2, F)];
+        ms(MS, with_int(node("m", "MoE", &["x", "r", "w1", "b1", "w2"], &["y"]), "k", 1), &ins, &[])
+    };
+    let dmmha = |q: &[i64], k: &[i64], v: &[i64]| {
+        let n = with_int(node("d", "DecoderMaskedMultiHeadAttention", &["q", "k", "v"], &["y"]), "num_heads", 2);
+        ms(MS, n, &[("q", q, F), ("k", k, F), ("v", v, F)], &[])
+    };
+    let unfold = |size: i64| {
+        let n =
+            with_int(with_int(with_int(node("u", "UnfoldTensor", &["x"], &["y"]), "dim", 1), "size", size), "step", 2);
+        ms(MS, n, &[("x", &[2, 7, 4], F)], &[])
+    };
+    let word_conv = |s: &[i64], w: &[i64]| {
+        let ins = [("s", s, Int32), ("w", w, F), ("b", &[5][..], F), ("c", &[10, 6], F)];
+        ms(MS, node("w", "WordConvEmbedding", &["s", "w", "b", "c"], &["y"]), &ins, &[])
+    };
+    let bnb4 = |a: &[i64], b: &[i64]| {
+        let n = with_int(with_int(node("m", "MatMulBnb4", &["a", "b", "m"], &["y"]), "K", 16), "N", 8);
+        let n = with_int(with_int(n, "block_size", 16), "quant_type", 1);
+        ms(MS, n, &[("a", a, F), ("b", b, U8), ("m", &[8], F)], &[])
+    };
+    let ngram = |ids: &[i64]| {
+        let n = with_int(node("n", "NGramRepeatBlock", &["i", "s"], &["y"]), "ngram_size", 2);
+        ms(MS, n, &[("i", ids, Int64), ("s", &[2, 10], F)], &[])
+    };
     vec![
+        // MoE ("Input 'router_probs' is expected to have shape {10,4}", "Input
+        // 'fc1_experts_weights' is expected to have shape {4,18,8}": its intermediate size comes
+        // from fc2's), both weight layouts.
+        ("MoE", moe(&[10, 4], &[4, 8, 16], &[4, 16, 8]), Some(vec![2, 5, 8])),
+        ("MoE other layout", moe(&[10, 4], &[4, 16, 8], &[4, 8, 16]), Some(vec![2, 5, 8])),
+        ("MoE router [5,4]", moe(&[5, 4], &[4, 8, 16], &[4, 16, 8]), None),
+        ("MoE fc2 [4,16,9]", moe(&[10, 4], &[4, 8, 16], &[4, 16, 9]), None),
+        // DecoderMaskedMultiHeadAttention decodes one position; the value's heads are not
+        // checked ("Input sequence length should be 1").
+        ("DMMHA", dmmha(&[2, 1, 8], &[2, 1, 8], &[2, 1, 9]), Some(vec![2, 1, 9])),
+        ("DMMHA 4-D key and value", dmmha(&[2, 1, 8], &[2, 2, 5, 4], &[2, 2, 5, 4]), Some(vec![2, 1, 8])),
+        ("DMMHA query of 3", dmmha(&[2, 3, 8], &[2, 3, 8], &[2, 3, 8]), None),
+        ("DMMHA 4-D key of batch 3", dmmha(&[2, 1, 8], &[3, 2, 5, 4], &[3, 2, 5, 4]), None),
+        ("UnfoldTensor size 7 of 7", unfold(7), Some(vec![2, 1, 4, 7])),
+        ("UnfoldTensor size 8 of 7", unfold(8), None),
+        ("WordConvEmbedding", word_conv(&[2, 3, 4], &[5, 1, 2, 6]), Some(vec![2, 5])),
+        ("WordConvEmbedding kernel wider than words", word_conv(&[2, 3, 4], &[5, 1, 4, 6]), None),
+        ("MatMulBnb4", bnb4(&[2, 3, 16], &[64]), Some(vec![2, 3, 8])),
+        ("MatMulBnb4 B of 60 bytes", bnb4(&[2, 3, 16], &[60]), None),
+        ("MatMulBnb4 K 12", bnb4(&[2, 3, 12], &[64]), None),
+        ("NGramRepeatBlock", ngram(&[2, 5]), Some(vec![2, 10])),
+        ("NGramRepeatBlock ids [1,2,5]", ngram(&[1, 2, 5]), None),
+        (
+            "contrib GatherND",
+            ms(MS, node("g", "GatherND", &["x", "i"], &["y"]), &[("x", &[2, 3, 4], F), ("i", &[5, 2], Int64)], &[]),
+            Some(vec![5, 4]),
+        ),
         // FusedGemm (Gemm with an activation): "Gemm: Invalid bias shape for broadcast".
         ("FusedGemm c [5]", gemm(&[5]), Some(vec![3, 5])),
         ("FusedGemm c [4]", gemm(&[4]), None),
