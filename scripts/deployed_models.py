@@ -33,6 +33,10 @@ Build (into target/deployed-models/, never committed; a file that exists is kept
                      takes by default: NCHWc convolutions (com.microsoft.nchwc, blocked channels)
   cnn_qop            quantize_static of the conv net, QuantFormat.QOperator (QLinearConv, ...)
   cnn_qop_ort_all    cnn_qop written at ORT_ENABLE_ALL: NHWC QLinearConv, NhwcMaxPool, ...
+  llama_genai_int4   a LlamaForCausalLM (2 kv heads) through onnxruntime-genai's model builder,
+                     int4 for CPU: GroupQueryAttention, MatMulNBits, a KV cache (needs the
+                     onnxruntime-genai package; skipped without it)
+  qwen2_genai_fp32   the same of a Qwen2ForCausalLM in fp32
 
 Attention is exported eager (attn_implementation="eager"), the pattern the fusions look for.
 optimize_model runs at opt_level=1 (onnxruntime's basic, portable rewrites, then the Python
@@ -82,7 +86,11 @@ from onnx import helper
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OUT = os.path.join(ROOT, "target", "deployed-models")
 VOCAB, HIDDEN, LAYERS, HEADS = 1000, 64, 2, 4
-SIZES = {"batch": 2, "seq": 7, "height": 32, "width": 24}  # the run's sizes, by input symbol
+SIZES = {"batch": 2, "seq": 7, "height": 32, "width": 24,  # the run's sizes, by input symbol
+         # onnxruntime-genai's names: a first prompt of 7 (onnxruntime takes a batch of 2 after a
+         # past only one position at a time), heads of HIDDEN / HEADS.
+         "batch_size": 2, "sequence_length": 7, "past_sequence_length": 0, "total_sequence_length": 7,
+         "kv_cache_dim": HIDDEN // HEADS}
 TEXT_AXES = {0: "batch", 1: "seq"}
 IMAGE_AXES = {0: "batch", 2: "height", 3: "width"}
 
@@ -199,6 +207,40 @@ def quant_static(src, dst, qdq=True):
     quantize_static(src, dst, Reader(), quant_format=QuantFormat.QDQ if qdq else QuantFormat.QOperator)
 
 
+def genai(kind, dst, precision):
+    """onnxruntime-genai's model builder (the LLM graphs genai ships: GroupQueryAttention with
+    its rotary embedding, MatMulNBits for int4, a KV cache as inputs) on a tiny causal LM of
+    `kind` with random weights and a word-level tokenizer, saved as one file."""
+    import tempfile
+
+    import transformers as T
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    torch_seed()
+    config = dict(vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=2 * HIDDEN, num_hidden_layers=LAYERS,
+                  num_attention_heads=HEADS, num_key_value_heads=2, max_position_embeddings=128)
+    model = {"llama": lambda: T.LlamaForCausalLM(T.LlamaConfig(**config)),
+             "qwen2": lambda: T.Qwen2ForCausalLM(T.Qwen2Config(**config))}[kind]()
+    words = Tokenizer(models.WordLevel(vocab={f"t{i}": i for i in range(VOCAB)}, unk_token="t0"))
+    words.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer = T.PreTrainedTokenizerFast(tokenizer_object=words, unk_token="t0", bos_token="t1", eos_token="t2",
+                                          pad_token="t3")
+    with tempfile.TemporaryDirectory() as tmp:
+        hf, built = os.path.join(tmp, "hf"), os.path.join(tmp, "onnx")
+        model.save_pretrained(hf)
+        tokenizer.save_pretrained(hf)
+        subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", hf, "-m", kind, "-o", built,
+                        "-p", precision, "-e", "cpu", "-c", os.path.join(tmp, "cache")],
+                       check=True, capture_output=True)
+        onnx.save(onnx.load(os.path.join(built, "model.onnx")), dst)
+
+
+def torch_seed():
+    import torch
+
+    torch.manual_seed(0)
+
+
 def quant_nbits(src, dst):
     """Weight-only 4-bit quantization of the MatMuls, as int4 LLM builds do."""
     from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
@@ -237,6 +279,8 @@ def steps():
         ("cnn_ort_all", lambda p: ort_save(e("cnn"), p, ALL), e("cnn")),
         ("cnn_qop", lambda p: quant_static(e("cnn"), p, qdq=False), e("cnn")),
         ("cnn_qop_ort_all", lambda p: ort_save(path_of("cnn_qop"), p, ALL), path_of("cnn_qop")),
+        ("llama_genai_int4", lambda p: genai("llama", p, "int4"), None),
+        ("qwen2_genai_fp32", lambda p: genai("qwen2", p, "fp32"), None),
     ]
 
 

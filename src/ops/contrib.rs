@@ -274,8 +274,10 @@ fn group_query_attention(c: &Ctx) -> R {
     let total = c.value(6).and_then(|v| v.first().cloned());
     let present = match (c.shape(3), total) {
         (Some(p), _) if p.len() == 4 && c.node.attr_int("sliding_window_cache").unwrap_or(0) == 1 => Some(p.to_vec()),
-        (Some(p), Some(Dim::Known(t))) if p.len() == 4 => {
-            Some(vec![p[0].clone(), p[1].clone(), Dim::max_of(&[&p[2], &Dim::Known(t)]), p[3].clone()])
+        // onnxruntime's present holds max(past, total) positions (past + new ones, as genai's
+        // graphs feed it, total_sequence_length being the mask's width).
+        (Some(p), Some(t)) if p.len() == 4 => {
+            Some(vec![p[0].clone(), p[1].clone(), Dim::max_of(&[&p[2], &t]), p[3].clone()])
         }
         (Some(p), _) if p.len() == 4 => Some(vec![p[0].clone(), p[1].clone(), Dim::Unknown, p[3].clone()]),
         (None, Some(t)) => Some(vec![q[0].clone(), Dim::Known(kv), t, head]),

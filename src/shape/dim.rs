@@ -289,6 +289,9 @@ mod tests {
         assert_eq!(s("x").add(&Dim::Unknown), Dim::Unknown);
         assert_eq!(s("seq").min_size(&s("seq")), s("seq"));
         assert_eq!(s("seq").min_size(&Dim::Known(0)), Dim::Known(0));
+        // Sizes all known: the answer, not an unknown.
+        assert_eq!(Dim::Known(3).min_size(&Dim::Known(10)), Dim::Known(3));
+        assert_eq!(Dim::max_of(&[&Dim::Known(3), &Dim::Known(10)]), Dim::Known(10));
         assert_eq!(s("seq").add(&Dim::Known(1)).sub(&Dim::Known(1)), s("seq"));
     }
 }

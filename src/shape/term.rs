@@ -486,7 +486,8 @@ pub(super) fn extreme(dims: &[&Dim], max: bool) -> Dim {
         if !kept.is_empty() && bounds.iter().all(|&(l, h)| if max { c >= h.unwrap_or(i64::MAX) } else { c <= l }) {
             return Dim::Known(c);
         }
-        if bounds.iter().all(|&(l, h)| if max { l >= c } else { h.is_some_and(|h| h <= c) }) {
+        // A constant that no term can beat drops out; with no terms it is the answer.
+        if !kept.is_empty() && bounds.iter().all(|&(l, h)| if max { l >= c } else { h.is_some_and(|h| h <= c) }) {
             constant = None;
         }
     }

@@ -1439,3 +1439,60 @@ fn nchwc_graphs_keep_their_symbolic_sizes() {
     assert_eq!(render("y"), "[batch, 8, h-2, w-2]");
     assert!(inf.contract.accepts("h", 2) && !inf.contract.accepts("h", 1), "{:?}", inf.contract);
 }
+
+/// GroupQueryAttention as onnxruntime-genai's graphs use it: the present key and value hold
+/// max(past, total) positions (onnxruntime 1.32: a past of 3 and a total of 10 give 10), the
+/// total read from a constant or from the attention mask's width.
+#[test]
+fn group_query_attention_presents_hold_the_total_length() {
+    use crate::build::{self, model as proto_model, node as proto_node, typed, with_int, D as B};
+    use onnx_bcast::io::proto::{self as onnx, tensor_proto::DataType};
+    let gqa = |past: B, total: Option<i64>| {
+        let n = with_int(
+            with_int(proto_node("g", "GroupQueryAttention", &[], &["y", "pk_out", "pv_out"]), "num_heads", 4),
+            "kv_num_heads",
+            2,
+        );
+        let n = onnx::NodeProto {
+            domain: Some("com.microsoft".into()),
+            input: ["q", "", "", "pk", "pv", "sl", "tot"].map(String::from).to_vec(),
+            ..n
+        };
+        let past = || {
+            [
+                B::N(1),
+                B::N(2),
+                match &past {
+                    B::N(n) => B::N(*n),
+                    B::S(s) => B::S(s),
+                },
+                B::N(16),
+            ]
+        };
+        let mut inputs = vec![
+            typed("q", DataType::Float, &[1i64, 7, 128]),
+            typed("pk", DataType::Float, &past()),
+            typed("pv", DataType::Float, &past()),
+        ];
+        inputs.push(typed("sl", DataType::Int32, &[1i64]));
+        let mut m = proto_model(17, inputs, vec![n], &["y", "pk_out"]);
+        let g = m.graph.as_mut().unwrap();
+        match total {
+            Some(t) => g.initializer.push(onnx::TensorProto {
+                name: Some("tot".into()),
+                data_type: Some(DataType::Int32 as i32),
+                int32_data: vec![t as i32],
+                ..Default::default()
+            }),
+            None => g.input.push(typed("tot", DataType::Int32, &[] as &[i64])),
+        }
+        m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) });
+        let model = build::load(&m);
+        let inf = infer(&model, &Options::default());
+        assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+        onnx_bcast::shape::render(shape_of(&model, &inf, "pk_out").expect("shaped"))
+    };
+    assert_eq!(gqa(B::N(3), Some(10)), "[1, 2, 10, 16]");
+    assert_eq!(gqa(B::S("past"), Some(10)), "[1, 2, max(10,past), 16]");
+    assert!(gqa(B::N(3), None).starts_with("[1, 2, ?"), "a total not known leaves the length unknown");
+}
