@@ -272,6 +272,14 @@ fn group_query_attention(c: &Ctx) -> R {
     expect_one_value(c, 6)?;
     let output = vec![q[0].clone(), q[1].clone(), hidden];
     let total = c.value(6).and_then(|v| v.first().cloned());
+    // onnxruntime continues a past (a total longer than the new positions) one position at a
+    // time in a batch of more than one ("batch_size must be 1 when sequence_length > 1 and past
+    // context is given").
+    if let (Some(b), Some(s), Some(t)) = (q[0].known(), q[1].known(), total.as_ref().and_then(Dim::known)) {
+        if b > 1 && s > 1 && t > s {
+            return invalid(c, format!("a batch of {b} continues a past of {} with {s} positions, not one", t - s));
+        }
+    }
     let present = match (c.shape(3), total) {
         (Some(p), _) if p.len() == 4 && c.node.attr_int("sliding_window_cache").unwrap_or(0) == 1 => Some(p.to_vec()),
         // onnxruntime's present holds max(past, total) positions (past + new ones, as genai's

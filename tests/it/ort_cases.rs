@@ -1384,7 +1384,21 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         let n = with_int(node("n", "NGramRepeatBlock", &["i", "s"], &["y"]), "ngram_size", 2);
         ms(MS, n, &[("i", ids, Int64), ("s", &[2, 10], F)], &[])
     };
+    let gqa = |batch: i64, seq: i64, past: i64| {
+        let n = with_int(with_int(node("g", "GroupQueryAttention", &[], &["y"]), "num_heads", 4), "kv_num_heads", 2);
+        let n = NodeProto { input: ["q", "", "", "pk", "pv", "sl", "t"].map(String::from).to_vec(), ..n };
+        let ins =
+            [("q", &[batch, seq, 128][..], F), ("pk", &[batch, 2, past, 16], F), ("pv", &[batch, 2, past, 16], F)];
+        let lens = vec![past + seq - 1; batch as usize];
+        ms(MS, n, &ins, &[("sl", &[batch], &lens, Int32), ("t", &[], &[past + seq], Int32)])
+    };
     vec![
+        // GroupQueryAttention continues a past one position at a time in a batch of more than
+        // one ("batch_size must be 1 when sequence_length > 1 and past context is given").
+        ("GQA batch 2 past 3 one position", gqa(2, 1, 3), Some(vec![2, 1, 64])),
+        ("GQA batch 1 past 3 seven positions", gqa(1, 7, 3), Some(vec![1, 7, 64])),
+        ("GQA batch 2 no past seven positions", gqa(2, 7, 0), Some(vec![2, 7, 64])),
+        ("GQA batch 2 past 3 two positions", gqa(2, 2, 3), None),
         // MoE ("Input 'router_probs' is expected to have shape {10,4}", "Input
         // 'fc1_experts_weights' is expected to have shape {4,18,8}": its intermediate size comes
         // from fc2's), both weight layouts.
