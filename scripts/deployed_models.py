@@ -34,8 +34,9 @@ Build (into target/deployed-models/, never committed; a file that exists is kept
   cnn_qop            quantize_static of the conv net, QuantFormat.QOperator (QLinearConv, ...)
   cnn_qop_ort_all    cnn_qop written at ORT_ENABLE_ALL: NHWC QLinearConv, NhwcMaxPool, ...
   llama_genai_int4   a LlamaForCausalLM (2 kv heads) through onnxruntime-genai's model builder,
-                     int4 for CPU: GroupQueryAttention, MatMulNBits, a KV cache (needs the
-                     onnxruntime-genai package; skipped without it)
+                     int4 for CPU, embeddings too: GroupQueryAttention, MatMulNBits,
+                     GatherBlockQuantized, a KV cache (needs the onnxruntime-genai package;
+                     skipped without it)
   qwen2_genai_fp32   the same of a Qwen2ForCausalLM in fp32
 
 Attention is exported eager (attn_implementation="eager"), the pattern the fusions look for.
@@ -207,7 +208,7 @@ def quant_static(src, dst, qdq=True):
     quantize_static(src, dst, Reader(), quant_format=QuantFormat.QDQ if qdq else QuantFormat.QOperator)
 
 
-def genai(kind, dst, precision):
+def genai(kind, dst, precision, extra=()):
     """onnxruntime-genai's model builder (the LLM graphs genai ships: GroupQueryAttention with
     its rotary embedding, MatMulNBits for int4, a KV cache as inputs) on a tiny causal LM of
     `kind` with random weights and a word-level tokenizer, saved as one file."""
@@ -230,7 +231,7 @@ def genai(kind, dst, precision):
         model.save_pretrained(hf)
         tokenizer.save_pretrained(hf)
         subprocess.run([sys.executable, "-m", "onnxruntime_genai.models.builder", "-i", hf, "-m", kind, "-o", built,
-                        "-p", precision, "-e", "cpu", "-c", os.path.join(tmp, "cache")],
+                        "-p", precision, "-e", "cpu", "-c", os.path.join(tmp, "cache"), *extra],
                        check=True, capture_output=True)
         onnx.save(onnx.load(os.path.join(built, "model.onnx")), dst)
 
@@ -279,7 +280,8 @@ def steps():
         ("cnn_ort_all", lambda p: ort_save(e("cnn"), p, ALL), e("cnn")),
         ("cnn_qop", lambda p: quant_static(e("cnn"), p, qdq=False), e("cnn")),
         ("cnn_qop_ort_all", lambda p: ort_save(path_of("cnn_qop"), p, ALL), path_of("cnn_qop")),
-        ("llama_genai_int4", lambda p: genai("llama", p, "int4"), None),
+        ("llama_genai_int4", lambda p: genai("llama", p, "int4", ["--extra_options", "op_types_to_quantize=MatMul/Gather"]),
+         None),
         ("qwen2_genai_fp32", lambda p: genai("qwen2", p, "fp32"), None),
     ]
 
