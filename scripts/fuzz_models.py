@@ -12,6 +12,9 @@ Run by hand (needs onnx), best against the debug binary, whose overflow checks p
     cargo build --bin onnx-bcast
     python3 scripts/fuzz_models.py --bin target/debug/onnx-bcast --seed 1 --count 2000 [--full]
 
+With --contrib the ops come from onnxruntime's own schemas of its com.microsoft and
+com.microsoft.nchwc domains instead (needs onnxruntime).
+
 Models go to target/fuzz-models/SEED/; those that pass are deleted. A problem found becomes a
 test in tests/it/bad_input.rs.
 """
@@ -34,11 +37,18 @@ STRINGS = ["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", "nearest", "linear", "
            "sum", "add", "max", "NCHW", "NHWC", "RGB", "TFIDF", "zeros", "border", " "]
 
 
+def contrib_schemas():
+    """onnxruntime's schemas of its com.microsoft domains."""
+    from onnxruntime.capi import onnxruntime_pybind11_state as ort
+
+    return [s for s in ort.get_all_operator_schema() if s.domain.startswith("com.microsoft")]
+
+
 class Gen:
-    def __init__(self, seed):
+    def __init__(self, seed, contrib=False):
         self.rng = random.Random(seed)
         latest = {}
-        for s in defs.get_all_schemas_with_history():
+        for s in contrib_schemas() if contrib else defs.get_all_schemas_with_history():
             if not s.deprecated:
                 latest.setdefault((s.domain, s.name), []).append(s)
         self.schemas = latest
@@ -90,19 +100,20 @@ class Gen:
 
     def attribute(self, a):
         r = self.rng
-        if a.type == AP.INT:
+        kind = int(a.type)  # onnx's AttributeProto type, or onnxruntime's enum of it
+        if kind == AP.INT:
             return self.int()
-        if a.type == AP.INTS:
+        if kind == AP.INTS:
             return [self.int() for _ in range(r.choice([1, 1, 2, 3, 4, 6]))]
-        if a.type == AP.FLOAT:
+        if kind == AP.FLOAT:
             return r.choice([0.5, -1.0, float("nan"), 1e30, 0.0, 2.0])
-        if a.type == AP.FLOATS:
+        if kind == AP.FLOATS:
             return [r.choice([0.5, -1.0, 1e30, 0.0]) for _ in range(r.choice([1, 2, 4]))]
-        if a.type == AP.STRING:
+        if kind == AP.STRING:
             return r.choice(STRINGS)
-        if a.type == AP.STRINGS:
+        if kind == AP.STRINGS:
             return [r.choice(STRINGS) for _ in range(r.choice([1, 2, 3]))]
-        if a.type == AP.TENSOR:
+        if kind == AP.TENSOR:
             return self.constant("t")
         return None
 
@@ -145,10 +156,11 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--count", type=int, default=1000)
     ap.add_argument("--full", action="store_true", help="also annotate, expand and bench each model")
+    ap.add_argument("--contrib", action="store_true", help="onnxruntime's contrib ops instead of onnx's")
     args = ap.parse_args()
     out = os.path.join(ROOT, "target", "fuzz-models", str(args.seed))
     os.makedirs(out, exist_ok=True)
-    gen, bad = Gen(args.seed), 0
+    gen, bad = Gen(args.seed, args.contrib), 0
     for i in range(args.count):
         path = os.path.join(out, f"m{i}.onnx")
         with open(path, "wb") as f:

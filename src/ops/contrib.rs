@@ -344,17 +344,23 @@ fn qlinear_average_pool(c: &Ctx) -> R {
 /// MaxpoolWithMask: MaxPool of X; the int32 mask has X's rank and spatial sizes, and a batch
 /// and channels it repeats over (positive when X's are).
 fn maxpool_with_mask(c: &Ctx) -> R {
+    let mut checked = Out::default();
     if let (Some(x), Some(m)) = (c.shape(0), c.shape(1)) {
+        if m.len() != x.len() || x.len() < 2 {
+            return invalid(c, format!("the mask {} and X {} differ in rank", render(m), render(x)));
+        }
         let mut want = x.to_vec();
-        for i in 0..x.len().min(2) {
+        for i in 0..2 {
             want[i] = m[i].clone();
             if m[i].known() == Some(0) && x[..2].iter().all(|d| d.known().is_some_and(|n| n > 0)) {
                 return invalid(c, format!("the mask {} is empty where X {} is not", render(m), render(x)));
             }
         }
-        expect_shape(c, 1, &want, &mut Out::default())?;
+        expect_shape(c, 1, &want, &mut checked)?;
     }
-    rules::pool(c)
+    let mut o = rules::pool(c)?;
+    o.assumptions.extend(checked.assumptions);
+    Ok(o)
 }
 
 /// MatMulInteger16: numpy's matmul of two int16 tensors, int32.
@@ -456,11 +462,11 @@ fn crop_and_resize(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     expect_rank(c, 0, 4)?;
     let mut checked = Out::default();
-    let rois = c.shape(1).map_or(Dim::Unknown, |r| r[0].clone());
+    let rois = c.shape(1).and_then(|r| r.first()).cloned().unwrap_or(Dim::Unknown);
     expect_shape(c, 1, &[rois.clone(), Dim::Known(4)], &mut checked)?;
     expect_shape(c, 2, std::slice::from_ref(&rois), &mut checked)?;
     expect_shape(c, 3, &[Dim::Known(2)], &mut checked)?;
-    let channels = c.shape(0).map_or(Dim::Unknown, |x| x[1].clone());
+    let channels = c.shape(0).and_then(|x| x.get(1)).cloned().unwrap_or(Dim::Unknown);
     let crop = c.value(3).filter(|v| v.len() == 2).map_or_else(|| vec![Dim::Unknown; 2], <[Dim]>::to_vec);
     let shape = [vec![rois, channels], crop].concat();
     checked.types = smallvec::smallvec![tensor(dtype, Some(shape))];
@@ -646,12 +652,12 @@ fn matmul_bnb4(c: &Ctx) -> R {
         }
     }
     let Some(a) = c.shape(0).filter(|a| !a.is_empty()) else { return out(vec![tensor(dtype, None)]) };
-    let mut checked = Out::default();
+    let (mut checked, last) = (Out::default(), a.len() - 1);
     let mut want = a.to_vec();
-    *want.last_mut().unwrap_or(&mut Dim::Unknown) = Dim::Known(k);
+    want[last] = Dim::Known(k);
     expect_shape(c, 0, &want, &mut checked)?;
     let mut y = a.to_vec();
-    *y.last_mut().unwrap_or(&mut Dim::Unknown) = Dim::Known(n);
+    y[last] = Dim::Known(n);
     checked.types = smallvec::smallvec![tensor(dtype, Some(y))];
     Ok(checked)
 }
