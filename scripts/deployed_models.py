@@ -38,6 +38,7 @@ Build (into target/deployed-models/, never committed; a file that exists is kept
                      GatherBlockQuantized, a KV cache (needs the onnxruntime-genai package;
                      skipped without it)
   qwen2_genai_fp32   the same of a Qwen2ForCausalLM in fp32
+  gemma2_genai_int4  a Gemma2ForCausalLM in int4: a sliding-window cache of 16 on its first layer
 
 Attention is exported eager (attn_implementation="eager"), the pattern the fusions look for.
 optimize_model runs at opt_level=1 (onnxruntime's basic, portable rewrites, then the Python
@@ -91,7 +92,7 @@ SIZES = {"batch": 2, "seq": 7, "height": 32, "width": 24,  # the run's sizes, by
          # onnxruntime-genai's names: a first prompt of 7 (onnxruntime takes a batch of 2 after a
          # past only one position at a time), heads of HIDDEN / HEADS.
          "batch_size": 2, "sequence_length": 7, "past_sequence_length": 0, "total_sequence_length": 7,
-         "kv_cache_dim": HIDDEN // HEADS}
+         "kv_cache_dim": HIDDEN // HEADS, "past_sliding_length": 16}
 TEXT_AXES = {0: "batch", 1: "seq"}
 IMAGE_AXES = {0: "batch", 2: "height", 3: "width"}
 
@@ -221,7 +222,10 @@ def genai(kind, dst, precision, extra=()):
     config = dict(vocab_size=VOCAB, hidden_size=HIDDEN, intermediate_size=2 * HIDDEN, num_hidden_layers=LAYERS,
                   num_attention_heads=HEADS, num_key_value_heads=2, max_position_embeddings=128)
     model = {"llama": lambda: T.LlamaForCausalLM(T.LlamaConfig(**config)),
-             "qwen2": lambda: T.Qwen2ForCausalLM(T.Qwen2Config(**config))}[kind]()
+             "qwen2": lambda: T.Qwen2ForCausalLM(T.Qwen2Config(**config)),
+             # A sliding window of 16 on its first layer, whose cache holds the window.
+             "gemma2": lambda: T.Gemma2ForCausalLM(T.Gemma2Config(**config, head_dim=HIDDEN // HEADS,
+                                                                  sliding_window=16))}[kind]()
     words = Tokenizer(models.WordLevel(vocab={f"t{i}": i for i in range(VOCAB)}, unk_token="t0"))
     words.pre_tokenizer = pre_tokenizers.Whitespace()
     tokenizer = T.PreTrainedTokenizerFast(tokenizer_object=words, unk_token="t0", bos_token="t1", eos_token="t2",
@@ -283,6 +287,7 @@ def steps():
         ("llama_genai_int4", lambda p: genai("llama", p, "int4", ["--extra_options", "op_types_to_quantize=MatMul/Gather"]),
          None),
         ("qwen2_genai_fp32", lambda p: genai("qwen2", p, "fp32"), None),
+        ("gemma2_genai_int4", lambda p: genai("gemma2", p, "int4"), None),
     ]
 
 

@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::infer::Constraint;
-use crate::shape::{Assumption, Growth, Term};
+use crate::ir::ValueId;
+use crate::shape::{Assumption, Dim, Growth, Term};
 
 /// The most sizes evaluated for one dim; a condition that would need more is a relation.
 const MAX_WINDOW: i64 = 1 << 16;
@@ -248,7 +249,13 @@ pub fn explain(contract: &mut Contract, model: &crate::Model, inf: &crate::infer
         let x = Term::name(name);
         let show = crate::provenance::valued(&x, ce.value);
         let out_rank = node.outputs.first().copied().flatten().and_then(|v| inf.shape(v)).map(Vec::len);
-        let inputs = node.inputs.iter().flatten().take(if ce.window { 1 } else { usize::MAX });
+        // A size bound is on the first input whose size there is made of the dim.
+        let mentions = |d: &Dim| matches!(d, Dim::Term(t) if t.atoms().contains(&x));
+        let bound = |v: &&ValueId| inf.shape(**v).and_then(|s| s.get(ce.axis)).is_some_and(mentions);
+        let inputs: Vec<&ValueId> = match ce.window {
+            true => node.inputs.iter().flatten().filter(bound).take(1).collect(),
+            false => node.inputs.iter().flatten().collect(),
+        };
         for &v in inputs {
             let Some(shape) = inf.shape(v) else { continue };
             let axis = match out_rank {

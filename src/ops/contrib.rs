@@ -267,6 +267,20 @@ fn group_query_attention(c: &Ctx) -> R {
         let want = [q[0].clone(), Dim::Known(kv), p[2].clone(), head.clone()];
         expect_shape(c, 3, &want, &mut checked)?;
         expect_shape(c, 4, &want, &mut checked)?;
+        // A sliding-window cache holds the whole window ("KV cache capacity (32) must be at
+        // least local_window_size (4096)"): over a symbolic capacity, a contract's lower bound.
+        let window = c.node.attr_int("local_window_size").unwrap_or(-1);
+        if c.node.attr_int("sliding_window_cache").unwrap_or(0) == 1 && window > 0 {
+            match &p[2] {
+                Dim::Known(cap) if *cap < window => {
+                    return invalid(c, format!("a sliding-window cache of {cap} positions for a window of {window}"));
+                }
+                Dim::Term(size) => {
+                    checked.assumptions.push((2, Assumption::AtLeast { size: size.clone(), min: window }))
+                }
+                _ => {}
+            }
+        }
     }
     expect_shape(c, 5, std::slice::from_ref(&q[0]), &mut checked)?;
     expect_one_value(c, 6)?;

@@ -1496,3 +1496,37 @@ fn group_query_attention_presents_hold_the_total_length() {
     assert_eq!(gqa(B::S("past"), Some(10)), "[1, 2, max(10,past), 16]");
     assert!(gqa(B::N(3), None).starts_with("[1, 2, ?"), "a total not known leaves the length unknown");
 }
+
+/// A sliding-window GroupQueryAttention (onnxruntime-genai's Gemma-2 layers) holds the whole
+/// window in its cache: onnxruntime 1.32 refuses "KV cache capacity (32) must be at least
+/// local_window_size (4096)". Over a symbolic capacity the contract is a lower bound, traced
+/// to the past input that carries it.
+#[test]
+fn sliding_window_caches_hold_the_window() {
+    use crate::build::{self, model as proto_model, node as proto_node, typed, with_int, D as B};
+    use onnx_bcast::io::proto::{self as onnx, tensor_proto::DataType};
+    let n = with_int(with_int(proto_node("g", "GroupQueryAttention", &[], &["y"]), "num_heads", 4), "kv_num_heads", 2);
+    let n = with_int(with_int(n, "local_window_size", 64), "sliding_window_cache", 1);
+    let n = onnx::NodeProto {
+        domain: Some("com.microsoft".into()),
+        input: ["q", "", "", "pk", "pv", "sl", "tot"].map(String::from).to_vec(),
+        ..n
+    };
+    let past = [B::S("batch"), B::N(2), B::S("window"), B::N(16)];
+    let inputs = vec![
+        typed("q", DataType::Float, &[B::S("batch"), B::N(1), B::N(128)]),
+        typed("pk", DataType::Float, &past),
+        typed("pv", DataType::Float, &past),
+        typed("sl", DataType::Int32, &[B::S("batch")]),
+        typed("tot", DataType::Int32, &[] as &[i64]),
+    ];
+    let mut m = proto_model(17, inputs, vec![n], &["y"]);
+    m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) });
+    let inf = infer(&build::load(&m), &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let window = &inf.contract.dims["window"];
+    assert_eq!((window.min, window.max, window.text.as_str()), (64, None, "at least 64"));
+    let ce = window.counterexample.as_ref().unwrap();
+    assert_eq!((ce.value, ce.origins.len()), (1, 1), "{ce:?}");
+    assert!(ce.origins[0].starts_with("'pk'"), "{ce:?}");
+}
