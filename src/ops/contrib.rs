@@ -128,6 +128,14 @@ fn attention(c: &Ctx) -> R {
         Some([q, ..]) => Some(*q),
         _ => columns.known().map(|n| n / 3),
     };
+    // "Q, K and V hidden sizes must be in [1, INT_MAX]".
+    let sizes = c
+        .node
+        .attr_ints("qkv_hidden_sizes")
+        .map_or_else(|| vec![columns.known().map_or(1, |n| n / 3)], <[i64]>::to_vec);
+    if let Some(h) = sizes.iter().find(|h| **h < 1) {
+        return invalid(c, format!("a hidden size of {h}"));
+    }
     let heads = c.node.attr_int("num_heads").unwrap_or(0);
     if let Some(h) = q_hidden.filter(|h| heads <= 0 || h % heads != 0) {
         return invalid(c, format!("num_heads {heads} does not divide the hidden size {h}"));
@@ -880,8 +888,10 @@ fn matmul_to_float(c: &Ctx) -> R {
             checked.assumptions.extend(stretch.assumptions);
         }
     }
+    // The bias holds one value per column, in any shape (onnxruntime: "bias tensor's element
+    // count must equal B's last dimension"); a vector keeps its exact check.
     if let Some(n) = b.last().filter(|_| !shape.iter().any(|d| d.known() == Some(0))) {
-        expect_shape(c, bias, std::slice::from_ref(n), &mut checked)?;
+        rules::expect_count(c, bias, n, &mut checked)?;
     }
     checked.types = smallvec::smallvec![tensor(dtype, Some(shape))];
     Ok(checked)

@@ -1208,6 +1208,8 @@ fn contrib_attention_checks_what_onnxruntime_checks() {
     );
     assert_eq!(att(&[8, 24], &[18], 2), ["Attention: input 2 must be of shape [24]: sizes 24 and 18 differ at axis 0"]);
     assert_eq!(att(&[8, 24], &[24], 5), ["Attention: num_heads 5 does not divide the hidden size 8"]);
+    // "Q, K and V hidden sizes must be in [1, INT_MAX]".
+    assert_eq!(att(&[8, 0], &[0], 2).last().map(String::as_str), Some("Attention: a hidden size of 0"));
     let mha = |k: &[i64], v: &[i64]| infer("MultiHeadAttention", 2, &[("q", &[2, 3, 8]), ("k", k), ("v", v)]);
     assert!(mha(&[2, 5, 8], &[2, 5, 8]).is_empty());
     assert!(mha(&[2, 5, 6], &[2, 5, 8])[0].contains("input 1 must be of shape [2, 5, 8]"));

@@ -1392,7 +1392,22 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         let lens = vec![past + seq - 1; batch as usize];
         ms(MS, n, &ins, &[("sl", &[batch], &lens, Int32), ("t", &[], &[past + seq], Int32)])
     };
+    let dqmm = |bias: &[i64]| {
+        let ins = [
+            ("a", &[2, 4][..], F),
+            ("b", &[4, 3], DataType::Int8),
+            ("bs", &[1], F),
+            ("bz", &[1], DataType::Int8),
+            ("bias", bias, F),
+        ];
+        ms(MS, node("d", "DynamicQuantizeMatMul", &["a", "b", "bs", "bz", "bias"], &["y"]), &ins, &[])
+    };
     vec![
+        // DynamicQuantizeMatMul reads its bias as one value per column, in any shape ("bias
+        // tensor's element count must equal B's last dimension (3)").
+        ("DynamicQuantizeMatMul bias [1,3]", dqmm(&[1, 3]), Some(vec![2, 3])),
+        ("DynamicQuantizeMatMul bias [3,1]", dqmm(&[3, 1]), Some(vec![2, 3])),
+        ("DynamicQuantizeMatMul bias [2,3]", dqmm(&[2, 3]), None),
         // GroupQueryAttention continues a past one position at a time in a batch of more than
         // one ("batch_size must be 1 when sequence_length > 1 and past context is given").
         ("GQA batch 2 past 3 one position", gqa(2, 1, 3), Some(vec![2, 1, 64])),

@@ -258,6 +258,19 @@ pub(super) fn expect_shape(c: &Ctx, i: usize, want: &[Dim], out: &mut Out) -> Re
     }
 }
 
+/// Input `i`, where present with a known shape, holds `n` values in any shape: a scale or bias
+/// that the runtime reads as a flat buffer. A vector is checked as `[n]`, with its conditions
+/// over symbolic sizes.
+pub(super) fn expect_count(c: &Ctx, i: usize, n: &Dim, out: &mut Out) -> Result<(), RuleError> {
+    match c.shape(i).filter(|s| s.len() != 1 && c.has(i)).map(|s| Dim::product(s).known()) {
+        Some(Some(k)) if n.known().is_some_and(|n| n != k) => {
+            invalid(format!("{}: input {i} holds {k} values, not {n}", c.node.op_type))
+        }
+        Some(_) => Ok(()),
+        None => expect_shape(c, i, std::slice::from_ref(n), out),
+    }
+}
+
 /// Input `i`, where present with a known shape, has rank `r` (the schema's rank check).
 pub(super) fn expect_rank(c: &Ctx, i: usize, r: usize) -> Result<(), RuleError> {
     match c.shape(i).filter(|_| c.has(i)) {

@@ -3,8 +3,8 @@
 //! GridSample, AffineGrid, Det, the losses and Dropout.
 
 use super::{
-    attr_dtype, axes_or_all, axis_in, dim, exact_div, expect_rank, expect_shape, float_size, invalid, like_input,
-    matmul_shape, numel, one, one_value, op_err, outs, pin_shapes, rank_only, ty, unknown_rank, R,
+    attr_dtype, axes_or_all, axis_in, dim, exact_div, expect_count, expect_rank, expect_shape, float_size, invalid,
+    like_input, matmul_shape, numel, one, one_value, op_err, outs, pin_shapes, rank_only, ty, unknown_rank, R,
 };
 use crate::dtype::DType;
 use crate::ir::AttrValue;
@@ -262,13 +262,7 @@ pub fn group_norm(c: &Ctx) -> R {
         // onnxruntime 1.32 broadcasts a scale or bias of one value.
         let per = if c.opset >= 21 { ch.clone() } else { Dim::Known(g) };
         for i in (1..3).filter(|i| !c.shape(*i).is_some_and(one_value)) {
-            match c.shape(i).filter(|s| s.len() != 1 && c.has(i)).map(|s| Dim::product(s).known()) {
-                Some(Some(n)) if per.known().is_some_and(|p| p != n) => {
-                    return invalid(format!("GroupNormalization: input {i} holds {n} values, not {per}"));
-                }
-                Some(_) => {}
-                None => expect_shape(c, i, std::slice::from_ref(&per), &mut out)?,
-            }
+            expect_count(c, i, &per, &mut out)?;
         }
     }
     Ok(out)
