@@ -19,7 +19,8 @@
 //! known, gives an unknown type. `"inputs": [{"input": i, "shape": ..}]` names shapes some
 //! inputs must have, in the same vocabulary: known sizes that differ are the node's error,
 //! symbolic ones a condition. With `"trailing": true` the shape is the input's last sizes;
-//! `"ranks": [..]` lists the ranks it may have.
+//! `"ranks": [..]` lists the ranks it may have, `"rank_at_most": j` bounds its rank by input
+//! j's, and `"nonzero": [axes]` names axes whose size must not be 0.
 
 use std::collections::HashMap;
 
@@ -69,6 +70,12 @@ struct InputOf {
     /// `shape` names the input's last sizes only.
     #[serde(default)]
     trailing: bool,
+    /// The input's rank is at most this input's (a skip that broadcasts into it).
+    #[serde(default)]
+    rank_at_most: Option<usize>,
+    /// Axes (negative from the end) whose size must not be 0.
+    #[serde(default)]
+    nonzero: Vec<i64>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -196,6 +203,18 @@ fn apply(inputs: &[InputOf], outputs: &[Output], c: &Ctx) -> Result<Out, RuleErr
         if let (Some(s), Some(ranks)) = (have, &i.ranks) {
             if !ranks.contains(&s.len()) {
                 return invalid(format!("{op}: input {} has rank {}, not one of {ranks:?}", i.input, s.len()));
+            }
+        }
+        if let (Some(s), Some(j)) = (have, i.rank_at_most) {
+            if let Some(t) = c.shape(j).filter(|t| s.len() > t.len()) {
+                return invalid(format!("{op}: input {} has rank {}, above input {j}'s {}", i.input, s.len(), t.len()));
+            }
+        }
+        if let Some(s) = have {
+            for &a in &i.nonzero {
+                if s[axis_in(a, s.len(), op)?].known() == Some(0) {
+                    return invalid(format!("{op}: input {} is empty at axis {a}", i.input));
+                }
             }
         }
         let Some(want) = i.shape.as_ref().map(|s| shape_of(s, c, &mut out)).transpose()?.flatten() else { continue };

@@ -1402,7 +1402,18 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ];
         ms(MS, node("d", "DynamicQuantizeMatMul", &["a", "b", "bs", "bz", "bias"], &["y"]), &ins, &[])
     };
+    let skip = |op: &str, x: &[i64], skip: &[i64]| {
+        let ins = [("x", x, F), ("s", skip, F), ("g", &x[x.len() - 1..], F)];
+        ms(MS, node("n", op, &["x", "s", "g"], &["y"]), &ins, &[])
+    };
     vec![
+        // Skip*LayerNormalization: a skip of no higher rank than the input ("skip is expected to
+        // have same shape as input or, a batch size of 1 or no batch size"), a hidden size
+        // above 0 ("hidden_size must be positive").
+        ("SkipLayerNorm [3,4] [1,3,4]", skip("SkipLayerNormalization", &[3, 4], &[1, 3, 4]), None),
+        ("SkipLayerNorm [2,3,4] [3,4]", skip("SkipLayerNormalization", &[2, 3, 4], &[3, 4]), Some(vec![2, 3, 4])),
+        ("SkipSimplifiedLayerNorm [3,4] [1,3,4]", skip("SkipSimplifiedLayerNormalization", &[3, 4], &[1, 3, 4]), None),
+        ("SkipSimplifiedLayerNorm [2,3,0]", skip("SkipSimplifiedLayerNormalization", &[2, 3, 0], &[2, 3, 0]), None),
         // DynamicQuantizeMatMul reads its bias as one value per column, in any shape ("bias
         // tensor's element count must equal B's last dimension (3)").
         ("DynamicQuantizeMatMul bias [1,3]", dqmm(&[1, 3]), Some(vec![2, 3])),
