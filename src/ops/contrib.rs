@@ -18,7 +18,8 @@ const RULES: &[(&str, Rule)] = &[
     ("GroupQueryAttention", group_query_attention),
     ("FusedMatMul", fused_matmul),
     ("FusedConv", rules::conv),
-    ("QLinearConv", qlinear_conv),
+    // With `channels_last`, NHWC input and output; the weight stays [M, C/group, k...].
+    ("QLinearConv", |c| layout(c, rules::conv)),
     ("QGemm", qgemm),
     ("QLinearConcat", qlinear_concat),
     ("QLinearGlobalAveragePool", qlinear_global_average_pool),
@@ -79,6 +80,14 @@ pub fn contrib(c: &Ctx) -> Option<R> {
     table.iter().find(|(name, _)| *name == c.node.op_type).map(|(_, rule)| rule(c))
 }
 
+/// An op with a `channels_last` attribute: the NCHW rule, or with it set, `channels_last`.
+fn layout(c: &Ctx, rule: Rule) -> R {
+    if c.node.attr_int("channels_last").unwrap_or(0) == 0 {
+        return rule(c);
+    }
+    channels_last(c, rule)
+}
+
 /// An NHWC op (`channels_last`) by the NCHW rule: input 0's channels moved to axis 1 for the
 /// rule, and output 0's moved back to the end.
 fn channels_last(c: &Ctx, rule: Rule) -> R {
@@ -124,18 +133,14 @@ fn attention(c: &Ctx) -> R {
     let columns = c.shape(1).and_then(|w| w.get(1)).cloned().unwrap_or(Dim::Unknown);
     expect_shape(c, 1, &[x[2].clone(), columns.clone()], &mut checked)?;
     expect_shape(c, 2, std::slice::from_ref(&columns), &mut checked)?;
-    let q_hidden = match c.node.attr_ints("qkv_hidden_sizes") {
-        Some([q, ..]) => Some(*q),
-        _ => columns.known().map(|n| n / 3),
-    };
-    // "Q, K and V hidden sizes must be in [1, INT_MAX]".
-    let sizes = c
-        .node
-        .attr_ints("qkv_hidden_sizes")
-        .map_or_else(|| vec![columns.known().map_or(1, |n| n / 3)], <[i64]>::to_vec);
-    if let Some(h) = sizes.iter().find(|h| **h < 1) {
+    // Q, K and V hidden sizes: the attribute's, or thirds of the weight's columns. They must be
+    // in [1, INT_MAX].
+    let sizes =
+        c.node.attr_ints("qkv_hidden_sizes").map(<[i64]>::to_vec).or_else(|| columns.known().map(|n| vec![n / 3]));
+    if let Some(h) = sizes.iter().flatten().find(|h| **h < 1) {
         return invalid(c, format!("a hidden size of {h}"));
     }
+    let q_hidden = sizes.as_ref().and_then(|s| s.first().copied());
     let heads = c.node.attr_int("num_heads").unwrap_or(0);
     if let Some(h) = q_hidden.filter(|h| heads <= 0 || h % heads != 0) {
         return invalid(c, format!("num_heads {heads} does not divide the hidden size {h}"));
@@ -251,7 +256,7 @@ fn group_query_attention(c: &Ctx) -> R {
     let Some(heads) = heads.filter(|_| n > 0 && kv > 0 && n % kv == 0) else {
         return invalid(c, format!("num_heads {n} is not a positive multiple of kv_num_heads {kv}"));
     };
-    let packed = !c.has(2);
+    let (packed, sliding) = (!c.has(2), c.node.attr_int("sliding_window_cache").unwrap_or(0) == 1);
     let hidden = if packed { q[2].mul(&Dim::Known(n)).div_floor(&Dim::Known(heads)) } else { q[2].clone() };
     let head = if packed { q[2].div_floor(&Dim::Known(heads)) } else { q[2].div_floor(&Dim::Known(n)) };
     // As onnxruntime checks them: the heads split the query's hidden size; key and value are
@@ -278,7 +283,7 @@ fn group_query_attention(c: &Ctx) -> R {
         // A sliding-window cache holds the whole window ("KV cache capacity (32) must be at
         // least local_window_size (4096)"): over a symbolic capacity, a contract's lower bound.
         let window = c.node.attr_int("local_window_size").unwrap_or(-1);
-        if c.node.attr_int("sliding_window_cache").unwrap_or(0) == 1 && window > 0 {
+        if sliding && window > 0 {
             match &p[2] {
                 Dim::Known(cap) if *cap < window => {
                     return invalid(c, format!("a sliding-window cache of {cap} positions for a window of {window}"));
@@ -303,7 +308,7 @@ fn group_query_attention(c: &Ctx) -> R {
         }
     }
     let present = match (c.shape(3), total) {
-        (Some(p), _) if p.len() == 4 && c.node.attr_int("sliding_window_cache").unwrap_or(0) == 1 => Some(p.to_vec()),
+        (Some(p), _) if p.len() == 4 && sliding => Some(p.to_vec()),
         // onnxruntime's present holds max(past, total) positions (past + new ones, as genai's
         // graphs feed it, total_sequence_length being the mask's width).
         (Some(p), Some(t)) if p.len() == 4 => {
@@ -344,23 +349,11 @@ fn fused_matmul(c: &Ctx) -> R {
     Ok(Out { types: smallvec::smallvec![tensor(dtype, Some(shape))], assumptions, ..Out::default() })
 }
 
-/// The contrib QLinearConv: the standard rule, or with `channels_last` an NHWC input and output
-/// (the weight stays [M, C/group, k...]).
-fn qlinear_conv(c: &Ctx) -> R {
-    if c.node.attr_int("channels_last").unwrap_or(0) == 0 {
-        return rules::conv(c);
-    }
-    channels_last(c, rules::conv)
-}
-
 /// QLinearAveragePool: AveragePool of NCHW, or NHWC with `channels_last`; the scales and zero
 /// points are scalars (onnxruntime: "Scale and Zero-point must be a scalar").
 fn qlinear_average_pool(c: &Ctx) -> R {
     (1..5).try_for_each(|i| expect_rank(c, i, 0))?;
-    if c.node.attr_int("channels_last").unwrap_or(0) == 0 {
-        return rules::pool(c);
-    }
-    channels_last(c, rules::pool)
+    layout(c, rules::pool)
 }
 
 /// MaxpoolWithMask: MaxPool of X; the int32 mask has X's rank and spatial sizes, and a batch

@@ -18,8 +18,17 @@ use crate::shape::{render, Assumption, Dim, Shape};
 /// division part there: kernel 3, stride 3 over 2 elements gives 0 by the spec and 1 under
 /// onnxruntime, which runs it; that is a warning naming both, and the size onnxruntime gives
 /// is inferred (it is what runs). Only a size onnxruntime finds negative is an error. Where
-/// the input's size is symbolic, the window fitting is a side condition.
-fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Out) -> Result<Shape, RuleError> {
+/// the input's size is symbolic, the window fitting is a side condition. `pool` says which
+/// of the two the caller is (the standard pools and onnxruntime's contrib ones take this
+/// arithmetic from `pool`).
+fn window_out(
+    c: &Ctx,
+    spatial: &[Dim],
+    kernel: &[i64],
+    ceil: bool,
+    pool: bool,
+    out: &mut Out,
+) -> Result<Shape, RuleError> {
     let n = spatial.len();
     let op = c.node.op_type.as_str();
     if kernel.len() != n {
@@ -37,11 +46,7 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
     if pads.iter().any(|p| *p < 0) {
         return invalid(format!("{op}: pads must be 0 or more"));
     }
-    // onnxruntime's contrib pools share the standard ones' window arithmetic.
-    let pools =
-        matches!(op, "AveragePool" | "MaxPool" | "LpPool" | "NhwcMaxPool" | "MaxpoolWithMask" | "QLinearAveragePool");
-    let conv = !pools && op != "MaxUnpool";
-    if let Some(i) = (0..n).find(|&i| pools && pads[i].max(pads[i + n]) >= kernel[i]) {
+    if let Some(i) = (0..n).find(|&i| pool && pads[i].max(pads[i + n]) >= kernel[i]) {
         let msg = "onnxruntime refuses a pad as wide as the kernel";
         return invalid(format!(
             "{op}: pads {} and {} at axis {} for a kernel of {}; {msg}",
@@ -60,7 +65,7 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
             return invalid(format!("{op}: the window or the pads at axis {axis} overflow"));
         };
         if auto.starts_with("SAME") {
-            if conv && *d == Dim::Known(0) {
+            if !pool && *d == Dim::Known(0) {
                 return invalid(format!("{op}: axis {axis} of the input is empty; onnxruntime refuses it"));
             }
             shape.push(d.div_ceil(&Dim::Known(s)));
@@ -74,7 +79,7 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
                 // output size, divided toward zero, comes out negative (see below).
                 // In i128: with a stride past i64::MAX / 2 the pooling's `2 * s` overflowed.
                 let (ek, pad, s) = (i128::from(ek), i128::from(pad), i128::from(s));
-                let min = if conv { ek - pad } else { ek - pad - 2 * s + 1 };
+                let min = if pool { ek - pad - 2 * s + 1 } else { ek - pad };
                 // At most the window, so an i64 whenever it is above 1.
                 if let Some(min) = i64::try_from(min).ok().filter(|m| *m > 1) {
                     out.assumptions.push((axis, Assumption::AtLeast { size: sym.clone(), min }));
@@ -100,7 +105,7 @@ fn window_out(c: &Ctx, spatial: &[Dim], kernel: &[i64], ceil: bool, out: &mut Ou
         let refused = format!("{op}: at axis {axis} the window ({window}) is larger than the padded input ({padded})");
         // onnxruntime divides as C does, toward zero.
         let runtime = if ceil { o } else { num / s + 1 };
-        if conv || runtime < 0 {
+        if !pool || runtime < 0 {
             return Err(RuleError::Window(format!("{refused}; onnxruntime refuses such a node")));
         }
         let msg = if runtime == o {
@@ -177,7 +182,7 @@ pub fn conv(c: &Ctx) -> R {
         out.types = smallvec::smallvec![ty(dtype, Some(shape))];
         return Ok(out);
     };
-    shape.extend(window_out(c, &x[2..], &kernel, false, &mut out)?);
+    shape.extend(window_out(c, &x[2..], &kernel, false, false, &mut out)?);
     if op == "DeformConv" {
         // The spec's offset is [N, offset_group * prod(kernel) * axes, output...], its mask
         // [N, offset_group * prod(kernel), output...], and offset_group divides C;
@@ -327,7 +332,7 @@ pub fn pool(c: &Ctx) -> R {
     let ceil = c.node.attr_int("ceil_mode").unwrap_or(0) != 0;
     let mut out = Out::default();
     let mut shape = vec![x[0].clone(), x[1].clone()];
-    shape.extend(window_out(c, &x[2..], kernel, ceil, &mut out)?);
+    shape.extend(window_out(c, &x[2..], kernel, ceil, true, &mut out)?);
     out.types = smallvec::smallvec![ty(dtype, Some(shape.clone())), ty(Some(DType::I64), Some(shape))];
     Ok(out)
 }
@@ -452,7 +457,7 @@ pub fn col2im(c: &Ctx) -> R {
         return invalid("Col2Im: the input has no channels".into());
     }
     if let Some(kernel) = block.iter().map(Dim::known).collect::<Option<Vec<i64>>>() {
-        let blocks = Dim::product(&window_out(c, img, &kernel, false, &mut out)?);
+        let blocks = Dim::product(&window_out(c, img, &kernel, false, false, &mut out)?);
         let (_, same) = x[2]
             .pin(&blocks)
             .ok_or_else(|| RuleError::Invalid(format!("Col2Im: the input has {} blocks, the image {blocks}", x[2])))?;
