@@ -161,16 +161,13 @@ def table():
 def ort_all(path):
     """The model as onnxruntime writes it at ORT_ENABLE_ALL (cached in target/real-models/ort_all)."""
     import onnxruntime as ort
+    from deployed_models import ort_save
 
     rel = os.path.relpath(path, CACHE) if path.startswith(CACHE) else os.path.join("light", os.path.basename(path))
     dst = os.path.join(CACHE, "ort_all", rel)
     if not os.path.exists(dst):
         os.makedirs(os.path.dirname(dst), exist_ok=True)
-        so = ort.SessionOptions()
-        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        so.optimized_model_filepath = dst
-        so.log_severity_level = 3
-        ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        ort_save(path, dst, ort.GraphOptimizationLevel.ORT_ENABLE_ALL)
         # onnxruntime's copy still points at the original's external data, by a relative path.
         for data in glob.glob(path + ".data"):
             shutil.copyfile(data, dst + ".data")
