@@ -274,6 +274,15 @@ def run_ort(path, feeds):
     return {o.name: (r, t) for o, r, t in zip(outs, res, types)}, None
 
 
+def stop(pool):
+    """Shut the ORT process down without waiting for it: a hung session would otherwise hold
+    a core and keep the script from exiting."""
+    procs = list((pool._processes or {}).values())  # noqa: SLF001 - no public way to kill
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        p.kill()
+
+
 def concrete_refused(pool, model, shapes, values, feeds, tmp):
     """Whether ORT refuses the variant once its dims are declared as numbers: then a symbolic
     variant it ran only got past its load-time checks, and our error is the spec's."""
@@ -553,10 +562,10 @@ def main():
             try:
                 got, err = job.result(timeout=120)
             except Exception as e:  # noqa: BLE001 - ORT aborted or hung: restart its process
-                pool.shutdown(wait=False, cancel_futures=True)
+                stop(pool)
                 pool = ProcessPoolExecutor(1)
-                got, err = None, f"ORT process died: {e!r}"
                 summary["ort-died"] += 1
+                print(f"ort-died     {op} {c['name']}: {'; '.join(what)} :: {e!r}"[:400])
                 continue
             detail, key = "", op
             if crash and crash != "exit 2":
@@ -604,6 +613,7 @@ def main():
                 print(f"{verdict:12} {key} {c['name']}: {'; '.join(what)} :: {detail.splitlines()[0] if detail else ''}"[:400])
             elif a.verbose:
                 print(f"{verdict:12} {key} {c['name']}: {'; '.join(what)}")
+    stop(pool)
     print(f"\n{total} variants of {len(cases)} cases")
     for k, n in summary.most_common():
         print(f"  {k:16} {n}")
