@@ -403,8 +403,8 @@ fn gather_block_quantized(c: &Ctx) -> R {
     }
     let (Some(data), Some(indices)) = (c.shape(0), c.shape(1)) else { return out(vec![tensor(dtype, None)]) };
     let r = data.len();
-    let g = axis_in(attr("gather_axis", 0), r, "GatherBlockQuantized")?;
-    let q = axis_in(attr("quantize_axis", 1), r, "GatherBlockQuantized")?;
+    let g = axis_in(attr("gather_axis", 0), r, &c.node.op_type)?;
+    let q = axis_in(attr("quantize_axis", 1), r, &c.node.op_type)?;
     if packed && (g != 0 || q + 1 != r) {
         return invalid(c, format!("uint8 data gathers along axis 0 and is quantized along its last, not {g} and {q}"));
     }
@@ -515,7 +515,7 @@ fn unfold_tensor(c: &Ctx) -> R {
         return invalid(c, format!("size {size} and step {step} must be positive"));
     }
     let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None)]) };
-    let d = axis_in(c.node.attr_int("dim").unwrap_or(-1), x.len(), "UnfoldTensor")?;
+    let d = axis_in(c.node.attr_int("dim").unwrap_or(-1), x.len(), &c.node.op_type)?;
     let mut checked = Out::default();
     match &x[d] {
         Dim::Known(n) if *n < size => return invalid(c, format!("windows of {size} do not fit in {n} at axis {d}")),
@@ -783,7 +783,7 @@ fn qlinear_concat(c: &Ctx) -> R {
     let shapes: Option<Vec<&[Dim]>> = (2..k).step_by(3).map(|i| c.shape(i)).collect();
     let Some(shapes) = shapes else { return out(vec![tensor(dtype, None)]) };
     let r = shapes[0].len();
-    let a = axis_in(c.node.attr_int("axis").unwrap_or(0), r, "QLinearConcat")?;
+    let a = axis_in(c.node.attr_int("axis").unwrap_or(0), r, &c.node.op_type)?;
     if shapes.iter().any(|s| s.len() != r) {
         return invalid(c, "the inputs' ranks differ".into());
     }

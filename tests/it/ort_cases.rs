@@ -1729,3 +1729,14 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         }
     }
 }
+
+/// A contrib op that runs a standard op's rule on a view names itself in the rule's error,
+/// not the standard op.
+#[test]
+fn a_borrowed_rule_names_the_node_s_own_op() {
+    use DataType::{Float as F, Int32};
+    let m = ms(MS, node("e", "ExpandDims", &["x", "a"], &["y"]), &[("x", &[2, 3], F)], &[("a", &[], &[5], Int32)]);
+    let inf = infer(&build::load(&m), &Options::default());
+    let errors: Vec<&str> = inf.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(errors, ["ExpandDims: axis 5 is outside the 3 axes of its input"]);
+}

@@ -135,7 +135,7 @@ pub fn one_hot(c: &Ctx) -> R {
         _ => Dim::Unknown,
     };
     let rank = ind.len() + 1;
-    let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), rank, "OneHot")?;
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), rank, &c.node.op_type)?;
     let mut out = Out::default();
     expect_shape(c, 2, &[Dim::Known(2)], &mut out)?;
     let mut shape = ind.to_vec();
@@ -295,7 +295,7 @@ pub fn unique(c: &Ctx) -> R {
         let list = ty(i64t, Some(unknown_rank(1)));
         return outs(vec![ty(dtype, None), list.clone(), list.clone(), list]);
     };
-    let axis = c.node.attr_int("axis").map(|a| axis_in(a, x.len(), "Unique")).transpose()?;
+    let axis = c.node.attr_int("axis").map(|a| axis_in(a, x.len(), &c.node.op_type)).transpose()?;
     // With known contents, the number of distinct elements (or slices) is known.
     let count = match (c.numbers(0), numel(x)) {
         (Some(v), Some(n)) if v.len() == n => {
@@ -334,7 +334,7 @@ pub fn unique(c: &Ctx) -> R {
 pub fn compress(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
-    let axis = c.node.attr_int("axis").map(|a| axis_in(a, x.len(), "Compress")).transpose()?;
+    let axis = c.node.attr_int("axis").map(|a| axis_in(a, x.len(), &c.node.op_type)).transpose()?;
     let n = match axis {
         Some(a) => x[a].known(),
         None => numel(x).map(|n| n as i64),
@@ -379,7 +379,7 @@ pub fn center_crop_pad(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let Some(v) = c.value(1) else { return outs(vec![ty(dtype, Some(unknown_rank(x.len())))]) };
-    let axes = axes_or_all(c.node.attr_ints("axes"), x.len(), "CenterCropPad")?;
+    let axes = axes_or_all(c.node.attr_ints("axes"), x.len(), &c.node.op_type)?;
     if axes.len() != v.len() {
         return invalid("CenterCropPad: shape and axes differ in length".into());
     }

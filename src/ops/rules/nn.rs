@@ -27,7 +27,7 @@ pub fn resize(c: &Ctx) -> R {
         ("Upsample", _) | ("Resize", 10) => (Some(1), None),
         _ => (Some(2), Some(3)),
     };
-    let axes = axes_or_all(c.node.attr_ints("axes"), rank, "Resize")?;
+    let axes = axes_or_all(c.node.attr_ints("axes"), rank, &c.node.op_type)?;
     // A crop takes a start and an end for each axis, or for each listed one (onnxruntime:
     // "size of roi array should be 2 * N where N is the rank of input tensor X").
     if c.opset >= 11 && c.node.attr_str("coordinate_transformation_mode").as_deref() == Some("tf_crop_and_resize") {
@@ -193,7 +193,7 @@ pub fn gemm(c: &Ctx) -> R {
         return outs(vec![ty(dtype, Some(unknown_rank(2)))]);
     };
     let trans = |n| c.node.attr_int(n).unwrap_or(0) != 0;
-    let y = arith::gemm(a, b, trans("transA"), trans("transB")).map_err(op_err("Gemm"))?.to_vec();
+    let y = arith::gemm(a, b, trans("transA"), trans("transB")).map_err(op_err(&c.node.op_type))?.to_vec();
     let mut out = one(Type::tensor(dtype, Some(y.clone())));
     if let Some(cs) = c.shape(2) {
         if c.opset < 7 && c.node.attr_int("broadcast").unwrap_or(0) == 0 {

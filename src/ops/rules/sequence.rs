@@ -361,7 +361,7 @@ pub fn tensor_scatter(c: &Ctx) -> R {
     }
     let Some(cache) = c.shape(0) else { return Ok(out) };
     let axis = c.node.attr_int("axis").unwrap_or(-2);
-    let a = axis_in(axis, cache.len(), "TensorScatter")?;
+    let a = axis_in(axis, cache.len(), &c.node.op_type)?;
     if a == 0 {
         return invalid(format!("TensorScatter: axis {axis} is the batch axis"));
     }
@@ -514,7 +514,7 @@ pub fn scan_outputs(c: &Ctx) -> R {
     for i in first_scan..c.inputs.len() {
         let Some(s) = c.shape(i) else { continue };
         let a = if c.opset < 9 { 1 } else { in_axes.and_then(|v| v.get(i - first_scan).copied()).unwrap_or(0) };
-        let a = axis_in(a, s.len(), "Scan")?;
+        let a = axis_in(a, s.len(), &c.node.op_type)?;
         let Some((pinned, same)) = seq.pin(&s[a]) else {
             return invalid(format!("Scan: scan input {i} has {} steps, an earlier one {seq}", s[a]));
         };

@@ -22,7 +22,7 @@ pub fn dft(c: &Ctx) -> R {
     };
     // The axis counts over all axes (as onnxruntime and onnx's inference do) but may not be
     // the trailing complex one.
-    let a = axis_in(axis, x.len(), "DFT")?;
+    let a = axis_in(axis, x.len(), &c.node.op_type)?;
     if a == x.len() - 1 {
         return invalid(format!("DFT: axis {axis} is the trailing real/imaginary axis"));
     }

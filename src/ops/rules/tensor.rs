@@ -99,7 +99,7 @@ pub fn gather(c: &Ctx) -> R {
         return outs(vec![ty(dtype, None)]);
     };
     let axis = c.node.attr_int("axis").unwrap_or(0);
-    let shape = arith::gather(data, ind, axis).map_err(op_err("Gather"))?;
+    let shape = arith::gather(data, ind, axis).map_err(op_err(&c.node.op_type))?;
     let mut out = one(Type::tensor(dtype, Some(shape)));
     let idx = c.ints(1);
     // Known indices must fall in the axis, counting from its end when negative (onnxruntime:
@@ -155,7 +155,7 @@ pub fn slice(c: &Ctx) -> R {
         // the axes are known.
         let mut shape = data.to_vec();
         let sliced = axes.filter(|_| c.opset >= 10).unwrap_or_else(|| (0..rank as i64).collect());
-        for i in sliced.iter().filter_map(|a| axis_in(*a, rank, "Slice").ok()) {
+        for i in sliced.iter().filter_map(|a| axis_in(*a, rank, &c.node.op_type).ok()) {
             shape[i] = Dim::Unknown;
         }
         return outs(vec![ty(dtype, Some(shape))]);
@@ -175,7 +175,7 @@ pub fn slice(c: &Ctx) -> R {
     let (mut ranges, mut seen) = (vec![None; rank], vec![false; rank]);
     let mut warnings = Vec::new();
     for k in 0..starts.len() {
-        let a = axis_in(axes[k], rank, "Slice")?;
+        let a = axis_in(axes[k], rank, &c.node.op_type)?;
         if std::mem::replace(&mut seen[a], true) {
             return invalid(format!("Slice: axis {a} is sliced twice"));
         }
@@ -229,7 +229,7 @@ pub fn concat(c: &Ctx) -> R {
         return outs(vec![ty(dtype, rank.map(unknown_rank))]);
     };
     let (shape, assumptions) =
-        arith::concat(&shapes, c.node.attr_int("axis").unwrap_or(0)).map_err(op_err("Concat"))?;
+        arith::concat(&shapes, c.node.attr_int("axis").unwrap_or(0)).map_err(op_err(&c.node.op_type))?;
     let rank = shape.len();
     let mut out = one(Type::tensor(dtype, Some(shape)));
     out.assumptions = assumptions;
@@ -251,7 +251,7 @@ pub fn unsqueeze(c: &Ctx) -> R {
         }
     };
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
-    let shape = arith::unsqueeze(data, &axes).map_err(op_err("Unsqueeze"))?;
+    let shape = arith::unsqueeze(data, &axes).map_err(op_err(&c.node.op_type))?;
     Ok(moved(c, ty(dtype, Some(shape))))
 }
 
@@ -259,7 +259,7 @@ pub fn squeeze(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let Ok(axes) = ints_from(c, "axes", 1) else { return outs(vec![ty(dtype, fewer_axes(c, 1, data.len()))]) };
-    let Some(shape) = arith::squeeze(data, axes.as_deref()).map_err(op_err("Squeeze"))? else {
+    let Some(shape) = arith::squeeze(data, axes.as_deref()).map_err(op_err(&c.node.op_type))? else {
         return outs(vec![ty(dtype, None)]);
     };
     let mut out = moved(c, ty(dtype, Some(shape)));
@@ -317,7 +317,7 @@ pub fn reshape(c: &Ctx) -> R {
     let Some(target) = target else { return outs(vec![ty(dtype, list_len(c, 1).and_then(unknown_rank_of))]) };
     let allowzero = c.node.attr_int("allowzero").unwrap_or(0) != 0;
     let data = c.shape(0);
-    let (shape, minus) = arith::reshape(data, &target, allowzero).map_err(op_err("Reshape"))?;
+    let (shape, minus) = arith::reshape(data, &target, allowzero).map_err(op_err(&c.node.op_type))?;
     let condition = data.and_then(|data| reshape_condition(data, &shape, minus));
     let mut out = moved(c, ty(dtype, Some(shape)));
     out.assumptions.extend(condition.map(|a| (0, a)));
@@ -400,7 +400,7 @@ pub fn tile(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let shape = match c.value(1) {
-        Some(r) => arith::tile(data, r).map_err(op_err("Tile"))?,
+        Some(r) => arith::tile(data, r).map_err(op_err(&c.node.op_type))?,
         None => unknown_rank(data.len()),
     };
     outs(vec![ty(dtype, Some(shape))])
@@ -506,7 +506,7 @@ pub fn transpose(c: &Ctx) -> R {
     let mut seen = vec![false; rank];
     let mut axes = Vec::with_capacity(rank);
     for p in perm {
-        let a = axis_in(p, rank, "Transpose")?;
+        let a = axis_in(p, rank, &c.node.op_type)?;
         if std::mem::replace(&mut seen[a], true) {
             return invalid(format!("Transpose: axis {a} repeats in perm"));
         }
@@ -524,7 +524,7 @@ pub fn transpose(c: &Ctx) -> R {
 pub fn flatten(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(2)))]) };
-    let [x, y] = arith::flatten(data, c.node.attr_int("axis").unwrap_or(1)).map_err(op_err("Flatten"))?;
+    let [x, y] = arith::flatten(data, c.node.attr_int("axis").unwrap_or(1)).map_err(op_err(&c.node.op_type))?;
     valued(Type::tensor(dtype, Some(vec![x, y])), c.value(0).map(<[Dim]>::to_vec))
 }
 
@@ -532,7 +532,7 @@ pub fn split(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let n = c.node.outputs.len();
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None); n]) };
-    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), "Split")?;
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), &c.node.op_type)?;
     let num_outputs = c.node.attr_int("num_outputs");
     let d = &data[axis];
     let mut condition = None;
@@ -576,7 +576,7 @@ pub fn split(c: &Ctx) -> R {
                 }
                 // Equal parts: the size must be a multiple of their number.
                 _ => {
-                    let (part, multiple) = exact_div(d, parts).map_err(op_err("Split"))?;
+                    let (part, multiple) = exact_div(d, parts).map_err(op_err(&c.node.op_type))?;
                     condition = multiple;
                     vec![part; n]
                 }
@@ -619,7 +619,7 @@ pub fn pad(c: &Ctx) -> R {
     let Some(pads) = pads.filter(|_| !listed || list.is_some()) else {
         return outs(vec![ty(dtype, Some(unknown_rank(rank)))]);
     };
-    let axes = axes_or_all(list.as_deref(), rank, "Pad")?;
+    let axes = axes_or_all(list.as_deref(), rank, &c.node.op_type)?;
     if pads.len() != 2 * axes.len() {
         return invalid(format!("Pad: {} pads for {} axes", pads.len(), axes.len()));
     }
@@ -681,7 +681,7 @@ pub fn pad(c: &Ctx) -> R {
 pub fn topk(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None), ty(Some(DType::I64), None)]) };
-    let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), data.len(), "TopK")?;
+    let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), data.len(), &c.node.op_type)?;
     let mut out = Out::default();
     let k = match c.node.attr_int("k") {
         Some(k) if c.opset < 10 => Dim::Known(k),
