@@ -54,6 +54,10 @@ const RULES: &[(&str, Rule)] = &[
     ("DecoderMaskedMultiHeadAttention", decoder_masked_mha),
     ("WordConvEmbedding", word_conv_embedding),
     ("MatMulBnb4", matmul_bnb4),
+    ("BeamSearch", |c| generation(c, &BEAM)),
+    ("WhisperBeamSearch", |c| generation(c, &BEAM)),
+    ("GreedySearch", |c| generation(c, &GREEDY)),
+    ("Sampling", |c| generation(c, &SAMPLING)),
 ];
 
 /// onnxruntime's NCHWc ops (`com.microsoft.nchwc`), which its optimizer writes at the highest
@@ -976,4 +980,108 @@ fn bias_split_gelu(c: &Ctx) -> R {
         d => d.div_floor(&Dim::Known(2)),
     };
     out(vec![tensor(dtype, Some(vec![x[0].clone(), x[1].clone(), half]))])
+}
+
+/// Where a generation op (BeamSearch, GreedySearch, Sampling) keeps its inputs.
+struct Generation {
+    /// Slots of one-value inputs: max_length, min_length, the counts and the penalties.
+    scalars: &'static [usize],
+    /// num_beams and num_return_sequences (BeamSearch only).
+    beams: Option<(usize, usize)>,
+    /// length_penalty and repetition_penalty, whose type is the scores'.
+    penalties: &'static [usize],
+    vocab_mask: usize,
+    /// Masks of [batch, vocab]: prefix_vocab_mask, and Sampling's presence_mask.
+    batch_vocab: &'static [usize],
+    attention_mask: usize,
+}
+
+const BEAM: Generation = Generation {
+    scalars: &[1, 2, 3, 4, 5, 6, 11],
+    beams: Some((3, 4)),
+    penalties: &[5, 6],
+    vocab_mask: 7,
+    batch_vocab: &[8],
+    attention_mask: 9,
+};
+const GREEDY: Generation = Generation {
+    scalars: &[1, 2, 3],
+    beams: None,
+    penalties: &[3],
+    vocab_mask: 4,
+    batch_vocab: &[5],
+    attention_mask: 6,
+};
+const SAMPLING: Generation = Generation { scalars: &[1, 2, 3, 8], batch_vocab: &[5, 7], ..GREEDY };
+
+/// BeamSearch, GreedySearch and Sampling run their `decoder` subgraph until `max_length`.
+/// Outputs: sequences [B, num_return_sequences, max_length] (GreedySearch and Sampling
+/// [B, max_length]); BeamSearch's sequences_scores [B, num_return_sequences] and scores
+/// [max_length - S, B, num_beams, vocab]. input_ids is [B, S] (Whisper's model_type 2: audio
+/// features [B, features, frames]); max_length must exceed S; the vocabulary is the
+/// `vocab_size` attribute, at most the decoder's logits width, or else that width. As
+/// onnxruntime 1.32 checks them at run time.
+fn generation(c: &Ctx, g: &Generation) -> R {
+    let whisper = c.node.op_type == "WhisperBeamSearch" || c.node.attr_int("model_type") == Some(2);
+    let logits = c.subgraph_outputs.iter().find(|(n, _)| *n == "decoder").and_then(|(_, o)| o.first()?.as_ref());
+    let dtype = g.penalties.iter().find(|i| c.has(**i)).map_or(logits.and_then(Type::dtype), |i| c.dtype(*i));
+    let width = logits.and_then(Type::shape).and_then(|s| s.last()?.known());
+    let vocab = match (c.node.attr_int("vocab_size").filter(|v| *v != -1), width) {
+        (Some(v), Some(w)) if v > w => return invalid(c, format!("vocab_size {v} exceeds the decoder's {w} logits")),
+        (Some(v), _) => Dim::Known(v),
+        (None, w) => w.map_or(Dim::Unknown, Dim::Known),
+    };
+    g.scalars.iter().try_for_each(|i| expect_one_value(c, *i))?;
+    let positive = |i: usize, what: &str, max: i64| match c.ints(i).as_deref() {
+        Some([v]) if *v < 1 || *v > max => invalid(c, format!("{what} is {v}, not 1 to {max}")),
+        Some([v]) => Ok(Dim::Known(*v)),
+        _ => Ok(Dim::Unknown),
+    };
+    let max_length = positive(1, "max_length", i64::from(i32::MAX))?;
+    let ids = c.shape(0);
+    if let Some(x) = ids.filter(|x| x.len() != if whisper { 3 } else { 2 }) {
+        return invalid(c, format!("input_ids has rank {}, not {}", x.len(), if whisper { 3 } else { 2 }));
+    }
+    let batch = ids.map_or(Dim::Unknown, |x| x[0].clone());
+    let seq = ids.filter(|_| !whisper).map_or(Dim::Unknown, |x| x[1].clone());
+    let mut checked = Out::default();
+    // "max_length (3) shall be greater than input sequence length (3)"; over a symbolic S, a
+    // bound on input_ids' axis 1.
+    match (&seq, max_length.known()) {
+        (Dim::Known(s), Some(m)) if m <= *s => {
+            return invalid(c, format!("max_length {m} is not above the input sequence length {s}"))
+        }
+        (Dim::Term(t), Some(m)) => checked.assumptions.push((1, Assumption::AtMost { size: t.clone(), max: m - 1 })),
+        _ => {}
+    }
+    let repetition = c.float_value(g.penalties[g.penalties.len() - 1]).and_then(|v| v.first());
+    if let Some(p) = repetition.filter(|p| p.partial_cmp(&&0.0) != Some(std::cmp::Ordering::Greater)) {
+        return invalid(c, format!("repetition_penalty is {p}, not above 0"));
+    }
+    expect_rank(c, g.vocab_mask, 1)?;
+    expect_shape(c, g.vocab_mask, std::slice::from_ref(&vocab), &mut checked)?;
+    for i in g.batch_vocab {
+        expect_rank(c, *i, 2)?;
+        expect_shape(c, *i, &[batch.clone(), vocab.clone()], &mut checked)?;
+    }
+    if let Some(x) = ids.filter(|_| !whisper) {
+        expect_rank(c, g.attention_mask, 2)?;
+        expect_shape(c, g.attention_mask, x, &mut checked)?;
+    }
+    let Some((beams_at, returned_at)) = g.beams else {
+        checked.types = smallvec::smallvec![tensor(Some(DType::I32), Some(vec![batch, max_length]))];
+        return Ok(checked);
+    };
+    let beams = positive(beams_at, "num_beams", 128)?;
+    let returned = positive(returned_at, "num_return_sequences", i64::MAX)?;
+    if let Some((r, b)) = returned.known().zip(beams.known()).filter(|(r, b)| r > b) {
+        return invalid(c, format!("num_return_sequences {r} is more than num_beams {b}"));
+    }
+    let steps = if whisper { Dim::Unknown } else { max_length.sub(&seq) };
+    checked.types = smallvec::smallvec![
+        tensor(Some(DType::I32), Some(vec![batch.clone(), returned.clone(), max_length])),
+        tensor(dtype, Some(vec![batch.clone(), returned])),
+        tensor(dtype, Some(vec![steps, batch, beams, vocab])),
+    ];
+    Ok(checked)
 }

@@ -1299,7 +1299,7 @@ const NCHWC: &str = "com.microsoft.nchwc";
 /// ops and NCHWc (channels in blocks of 8 or 16 by the machine's vector width; these rows hold
 /// on either).
 fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
-    use DataType::{Float as F, Int16, Int32, Int64, Uint8 as U8};
+    use DataType::{Float as F, Int16, Int32, Int32 as I32, Int64, Uint8 as U8};
     let q = [("xs", &[][..], F), ("xz", &[], U8), ("ys", &[], F), ("yz", &[], U8)];
     let pool = |op: &str, x: &[i64], kernel: &[i64], last: bool| {
         let n =
@@ -1558,7 +1558,179 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             ),
             Some(vec![1, 16, 6, 6]),
         ),
+        // Generation over the smallest decoder onnxruntime's GPT-2 check takes (below): input_ids
+        // [2, 3] and BeamSearch's max_length 6, num_beams 3, num_return_sequences 2 unless set.
+        // "max_length (3) shall be greater than input sequence length (3)", "num_return_sequences
+        // (4) shall be be no more than num_beams (3)", "num_beams shall be a positive integer no
+        // more than 128, got 0", "Node input num_beams should be a scalar. Got shape of {1,1}",
+        // "Inputs 0 shall be 2 dimensions", "Input 'vocab_mask'  dimension 0 does not match with
+        // vocab_size's, got 9", "input_ids and prefix_vocab_mask must have the same batch_size",
+        // "Input 'attention_mask' is expected to have same shape as input_ids", "vocab_size
+        // attribute (12) cannot exceed decoder subgraph logits width (10)", "input_ids and
+        // presence_mask must have the same batch_size".
+        ("BeamSearch", generate("BeamSearch", &[2, 3], &[], None), Some(vec![2, 2, 6])),
+        ("BeamSearch of no tokens", generate("BeamSearch", &[2, 0], &[], None), Some(vec![2, 2, 6])),
+        (
+            "BeamSearch max_length 4",
+            generate("BeamSearch", &[2, 3], &[("max_length", &[1], &[4], I32)], None),
+            Some(vec![2, 2, 4]),
+        ),
+        ("BeamSearch max_length 3", generate("BeamSearch", &[2, 3], &[("max_length", &[1], &[3], I32)], None), None),
+        (
+            "BeamSearch 4 of 3 beams",
+            generate("BeamSearch", &[2, 3], &[("num_return_sequences", &[1], &[4], I32)], None),
+            None,
+        ),
+        (
+            "BeamSearch 0 beams",
+            generate(
+                "BeamSearch",
+                &[2, 3],
+                &[("num_beams", &[1], &[0], I32), ("num_return_sequences", &[1], &[0], I32)],
+                None,
+            ),
+            None,
+        ),
+        (
+            "BeamSearch num_beams [1,1]",
+            generate("BeamSearch", &[2, 3], &[("num_beams", &[1, 1], &[3], I32)], None),
+            None,
+        ),
+        ("BeamSearch input_ids [1,2,3]", generate("BeamSearch", &[1, 2, 3], &[], None), None),
+        (
+            "BeamSearch vocab_mask [10]",
+            generate("BeamSearch", &[2, 3], &[("vocab_mask", &[10], &[1; 10], I32)], None),
+            Some(vec![2, 2, 6]),
+        ),
+        (
+            "BeamSearch vocab_mask [9]",
+            generate("BeamSearch", &[2, 3], &[("vocab_mask", &[9], &[1; 9], I32)], None),
+            None,
+        ),
+        (
+            "BeamSearch prefix_vocab_mask [1,10]",
+            generate("BeamSearch", &[2, 3], &[("prefix_vocab_mask", &[1, 10], &[1; 10], I32)], None),
+            None,
+        ),
+        (
+            "BeamSearch attention_mask [2,4]",
+            generate("BeamSearch", &[2, 3], &[("attention_mask", &[2, 4], &[1; 8], I32)], None),
+            None,
+        ),
+        ("BeamSearch vocab_size 8", generate("BeamSearch", &[2, 3], &[], Some(8)), Some(vec![2, 2, 6])),
+        ("BeamSearch vocab_size 12", generate("BeamSearch", &[2, 3], &[], Some(12)), None),
+        ("GreedySearch", generate("GreedySearch", &[2, 3], &[], None), Some(vec![2, 6])),
+        (
+            "GreedySearch max_length 3",
+            generate("GreedySearch", &[2, 3], &[("max_length", &[1], &[3], I32)], None),
+            None,
+        ),
+        ("Sampling", generate("Sampling", &[2, 3], &[], None), Some(vec![2, 6])),
+        (
+            "Sampling presence_mask [1,10]",
+            generate("Sampling", &[2, 3], &[("presence_mask", &[1, 10], &[1; 10], I32)], None),
+            None,
+        ),
     ]
+}
+
+/// `op` (BeamSearch, GreedySearch or Sampling) over int32 input_ids of shape `ids`, with
+/// max_length 6, min_length 1 and for BeamSearch num_beams 3 and num_return_sequences 2, each
+/// replaced by `set`, which also gives further inputs; the penalties are float inputs [1]
+/// (`ort_rows.py` feeds 0.5). The decoder is the smallest onnxruntime's GPT-2 subgraph check
+/// takes: logits [B, S, 10] = Gather(E, input_ids), and one layer's past passed through.
+fn generate(op: &str, ids: &[i64], set: &[(&str, &[i64], &[i64], DataType)], vocab: Option<i64>) -> ModelProto {
+    use build::{floats, D};
+    use onnx_bcast::io::proto::{attribute_proto::AttributeType, AttributeProto, GraphProto};
+    use DataType::{Float as F, Int32 as I32};
+    let slots: &[&str] = match op {
+        "BeamSearch" => &[
+            "input_ids",
+            "max_length",
+            "min_length",
+            "num_beams",
+            "num_return_sequences",
+            "length_penalty",
+            "repetition_penalty",
+            "vocab_mask",
+            "prefix_vocab_mask",
+            "attention_mask",
+        ],
+        "GreedySearch" => &[
+            "input_ids",
+            "max_length",
+            "min_length",
+            "repetition_penalty",
+            "vocab_mask",
+            "prefix_vocab_mask",
+            "attention_mask",
+        ],
+        _ => &[
+            "input_ids",
+            "max_length",
+            "min_length",
+            "repetition_penalty",
+            "vocab_mask",
+            "prefix_vocab_mask",
+            "attention_mask",
+            "presence_mask",
+        ],
+    };
+    let defaults: [(&str, &[i64], &[i64], DataType); 4] = [
+        ("max_length", &[1], &[6], I32),
+        ("min_length", &[1], &[1], I32),
+        ("num_beams", &[1], &[3], I32),
+        ("num_return_sequences", &[1], &[2], I32),
+    ];
+    let consts: Vec<Int> = defaults
+        .iter()
+        .filter(|(n, ..)| slots.contains(n) && !set.iter().any(|s| s.0 == *n))
+        .chain(set)
+        .copied()
+        .collect();
+    let penalties: Vec<(&str, &[i64], DataType)> = ["length_penalty", "repetition_penalty"]
+        .iter()
+        .filter(|n| slots.contains(n))
+        .map(|n| (*n, &[1][..], F))
+        .collect();
+    let given = |n: &str| n == "input_ids" || consts.iter().any(|c| c.0 == n) || penalties.iter().any(|p| p.0 == n);
+    let mut names: Vec<&str> = slots.iter().map(|n| if given(n) { *n } else { "" }).collect();
+    while names.last() == Some(&"") {
+        names.pop();
+    }
+    let (b, s, p) = (D::S("B"), D::S("S"), D::S("P"));
+    let past = [D::N(2), b.clone(), D::N(1), p, D::N(1)];
+    let decoder = GraphProto {
+        name: Some("decoder".into()),
+        node: vec![
+            node("g", "Gather", &["E", "input_ids"], &["logits"]),
+            node("p", "Identity", &["past_0"], &["present_0"]),
+        ],
+        input: vec![
+            typed("input_ids", I32, &[b.clone(), s.clone()]),
+            typed("position_ids", I32, &[b.clone(), s.clone()]),
+            typed("attention_mask", I32, &[b.clone(), D::S("T")]),
+            typed("past_0", F, &past),
+        ],
+        output: vec![typed("logits", F, &[b, s, D::N(10)]), typed("present_0", F, &past)],
+        initializer: vec![floats("E", &[10, 10], &[0.1; 100])],
+        ..Default::default()
+    };
+    let mut n = with_int(
+        with_int(with_int(node("gen", op, &names, &["y"]), "eos_token_id", 9), "pad_token_id", 0),
+        "model_type",
+        0,
+    );
+    if let Some(v) = vocab {
+        n = with_int(n, "vocab_size", v);
+    }
+    n.attribute.push(AttributeProto {
+        name: Some("decoder".into()),
+        r#type: Some(AttributeType::Graph as i32),
+        g: Some(decoder),
+        ..Default::default()
+    });
+    ms(MS, n, &[&[("input_ids", ids, I32)][..], &penalties].concat(), &consts)
 }
 
 fn image_decoder(x: &[i64]) -> ModelProto {
@@ -1739,4 +1911,32 @@ fn a_borrowed_rule_names_the_node_s_own_op() {
     let inf = infer(&build::load(&m), &Options::default());
     let errors: Vec<&str> = inf.diagnostics.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(errors, ["ExpandDims: axis 5 is outside the 3 axes of its input"]);
+}
+
+/// BeamSearch's other outputs, as onnxruntime 1.32 gives them for `generate`'s model:
+/// sequences_scores [B, num_return_sequences] and scores [max_length - S, B, num_beams, vocab],
+/// the vocabulary being `vocab_size` where set. Over a symbolic S, max_length bounds it.
+#[test]
+fn beam_search_scores_are_onnxruntime_s() {
+    use build::D;
+    for (ids, vocab, scores) in [
+        (vec![D::N(2), D::N(3)], None, "[3, 2, 3, 10]"),
+        (vec![D::N(2), D::N(3)], Some(8), "[3, 2, 3, 8]"),
+        (vec![D::N(2), D::N(0)], None, "[6, 2, 3, 10]"),
+        (vec![D::S("batch"), D::S("seq")], None, "[6-seq, batch, 3, 10]"),
+    ] {
+        let mut m = generate("BeamSearch", &[2, 3], &[], vocab);
+        let g = m.graph.as_mut().unwrap();
+        g.input[0] = typed("input_ids", DataType::Int32, &ids);
+        g.node[0].output.extend(["ss".to_string(), "sc".to_string()]);
+        g.output.extend([build::output("ss"), build::output("sc")]);
+        let model = build::load(&m);
+        let inf = infer(&model, &Options::default());
+        let shape = |n: &str| inf.shape(model.resolve(Model::MAIN, n).unwrap()).map(|s| onnx_bcast::shape::render(s));
+        assert_eq!(shape("sc").as_deref(), Some(scores));
+        let batch = if matches!(ids[0], D::N(_)) { "2" } else { "batch" };
+        assert_eq!(shape("ss"), Some(format!("[{batch}, 2]")));
+        let bounds: Vec<String> = inf.constraints.iter().map(|a| a.assumption.to_string()).collect();
+        assert_eq!(bounds, if batch == "2" { vec![] } else { vec!["seq <= 5".to_string()] });
+    }
 }
