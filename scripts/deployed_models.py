@@ -39,6 +39,14 @@ Build (into target/deployed-models/, never committed; a file that exists is kept
                      skipped without it)
   qwen2_genai_fp32   the same of a Qwen2ForCausalLM in fp32
   gemma2_genai_int4  a Gemma2ForCausalLM in int4: a sliding-window cache of 16 on its first layer
+  gpt2_beam          a GPT2LMHeadModel (hidden 32) through onnxruntime.transformers'
+                     convert_generation: one BeamSearch node over the GPT-2 decoder subgraph.
+                     Its GPT-2 export needs transformers 4 (5 dropped the past tuples it
+                     traces): ONNX_BCAST_TRANSFORMERS4 names a folder holding transformers 4.x
+                     (pip install --target DIR transformers==4.44.2 tokenizers==0.19.1
+                     huggingface_hub==0.24.6 --no-deps); skipped without it
+  gpt2_greedy        the same, num_beams 1: GreedySearch
+  gpt2_sampling      the same, top_p 0.5: Sampling
 
 Attention is exported eager (attn_implementation="eager"), the pattern the fusions look for.
 optimize_model runs at opt_level=1 (onnxruntime's basic, portable rewrites, then the Python
@@ -49,7 +57,8 @@ by its vector width). A step that fails (an export, a fusion) is reported and sk
 Compare. onnxruntime (CPU, ORT_DISABLE_ALL, so the graph runs as written) runs a copy of each
 model with every output of the main graph's nodes made a graph output (typeless; not nameless
 ones, nor names that are initializers or inputs), at batch=2, seq=7, images 2x3x32x24: ids in
-[0, 1000), masks ones, token types zeros, floats random. Those are the top-level tensors. Then
+[0, 1000), masks ones, token types zeros, floats random; generation's max_length 12, min_length
+1, num_beams 3, num_return_sequences 2, penalties 1. Those are the top-level tensors. Then
 `BIN infer --format json` runs twice, without bindings and with --dim NAME=VALUE for every
 symbolic input dim at the run's size, on a copy without value_info and without declared output
 shapes (target/deployed-models/stripped/), so that only onnx-bcast's rules speak: the quantizer
@@ -240,6 +249,51 @@ def genai(kind, dst, precision, extra=()):
         onnx.save(onnx.load(os.path.join(built, "model.onnx")), dst)
 
 
+# A tiny GPT-2 saved by transformers 4 and converted without convert_generation's own test (which
+# wants a real tokenizer); attention eager, as its opset-11 export needs.
+CONVERT = '''
+import sys
+import torch
+import transformers
+from transformers import modeling_utils
+from onnxruntime.transformers import convert_generation as cg
+
+hf, dst, kind = sys.argv[1:4]
+torch.manual_seed(0)
+cfg = transformers.GPT2Config(n_layer=2, n_head=2, n_embd=32, vocab_size=1000, n_positions=64,
+                              bos_token_id=0, eos_token_id=1, pad_token_id=1)
+transformers.GPT2LMHeadModel(cfg).save_pretrained(hf)
+load = modeling_utils.PreTrainedModel.from_pretrained.__func__
+modeling_utils.PreTrainedModel.from_pretrained = classmethod(
+    lambda cls, *a, **kw: load(cls, *a, **{"attn_implementation": "eager", **kw}))
+argv = ["-m", hf, "--model_type", "gpt2", "--output", dst, "--cache_dir", hf + "/cache", "--vocab_size", "1000",
+        "--eos_token_id", "1", "--pad_token_id", "1"]
+kinds = {"beam": (["--output_sequences_scores", "--output_token_scores"], None),
+         "greedy": (["--num_beams", "1", "--num_return_sequences", "1"], cg.GenerationType.GREEDYSEARCH),
+         "sampling": (["--num_beams", "1", "--num_return_sequences", "1", "--top_p", "0.5"], cg.GenerationType.SAMPLING)}
+extra, how = kinds[kind]
+args = cg.parse_arguments(argv + extra)
+cg.convert_generation_model(args) if how is None else cg.convert_generation_model(args, how)
+'''
+
+
+def generation(kind, dst):
+    """convert_generation's BeamSearch, GreedySearch or Sampling graph of a tiny GPT-2, in a
+    process that imports transformers 4 from ONNX_BCAST_TRANSFORMERS4."""
+    import tempfile
+
+    old = os.environ.get("ONNX_BCAST_TRANSFORMERS4")
+    if not old:
+        raise RuntimeError("ONNX_BCAST_TRANSFORMERS4 is not set (a folder holding transformers 4.x)")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "PYTHONPATH": old}
+        r = subprocess.run([sys.executable, "-c", CONVERT, os.path.join(tmp, "hf"), os.path.join(tmp, "m.onnx"), kind],
+                           env=env, capture_output=True, text=True)
+        if r.returncode:
+            raise RuntimeError(r.stderr.strip().splitlines()[-1])
+        onnx.save(onnx.load(os.path.join(tmp, "m.onnx")), dst)
+
+
 def torch_seed():
     import torch
 
@@ -288,6 +342,9 @@ def steps():
          None),
         ("qwen2_genai_fp32", lambda p: genai("qwen2", p, "fp32"), None),
         ("gemma2_genai_int4", lambda p: genai("gemma2", p, "int4"), None),
+        ("gpt2_beam", lambda p: generation("beam", p), None),
+        ("gpt2_greedy", lambda p: generation("greedy", p), None),
+        ("gpt2_sampling", lambda p: generation("sampling", p), None),
     ]
 
 
@@ -331,9 +388,16 @@ NP = {onnx.TensorProto.FLOAT: np.float32, onnx.TensorProto.FLOAT16: np.float16, 
       onnx.TensorProto.BOOL: np.bool_}
 
 
+# Generation's parameters, fed as these values.
+GENERATION = {"max_length": 12, "min_length": 1, "num_beams": 3, "num_return_sequences": 2, "length_penalty": 1.0,
+              "repetition_penalty": 1.0}
+
+
 def feed_value(name, dtype, shape, rng=None):
     """An input by its name: masks are ones, token types zeros, ids in [0, VOCAB), floats random."""
     rng = rng or np.random.default_rng(0)
+    if name in GENERATION:
+        return np.full(shape, GENERATION[name], dtype)
     if np.issubdtype(dtype, np.floating):
         return rng.standard_normal(shape).astype(dtype)
     if "mask" in name:
