@@ -253,6 +253,12 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
     let reported =
         cx.out.diagnostics.iter().filter(|d| d.code == Code::SymbolContradiction).filter_map(|d| d.node.clone());
     let (mut contract, found) = crate::contract::solve(&cx.out.constraints, &reported.collect());
+    // The contract is over the sizes a caller chooses, the main graph's input dims. Conditions
+    // over a subgraph's own symbols alone (a generation decoder's past and total lengths, which
+    // BeamSearch feeds) stay among the constraints.
+    let inputs = model.input_dims();
+    contract.dims.retain(|name, _| inputs.contains(name));
+    contract.relations.retain(|r| r.dims.iter().any(|d| inputs.contains(d)));
     crate::contract::explain(&mut contract, model, &cx.out);
     cx.out.contract = contract;
     cx.out.diagnostics.extend(found);

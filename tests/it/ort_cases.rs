@@ -1940,3 +1940,22 @@ fn beam_search_scores_are_onnxruntime_s() {
         assert_eq!(bounds, if batch == "2" { vec![] } else { vec!["seq <= 5".to_string()] });
     }
 }
+
+/// A condition over a subgraph's own symbols alone (the decoder's S and T, which BeamSearch
+/// feeds) is a constraint, not part of the model's input contract.
+#[test]
+fn a_decoder_s_own_sizes_stay_out_of_the_contract() {
+    use onnx_bcast::io::proto::attribute_proto::AttributeType;
+    let mut m = generate("BeamSearch", &[2, 3], &[], None);
+    let g = m.graph.as_mut().unwrap();
+    g.input[0] = typed("input_ids", DataType::Int32, &["batch", "seq"]);
+    let beam = &mut g.node[0];
+    let decoder = beam.attribute.iter_mut().find(|a| a.r#type == Some(AttributeType::Graph as i32)).unwrap();
+    decoder.g.as_mut().unwrap().node.push(node("add", "Add", &["position_ids", "attention_mask"], &["sum"]));
+    let model = build::load(&m);
+    let inf = infer(&model, &Options::default());
+    let conditions: Vec<String> = inf.constraints.iter().map(|c| c.assumption.to_string()).collect();
+    assert_eq!(conditions, ["S, T are equal or 1", "seq <= 5"]);
+    assert_eq!(inf.contract.dims.keys().collect::<Vec<_>>(), ["seq"]);
+    assert!(inf.contract.relations.is_empty(), "{:?}", inf.contract.relations);
+}
