@@ -81,6 +81,8 @@ SHAPE_INPUTS = {
     "ReduceSum": [1], "ReduceMean": [1], "ReduceMax": [1], "ReduceMin": [1], "ReduceProd": [1],
     "ReduceL1": [1], "ReduceL2": [1], "ReduceLogSum": [1], "ReduceLogSumExp": [1],
     "ReduceSumSquare": [1], "SplitToSequence": [1], "TfIdfVectorizer": [], "Trilu": [],
+    # Contrib generation: max_length, num_beams, num_return_sequences and the penalties.
+    "BeamSearch": [1, 3, 4, 5, 6], "GreedySearch": [1, 3], "Sampling": [1, 3],
 }
 # Values shape-driving integers mutate to (besides +-1 and doubling of the original).
 SPECIAL = [0, 1, -1, 2, -2, 3, 5]
@@ -426,6 +428,32 @@ CONTRIB = [
 ]
 
 
+def gpt_decoder():
+    """The smallest decoder onnxruntime's GPT-2 subgraph check takes: logits [B, S, 10] =
+    Gather(E, input_ids), one layer's past passed through as present."""
+    h = onnx.helper
+    past = [2, "B", 1, "P", 1]
+    ins = [h.make_tensor_value_info("input_ids", I32, ["B", "S"]), h.make_tensor_value_info("position_ids", I32, ["B", "S"]),
+           h.make_tensor_value_info("attention_mask", I32, ["B", "T"]), h.make_tensor_value_info("past_0", F, past)]
+    outs = [h.make_tensor_value_info("logits", F, ["B", "S", 10]), h.make_tensor_value_info("present_0", F, past)]
+    nodes = [h.make_node("Gather", ["E", "input_ids"], ["logits"]), h.make_node("Identity", ["past_0"], ["present_0"])]
+    return h.make_graph(nodes, "decoder", ins, outs, [numpy_helper.from_array(np.full((10, 10), 0.1, np.float32), "E")])
+
+
+GENERATE = {"decoder": gpt_decoder(), "eos_token_id": 9, "pad_token_id": 0, "model_type": 0}
+LENGTHS = {"ml": np.array([6], np.int32), "mn": np.array([1], np.int32), "rp": np.array([1.0], np.float32)}
+CONTRIB += [
+    ("BeamSearch", [("ids", [2, 3], I32), ("ml", [1], I32), ("mn", [1], I32), ("nb", [1], I32), ("nr", [1], I32),
+                    ("lp", [1], F), ("rp", [1], F), ("vm", [10], I32), ("pm", [2, 10], I32), ("am", [2, 3], I32)],
+     {**GENERATE, "outputs": 3, "values": {**LENGTHS, "nb": np.array([3], np.int32), "nr": np.array([2], np.int32),
+                                           "lp": np.array([1.0], np.float32)}}),
+    ("GreedySearch", [("ids", [2, 3], I32), ("ml", [1], I32), ("mn", [1], I32), ("rp", [1], F), ("vm", [10], I32),
+                      ("pm", [2, 10], I32), ("am", [2, 3], I32)], {**GENERATE, "values": LENGTHS}),
+    ("Sampling", [("ids", [2, 3], I32), ("ml", [1], I32), ("mn", [1], I32), ("rp", [1], F), ("vm", [10], I32),
+                  ("pm", [2, 10], I32), ("am", [2, 3], I32), ("sm", [2, 10], I32)], {**GENERATE, "values": LENGTHS}),
+]
+
+
 def contrib_cases(np_rng):
     """The CONTRIB rows as {name: (model, inputs, op)}."""
     h = onnx.helper
@@ -435,12 +463,13 @@ def contrib_cases(np_rng):
         attrs = dict(attrs)
         domain = attrs.pop("domain", "com.microsoft")
         outs = ["y"] + [f"y{i}" for i in range(1, attrs.pop("outputs", 1))]
+        given = attrs.pop("values", {})
         node = h.make_node(op, names, outs, domain=domain, **attrs)
         g = h.make_graph([node], op, [h.make_tensor_value_info(n, t, s) for n, s, t in ins],
                          [onnx.ValueInfoProto(name=o) for o in outs])
         m = h.make_model(g, opset_imports=[h.make_opsetid("", 17), h.make_opsetid(domain, 1)], ir_version=8)
-        arrays = [np_rng.standard_normal(s).astype(np.float32) if t == F else np.zeros(s, h.tensor_dtype_to_np_dtype(t))
-                  for _, s, t in ins]
+        arrays = [given[n] if n in given else np_rng.standard_normal(s).astype(np.float32) if t == F
+                  else np.zeros(s, h.tensor_dtype_to_np_dtype(t)) for n, s, t in ins]
         table[f"{op}.{k}"] = (m, arrays, op)
     return table
 

@@ -984,8 +984,11 @@ fn bias_split_gelu(c: &Ctx) -> R {
 
 /// Where a generation op (BeamSearch, GreedySearch, Sampling) keeps its inputs.
 struct Generation {
-    /// Slots of one-value inputs: max_length, min_length, the counts and the penalties.
+    /// Slots of one-value inputs: max_length, min_length, the counts, length_penalty.
     scalars: &'static [usize],
+    /// Inputs onnxruntime reads the first value of, in any shape but empty (it then aborts):
+    /// repetition_penalty, logits_processor, Sampling's seed.
+    firsts: &'static [usize],
     /// num_beams and num_return_sequences (BeamSearch only).
     beams: Option<(usize, usize)>,
     /// length_penalty and repetition_penalty, whose type is the scores'.
@@ -997,7 +1000,8 @@ struct Generation {
 }
 
 const BEAM: Generation = Generation {
-    scalars: &[1, 2, 3, 4, 5, 6, 11],
+    scalars: &[1, 2, 3, 4, 5],
+    firsts: &[6, 11],
     beams: Some((3, 4)),
     penalties: &[5, 6],
     vocab_mask: 7,
@@ -1005,14 +1009,15 @@ const BEAM: Generation = Generation {
     attention_mask: 9,
 };
 const GREEDY: Generation = Generation {
-    scalars: &[1, 2, 3],
+    scalars: &[1, 2],
+    firsts: &[3],
     beams: None,
     penalties: &[3],
     vocab_mask: 4,
     batch_vocab: &[5],
     attention_mask: 6,
 };
-const SAMPLING: Generation = Generation { scalars: &[1, 2, 3, 8], batch_vocab: &[5, 7], ..GREEDY };
+const SAMPLING: Generation = Generation { firsts: &[3, 8], batch_vocab: &[5, 7], ..GREEDY };
 
 /// BeamSearch, GreedySearch and Sampling run their `decoder` subgraph until `max_length`.
 /// Outputs: sequences [B, num_return_sequences, max_length] (GreedySearch and Sampling
@@ -1032,6 +1037,9 @@ fn generation(c: &Ctx, g: &Generation) -> R {
         (None, w) => w.map_or(Dim::Unknown, Dim::Known),
     };
     g.scalars.iter().try_for_each(|i| expect_one_value(c, *i))?;
+    if let Some(i) = g.firsts.iter().find(|i| c.has(**i) && c.shape(**i).is_some_and(|s| s.contains(&Dim::Known(0)))) {
+        return invalid(c, format!("input {i} is empty, where one value is read"));
+    }
     let positive = |i: usize, what: &str, max: i64| match c.ints(i).as_deref() {
         Some([v]) if *v < 1 || *v > max => invalid(c, format!("{what} is {v}, not 1 to {max}")),
         Some([v]) => Ok(Dim::Known(*v)),

@@ -1620,6 +1620,18 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("BeamSearch vocab_size 8", generate("BeamSearch", &[2, 3], &[], Some(8)), Some(vec![2, 2, 6])),
         ("BeamSearch vocab_size 12", generate("BeamSearch", &[2, 3], &[], Some(12)), None),
         ("GreedySearch", generate("GreedySearch", &[2, 3], &[], None), Some(vec![2, 6])),
+        // onnxruntime reads repetition_penalty's first value, in any shape, and checks
+        // length_penalty is one ("Node input length_penalty should be a scalar").
+        (
+            "GreedySearch repetition_penalty [2]",
+            generate("GreedySearch", &[2, 3], &[("repetition_penalty", &[2], &[], F)], None),
+            Some(vec![2, 6]),
+        ),
+        (
+            "BeamSearch length_penalty [2]",
+            generate("BeamSearch", &[2, 3], &[("length_penalty", &[2], &[], F)], None),
+            None,
+        ),
         (
             "GreedySearch max_length 3",
             generate("GreedySearch", &[2, 3], &[("max_length", &[1], &[3], I32)], None),
@@ -1636,8 +1648,8 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
 
 /// `op` (BeamSearch, GreedySearch or Sampling) over int32 input_ids of shape `ids`, with
 /// max_length 6, min_length 1 and for BeamSearch num_beams 3 and num_return_sequences 2, each
-/// replaced by `set`, which also gives further inputs; the penalties are float inputs [1]
-/// (`ort_rows.py` feeds 0.5). The decoder is the smallest onnxruntime's GPT-2 subgraph check
+/// replaced by `set`, which also gives further inputs; the penalties are float inputs, [1]
+/// unless `set` gives their shape (`ort_rows.py` feeds 0.5). The decoder is the smallest onnxruntime's GPT-2 subgraph check
 /// takes: logits [B, S, 10] = Gather(E, input_ids), and one layer's past passed through.
 fn generate(op: &str, ids: &[i64], set: &[(&str, &[i64], &[i64], DataType)], vocab: Option<i64>) -> ModelProto {
     use build::{floats, D};
@@ -1682,16 +1694,17 @@ fn generate(op: &str, ids: &[i64], set: &[(&str, &[i64], &[i64], DataType)], voc
         ("num_beams", &[1], &[3], I32),
         ("num_return_sequences", &[1], &[2], I32),
     ];
+    let penalty = |n: &str| n.ends_with("_penalty");
     let consts: Vec<Int> = defaults
         .iter()
         .filter(|(n, ..)| slots.contains(n) && !set.iter().any(|s| s.0 == *n))
-        .chain(set)
+        .chain(set.iter().filter(|s| !penalty(s.0)))
         .copied()
         .collect();
     let penalties: Vec<(&str, &[i64], DataType)> = ["length_penalty", "repetition_penalty"]
         .iter()
         .filter(|n| slots.contains(n))
-        .map(|n| (*n, &[1][..], F))
+        .map(|n| (*n, set.iter().find(|s| s.0 == *n).map_or(&[1][..], |s| s.1), F))
         .collect();
     let given = |n: &str| n == "input_ids" || consts.iter().any(|c| c.0 == n) || penalties.iter().any(|p| p.0 == n);
     let mut names: Vec<&str> = slots.iter().map(|n| if given(n) { *n } else { "" }).collect();
