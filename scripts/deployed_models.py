@@ -288,7 +288,7 @@ def generation(kind, dst):
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "PYTHONPATH": old}
         r = subprocess.run([sys.executable, "-c", CONVERT, os.path.join(tmp, "hf"), os.path.join(tmp, "m.onnx"), kind],
-                           env=env, capture_output=True, text=True)
+                           env=env, cwd=tmp, capture_output=True, text=True)
         if r.returncode:
             raise RuntimeError(r.stderr.strip().splitlines()[-1])
         onnx.save(onnx.load(os.path.join(tmp, "m.onnx")), dst)

@@ -1668,15 +1668,7 @@ fn generate(op: &str, ids: &[i64], set: &[(&str, &[i64], &[i64], DataType)], voc
             "prefix_vocab_mask",
             "attention_mask",
         ],
-        "GreedySearch" => &[
-            "input_ids",
-            "max_length",
-            "min_length",
-            "repetition_penalty",
-            "vocab_mask",
-            "prefix_vocab_mask",
-            "attention_mask",
-        ],
+        // GreedySearch's; Sampling adds presence_mask.
         _ => &[
             "input_ids",
             "max_length",
@@ -1688,6 +1680,7 @@ fn generate(op: &str, ids: &[i64], set: &[(&str, &[i64], &[i64], DataType)], voc
             "presence_mask",
         ],
     };
+    let slots = if op == "GreedySearch" { &slots[..7] } else { slots };
     let defaults: [(&str, &[i64], &[i64], DataType); 4] = [
         ("max_length", &[1], &[6], I32),
         ("min_length", &[1], &[1], I32),
