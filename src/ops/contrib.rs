@@ -1040,12 +1040,16 @@ fn generation(c: &Ctx, g: &Generation) -> R {
     if let Some(i) = g.firsts.iter().find(|i| c.has(**i) && c.shape(**i).is_some_and(|s| s.contains(&Dim::Known(0)))) {
         return invalid(c, format!("input {i} is empty, where one value is read"));
     }
-    let positive = |i: usize, what: &str, max: i64| match c.ints(i).as_deref() {
-        Some([v]) if *v < 1 || *v > max => invalid(c, format!("{what} is {v}, not 1 to {max}")),
+    // A count of 1 to `max` where known ("num_beams shall be a positive integer no more than
+    // 128", "num_return_sequences (4) shall be be no more than num_beams (3)").
+    let positive = |i: usize, what: &str, max: Option<i64>| match c.ints(i).as_deref() {
+        Some([v]) if *v < 1 || max.is_some_and(|m| *v > m) => {
+            invalid(c, format!("{what} is {v}, not 1 to {}", max.map_or("any".into(), |m| m.to_string())))
+        }
         Some([v]) => Ok(Dim::Known(*v)),
         _ => Ok(Dim::Unknown),
     };
-    let max_length = positive(1, "max_length", i64::from(i32::MAX))?;
+    let max_length = positive(1, "max_length", Some(i64::from(i32::MAX)))?;
     let ids = c.shape(0);
     if let Some(x) = ids.filter(|x| x.len() != if whisper { 3 } else { 2 }) {
         return invalid(c, format!("input_ids has rank {}, not {}", x.len(), if whisper { 3 } else { 2 }));
@@ -1080,11 +1084,8 @@ fn generation(c: &Ctx, g: &Generation) -> R {
         checked.types = smallvec::smallvec![tensor(Some(DType::I32), Some(vec![batch, max_length]))];
         return Ok(checked);
     };
-    let beams = positive(beams_at, "num_beams", 128)?;
-    let returned = positive(returned_at, "num_return_sequences", i64::MAX)?;
-    if let Some((r, b)) = returned.known().zip(beams.known()).filter(|(r, b)| r > b) {
-        return invalid(c, format!("num_return_sequences {r} is more than num_beams {b}"));
-    }
+    let beams = positive(beams_at, "num_beams", Some(128))?;
+    let returned = positive(returned_at, "num_return_sequences", beams.known())?;
     let steps = if whisper { Dim::Unknown } else { max_length.sub(&seq) };
     checked.types = smallvec::smallvec![
         tensor(Some(DType::I32), Some(vec![batch.clone(), returned.clone(), max_length])),
