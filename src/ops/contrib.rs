@@ -1023,7 +1023,7 @@ const SAMPLING: Generation = Generation { firsts: &[3, 8], batch_vocab: &[5, 7],
 /// Outputs: sequences [B, num_return_sequences, max_length] (GreedySearch and Sampling
 /// [B, max_length]); BeamSearch's sequences_scores [B, num_return_sequences] and scores
 /// [max_length - S, B, num_beams, vocab]. input_ids is [B, S] (Whisper's model_type 2: audio
-/// features [B, features, frames]); max_length must exceed S; the vocabulary is the
+/// features [B, features, frames], after which S is 1); max_length must exceed S; the vocabulary is the
 /// `vocab_size` attribute, at most the decoder's logits width, or else that width. As
 /// onnxruntime 1.32 checks them at run time.
 fn generation(c: &Ctx, g: &Generation) -> R {
@@ -1058,8 +1058,10 @@ fn generation(c: &Ctx, g: &Generation) -> R {
     let seq = ids.filter(|_| !whisper).map_or(Dim::Unknown, |x| x[1].clone());
     let mut checked = Out::default();
     // "max_length (3) shall be greater than input sequence length (3)"; over a symbolic S, a
-    // bound on input_ids' axis 1.
-    match (&seq, max_length.known()) {
+    // bound on input_ids' axis 1. Whisper's prompt is its decoder's: without decoder_input_ids
+    // (input 10), the start token alone.
+    let prompt = if !whisper || c.has(10) { seq.clone() } else { Dim::Known(1) };
+    match (&prompt, max_length.known()) {
         (Dim::Known(s), Some(m)) if m <= *s => {
             return invalid(c, format!("max_length {m} is not above the input sequence length {s}"))
         }

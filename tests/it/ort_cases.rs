@@ -1965,3 +1965,37 @@ fn a_decoder_s_own_sizes_stay_out_of_the_contract() {
     assert_eq!(inf.contract.dims.keys().collect::<Vec<_>>(), ["seq"]);
     assert!(inf.contract.relations.is_empty(), "{:?}", inf.contract.relations);
 }
+
+/// WhisperBeamSearch takes audio features [B, 80, 3000]; its prompt is the decoder's start
+/// token, so max_length must exceed 1. Expected values are onnxruntime 1.32's runs of its own
+/// Whisper export of a tiny Whisper (`scripts/deployed_models.py`, whisper_beam) with these
+/// parameters as initializers: [2, 1, 3] for max_length 3, "max_length (1) shall be greater
+/// than input sequence length (1)", "Inputs 0 shall be 3 dimensions in whisper graph".
+#[test]
+fn whisper_beam_search_is_onnxruntime_s() {
+    use build::D;
+    for (features, max_length, want) in [
+        (vec![D::N(2), D::N(80), D::N(3000)], 3, Some("[2, 1, 3]")),
+        (vec![D::N(2), D::N(80), D::N(3000)], 1, None),
+        (vec![D::N(80), D::N(3000)], 3, None),
+    ] {
+        let set: &[(&str, &[i64], &[i64], DataType)] = &[
+            ("max_length", &[1], &[max_length], DataType::Int32),
+            ("num_beams", &[1], &[2], DataType::Int32),
+            ("num_return_sequences", &[1], &[1], DataType::Int32),
+        ];
+        let mut m = generate("BeamSearch", &[2, 3], set, None);
+        let g = m.graph.as_mut().unwrap();
+        g.input[0] = typed("input_ids", DataType::Float, &features);
+        g.node[0].op_type = Some("WhisperBeamSearch".into());
+        let model = build::load(&m);
+        let inf = infer(&model, &Options::default());
+        let errors: Vec<&str> =
+            inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.as_str()).collect();
+        let y = inf.shape(model.resolve(Model::MAIN, "y").unwrap()).map(|s| onnx_bcast::shape::render(s));
+        match want {
+            Some(shape) => assert_eq!((y.as_deref(), errors.len()), (Some(shape), 0), "{errors:?}"),
+            None => assert_eq!(errors.len(), 1, "{y:?}"),
+        }
+    }
+}
