@@ -47,6 +47,11 @@ Build (into target/deployed-models/, never committed; a file that exists is kept
                      huggingface_hub==0.24.6 --no-deps); skipped without it
   gpt2_greedy        the same, num_beams 1: GreedySearch
   gpt2_sampling      the same, top_p 0.5: Sampling
+  whisper_beam       a WhisperForConditionalGeneration (hidden 32, 1 layer each side, a
+                     word-level tokenizer) through onnxruntime.transformers.models.whisper's
+                     convert_to_onnx: WhisperBeamSearch over its encoder and decoder subgraphs
+                     (transformers 4 as above). Its features input is declared [batch, 80,
+                     3000], the only size its encoder's position table takes
 
 Attention is exported eager (attn_implementation="eager"), the pattern the fusions look for.
 optimize_model runs at opt_level=1 (onnxruntime's basic, portable rewrites, then the Python
@@ -277,6 +282,64 @@ cg.convert_generation_model(args) if how is None else cg.convert_generation_mode
 '''
 
 
+# A tiny Whisper with a tokenizer of plain words and the special tokens Whisper's chain looks up.
+WHISPER = '''
+import json, sys
+import torch
+import transformers as T
+
+hf = sys.argv[1]
+torch.manual_seed(0)
+cfg = T.WhisperConfig(vocab_size=1000, num_mel_bins=80, encoder_layers=1, decoder_layers=1, encoder_attention_heads=2,
+                      decoder_attention_heads=2, d_model=32, encoder_ffn_dim=64, decoder_ffn_dim=64,
+                      max_source_positions=1500, max_target_positions=448, decoder_start_token_id=1, pad_token_id=0,
+                      eos_token_id=2, bos_token_id=1)
+T.WhisperForConditionalGeneration(cfg).save_pretrained(hf)
+special = ["<|endoftext|>", "<|startoftranscript|>", "<|en|>", "<|transcribe|>", "<|translate|>", "<|notimestamps|>",
+           "<|nospeech|>", "<|startoflm|>", "<|startofprev|>", "<|nocaptions|>", "<|0.00|>"]
+vocab = {t: i for i, t in enumerate(special)} | {f"t{i}": i for i in range(len(special), 1000)}
+json.dump(vocab, open(hf + "/vocab.json", "w"))
+open(hf + "/merges.txt", "w").write("#version: 0.2\\n")
+e = "<|endoftext|>"
+T.WhisperTokenizer(hf + "/vocab.json", hf + "/merges.txt", unk_token=e, bos_token=e, eos_token=e,
+                   pad_token=e).save_pretrained(hf)
+T.WhisperFeatureExtractor(feature_size=80).save_pretrained(hf)
+'''
+# onnxruntime's Whisper export, without its parity check against PyTorch: that check runs
+# `pip install datasets` on its own and fetches a dataset.
+WHISPER_EXPORT = '''
+import sys
+from onnxruntime.transformers.models.whisper import convert_to_onnx
+import whisper_helper  # the module convert_to_onnx imports, by its folder on sys.path
+
+whisper_helper.WhisperHelper.verify_onnx = staticmethod(lambda *a, **k: 0.0)
+hf, out, cache = sys.argv[1:4]
+convert_to_onnx.main(["-m", hf, "--output", out, "--cache_dir", cache, "-p", "fp32"])
+'''
+
+
+def whisper(dst):
+    """onnxruntime's Whisper export of a tiny Whisper: one WhisperBeamSearch node, its features
+    input declared [batch, 80, 3000]."""
+    import tempfile
+
+    old = os.environ.get("ONNX_BCAST_TRANSFORMERS4")
+    if not old:
+        raise RuntimeError("ONNX_BCAST_TRANSFORMERS4 is not set (a folder holding transformers 4.x)")
+    with tempfile.TemporaryDirectory() as tmp:
+        env = {**os.environ, "PYTHONPATH": old}
+        hf, out = os.path.join(tmp, "hf"), os.path.join(tmp, "out")
+        for args in (["-c", WHISPER, hf], ["-c", WHISPER_EXPORT, hf, out, os.path.join(tmp, "cache")]):
+            r = subprocess.run([sys.executable, *args], env=env, cwd=tmp, capture_output=True, text=True)
+            if r.returncode:
+                raise RuntimeError(r.stderr.strip().splitlines()[-1])
+        m = onnx.load(os.path.join(out, "hf_beamsearch.onnx"))
+        dims = m.graph.input[0].type.tensor_type.shape.dim
+        dims[0].dim_param = "batch"
+        dims[1].dim_value, dims[2].dim_value = 80, 3000
+        onnx.save(m, dst)
+
+
 def generation(kind, dst):
     """convert_generation's BeamSearch, GreedySearch or Sampling graph of a tiny GPT-2, in a
     process that imports transformers 4 from ONNX_BCAST_TRANSFORMERS4."""
@@ -345,6 +408,7 @@ def steps():
         ("gpt2_beam", lambda p: generation("beam", p), None),
         ("gpt2_greedy", lambda p: generation("greedy", p), None),
         ("gpt2_sampling", lambda p: generation("sampling", p), None),
+        ("whisper_beam", whisper, None),
     ]
 
 
