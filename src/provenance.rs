@@ -56,6 +56,20 @@ pub fn trace(
         let rank = shape.len();
         let inputs: Vec<(ValueId, &[Dim])> =
             node.inputs.iter().flatten().filter_map(|i| inf.shape(*i).map(|s| (*i, s.as_slice()))).collect();
+        // A Transpose moves its input's axis perm[axis] to `axis` (by default, the reverse).
+        if node.op_type == "Transpose" && node.domain.is_empty() {
+            if let Some((i, s)) = inputs.first() {
+                let from = match node.attr_ints("perm") {
+                    Some(perm) => perm.get(axis).and_then(|p| usize::try_from(*p).ok()),
+                    None => s.len().checked_sub(axis + 1),
+                };
+                if let Some(a) = from.filter(|a| s.get(*a) == Some(&dim)) {
+                    v = *i;
+                    axis = a;
+                    continue;
+                }
+            }
+        }
         // The same size at the same axis counted from the right (a broadcast or an
         // elementwise op passes it through), or at the same index.
         let same = inputs.iter().find_map(|(i, s)| {

@@ -887,6 +887,32 @@ fn contracts_say_which_sizes_run() {
     assert_eq!(spec.code, 2, "{}", spec.stderr);
 }
 
+/// A size traced back through a Transpose comes from the axis the permutation moved, not
+/// from the same index: y = x^T + pos, with x [batch, 8, t] and pos [16, 8], fails at t = 2,
+/// which is x's axis 2 (axis 1 holds the 8). Without `perm` the axes are reversed.
+#[test]
+fn provenance_follows_a_transpose() {
+    use build::{input, model, node, with_ints};
+    for (shape, perm, pos, want) in [
+        (vec![D::S("batch"), D::N(8), D::S("t")], Some(&[0, 2, 1][..]), vec![16, 8], "'p': x axis 2 = 2"),
+        (vec![D::S("t"), D::N(8)], None, vec![8, 16], "'p': x axis 0 = 2"),
+    ] {
+        let transpose = node("tr", "Transpose", &["x"], &["p"]);
+        let transpose = match perm {
+            Some(perm) => with_ints(transpose, "perm", perm),
+            None => transpose,
+        };
+        let mut m =
+            model(17, vec![input("x", &shape)], vec![transpose, node("sum", "Add", &["p", "pos"], &["y"])], &["y"]);
+        m.graph.as_mut().unwrap().initializer.push(build::floats("pos", &pos, &vec![0.0; 128]));
+        let p = build::write(&m, &scratch("transposed"), "transposed.onnx");
+        let r = run(&[OsStr::new("infer"), p.as_os_str(), OsStr::new("--format"), OsStr::new("json")]);
+        let doc: Value = serde_json::from_str(&r.stdout).unwrap();
+        let ce = &doc["contract"]["dims"]["t"]["counterexample"];
+        assert_eq!((&ce["value"], &ce["provenance"][0]), (&serde_json::json!(2), &serde_json::json!(want)), "{doc}");
+    }
+}
+
 /// A Reshape to [-1, 6] of x [batch, 12] gives [batch*2, 6], added to y [7, 6]: batch*2 must
 /// be 1 or 7, which no integer is.
 #[test]
