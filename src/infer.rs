@@ -240,6 +240,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         default_opset: model.opset_or_default(""),
         rows: Vec::new(),
         functions: Functions::new(model),
+        fed: Default::default(),
         out: Inference { types: vec![None; model.values.len()], options: options.clone(), ..Inference::default() },
     };
     if model.opset("").is_none() && !model.opsets.iter().any(|o| !o.domain.is_empty()) {
@@ -301,6 +302,8 @@ struct Infer<'a> {
     /// file may hold tens of thousands of either (a list searched per node took 19 s for
     /// 50,000 functions).
     functions: Functions<'a>,
+    /// Subgraph inputs typed by what their node feeds them, over their declarations.
+    fed: std::collections::HashSet<ValueId>,
 }
 
 #[derive(Default)]
@@ -578,6 +581,9 @@ impl Infer<'_> {
             }
             if let Some(f) = (g == Model::MAIN).then(|| self.options.strings.get(name)).flatten() {
                 self.out.strings.set(input.value, Some(f.clone()));
+            }
+            if self.fed.contains(&input.value) {
+                continue;
             }
             if is_init && self.out.types[input.value.index()].is_some() {
                 // An initializer's own dims are what a run sees unless the input is fed.
@@ -1134,7 +1140,42 @@ impl Infer<'_> {
         if node.op_type == "Scan" && node.domain.is_empty() {
             self.scan_body(n, sub);
         }
+        let encoder = matches!(node.attr("encoder"), Some(crate::ir::AttrValue::Graph(e)) if *e == sub);
+        if encoder && node.domain == "com.microsoft" && node.op_type.ends_with("BeamSearch") {
+            self.encoder_inputs(n, sub);
+        }
         self.graph(sub);
+    }
+
+    /// BeamSearch and WhisperBeamSearch feed input_ids (Whisper: the audio features) to their
+    /// encoder's first input as they are. onnxruntime runs the encoder on what it is fed,
+    /// whatever the encoder declares (a stale [B, 80, 2999] runs 3000 frames), so the encoder is
+    /// inferred on that: a Whisper fed 100 frames fails in its position table. The names the
+    /// encoder declares for the fed sizes (its `batch_size`) are the node's in its other inputs.
+    fn encoder_inputs(&mut self, n: NodeId, sub: GraphId) {
+        let model = self.model;
+        let g = model.graph(sub);
+        let fed = model.node(n).inputs.first().copied().flatten().and_then(|v| self.out.ty(v)).cloned();
+        let (Some(first), Some(fed)) = (g.inputs.first(), fed) else { return };
+        let mut names: HashMap<&str, Dim> = HashMap::new();
+        if let (Some(declared), Some(sizes)) = (first.ty.as_ref().and_then(Type::shape), fed.shape()) {
+            if declared.len() == sizes.len() {
+                let named = declared.iter().zip(sizes).filter_map(|(d, f)| Some((d.term()?.as_name()?, f.clone())));
+                names.extend(named);
+            }
+        }
+        self.set(first.value, Some(fed), None);
+        self.fed.insert(first.value);
+        for input in &g.inputs[1..] {
+            let Some(declared) = &input.ty else { continue };
+            let renamed = declared.map_dims(&|d| match d.term() {
+                Some(t) => t.substitute(&|a| a.as_name().and_then(|name| names.get(name).cloned())),
+                None => d.clone(),
+            });
+            let ty = self.bind(&renamed);
+            self.set(input.value, Some(ty), None);
+            self.fed.insert(input.value);
+        }
     }
 
     /// Types a Scan body's inputs from the node: state values as they are, scan inputs with

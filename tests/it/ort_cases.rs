@@ -1999,3 +1999,60 @@ fn whisper_beam_search_is_onnxruntime_s() {
         }
     }
 }
+
+/// WhisperBeamSearch feeds its audio features to its encoder's first input as they are, and
+/// onnxruntime runs the encoder on them whatever it declares: its Whisper export refuses 100
+/// frames inside the encoder (a position table of 1,500 after a stride of 2), and runs 3,000
+/// under a stale declaration of 2,999. Here the encoder adds a table of 6 to [B, 4, frames],
+/// then its second input [B, 4, 1].
+#[test]
+fn a_whisper_encoder_runs_on_the_features_it_is_fed() {
+    use build::D;
+    use onnx_bcast::io::proto::{attribute_proto::AttributeType, AttributeProto, GraphProto};
+    for (features, declared, errors, contract) in [
+        (vec![D::N(2), D::N(4), D::N(6)], 6, 0, None),
+        (vec![D::N(2), D::N(4), D::N(5)], 6, 1, None),
+        (vec![D::N(2), D::N(4), D::N(6)], 5, 0, None),
+        (vec![D::S("batch"), D::N(4), D::S("frames")], 6, 0, Some("one of 1, 6")),
+    ] {
+        let set: &[(&str, &[i64], &[i64], DataType)] = &[
+            ("max_length", &[1], &[3], DataType::Int32),
+            ("num_beams", &[1], &[2], DataType::Int32),
+            ("num_return_sequences", &[1], &[1], DataType::Int32),
+        ];
+        let mut m = generate("BeamSearch", &[2, 3], set, None);
+        let g = m.graph.as_mut().unwrap();
+        g.input[0] = typed("input_ids", DataType::Float, &features);
+        let beam = &mut g.node[0];
+        beam.op_type = Some("WhisperBeamSearch".into());
+        let encoder = GraphProto {
+            name: Some("encoder".into()),
+            node: vec![
+                node("add", "Add", &["features", "table"], &["sum"]),
+                node("add2", "Add", &["sum", "other"], &["encoded"]),
+            ],
+            input: vec![
+                typed("features", DataType::Float, &[D::S("B"), D::N(4), D::N(declared)]),
+                typed("other", DataType::Float, &[D::S("B"), D::N(4), D::N(1)]),
+            ],
+            output: vec![typed("encoded", DataType::Float, &[D::S("B"), D::N(4), D::N(6)])],
+            initializer: vec![build::floats("table", &[6], &[0.5; 6])],
+            ..Default::default()
+        };
+        beam.attribute.push(AttributeProto {
+            name: Some("encoder".into()),
+            r#type: Some(AttributeType::Graph as i32),
+            g: Some(encoder),
+            ..Default::default()
+        });
+        let model = build::load(&m);
+        let inf = infer(&model, &Options::default());
+        let found: Vec<&str> =
+            inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.as_str()).collect();
+        assert_eq!(found.len(), errors, "{found:?}");
+        assert_eq!(inf.contract.dims.get("frames").map(|d| d.text.as_str()), contract);
+        // The encoder's B is the node's batch in its other inputs too: no condition ties them.
+        let conditions: Vec<String> = inf.constraints.iter().map(|c| c.assumption.to_string()).collect();
+        assert!(conditions.iter().all(|c| !c.contains('B')), "{conditions:?}");
+    }
+}
