@@ -318,21 +318,27 @@ convert_to_onnx.main(["-m", hf, "--output", out, "--cache_dir", cache, "-p", "fp
 '''
 
 
+def transformers4(tmp, *args):
+    """Runs `python ARGS` in `tmp` with transformers 4 first on its path (the folder
+    ONNX_BCAST_TRANSFORMERS4 names); a failure raises with its last line."""
+    path = os.environ.get("ONNX_BCAST_TRANSFORMERS4")
+    if not path:
+        raise RuntimeError("ONNX_BCAST_TRANSFORMERS4 is not set (a folder holding transformers 4.x)")
+    r = subprocess.run([sys.executable, *args], env={**os.environ, "PYTHONPATH": path}, cwd=tmp, capture_output=True,
+                       text=True)
+    if r.returncode:
+        raise RuntimeError(r.stderr.strip().splitlines()[-1])
+
+
 def whisper(dst):
     """onnxruntime's Whisper export of a tiny Whisper: one WhisperBeamSearch node, its features
     input declared [batch, 80, 3000]."""
     import tempfile
 
-    old = os.environ.get("ONNX_BCAST_TRANSFORMERS4")
-    if not old:
-        raise RuntimeError("ONNX_BCAST_TRANSFORMERS4 is not set (a folder holding transformers 4.x)")
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "PYTHONPATH": old}
         hf, out = os.path.join(tmp, "hf"), os.path.join(tmp, "out")
-        for args in (["-c", WHISPER, hf], ["-c", WHISPER_EXPORT, hf, out, os.path.join(tmp, "cache")]):
-            r = subprocess.run([sys.executable, *args], env=env, cwd=tmp, capture_output=True, text=True)
-            if r.returncode:
-                raise RuntimeError(r.stderr.strip().splitlines()[-1])
+        transformers4(tmp, "-c", WHISPER, hf)
+        transformers4(tmp, "-c", WHISPER_EXPORT, hf, out, os.path.join(tmp, "cache"))
         m = onnx.load(os.path.join(out, "hf_beamsearch.onnx"))
         dims = m.graph.input[0].type.tensor_type.shape.dim
         dims[0].dim_param = "batch"
@@ -341,19 +347,11 @@ def whisper(dst):
 
 
 def generation(kind, dst):
-    """convert_generation's BeamSearch, GreedySearch or Sampling graph of a tiny GPT-2, in a
-    process that imports transformers 4 from ONNX_BCAST_TRANSFORMERS4."""
+    """convert_generation's BeamSearch, GreedySearch or Sampling graph of a tiny GPT-2."""
     import tempfile
 
-    old = os.environ.get("ONNX_BCAST_TRANSFORMERS4")
-    if not old:
-        raise RuntimeError("ONNX_BCAST_TRANSFORMERS4 is not set (a folder holding transformers 4.x)")
     with tempfile.TemporaryDirectory() as tmp:
-        env = {**os.environ, "PYTHONPATH": old}
-        r = subprocess.run([sys.executable, "-c", CONVERT, os.path.join(tmp, "hf"), os.path.join(tmp, "m.onnx"), kind],
-                           env=env, cwd=tmp, capture_output=True, text=True)
-        if r.returncode:
-            raise RuntimeError(r.stderr.strip().splitlines()[-1])
+        transformers4(tmp, "-c", CONVERT, os.path.join(tmp, "hf"), os.path.join(tmp, "m.onnx"), kind)
         onnx.save(onnx.load(os.path.join(tmp, "m.onnx")), dst)
 
 
