@@ -240,7 +240,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         default_opset: model.opset_or_default(""),
         rows: Vec::new(),
         functions: Functions::new(model),
-        fed: Default::default(),
+        typed_by_node: Default::default(),
         out: Inference { types: vec![None; model.values.len()], options: options.clone(), ..Inference::default() },
     };
     if model.opset("").is_none() && !model.opsets.iter().any(|o| !o.domain.is_empty()) {
@@ -302,8 +302,9 @@ struct Infer<'a> {
     /// file may hold tens of thousands of either (a list searched per node took 19 s for
     /// 50,000 functions).
     functions: Functions<'a>,
-    /// Subgraph inputs typed by what their node feeds them, over their declarations.
-    fed: std::collections::HashSet<ValueId>,
+    /// Subgraph inputs typed by what their node feeds them, over their declarations: `graph`
+    /// leaves them as they are.
+    typed_by_node: std::collections::HashSet<ValueId>,
 }
 
 #[derive(Default)]
@@ -546,7 +547,7 @@ impl Infer<'_> {
             }
         }
         for input in &graph.inputs {
-            let Some(ty) = &input.ty else { continue };
+            let Some(ty) = input.ty.as_ref().filter(|_| !self.typed_by_node.contains(&input.value)) else { continue };
             let mut ty = self.bind(ty);
             let is_init = model.value(input.value).initializer.is_some();
             if g == Model::MAIN && !is_init {
@@ -581,9 +582,6 @@ impl Infer<'_> {
             }
             if let Some(f) = (g == Model::MAIN).then(|| self.options.strings.get(name)).flatten() {
                 self.out.strings.set(input.value, Some(f.clone()));
-            }
-            if self.fed.contains(&input.value) {
-                continue;
             }
             if is_init && self.out.types[input.value.index()].is_some() {
                 // An initializer's own dims are what a run sees unless the input is fed.
@@ -1165,7 +1163,7 @@ impl Infer<'_> {
             }
         }
         self.set(first.value, Some(fed), None);
-        self.fed.insert(first.value);
+        self.typed_by_node.insert(first.value);
         for input in &g.inputs[1..] {
             let Some(declared) = &input.ty else { continue };
             let renamed = declared.map_dims(&|d| match d.term() {
@@ -1174,7 +1172,7 @@ impl Infer<'_> {
             });
             let ty = self.bind(&renamed);
             self.set(input.value, Some(ty), None);
-            self.fed.insert(input.value);
+            self.typed_by_node.insert(input.value);
         }
     }
 

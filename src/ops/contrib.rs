@@ -1068,7 +1068,8 @@ fn generation(c: &Ctx, g: &Generation) -> R {
         (Dim::Term(t), Some(m)) => checked.assumptions.push((1, Assumption::AtMost { size: t.clone(), max: m - 1 })),
         _ => {}
     }
-    let repetition = c.float_value(g.penalties[g.penalties.len() - 1]).and_then(|v| v.first());
+    // repetition_penalty, the last penalty.
+    let repetition = g.penalties.last().and_then(|i| c.float_value(*i)).and_then(|v| v.first());
     if let Some(p) = repetition.filter(|p| p.partial_cmp(&&0.0) != Some(std::cmp::Ordering::Greater)) {
         return invalid(c, format!("repetition_penalty is {p}, not above 0"));
     }
