@@ -6,6 +6,8 @@
 //! Read: integers and decimals, names, `+ - * / %`, parentheses, and `floor`, `ceil`, `min`,
 //! `max`, `broadcast`. Inside `floor` and `ceil` division is true division over rationals
 //! (`h/2 - 1/2`); elsewhere a result must be an integer (`h*4/2` is `h*2`, `h/2` is not read).
+//! Also the Python that torch's dynamo exporter writes (sympy's printing): `//` floor division,
+//! `**` to a constant power, `Min`, `Max` and `Mod(a, b)` (`a % b`).
 
 use super::dim::Dim;
 use super::term::Term;
@@ -93,6 +95,9 @@ struct Parser<'a> {
 /// How deep parentheses and calls may nest in a size's text.
 const MAX_DEPTH: usize = 64;
 
+/// The largest power `**` is read to (sympy writes `(hw + 1)**2`); a larger one is a name.
+const MAX_POWER: i64 = 8;
+
 impl Parser<'_> {
     fn space(&mut self) {
         while self.text.get(self.at).is_some_and(u8::is_ascii_whitespace) {
@@ -130,7 +135,12 @@ impl Parser<'_> {
             if self.eat(b'*') {
                 v = v.mul(self.unary()?)?;
             } else if self.eat(b'/') {
-                v = v.div(self.unary()?)?;
+                v = if self.eat(b'/') {
+                    let d = self.unary()?.integer()?;
+                    known(Value::int(v.integer()?.div_floor(&d)))?
+                } else {
+                    v.div(self.unary()?)?
+                };
             } else if self.eat(b'%') {
                 let k = self.unary()?.integer()?;
                 v = Value::int(v.integer()?.modulo(&k));
@@ -144,7 +154,15 @@ impl Parser<'_> {
         if self.eat(b'-') {
             return Some(self.unary()?.neg());
         }
-        self.atom()
+        let base = self.atom()?;
+        // `**` binds tighter than a sign on its left (`-a**2` is `-(a**2)`), and to the right.
+        if self.peek() == Some(b'*') && self.text.get(self.at + 1) == Some(&b'*') {
+            self.at += 2;
+            let exp = self.unary()?.integer()?.known().filter(|e| (0..=MAX_POWER).contains(e))?;
+            let base = base.integer()?;
+            return known(Value::int((0..exp).fold(Dim::Known(1), |acc, _| acc.mul(&base))));
+        }
+        Some(base)
     }
 
     fn atom(&mut self) -> Option<Value> {
@@ -173,7 +191,9 @@ impl Parser<'_> {
         if word.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
             return number(word);
         }
-        if self.peek() == Some(b'(') && matches!(word, "floor" | "ceil" | "min" | "max" | "broadcast") {
+        if self.peek() == Some(b'(')
+            && matches!(word, "floor" | "ceil" | "min" | "max" | "broadcast" | "Min" | "Max" | "Mod")
+        {
             self.at += 1;
             let mut args = vec![self.expr()?];
             while self.eat(b',') {
@@ -206,13 +226,14 @@ fn call(name: &str, args: Vec<Value>) -> Option<Value> {
         ("floor", [v]) => known(Value::int(v.num.div_floor(&v.den))),
         ("ceil", [v]) => known(Value::int(v.num.div_ceil(&v.den))),
         ("floor" | "ceil", _) => None,
-        (_, []) => None,
+        ("Mod", [a, k]) => known(Value::int(a.clone().integer()?.modulo(&k.clone().integer()?))),
+        ("Mod", _) | (_, []) => None,
         _ => {
             let dims: Vec<Dim> = args.into_iter().map(Value::integer).collect::<Option<_>>()?;
             let refs: Vec<&Dim> = dims.iter().collect();
             let d = match name {
-                "min" => Dim::min_of(&refs),
-                "max" => Dim::max_of(&refs),
+                "min" | "Min" => Dim::min_of(&refs),
+                "max" | "Max" => Dim::max_of(&refs),
                 _ => Dim::broadcast_of(&refs),
             };
             (d != Dim::Unknown).then(|| Value::int(d))

@@ -62,7 +62,7 @@ pub(super) enum Kind {
     /// one axis), where inference cannot tell which; the side condition is kept beside it.
     Broadcast(Box<[Term]>),
     /// `Σ c·m + c0`: monomials `m` in order, coefficients not 0; never a lone monomial with
-    /// coefficient 1 and no constant.
+    /// coefficient 1 and no constant. No monomials only as a constant `Div`'s numerator.
     Sum(Box<[(Term, i64)]>, i64),
 }
 
@@ -426,7 +426,17 @@ fn div_term(a: &Dim, d: &Term) -> Dim {
             }
         }
     }
-    let Dim::Term(a) = p.dim() else { return Dim::Unknown };
+    let a = match p.dim() {
+        Dim::Term(a) => a,
+        Dim::Known(0) => return Dim::Known(0),
+        // A constant over a size (`196//(h*w)`, from torch): the numerator is a sum of no
+        // monomials, a term only inside this `Div`.
+        Dim::Known(c) => match intern(Kind::Sum(Box::new([]), c)) {
+            Some(a) => a,
+            None => return Dim::Unknown,
+        },
+        Dim::Unknown => return Dim::Unknown,
+    };
     intern(Kind::Div(a, d.clone())).map_or(Dim::Unknown, Dim::Term)
 }
 
@@ -751,8 +761,8 @@ impl fmt::Display for Term {
             Kind::Fresh(n) => write!(f, "?{n}"),
             Kind::Product(fs) => join(f, fs, "*"),
             Kind::Sum(ts, c0) => {
-                // A constant goes first where the first term is subtracted (`5-a`).
-                let lead = ts.first().is_some_and(|(_, c)| *c < 0) && *c0 > 0;
+                // A constant goes first where the first term is subtracted (`5-a`), or alone.
+                let lead = ts.first().is_none_or(|(_, c)| *c < 0) && *c0 > 0;
                 if lead {
                     write!(f, "{c0}")?;
                 }
@@ -782,7 +792,9 @@ impl fmt::Display for Term {
                 }
             }
             Kind::Div(a, b) => {
-                let wrap = |t: &Term| matches!(t.0.kind, Kind::Sum(..) | Kind::Product(_));
+                let wrap = |t: &Term| {
+                    matches!(&t.0.kind, Kind::Sum(ts, _) if !ts.is_empty()) || matches!(t.0.kind, Kind::Product(_))
+                };
                 let (a, b) = (
                     if wrap(a) { format!("({a})") } else { a.to_string() },
                     if wrap(b) { format!("({b})") } else { b.to_string() },

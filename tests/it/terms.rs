@@ -289,6 +289,38 @@ fn exporters_spellings_read_as_the_same_terms() {
     assert_eq!(shape::parse("h*0.5*4"), Dim::sym("h").mul(&Dim::Known(2)));
 }
 
+/// torch's dynamo exporter writes sizes as sympy prints them (these are from BEiT, Swin, MPT,
+/// GPT-Neo and DistilBERT exports): `//`, `**`, `Min`, `Max`, `Mod`. Each reads as a term with
+/// the value Python gives the text (the expected values are Python's, `Mod` being `%`).
+#[test]
+fn dynamo_exporters_python_reads_as_terms() {
+    let bindings = [(8, 8), (32, 32), (32, 48), (63, 17)];
+    let cases: [(&str, [i64; 4]); 6] = [
+        ("(196//((2*((s41//8)) - 1)*(2*((s69//8)) - 1)))", [196, 4, 2, 5]),
+        ("(((s41//8))*((s69//8)) + 1)**2", [4, 289, 625, 225]),
+        ("((s69//2)) + (Mod(4 - (Mod((s69//2), 4)), 4))", [4, 16, 24, 8]),
+        ("1 - Max(0, 1 - s20)", [0, 1, 1, 1]),
+        ("((s97*Min(64, s98))//s98)", [8, 32, 48, 17]),
+        ("-s41**2 + 3", [-61, -1021, -1021, -3966]),
+    ];
+    for (text, want) in cases {
+        let d = shape::parse(text);
+        assert_ne!(d, Dim::sym(text), "{text} is read");
+        for ((s41, s69), want) in bindings.iter().zip(want) {
+            let env: HashMap<String, i64> =
+                [("s41", *s41), ("s69", *s69), ("s20", s41 - 8), ("s97", *s69), ("s98", *s41)]
+                    .into_iter()
+                    .map(|(k, v)| (k.to_string(), v))
+                    .collect();
+            assert_eq!(d.bind(&env), Dim::Known(want), "{text} = {d} at s41={s41}, s69={s69}");
+        }
+    }
+    // Powers past 8, and of a size, stay names.
+    for text in ["s0**9", "2**s0"] {
+        assert_eq!(shape::parse(text), Dim::sym(text), "{text}");
+    }
+}
+
 #[test]
 fn a_dot_in_a_name_is_not_a_decimal_point() {
     // paddle2onnx names input dims `DynamicDimension.1`. Reshape's -1 over a PP-OCR
