@@ -61,6 +61,9 @@ impl BroadcastDim for Dim {
         }
         terms.sort_unstable();
         terms.dedup();
+        // `max(u, 0)` beside `u` is `u`: `u` sizes a tensor here, so it is not negative.
+        let all = terms.clone();
+        terms.retain(|t| !t.clamped_of().is_some_and(|u| all.contains(&u)));
         if let Some(k) = known {
             // A known size other than 1 wins; each term must be 1 or that size.
             let sizes = |k| if k == 1 { vec![1] } else { vec![1, k] };

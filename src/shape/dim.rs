@@ -52,6 +52,10 @@ impl Dim {
             (Dim::Term(s), Dim::Known(k)) | (Dim::Known(k), Dim::Term(s)) => {
                 (Dim::Known(*k), Some(Assumption::OneOf { sym: s.clone(), sizes: vec![*k] }))
             }
+            // `max(u, 0)` and `u` both size tensors: then `u` is not negative, and they are equal.
+            (Dim::Term(a), Dim::Term(b)) if a.clamped_of() == Some(b) || b.clamped_of() == Some(a) => {
+                (Dim::Term(a.clamped_of().unwrap_or(a).clone()), None)
+            }
             (Dim::Term(a), Dim::Term(b)) if a != b => (self.clone(), Some(Assumption::Equal(a.clone(), b.clone()))),
             (Dim::Unknown, _) => (other.clone(), None),
             _ => (self.clone(), None),

@@ -547,6 +547,15 @@ impl Term {
         &self.0.kind
     }
 
+    /// `u`, for `max(u, c)` with `c <= 0` (a slice's clamped length): the same size as `u`
+    /// wherever `u` is the size of a tensor, which cannot be negative.
+    pub(super) fn clamped_of(&self) -> Option<&Term> {
+        match &self.0.kind {
+            Kind::Max(ts, Some(c)) if ts.len() == 1 && *c <= 0 => Some(&ts[0]),
+            _ => None,
+        }
+    }
+
     /// The size named `name` (a `dim_param` as written; not read as an expression).
     pub fn name(name: &str) -> Term {
         intern(Kind::Name(name.into())).expect("a name is one node")

@@ -492,6 +492,79 @@ fn slice_to_a_symbolic_end_is_a_min() {
     assert_eq!(codes(&inf), vec!["broadcast-incompatible"]);
 }
 
+/// The length of `range(n)[start:end:step]` by Python's `slice.indices` (numpy's and ONNX's
+/// clamping), counted element by element.
+fn python_slice_len(n: i64, start: i64, end: i64, step: i64) -> i64 {
+    let adjust = |i: i64, lo: i64, hi: i64| {
+        let i = if i < 0 { i.saturating_add(n) } else { i };
+        i.clamp(lo, hi)
+    };
+    let (lo, hi) = if step > 0 { (0, n) } else { (-1, n - 1) };
+    let (mut i, end) = (adjust(start, lo, hi), adjust(end, lo, hi));
+    let mut count = 0;
+    while (step > 0 && i < end) || (step < 0 && i > end) {
+        count += 1;
+        i += step;
+    }
+    count
+}
+
+/// A slice of a symbolic axis is a term (`x[:-1]` is `max(n-1,0)`), equal to the clamped length
+/// for every size of the axis, including the ends exporters write for "to the end".
+#[test]
+fn slice_of_a_symbolic_axis_is_its_clamped_length() {
+    let far = [i64::MAX, i64::MIN, i64::MIN + 1, i64::from(i32::MAX), -i64::from(i32::MAX)];
+    let indices: Vec<i64> = (-4..=4).chain(far).collect();
+    for &step in &[1i64, 2, 3, -1, -2] {
+        for &start in &indices {
+            for &end in &indices {
+                let g = graph(
+                    vec![node("Slice", &["x", "s", "e", "zero", "st"], &["y"])],
+                    vec![f32_input("x", &[D::S("n")])],
+                    vec![
+                        ints_init("s", &[start]),
+                        ints_init("e", &[end]),
+                        ints_init("zero", &[0]),
+                        ints_init("st", &[step]),
+                    ],
+                    &["y"],
+                );
+                let m = model(g);
+                let inf = infer(&m, &Options::default());
+                let y = &shape_of(&m, &inf, "y").expect("a shape")[0];
+                assert!(!y.to_string().contains('?'), "x[{start}:{end}:{step}] is {y}");
+                for n in 0..10 {
+                    let at = y.bind(&[("n".to_string(), n)].into_iter().collect());
+                    assert_eq!(
+                        at,
+                        d(python_slice_len(n, start, end, step)),
+                        "x[{start}:{end}:{step}] = {y} at n = {n}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// wav2vec2's positional convolution: `conv(x)[:, :, :-1]` added to a tensor of size `n-1`.
+/// The slice is `max(n-1,0)`, which is `n-1` where `n-1` sizes a tensor: the sum has that size,
+/// with no side condition.
+#[test]
+fn a_clamped_slice_beside_its_size_is_that_size() {
+    let g = graph(
+        vec![node("Slice", &["x", "zero", "minus1", "one"], &["a"]), node("Add", &["a", "w"], &["y"])],
+        vec![f32_input("x", &[D::S("b"), D::S("n")]), f32_input("w", &[D::S("b"), D::S("n - 1")])],
+        vec![ints_init("zero", &[0]), ints_init("minus1", &[-1]), ints_init("one", &[1])],
+        &["y"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "a"), Some(&vec![Dim::sym("b"), Dim::parse("max(n-1,0)")]));
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::sym("b"), Dim::parse("n-1")]));
+    assert!(inf.constraints.is_empty(), "{:?}", inf.constraints);
+}
+
 /// Expand carries a small tensor's contents, so a shape built through it (as `expand`'s own
 /// rewrite of `Mul(ConstantOfShape, -1)` does) still gives a Reshape an exact shape.
 #[test]

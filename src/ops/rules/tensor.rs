@@ -11,7 +11,7 @@ use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ir::AttrValue;
 use crate::ops::{Ctx, Out, RuleError};
-use crate::shape::{arith, render, Assumption, Dim, Shape, Type};
+use crate::shape::{arith, render, Assumption, Dim, Shape, Term, Type};
 
 /// One output of type `t` whose contents are `v`.
 fn valued(t: Type, v: Option<Vec<Dim>>) -> R {
@@ -120,14 +120,66 @@ pub fn gather(c: &Ctx) -> R {
 /// The length of a slice `start:end:step` of an axis of size `dim`, clamped as numpy clamps
 /// it; unknown when that cannot be told.
 fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
-    // On a symbolic axis, the whole axis forward or backward.
-    let forward = step == 1 && start == 0 && end >= i32::MAX as i64;
-    let backward = step == -1 && start >= i32::MAX as i64 - 1 && end <= -(i32::MAX as i64);
     match dim {
         Dim::Known(d) => crate::shape::slice_range(*d, start, end, step).map_or(Dim::Unknown, |(_, n)| Dim::Known(n)),
-        Dim::Term(_) if forward || backward => dim.clone(),
+        Dim::Term(t) if step != 0 => {
+            // Worked out over a stand-in size first, which the arithmetic knows to be at least
+            // 0 as `dim` is (it sizes the input): so the whole axis is `dim`, not `max(dim,0)`.
+            let n = Term::fresh(u64::MAX);
+            match symbolic_slice_len(&Dim::Term(n.clone()), start, end, step) {
+                Dim::Term(len) => len.substitute(&|a| (*a == n).then(|| Dim::Term(t.clone()))),
+                len => len,
+            }
+        }
         _ => Dim::Unknown,
     }
+}
+
+/// An index this far from 0 (or farther) is past either end of a symbolic axis: exporters
+/// write INT32_MAX, INT64_MAX and INT64_MIN (give or take one) for "to the end".
+const PAST_END: i64 = i32::MAX as i64 - 1;
+
+/// [`slice_len`] on an axis of symbolic size `d`, as a term: `x[:-1]` is `max(d-1, 0)`.
+///
+/// A forward slice takes `ceil((E - S) / step)` elements, at least 0, where `E` is the end
+/// clamped into `[0, d]` and `S` the start clamped at 0 (a start past `d` leaves `E - S <= 0`
+/// already). A backward one takes `ceil((S - E) / -step)`, `S` clamped into `[-1, d-1]` and
+/// `E` clamped at -1.
+fn symbolic_slice_len(d: &Dim, start: i64, end: i64, step: i64) -> Dim {
+    let k = Dim::Known;
+    // A negative index counts from the end, and clamps at `low` (0 forward, -1 backward).
+    let from_end = |i: i64, low: i64| Dim::max_of(&[&d.add(&k(i)), &k(low)]);
+    let (taken, by) = if step > 0 {
+        let s = match start {
+            i if i >= PAST_END => d.clone(),
+            i if i >= 0 => k(i),
+            i if i <= -PAST_END => k(0),
+            i => from_end(i, 0),
+        };
+        let e = match end {
+            i if i >= PAST_END => d.clone(),
+            i if i >= 0 => Dim::min_of(&[&k(i), d]),
+            i if i <= -PAST_END => k(0),
+            i => from_end(i, 0),
+        };
+        (e.sub(&s), step)
+    } else {
+        let last = d.sub(&k(1));
+        let s = match start {
+            i if i >= PAST_END => last.clone(),
+            i if i >= 0 => Dim::min_of(&[&k(i), &last]),
+            i if i <= -PAST_END => k(-1),
+            i => from_end(i, -1),
+        };
+        let e = match end {
+            i if i >= PAST_END => last,
+            i if i >= 0 => k(i),
+            i if i <= -PAST_END => k(-1),
+            i => from_end(i, -1),
+        };
+        (s.sub(&e), step.checked_neg().unwrap_or(i64::MAX))
+    };
+    Dim::max_of(&[&taken.div_ceil(&k(by)), &k(0)])
 }
 
 pub fn slice(c: &Ctx) -> R {
