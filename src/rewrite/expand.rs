@@ -244,9 +244,15 @@ fn unranked(
     };
     // Every vector inserted here is declared with a symbol for its length (no unknown size, so
     // inferring the result invents no symbol, and the model's own unknown sizes keep their
-    // names): the padded shapes and the fold's with the largest rank's, so that the fold's
-    // `Equal` and `Where` are seen to take operands of one shape.
-    let len = Dim::sym(&name("rank"));
+    // names): an operand's shape with its rank, `in0_rank` where it is unknown; the padded
+    // shapes and the fold's with the largest rank, the `max` of those that `Max` computes, so
+    // that the fold's `Equal` and `Where` are seen to take operands of one shape.
+    let ranks: Vec<Dim> = (operands.iter())
+        .map(|&(slot, v, _)| {
+            inf.shape(v).map_or_else(|| Dim::sym(&name(&format!("in{slot}_rank"))), |s| Dim::Known(s.len() as i64))
+        })
+        .collect();
+    let len = Dim::max_of(&ranks.iter().collect::<Vec<_>>());
     let vector = |what: String| Some(Type::tensor(Some(DType::I64), Some(vec![Dim::sym(&name(&what))])));
     let i64_vec = Some(Type::tensor(Some(DType::I64), Some(vec![len.clone()])));
     let i64_scalar = Some(Type::tensor(Some(DType::I64), Some(vec![])));

@@ -88,6 +88,9 @@ impl Size for Dim {
             (Dim::Known(a), Dim::Known(b)) => Dim::Known(a / b),
             (_, Dim::Known(1)) => n,
             (Dim::Term(_), Dim::Known(b)) if *b > 0 => n.div_floor(&d),
+            // `[b, 4, s, 8]` to `[b*4, -1, 8]`: `b*s*4 / (b*4)` is `s`. Where the divisor does
+            // not divide, a `floor(n/d)` term, whose divisibility Reshape's rule requires.
+            (Dim::Term(_) | Dim::Known(_), Dim::Term(_)) => n.div_floor(&d),
             _ => Dim::Unknown,
         })
     }

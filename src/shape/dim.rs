@@ -98,24 +98,6 @@ impl Dim {
         }
     }
 
-    /// The larger of two dims, when it can be told; unknown otherwise.
-    pub fn max_dim(&self, other: &Dim) -> Dim {
-        match (self, other) {
-            (Dim::Known(a), Dim::Known(b)) => Dim::Known(*a.max(b)),
-            (a, b) if a == b => a.clone(),
-            _ => Dim::Unknown,
-        }
-    }
-
-    /// The smaller of two dims, when it can be told; unknown otherwise.
-    pub fn min_dim(&self, other: &Dim) -> Dim {
-        match (self, other) {
-            (Dim::Known(a), Dim::Known(b)) => Dim::Known(*a.min(b)),
-            (a, b) if a == b => a.clone(),
-            _ => Dim::Unknown,
-        }
-    }
-
     /// `min(self, other)` for two sizes (never negative), a `min` term where it cannot be told.
     pub fn min_size(&self, other: &Dim) -> Dim {
         Dim::min_of(&[self, other])

@@ -565,6 +565,44 @@ fn a_clamped_slice_beside_its_size_is_that_size() {
     assert!(inf.constraints.is_empty(), "{:?}", inf.constraints);
 }
 
+/// BLOOM folds heads into the batch: `[b, 4, s, 8]` to `[b*4, -1, 8]`, the `b*4` computed from
+/// the input's shape. The `-1` is `s` (the divisor is symbolic, and divides). And a size
+/// computed with `Min` (torch's `min(seq, 64)` in the dynamo export of GPT-Neo) is a `min` term.
+#[test]
+fn a_symbolic_divisor_and_a_min_keep_their_sizes() {
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["s"]),
+            with_int(node("Gather", &["s", "zero"], &["b"]), "axis", 0),
+            node("Mul", &["b", "four"], &["b4"]),
+            node("Unsqueeze", &["b4", "axis0"], &["b4v"]),
+            with_int(node("Concat", &["b4v", "minus1", "eight"], &["target"]), "axis", 0),
+            node("Reshape", &["x", "target"], &["y"]),
+            with_int(node("Gather", &["s", "two"], &["seq"]), "axis", 0),
+            node("Min", &["seq", "sixty_four"], &["m"]),
+            node("Unsqueeze", &["m", "axis0"], &["mv"]),
+            node("ConstantOfShape", &["mv"], &["pos"]),
+        ],
+        vec![f32_input("x", &[D::S("b"), D::N(4), D::S("s"), D::N(8)])],
+        vec![
+            TensorProto { dims: vec![], ..ints_init("zero", &[0]) },
+            TensorProto { dims: vec![], ..ints_init("two", &[2]) },
+            ints_init("axis0", &[0]),
+            ints_init("minus1", &[-1]),
+            ints_init("eight", &[8]),
+            TensorProto { dims: vec![], ..ints_init("four", &[4]) },
+            TensorProto { dims: vec![], ..ints_init("sixty_four", &[64]) },
+        ],
+        &["y", "pos"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::parse("b*4"), Dim::sym("s"), d(8)]));
+    assert_eq!(shape_of(&m, &inf, "pos"), Some(&vec![Dim::parse("min(64,s)")]));
+    assert!(inf.constraints.is_empty(), "{:?}", inf.constraints);
+}
+
 /// Expand carries a small tensor's contents, so a shape built through it (as `expand`'s own
 /// rewrite of `Mul(ConstantOfShape, -1)` does) still gives a Reshape an exact shape.
 #[test]

@@ -346,6 +346,7 @@ fn reshape_condition(data: &[Dim], shape: &[Dim], minus: Option<usize>) -> Optio
         // `n` must be a multiple of `d`: `n = floor(n/d)*d`.
         Some(_) => match &d {
             Dim::Known(k) if *k > 0 => n.div_floor(&d).mul(&d),
+            Dim::Term(_) => n.div_floor(&d).mul(&d),
             _ => return None,
         },
         None => d,
@@ -488,8 +489,8 @@ pub fn reduce(c: &Ctx) -> R {
             let r = match c.node.op_type.as_str() {
                 "ReduceProd" => Some(Dim::product(v)),
                 "ReduceSum" => Some(v.iter().fold(Dim::Known(0), |a, b| a.add(b))),
-                "ReduceMax" => v.iter().cloned().reduce(|a, b| a.max_dim(&b)),
-                "ReduceMin" => v.iter().cloned().reduce(|a, b| a.min_dim(&b)),
+                "ReduceMax" => v.iter().cloned().reduce(|a, b| Dim::max_of(&[&a, &b])),
+                "ReduceMin" => v.iter().cloned().reduce(|a, b| Dim::min_of(&[&a, &b])),
                 _ => None,
             };
             out.values = vec![r.filter(|d| *d != Dim::Unknown).map(|d| vec![d])];
