@@ -407,6 +407,9 @@ fn div_term(a: &Dim, d: &Term) -> Dim {
     if p == q {
         return Dim::Known(1);
     }
+    if let Some(m) = monomial_quotient(&p, &q) {
+        return m.dim();
+    }
     if let ([(dm, dc)], 0) = (q.terms.as_slice(), q.c0) {
         if *dc > 0 && p.c0 == 0 {
             let mut quotient = Poly::constant(0);
@@ -438,6 +441,18 @@ fn div_term(a: &Dim, d: &Term) -> Dim {
         Dim::Unknown => return Dim::Unknown,
     };
     intern(Kind::Div(a, d.clone())).map_or(Dim::Unknown, Dim::Term)
+}
+
+/// `m` where `p = m·q` for one monomial `m` times an integer (`batch·X·Y / (X·Y)` with `X·Y`
+/// a sum is `batch`): each monomial of `p` over the first of `q` is tried.
+fn monomial_quotient(p: &Poly, q: &Poly) -> Option<Poly> {
+    let (dm, dc) = q.terms.first()?;
+    p.terms.iter().find_map(|(pm, pc)| {
+        let rest = remove_factors(pm, dm)?;
+        let c = (pc.checked_rem(*dc)? == 0).then(|| pc.checked_div(*dc))??;
+        let m = if rest.is_empty() { Poly::constant(c) } else { Poly { c0: 0, terms: vec![(rest, c)] } };
+        (m.mul(q)? == *p).then_some(m)
+    })
 }
 
 /// `m` without the factors of `d` (a sub-multiset of it); `None` when `d` does not divide `m`.

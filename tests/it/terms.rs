@@ -321,6 +321,24 @@ fn dynamo_exporters_python_reads_as_terms() {
     }
 }
 
+/// Swin's window partition reshapes `[b*X*Y, ..]` to `[-1, X, Y, ..]` with `X` and `Y` sums
+/// (the padded height over the window): the `-1` is `b`. A divisor that is a sum divides a
+/// multiple of it by a monomial; where it does not divide, the floor keeps its value.
+#[test]
+fn a_multiple_of_a_sum_over_the_sum_is_the_multiplier() {
+    let (b, h, w) = (Dim::sym("b"), Dim::sym("h"), Dim::sym("w"));
+    let xy = h.add(&Dim::Known(1)).mul(&w.add(&Dim::Known(2)));
+    assert_eq!(b.mul(&xy).div_floor(&xy), b);
+    assert_eq!(b.mul(&xy).mul(&Dim::Known(3)).div_floor(&xy), b.mul(&Dim::Known(3)));
+    assert_eq!(xy.mul(&Dim::Known(6)).div_floor(&xy), Dim::Known(6));
+    let odd = b.mul(&xy).add(&Dim::Known(1)).div_floor(&xy);
+    for (bv, hv, wv) in [(1, 0, 0), (2, 3, 1), (5, 7, 9)] {
+        let env: HashMap<String, i64> = [("b", bv), ("h", hv), ("w", wv)].map(|(k, v)| (k.to_string(), v)).into();
+        let want = (bv * (hv + 1) * (wv + 2) + 1).div_euclid((hv + 1) * (wv + 2));
+        assert_eq!(eval(&odd, &env), Some(want), "{odd} at b={bv}, h={hv}, w={wv}");
+    }
+}
+
 #[test]
 fn a_dot_in_a_name_is_not_a_decimal_point() {
     // paddle2onnx names input dims `DynamicDimension.1`. Reshape's -1 over a PP-OCR
