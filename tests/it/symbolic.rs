@@ -567,7 +567,8 @@ fn a_clamped_slice_beside_its_size_is_that_size() {
 
 /// BLOOM folds heads into the batch: `[b, 4, s, 8]` to `[b*4, -1, 8]`, the `b*4` computed from
 /// the input's shape. The `-1` is `s` (the divisor is symbolic, and divides). And a size
-/// computed with `Min` (torch's `min(seq, 64)` in the dynamo export of GPT-Neo) is a `min` term.
+/// computed with `Min` (torch's `min(seq, 64)` in the dynamo export of GPT-Neo) is a `min` term,
+/// and one divided by a size (Segformer's dynamo export) a quotient.
 #[test]
 fn a_symbolic_divisor_and_a_min_keep_their_sizes() {
     let g = graph(
@@ -582,6 +583,11 @@ fn a_symbolic_divisor_and_a_min_keep_their_sizes() {
             node("Min", &["seq", "sixty_four"], &["m"]),
             node("Unsqueeze", &["m", "axis0"], &["mv"]),
             node("ConstantOfShape", &["mv"], &["pos"]),
+            // torch's dynamo export divides sizes by sizes: b*4*s // (b*4) is s.
+            node("Mul", &["b4", "seq"], &["b4s"]),
+            node("Div", &["b4s", "b4"], &["q"]),
+            node("Unsqueeze", &["q", "axis0"], &["qv"]),
+            node("ConstantOfShape", &["qv"], &["z"]),
         ],
         vec![f32_input("x", &[D::S("b"), D::N(4), D::S("s"), D::N(8)])],
         vec![
@@ -593,13 +599,14 @@ fn a_symbolic_divisor_and_a_min_keep_their_sizes() {
             TensorProto { dims: vec![], ..ints_init("four", &[4]) },
             TensorProto { dims: vec![], ..ints_init("sixty_four", &[64]) },
         ],
-        &["y", "pos"],
+        &["y", "pos", "z"],
     );
     let m = model(g);
     let inf = infer(&m, &Options::default());
     assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::parse("b*4"), Dim::sym("s"), d(8)]));
     assert_eq!(shape_of(&m, &inf, "pos"), Some(&vec![Dim::parse("min(64,s)")]));
+    assert_eq!(shape_of(&m, &inf, "z"), Some(&vec![Dim::sym("s")]));
     assert!(inf.constraints.is_empty(), "{:?}", inf.constraints);
 }
 

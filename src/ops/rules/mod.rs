@@ -69,11 +69,13 @@ pub mod fold {
         }
     }
     /// Integer division truncates toward zero in ONNX (C semantics); symbolic sizes are
-    /// non-negative, where that is the floor.
+    /// non-negative, where that is the floor (torch's `b*8*h*w // (b*8)` is `h*w`).
     pub fn div(a: &Dim, b: &Dim) -> Dim {
         match (a, b) {
             (Dim::Known(x), Dim::Known(y)) => x.checked_div(*y).map_or(Dim::Unknown, Dim::Known),
             (_, Dim::Known(y)) if *y > 0 => a.div_floor(b),
+            (Dim::Term(_), Dim::Term(_)) => a.div_floor(b),
+            (Dim::Known(x), Dim::Term(_)) if *x >= 0 => a.div_floor(b),
             _ => Dim::Unknown,
         }
     }
