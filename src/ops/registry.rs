@@ -140,7 +140,7 @@ pub static OPS: &[Meaning] = &[
     op("Mul", Binary).fold(F::Binary(Dim::mul)).floats(FF::Binary(|a, b| a * b)).kernel(|c| k::arith(c, k::Arith::Mul)).fuse(Fuse::Mul),
     op("Or", Compare).fold(F::Binary(fold::or)).kernel(|c| k::logical(c, |p, q| p | q)),
     op("PRelu", PRelu).kernel(k::prelu),
-    op("Pow", Binary).kernel(k::pow_op),
+    op("Pow", Binary).fold(F::Binary(fold::pow)).kernel(k::pow_op),
     op("Sub", Binary).fold(F::Binary(Dim::sub)).floats(FF::Binary(|a, b| a - b)).kernel(|c| k::arith(c, k::Arith::Sub)).fuse(Fuse::Sub),
     op("Sum", Nary).kernel(|c| k::nary(c, k::Arith::Add, false)).fuse(Fuse::Sum),
     op("Where", Where).fold(F::Where).kernel(k::where_op).fuse(Fuse::Where),

@@ -546,6 +546,48 @@ fn slice_of_a_symbolic_axis_is_its_clamped_length() {
     }
 }
 
+/// Bounds read off shapes: XLM's `input_ids[:, -seq:]` (a start never positive that reaches
+/// the axis's start) is the whole axis, and with an end of -1 one less; a start that is a size
+/// counts from the start. Each equals Python's slice length at every size tried.
+#[test]
+fn slices_with_symbolic_bounds_clamp_as_python_does() {
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["sx"]),
+            with_int(node("Gather", &["sx", "one_s"], &["n"]), "axis", 0),
+            node("Neg", &["n"], &["neg_n"]),
+            node("Unsqueeze", &["neg_n", "zero"], &["from"]),
+            node("Slice", &["x", "from", "far", "one"], &["tail"]),
+            node("Slice", &["x", "from", "minus1", "one"], &["tail1"]),
+            node("Shape", &["y"], &["sy"]),
+            node("Gather", &["sy", "one"], &["m"]),
+            node("Slice", &["x", "m", "far", "one"], &["rest"]),
+        ],
+        vec![f32_input("x", &[D::S("b"), D::S("n")]), f32_input("y", &[D::S("b"), D::S("m")])],
+        vec![
+            ints_init("zero", &[0]),
+            ints_init("one", &[1]),
+            TensorProto { dims: vec![], ..ints_init("one_s", &[1]) },
+            ints_init("minus1", &[-1]),
+            ints_init("far", &[i64::MAX]),
+        ],
+        &["tail", "tail1", "rest"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "tail"), Some(&vec![Dim::sym("b"), Dim::sym("n")]));
+    let tail1 = &shape_of(&m, &inf, "tail1").expect("a shape")[1];
+    let rest = &shape_of(&m, &inf, "rest").expect("a shape")[1];
+    for n in 0..8 {
+        for mv in 0..8 {
+            let env = [("n".to_string(), n), ("m".to_string(), mv)].into_iter().collect();
+            assert_eq!(tail1.bind(&env), d(python_slice_len(n, -n, -1, 1)), "x[-n:-1] = {tail1} at n = {n}");
+            assert_eq!(rest.bind(&env), d(python_slice_len(n, mv, i64::MAX, 1)), "x[m:] = {rest} at n={n}, m={mv}");
+        }
+    }
+}
+
 /// wav2vec2's positional convolution: `conv(x)[:, :, :-1]` added to a tensor of size `n-1`.
 /// The slice is `max(n-1,0)`, which is `n-1` where `n-1` sizes a tensor: the sum has that size,
 /// with no side condition.
@@ -568,7 +610,7 @@ fn a_clamped_slice_beside_its_size_is_that_size() {
 /// BLOOM folds heads into the batch: `[b, 4, s, 8]` to `[b*4, -1, 8]`, the `b*4` computed from
 /// the input's shape. The `-1` is `s` (the divisor is symbolic, and divides). And a size
 /// computed with `Min` (torch's `min(seq, 64)` in the dynamo export of GPT-Neo) is a `min` term,
-/// and one divided by a size (Segformer's dynamo export) a quotient.
+/// one divided by a size (Segformer's dynamo export) a quotient, and a square (DINOv2's) a product.
 #[test]
 fn a_symbolic_divisor_and_a_min_keep_their_sizes() {
     let g = graph(
@@ -588,6 +630,10 @@ fn a_symbolic_divisor_and_a_min_keep_their_sizes() {
             node("Div", &["b4s", "b4"], &["q"]),
             node("Unsqueeze", &["q", "axis0"], &["qv"]),
             node("ConstantOfShape", &["qv"], &["z"]),
+            // And squares a patch count with Pow.
+            node("Pow", &["seq", "two"], &["sq"]),
+            node("Unsqueeze", &["sq", "axis0"], &["sqv"]),
+            node("ConstantOfShape", &["sqv"], &["area"]),
         ],
         vec![f32_input("x", &[D::S("b"), D::N(4), D::S("s"), D::N(8)])],
         vec![
@@ -599,7 +645,7 @@ fn a_symbolic_divisor_and_a_min_keep_their_sizes() {
             TensorProto { dims: vec![], ..ints_init("four", &[4]) },
             TensorProto { dims: vec![], ..ints_init("sixty_four", &[64]) },
         ],
-        &["y", "pos", "z"],
+        &["y", "pos", "z", "area"],
     );
     let m = model(g);
     let inf = infer(&m, &Options::default());
@@ -607,6 +653,7 @@ fn a_symbolic_divisor_and_a_min_keep_their_sizes() {
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![Dim::parse("b*4"), Dim::sym("s"), d(8)]));
     assert_eq!(shape_of(&m, &inf, "pos"), Some(&vec![Dim::parse("min(64,s)")]));
     assert_eq!(shape_of(&m, &inf, "z"), Some(&vec![Dim::sym("s")]));
+    assert_eq!(shape_of(&m, &inf, "area"), Some(&vec![Dim::parse("s*s")]));
     assert!(inf.constraints.is_empty(), "{:?}", inf.constraints);
 }
 

@@ -135,6 +135,43 @@ fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
     }
 }
 
+/// The length of `x[start:end]` on an axis of size `d` where a bound is symbolic (a size read
+/// off a shape: `x[:, :seq]` is `min(d,seq)`, `x[:, -seq:]` of an axis `seq` is `seq`). Each
+/// bound clamps into `[0, d]` as numpy's does, where its sign can be told: a bound that is never
+/// negative counts from the start, one always negative from the end, and one never positive
+/// with `d` plus it never positive is 0 either way. Unknown otherwise.
+fn slice_between(d: &Dim, start: &Dim, end: &Dim) -> Dim {
+    let k = Dim::Known;
+    let upper = |x: &Dim| match x {
+        Dim::Known(v) => Some(*v),
+        Dim::Term(t) => t.bounds(&|_| (0, None)).1,
+        Dim::Unknown => None,
+    };
+    // `clamp_high`: an end clamps at `d`; a start past `d` leaves the length at 0 anyway.
+    let resolve = |i: &Dim, clamp_high: bool| -> Option<Dim> {
+        let from_end = d.add(i);
+        let low = match i {
+            Dim::Known(v) if v.unsigned_abs() >= PAST_END as u64 => return Some(if *v > 0 { d.clone() } else { k(0) }),
+            Dim::Known(v) => *v,
+            Dim::Term(t) => t.bounds(&|_| (0, None)).0,
+            Dim::Unknown => return None,
+        };
+        if low >= 0 {
+            Some(if clamp_high { Dim::min_of(&[i, d]) } else { i.clone() })
+        } else if upper(i).is_some_and(|h| h < 0) {
+            Some(Dim::max_of(&[&from_end, &k(0)]))
+        } else if upper(i).is_some_and(|h| h <= 0) && upper(&from_end).is_some_and(|h| h <= 0) {
+            Some(k(0))
+        } else {
+            None
+        }
+    };
+    match (resolve(start, false), resolve(end, true)) {
+        (Some(s), Some(e)) => Dim::max_of(&[&e.sub(&s), &k(0)]),
+        _ => Dim::Unknown,
+    }
+}
+
 /// An index this far from 0 (or farther) is past either end of a symbolic axis: exporters
 /// write INT32_MAX, INT64_MAX and INT64_MIN (give or take one) for "to the end".
 const PAST_END: i64 = i32::MAX as i64 - 1;
@@ -194,14 +231,13 @@ pub fn slice(c: &Ctx) -> R {
     };
     let axes_unknown = c.opset >= 10 && c.has(3) && axes.is_none();
     let steps_unknown = c.opset >= 10 && c.has(4) && steps.is_none();
-    // Known ends, or (with known starts) ends that are sizes read off a shape (`x[:, :seq]`).
-    let ends: Option<Vec<Dim>> = match (&starts, ends) {
-        (_, Some(e)) => Some(e.into_iter().map(Dim::Known).collect()),
-        (Some(st), None) if c.opset >= 10 => {
-            c.value(2).filter(|e| e.len() == st.len() && e.iter().all(Dim::is_nonneg)).map(<[Dim]>::to_vec)
-        }
-        _ => None,
+    // Known bounds, or sizes read off a shape (`x[:, :seq]`, `x[:, -seq:]`).
+    let bound = |known: Option<Vec<i64>>, input: usize| match known {
+        Some(k) => Some(k.into_iter().map(Dim::Known).collect::<Vec<Dim>>()),
+        None if c.opset >= 10 => c.value(input).map(<[Dim]>::to_vec),
+        None => None,
     };
+    let (starts, ends) = (bound(starts, 1), bound(ends, 2));
     let (Some(starts), Some(ends)) = (starts, ends) else {
         // Without the bounds only the rank is known; axes not sliced keep their size when
         // the axes are known.
@@ -234,12 +270,13 @@ pub fn slice(c: &Ctx) -> R {
         if steps[k] == 0 {
             return invalid("Slice: a step is 0".into());
         }
-        shape[a] = match &ends[k] {
-            Dim::Known(e) => {
+        shape[a] = match (&starts[k], &ends[k]) {
+            (Dim::Known(start), Dim::Known(e)) => {
+                let start = *start;
                 // onnxruntime reads an end of INT32_MAX or INT64_MAX as "to the end" in either
                 // direction; the spec clamps it to the last index, so a backward slice is empty.
                 if steps[k] < 0 && (*e == i64::MAX || *e == i64::from(i32::MAX)) && data[a].known() != Some(0) {
-                    let ort = slice_len(&data[a], starts[k], i64::MIN, steps[k]);
+                    let ort = slice_len(&data[a], start, i64::MIN, steps[k]);
                     let end = if *e == i64::MAX { "INT64_MAX" } else { "INT32_MAX" };
                     let msg = format!(
                         "Slice: axis {a} ends at {end} with step {}: empty by the spec; onnxruntime slices to the start ({ort} elements)",
@@ -247,11 +284,10 @@ pub fn slice(c: &Ctx) -> R {
                     );
                     warnings.push((Code::RuntimeDiffers, msg));
                 }
-                ranges[a] = Some((starts[k], *e, steps[k]));
-                slice_len(&data[a], starts[k], *e, steps[k])
+                ranges[a] = Some((start, *e, steps[k]));
+                slice_len(&data[a], start, *e, steps[k])
             }
-            // From 0 by 1 to a size `e`: the end clamps to the axis, so `min(axis, e)`.
-            e if starts[k] == 0 && steps[k] == 1 => data[a].min_size(e),
+            (start, end) if steps[k] == 1 => slice_between(&data[a], start, end),
             _ => Dim::Unknown,
         };
     }
@@ -259,7 +295,8 @@ pub fn slice(c: &Ctx) -> R {
     out.warnings = warnings;
     // Contents: each output axis takes `count` input indices from `first` by `step`.
     let dims: Option<Vec<i64>> = data.iter().map(Dim::known).collect();
-    if let (Some(v), Some(dims), true) = (c.value(0), dims, ends.iter().all(|e| e.known().is_some())) {
+    let known = |b: &[Dim]| b.iter().all(|x| x.known().is_some());
+    if let (Some(v), Some(dims), true) = (c.value(0), dims, known(&starts) && known(&ends)) {
         let walk: Option<Vec<Walk>> = (dims.iter().zip(&ranges).enumerate())
             .map(|(a, (&n, r))| {
                 let (s, e, st) = r.unwrap_or((0, n, 1));
