@@ -588,6 +588,37 @@ fn slices_with_symbolic_bounds_clamp_as_python_does() {
     }
 }
 
+/// Range over sizes: XLNet's `arange(seq, -seq, -1)` has 2*seq elements, and `arange(1, seq)`
+/// has none at seq 0 (not -1). Each equals Python's `len(range(..))` at every size tried.
+#[test]
+fn ranges_over_sizes_count_as_python_does() {
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["sx"]),
+            with_int(node("Gather", &["sx", "zero"], &["n"]), "axis", 0),
+            node("Neg", &["n"], &["neg_n"]),
+            node("Range", &["n", "neg_n", "minus1"], &["down"]),
+            node("Range", &["one", "n", "one"], &["up"]),
+        ],
+        vec![f32_input("x", &[D::S("n")])],
+        vec![
+            TensorProto { dims: vec![], ..ints_init("zero", &[0]) },
+            TensorProto { dims: vec![], ..ints_init("one", &[1]) },
+            TensorProto { dims: vec![], ..ints_init("minus1", &[-1]) },
+        ],
+        &["down", "up"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "down"), Some(&vec![Dim::parse("n*2")]));
+    let up = &shape_of(&m, &inf, "up").expect("a shape")[0];
+    for n in 0..8 {
+        let python = (1..n).count() as i64;
+        assert_eq!(up.bind(&[("n".to_string(), n)].into_iter().collect()), d(python), "arange(1, n) = {up} at n = {n}");
+    }
+}
+
 /// wav2vec2's positional convolution: `conv(x)[:, :, :-1]` added to a tensor of size `n-1`.
 /// The slice is `max(n-1,0)`, which is `n-1` where `n-1` sizes a tensor: the sum has that size,
 /// with no side condition.

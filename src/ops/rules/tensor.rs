@@ -462,9 +462,11 @@ pub fn range(c: &Ctx) -> R {
                 // From i64::MIN to i64::MAX there are 2^64 - 1: no size, not i64::MAX.
                 i64::try_from(n).map_or(Dim::Unknown, Dim::Known)
             }
-            // With a symbolic limit: only count upward from a known start by a positive step.
-            _ if d > 0 => l.sub(&s).div_ceil(&Dim::Known(d)),
-            _ => Dim::Unknown,
+            // From 0 up to a size read off a shape (`arange(seq)`), which is not negative.
+            (Dim::Known(0), _) if d > 0 => l.div_ceil(&Dim::Known(d)),
+            // Otherwise `max(ceil((limit - start) / delta), 0)` elements (XLNet counts down
+            // from `seq` to `-seq`: 2*seq; `arange(1, seq)` is `max(seq-1,0)`).
+            _ => Dim::max_of(&[&l.sub(&s).div_ceil(&Dim::Known(d)), &Dim::Known(0)]),
         };
         let tracked = n.known().filter(|k| (*k as usize) <= MAX_TRACKED);
         if let (Some(k), Dim::Known(a), true) = (tracked, &s, dtype.is_some_and(DType::is_int)) {
