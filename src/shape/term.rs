@@ -221,7 +221,34 @@ impl Poly {
             }
         }
         out.retain(|(_, c)| *c != 0);
-        Some(Poly { c0: self.c0, terms: out })
+        Poly { c0: self.c0, terms: out }.joined_slices()
+    }
+
+    /// `min(c,t) + max(t-c,0)` is `t` for every `t`: an axis sliced at `c` (`x[:c]` and
+    /// `x[c:]`) and concatenated again is the axis. Each such pair, with one coefficient,
+    /// becomes `t`.
+    fn joined_slices(mut self) -> Option<Poly> {
+        let single = |m: &[Term]| match m {
+            [a] => Some(a.clone()),
+            _ => None,
+        };
+        let pair = self.terms.iter().enumerate().find_map(|(i, (m, coef))| {
+            let Kind::Min(ts, Some(c)) = &single(m)?.0.kind else { return None };
+            let [t] = &ts[..] else { return None };
+            let rest = Dim::Term(t.clone()).sub(&Dim::Known(*c));
+            let j = self.terms.iter().position(|(n, k)| {
+                k == coef
+                    && single(n).is_some_and(|u| {
+                        matches!(&u.0.kind, Kind::Max(us, Some(0)) if us.len() == 1 && Dim::Term(us[0].clone()) == rest)
+                    })
+            })?;
+            Some((i, j, t.clone(), *coef))
+        });
+        let Some((i, j, t, coef)) = pair else { return Some(self) };
+        for k in [i.max(j), i.min(j)] {
+            self.terms.remove(k);
+        }
+        self.add(t.poly().scale(coef)?)
     }
 
     fn add(mut self, other: Poly) -> Option<Poly> {

@@ -339,6 +339,21 @@ fn a_multiple_of_a_sum_over_the_sum_is_the_multiplier() {
     }
 }
 
+/// `torch.cat([x[:, :c], x[:, c:]])` (Funnel's first token and the rest): `min(c,n)` and
+/// `max(n-c,0)` add up to `n` for every `n`, and so for any size expression in its place.
+#[test]
+fn an_axis_sliced_and_joined_again_is_the_axis() {
+    let k = Dim::Known;
+    for t in [Dim::sym("n"), Dim::sym("h").div_floor(&k(2)).add(&k(1)), Dim::parse("a*b")] {
+        for c in [0, 1, 3, -2] {
+            let head = Dim::min_of(&[&k(c), &t]);
+            let tail = Dim::max_of(&[&t.sub(&k(c)), &k(0)]);
+            assert_eq!(head.add(&tail), t, "{head} + {tail}");
+            assert_eq!(tail.add(&head).mul(&k(3)), t.mul(&k(3)), "3 ({tail} + {head})");
+        }
+    }
+}
+
 #[test]
 fn a_dot_in_a_name_is_not_a_decimal_point() {
     // paddle2onnx names input dims `DynamicDimension.1`. Reshape's -1 over a PP-OCR
