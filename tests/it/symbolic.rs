@@ -619,6 +619,48 @@ fn ranges_over_sizes_count_as_python_does() {
     }
 }
 
+/// A ceil_mode pooling over a symbolic axis (Funnel's [2, 1] by [2, 1]) is `ceil(span/s)+1`
+/// where the last window cannot start past the input. The expected sizes are onnxruntime 1.32's
+/// MaxPool outputs (kernel, stride, pads, from the first length that fits).
+#[test]
+fn ceil_mode_pools_over_a_symbol_are_terms() {
+    // (kernel, stride, pad begin, pad end, first length, sizes from it on)
+    type Row = ([i64; 4], i64, &'static [i64]);
+    let rows: [Row; 4] = [
+        ([2, 2, 0, 0], 2, &[1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6]),
+        ([3, 2, 1, 1], 1, &[1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7]),
+        ([3, 2, 0, 0], 3, &[1, 2, 2, 3, 3, 4, 4, 5, 5, 6]),
+        ([4, 3, 1, 0], 3, &[1, 2, 2, 2, 3, 3, 3, 4, 4, 4]),
+    ];
+    for ([k, st, pb, pe], first, want) in rows {
+        let mut n = node("MaxPool", &["x"], &["y"]);
+        for (name, v) in [("kernel_shape", vec![k]), ("strides", vec![st]), ("pads", vec![pb, pe])] {
+            n.attribute.push(AttributeProto {
+                name: Some(name.into()),
+                r#type: Some(attribute_proto::AttributeType::Ints as i32),
+                ints: v,
+                ..Default::default()
+            });
+        }
+        let g = graph(
+            vec![with_int(n, "ceil_mode", 1)],
+            vec![f32_input("x", &[D::N(1), D::N(1), D::S("L")])],
+            vec![],
+            &["y"],
+        );
+        let m = model(g);
+        let inf = infer(&m, &Options::default());
+        let y = &shape_of(&m, &inf, "y").expect("a shape")[2];
+        for (l, want) in (first..).zip(want) {
+            assert_eq!(
+                y.bind(&[("L".to_string(), l)].into_iter().collect()),
+                d(*want),
+                "k={k} s={st} pads={pb},{pe}: {y} at L={l}"
+            );
+        }
+    }
+}
+
 /// wav2vec2's positional convolution: `conv(x)[:, :, :-1]` added to a tensor of size `n-1`.
 /// The slice is `max(n-1,0)`, which is `n-1` where `n-1` sizes a tensor: the sum has that size,
 /// with no side condition.

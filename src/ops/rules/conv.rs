@@ -85,7 +85,16 @@ fn window_out(
                     out.assumptions.push((axis, Assumption::AtLeast { size: sym.clone(), min }));
                 }
             }
-            shape.push(if ceil { Dim::Unknown } else { span.div_floor(&Dim::Known(s)).add(&Dim::Known(1)) });
+            // With ceil_mode: `ceil(span/s) + 1`, less one where the last window would start
+            // past the input and the left padding, which needs `ceil(span/s)*s >= d + pad_begin`;
+            // `ceil(span/s)*s < span + s`, so never when `pad_end - window + s <= 0` (a pool
+            // whose stride is its window, or a 3-wide one by 2 padded by 1).
+            let exact_ceil = i128::from(pads[i + n]) - i128::from(ek) + i128::from(s) <= 0;
+            shape.push(match ceil {
+                false => span.div_floor(&Dim::Known(s)).add(&Dim::Known(1)),
+                true if exact_ceil => span.div_ceil(&Dim::Known(s)).add(&Dim::Known(1)),
+                true => Dim::Unknown,
+            });
             continue;
         };
         let dv = d.known().unwrap_or(0);
