@@ -30,7 +30,8 @@ SIZES = [(7, 5, 32, 400), (13, 3, 48, 1003), (1, 1, 16, 20), (3, 2, 64, 777)]
 def export(only):
     import torch
     import transformers as T
-    from torch.export import Dim
+
+    from real_models import export_both
 
     warnings.filterwarnings("ignore")
     torch.manual_seed(0)
@@ -107,24 +108,7 @@ def export(only):
             continue
         dyn = {k: {0: "batch", 2: "h", 3: "w"} if k == "pixel_values" else
                {0: "batch", 1: "dseq" if k == "decoder_input_ids" else "seq"} for k in keys}
-        for dynamo in [False, True]:
-            path = os.path.join(OUT, f"{name}{'_dynamo' if dynamo else ''}.onnx")
-            if os.path.exists(path):
-                continue
-            model = Wrap(make(), keys).eval()
-            kw = dict(input_names=keys, output_names=["out"], dynamo=dynamo)
-            if dynamo:
-                kw.update(dynamic_shapes=tuple({a: Dim.AUTO for a in dyn[k]} for k in keys), opset_version=18)
-            else:
-                kw.update(dynamic_axes=dyn, opset_version=17)
-            try:
-                with torch.no_grad():
-                    torch.onnx.export(model, args, path, **kw)
-            except Exception as e:  # noqa: BLE001 - an exporter failure skips the model.
-                print(f"(export {os.path.basename(path)} failed in torch: {type(e).__name__})", file=sys.stderr)
-                for p in [path, path + ".data"]:
-                    if os.path.exists(p):
-                        os.remove(p)
+        export_both(lambda: Wrap(make(), keys), keys, args, dyn, os.path.join(OUT, name), "out")
 
 
 def dims_for(path, size):

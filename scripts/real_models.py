@@ -55,7 +55,6 @@ def export_transformers():
     try:
         import torch
         import transformers as T
-        from torch.export import Dim
     except ImportError as e:
         print(f"(transformer rows skipped: {e})", file=sys.stderr)
         return
@@ -94,22 +93,32 @@ def export_transformers():
     for name, (make, (keys, args)) in models.items():
         dyn = {k: ({0: "batch", 1: "seq"} if k != "pixel_values" and k != "input_features" else {0: "batch"})
                for k in keys}
-        for dynamo in [False, True]:
-            path = os.path.join(out, f"{name}{'_dynamo' if dynamo else ''}.onnx")
-            if os.path.exists(path):
-                continue
-            model = Wrap(make(), keys).eval()
-            kw = dict(input_names=keys, output_names=["last_hidden_state"], dynamo=dynamo)
-            if dynamo:
-                kw["dynamic_shapes"] = tuple({a: Dim.AUTO for a in dyn[k]} for k in keys)
-                kw["opset_version"] = 18
-            else:
-                kw["dynamic_axes"] = dyn
-                kw["opset_version"] = 17
-            try:
-                torch.onnx.export(model, args, path, **kw)
-            except Exception as e:  # noqa: BLE001 - an exporter failure skips the row.
-                print(f"(export {path} failed in torch: {type(e).__name__})", file=sys.stderr)
+        export_both(lambda: Wrap(make(), keys), keys, args, dyn, os.path.join(out, name), "last_hidden_state")
+
+
+def export_both(make, keys, args, dyn, stem, output):
+    """The module `make()` builds, exported by torch.onnx's TorchScript exporter (opset 17) to
+    STEM.onnx and by its dynamo exporter (opset 18) to STEM_dynamo.onnx, the input axes `dyn`
+    names dynamic; a file already there is kept, and an exporter's failure skips its file."""
+    import torch
+    from torch.export import Dim
+
+    for dynamo in [False, True]:
+        path = f"{stem}{'_dynamo' if dynamo else ''}.onnx"
+        if os.path.exists(path):
+            continue
+        kw = dict(input_names=keys, output_names=[output], dynamo=dynamo)
+        if dynamo:
+            kw.update(dynamic_shapes=tuple({a: Dim.AUTO for a in dyn[k]} for k in keys), opset_version=18)
+        else:
+            kw.update(dynamic_axes=dyn, opset_version=17)
+        try:
+            torch.onnx.export(make().eval(), args, path, **kw)
+        except Exception as e:  # noqa: BLE001 - an exporter failure skips the file.
+            print(f"(export {os.path.basename(path)} failed in torch: {type(e).__name__})", file=sys.stderr)
+            for p in [path, path + ".data"]:
+                if os.path.exists(p):
+                    os.remove(p)
 
 
 def symbol_dims(path, by_axis):
