@@ -5,7 +5,8 @@
 //!
 //! The canonical form: a sum `c0 + Σ c·m` of integer multiples of monomials, each monomial a
 //! sorted product of atoms; atoms are names, fresh unknowns, `floor(e/k)` of a sum by a constant
-//! `k >= 2`, `floor(a/b)` by a symbolic divisor, `min`, `max` and `broadcast`. A `floor`'s sum
+//! `k >= 2`, `floor(a/b)` by a symbolic divisor (`a` may be a constant there), `min`, `max` and
+//! `broadcast`; `a` over `b` is exact where `a` is a monomial times `b`. A `floor`'s sum
 //! has its coefficients in `[0, k)`, its constant in `(-k, 0]` and no factor common to all its
 //! coefficients and `k` (what falls outside moves out of the floor), and a floor of a floor
 //! is one floor (`floor(floor(e/a)/b) = floor(e/(a·b))`). Guaranteed: two terms of the class
@@ -13,7 +14,8 @@
 //! integer", equal for every binding of their names to sizes, are the same term
 //! (`tests/it/terms.rs` checks it on random terms).
 //!
-//! Sizes are at least 0: `min(0, t)` is 0 for a term that cannot be negative. A term holds at
+//! Sizes are at least 0: `min(0, t)` is 0 for a term that cannot be negative. A sum holding
+//! `min(c,t)` and `max(t-c,0)` holds `t` (an axis sliced at `c` and joined again). A term holds at
 //! most [`MAX_NODES`] nodes; a longer one is an unknown size, so that a chain of broadcasts
 //! over new names stays linear in time and memory.
 
