@@ -1068,6 +1068,17 @@ fn generation(c: &Ctx, g: &Generation) -> R {
         (Dim::Term(t), Some(m)) => checked.assumptions.push((1, Assumption::AtMost { size: t.clone(), max: m - 1 })),
         _ => {}
     }
+    // GreedySearch and Sampling do not survive an empty prompt in onnxruntime 1.32 (it crashes,
+    // or does not return); BeamSearch runs one.
+    if g.beams.is_none() && !whisper {
+        match &prompt {
+            Dim::Known(0) => {
+                return invalid(c, "input_ids is empty: onnxruntime crashes on an empty prompt".into());
+            }
+            Dim::Term(t) => checked.assumptions.push((1, Assumption::AtLeast { size: t.clone(), min: 1 })),
+            _ => {}
+        }
+    }
     // repetition_penalty, the last penalty.
     let repetition = g.penalties.last().and_then(|i| c.float_value(*i)).and_then(|v| v.first());
     if let Some(p) = repetition.filter(|p| p.partial_cmp(&&0.0) != Some(std::cmp::Ordering::Greater)) {

@@ -1966,6 +1966,26 @@ fn a_decoder_s_own_sizes_stay_out_of_the_contract() {
     assert!(inf.contract.relations.is_empty(), "{:?}", inf.contract.relations);
 }
 
+/// GreedySearch and Sampling crash onnxruntime 1.32 on an empty prompt (input_ids [2, 0]:
+/// a segmentation fault, probed on `deployed_models.py`'s gpt2_greedy and gpt2_sampling),
+/// where BeamSearch runs it ([2, 1, 6]). Not a row: `ort_rows.py` runs its rows in-process.
+/// Over a symbolic prompt length the contract starts at 1.
+#[test]
+fn an_empty_prompt_is_refused_where_onnxruntime_crashes() {
+    for op in ["GreedySearch", "Sampling"] {
+        let inf = infer(&build::load(&generate(op, &[2, 0], &[], None)), &Options::default());
+        let errors: Vec<&str> =
+            inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.as_str()).collect();
+        assert_eq!(errors, [format!("{op}: input_ids is empty: onnxruntime crashes on an empty prompt")], "{op}");
+        let mut m = generate(op, &[2, 3], &[], None);
+        m.graph.as_mut().unwrap().input[0] = typed("input_ids", DataType::Int32, &["batch", "seq"]);
+        let inf = infer(&build::load(&m), &Options::default());
+        assert_eq!(inf.contract.dims["seq"].text, "1 to 5", "{op}");
+    }
+    let inf = infer(&build::load(&generate("BeamSearch", &[2, 0], &[], None)), &Options::default());
+    assert!(inf.diagnostics.iter().all(|d| d.severity != Severity::Error), "{:?}", inf.diagnostics);
+}
+
 /// WhisperBeamSearch takes audio features [B, 80, 3000]; its prompt is the decoder's start
 /// token, so max_length must exceed 1. Expected values are onnxruntime 1.32's runs of its own
 /// Whisper export of a tiny Whisper (`scripts/deployed_models.py`, whisper_beam) with these
