@@ -733,7 +733,40 @@ impl Term {
                         hi = hi.map(|x| x + c * l as i128);
                     }
                 }
-                (clamp(lo), hi.map(clamp))
+                let (mut lo, mut hi) = (clamp(lo), hi.map(clamp));
+                // `min(a, b) + r` is at most `a + r` and `b + r`, which can be tighter than the
+                // sum of the parts' bounds (`min(64,s) - s <= 0`); `max(a, b) + r` likewise at
+                // least. Taken for a sum with one such term, with coefficient 1.
+                let extremes: Vec<usize> = (0..ts.len())
+                    .filter(|&i| ts[i].1 == 1 && matches!(ts[i].0 .0.kind, Kind::Min(..) | Kind::Max(..)))
+                    .collect();
+                if let [i] = extremes[..] {
+                    let rest = ts.iter().enumerate().filter(|(j, _)| *j != i);
+                    let rest = rest
+                        .fold(Dim::Known(*c0), |acc, (_, (t, c))| acc.add(&Dim::Term(t.clone()).mul(&Dim::Known(*c))));
+                    let (Kind::Min(ms, k) | Kind::Max(ms, k)) = &ts[i].0 .0.kind else { unreachable!("a min or max") };
+                    let members = ms.iter().map(|m| Dim::Term(m.clone())).chain(k.map(Dim::Known));
+                    let bound = |m: Dim| match m.add(&rest) {
+                        Dim::Known(v) => (v, Some(v)),
+                        Dim::Term(t) => t.bounds(bounds),
+                        Dim::Unknown => (i64::MIN, None),
+                    };
+                    if matches!(ts[i].0 .0.kind, Kind::Min(..)) {
+                        if let Some(h) = members
+                            .map(|m| bound(m).1)
+                            .reduce(|a, b| match (a, b) {
+                                (Some(a), Some(b)) => Some(a.min(b)),
+                                (a, b) => a.or(b),
+                            })
+                            .flatten()
+                        {
+                            hi = Some(hi.map_or(h, |x| x.min(h)));
+                        }
+                    } else {
+                        lo = members.map(|m| bound(m).0).max().map_or(lo, |l| lo.max(l));
+                    }
+                }
+                (lo, hi)
             }
             Kind::Product(fs) => {
                 // Exact for factors that cannot be negative; wide otherwise.

@@ -354,6 +354,20 @@ fn an_axis_sliced_and_joined_again_is_the_axis() {
     }
 }
 
+/// XLM slices `pos[:, -seq:]` from `pos[:, :seq]` of a 64-long table: the axis `min(64,seq)`
+/// plus the start `-seq` is never positive, which the bounds must see to read the start as 0.
+/// Their sum's bounds are at most each member's plus the rest (`min(64,s)-s <= 0`, and
+/// `max(3,s)-s >= 0`), not the parts' bounds added (at most 64, at least 3 - unbounded).
+#[test]
+fn a_min_beside_its_member_is_bounded_by_it() {
+    let s = Dim::sym("s");
+    let bounds = |d: Dim| d.term().expect("a term").bounds(&|_| (0, None));
+    assert_eq!(bounds(Dim::min_of(&[&Dim::Known(64), &s]).sub(&s)).1, Some(0));
+    assert_eq!(bounds(Dim::max_of(&[&Dim::Known(3), &s]).sub(&s)).0, 0);
+    // Still never narrower than the values it takes: min(64,s)-s is -36 at s = 100.
+    assert!(bounds(Dim::min_of(&[&Dim::Known(64), &s]).sub(&s)).0 <= -36);
+}
+
 #[test]
 fn a_dot_in_a_name_is_not_a_decimal_point() {
     // paddle2onnx names input dims `DynamicDimension.1`. Reshape's -1 over a PP-OCR
