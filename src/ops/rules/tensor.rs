@@ -135,12 +135,14 @@ fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
     }
 }
 
-/// The length of `x[start:end]` on an axis of size `d` where a bound is symbolic (a size read
-/// off a shape: `x[:, :seq]` is `min(d,seq)`, `x[:, -seq:]` of an axis `seq` is `seq`). Each
-/// bound clamps into `[0, d]` as numpy's does, where its sign can be told: a bound that is never
-/// negative counts from the start, one always negative from the end, and one never positive
-/// with `d` plus it never positive is 0 either way. Unknown otherwise.
-fn slice_between(d: &Dim, start: &Dim, end: &Dim) -> Dim {
+/// The length of `x[start:end:step]`, `step > 0`, on an axis of size `d`, as a term where the
+/// axis or a bound is symbolic (a bound may be a size read off a shape: `x[:, :seq]` is
+/// `min(d,seq)`, `x[:, -seq:]` of an axis `seq` is `seq`): `ceil((E - S) / step)` elements, at
+/// least 0. Each bound clamps into `[0, d]` as numpy's does, where its sign can be told: a bound
+/// that is never negative counts from the start, one always negative from the end, and one never
+/// positive with `d` plus it never positive is 0 either way (a start past `d` needs no clamp: it
+/// leaves `E - S <= 0`). Unknown otherwise.
+fn slice_between(d: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
     let k = Dim::Known;
     let upper = |x: &Dim| match x {
         Dim::Known(v) => Some(*v),
@@ -167,7 +169,7 @@ fn slice_between(d: &Dim, start: &Dim, end: &Dim) -> Dim {
         }
     };
     match (resolve(start, false), resolve(end, true)) {
-        (Some(s), Some(e)) => Dim::max_of(&[&e.sub(&s), &k(0)]),
+        (Some(s), Some(e)) => Dim::max_of(&[&e.sub(&s).div_ceil(&k(step)), &k(0)]),
         _ => Dim::Unknown,
     }
 }
@@ -176,47 +178,30 @@ fn slice_between(d: &Dim, start: &Dim, end: &Dim) -> Dim {
 /// write INT32_MAX, INT64_MAX and INT64_MIN (give or take one) for "to the end".
 const PAST_END: i64 = i32::MAX as i64 - 1;
 
-/// [`slice_len`] on an axis of symbolic size `d`, as a term: `x[:-1]` is `max(d-1, 0)`.
-///
-/// A forward slice takes `ceil((E - S) / step)` elements, at least 0, where `E` is the end
-/// clamped into `[0, d]` and `S` the start clamped at 0 (a start past `d` leaves `E - S <= 0`
-/// already). A backward one takes `ceil((S - E) / -step)`, `S` clamped into `[-1, d-1]` and
-/// `E` clamped at -1.
+/// [`slice_len`] on an axis of symbolic size `d`, as a term: `x[:-1]` is `max(d-1, 0)`. A
+/// forward slice is [`slice_between`]'s; a backward one takes `ceil((S - E) / -step)`, at least
+/// 0, `S` clamped into `[-1, d-1]` and `E` clamped at -1.
 fn symbolic_slice_len(d: &Dim, start: i64, end: i64, step: i64) -> Dim {
     let k = Dim::Known;
-    // A negative index counts from the end, and clamps at `low` (0 forward, -1 backward).
-    let from_end = |i: i64, low: i64| Dim::max_of(&[&d.add(&k(i)), &k(low)]);
-    let (taken, by) = if step > 0 {
-        let s = match start {
-            i if i >= PAST_END => d.clone(),
-            i if i >= 0 => k(i),
-            i if i <= -PAST_END => k(0),
-            i => from_end(i, 0),
-        };
-        let e = match end {
-            i if i >= PAST_END => d.clone(),
-            i if i >= 0 => Dim::min_of(&[&k(i), d]),
-            i if i <= -PAST_END => k(0),
-            i => from_end(i, 0),
-        };
-        (e.sub(&s), step)
-    } else {
-        let last = d.sub(&k(1));
-        let s = match start {
-            i if i >= PAST_END => last.clone(),
-            i if i >= 0 => Dim::min_of(&[&k(i), &last]),
-            i if i <= -PAST_END => k(-1),
-            i => from_end(i, -1),
-        };
-        let e = match end {
-            i if i >= PAST_END => last,
-            i if i >= 0 => k(i),
-            i if i <= -PAST_END => k(-1),
-            i => from_end(i, -1),
-        };
-        (s.sub(&e), step.checked_neg().unwrap_or(i64::MAX))
+    if step > 0 {
+        return slice_between(d, &k(start), &k(end), step);
+    }
+    // A negative index counts from the end, and clamps at -1.
+    let from_end = |i: i64| Dim::max_of(&[&d.add(&k(i)), &k(-1)]);
+    let last = d.sub(&k(1));
+    let s = match start {
+        i if i >= PAST_END => last.clone(),
+        i if i >= 0 => Dim::min_of(&[&k(i), &last]),
+        i if i <= -PAST_END => k(-1),
+        i => from_end(i),
     };
-    Dim::max_of(&[&taken.div_ceil(&k(by)), &k(0)])
+    let e = match end {
+        i if i >= PAST_END => last,
+        i if i >= 0 => k(i),
+        i if i <= -PAST_END => k(-1),
+        i => from_end(i),
+    };
+    Dim::max_of(&[&s.sub(&e).div_ceil(&k(step.checked_neg().unwrap_or(i64::MAX))), &k(0)])
 }
 
 pub fn slice(c: &Ctx) -> R {
@@ -287,7 +272,7 @@ pub fn slice(c: &Ctx) -> R {
                 ranges[a] = Some((start, *e, steps[k]));
                 slice_len(&data[a], start, *e, steps[k])
             }
-            (start, end) if steps[k] == 1 => slice_between(&data[a], start, end),
+            (start, end) if steps[k] == 1 => slice_between(&data[a], start, end, 1),
             _ => Dim::Unknown,
         };
     }
