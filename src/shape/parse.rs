@@ -10,7 +10,7 @@
 //! `**` to a constant power, `Min`, `Max` and `Mod(a, b)` (`a % b`).
 
 use super::dim::Dim;
-use super::term::Term;
+use super::term::{Term, MAX_POWER};
 
 /// The longest `dim_param` read as a size; a longer one is kept as an opaque name, which the
 /// model writes back as it was and inference takes for an unknown size (a 100 KB name carried
@@ -95,9 +95,6 @@ struct Parser<'a> {
 /// How deep parentheses and calls may nest in a size's text.
 const MAX_DEPTH: usize = 64;
 
-/// The largest power `**` is read to (sympy writes `(hw + 1)**2`); a larger one is a name.
-const MAX_POWER: i64 = 8;
-
 impl Parser<'_> {
     fn space(&mut self) {
         while self.text.get(self.at).is_some_and(u8::is_ascii_whitespace) {
@@ -158,9 +155,9 @@ impl Parser<'_> {
         // `**` binds tighter than a sign on its left (`-a**2` is `-(a**2)`), and to the right.
         if self.peek() == Some(b'*') && self.text.get(self.at + 1) == Some(&b'*') {
             self.at += 2;
+            // Up to `MAX_POWER`, also of a number; a larger power is a name.
             let exp = self.unary()?.integer()?.known().filter(|e| (0..=MAX_POWER).contains(e))?;
-            let base = base.integer()?;
-            return known(Value::int((0..exp).fold(Dim::Known(1), |acc, _| acc.mul(&base))));
+            return known(Value::int(base.integer()?.pow(exp)));
         }
         Some(base)
     }

@@ -30,6 +30,9 @@ use super::dim::Dim;
 /// The most nodes a term holds; a larger one is an unknown size.
 pub const MAX_NODES: u32 = 64;
 
+/// The largest power of a term written out as a product (`Pow`, sympy's `(hw + 1)**2`).
+pub const MAX_POWER: i64 = 8;
+
 /// A symbolic size in canonical form (see the module's documentation). Cloning shares it.
 #[derive(Clone)]
 pub struct Term(Arc<Node>);
@@ -389,6 +392,16 @@ impl Dim {
         (|| Some(Poly::of(self)?.mul(&Poly::of(other)?)?.dim()))().unwrap_or(Dim::Unknown)
     }
 
+    /// `self` to the power `k`: exact for a known size; for a term, the product of `k` factors,
+    /// `k` up to [`MAX_POWER`]; unknown otherwise (and on overflow).
+    pub fn pow(&self, k: i64) -> Dim {
+        match self {
+            Dim::Known(x) => u32::try_from(k).ok().and_then(|k| x.checked_pow(k)).map_or(Dim::Unknown, Dim::Known),
+            Dim::Term(_) if (0..=MAX_POWER).contains(&k) => (0..k).fold(Dim::Known(1), |acc, _| acc.mul(self)),
+            _ => Dim::Unknown,
+        }
+    }
+
     /// `floor(self / other)`; unknown for a zero divisor.
     pub fn div_floor(&self, other: &Dim) -> Dim {
         match other {
@@ -433,9 +446,7 @@ impl Dim {
 /// `a` (`batch*seq*64 / (batch*64)` is `seq`), else a `floor(a/d)` atom.
 fn div_term(a: &Dim, d: &Term) -> Dim {
     let (Some(p), q) = (Poly::of(a), d.poly()) else { return Dim::Unknown };
-    if p == q {
-        return Dim::Known(1);
-    }
+    // `p = m·q` for one monomial `m` (`p == q` among them: 1).
     if let Some(m) = monomial_quotient(&p, &q) {
         return m.dim();
     }
@@ -741,9 +752,7 @@ impl Term {
                     .filter(|&i| ts[i].1 == 1 && matches!(ts[i].0 .0.kind, Kind::Min(..) | Kind::Max(..)))
                     .collect();
                 if let [i] = extremes[..] {
-                    let rest = ts.iter().enumerate().filter(|(j, _)| *j != i);
-                    let rest = rest
-                        .fold(Dim::Known(*c0), |acc, (_, (t, c))| acc.add(&Dim::Term(t.clone()).mul(&Dim::Known(*c))));
+                    let rest = Dim::Term(self.clone()).sub(&Dim::Term(ts[i].0.clone()));
                     let (Kind::Min(ms, k) | Kind::Max(ms, k)) = &ts[i].0 .0.kind else { unreachable!("a min or max") };
                     let members = ms.iter().map(|m| Dim::Term(m.clone())).chain(k.map(Dim::Known));
                     let bound = |m: Dim| match m.add(&rest) {
@@ -752,14 +761,7 @@ impl Term {
                         Dim::Unknown => (i64::MIN, None),
                     };
                     if matches!(ts[i].0 .0.kind, Kind::Min(..)) {
-                        if let Some(h) = members
-                            .map(|m| bound(m).1)
-                            .reduce(|a, b| match (a, b) {
-                                (Some(a), Some(b)) => Some(a.min(b)),
-                                (a, b) => a.or(b),
-                            })
-                            .flatten()
-                        {
+                        if let Some(h) = members.filter_map(|m| bound(m).1).min() {
                             hi = Some(hi.map_or(h, |x| x.min(h)));
                         }
                     } else {

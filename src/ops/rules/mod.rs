@@ -79,15 +79,9 @@ pub mod fold {
             _ => Dim::Unknown,
         }
     }
-    /// An integer to a small known power (torch's dynamo export squares a patch count).
+    /// An integer to a known power (torch's dynamo export squares a patch count).
     pub fn pow(a: &Dim, b: &Dim) -> Dim {
-        match (a, b.known()) {
-            (Dim::Known(x), Some(k)) => {
-                u32::try_from(k).ok().and_then(|k| x.checked_pow(k)).map_or(Dim::Unknown, Dim::Known)
-            }
-            (Dim::Term(_), Some(k @ 0..=8)) => (0..k).fold(Dim::Known(1), |acc, _| acc.mul(a)),
-            _ => Dim::Unknown,
-        }
+        b.known().map_or(Dim::Unknown, |k| a.pow(k))
     }
     pub fn eq(a: &Dim, b: &Dim) -> Dim {
         truth(cmp(a, b).map(|o| o.is_eq()))
