@@ -393,7 +393,7 @@ impl Dim {
     }
 
     /// `self` to the power `k`: exact for a known size; for a term, the product of `k` factors,
-    /// `k` up to [`MAX_POWER`]; unknown otherwise (and on overflow).
+    /// `k` up to `MAX_POWER` (8); unknown otherwise (and on overflow).
     pub fn pow(&self, k: i64) -> Dim {
         match self {
             Dim::Known(x) => u32::try_from(k).ok().and_then(|k| x.checked_pow(k)).map_or(Dim::Unknown, Dim::Known),
