@@ -1644,6 +1644,160 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             None,
         ),
     ]
+    .into_iter()
+    .chain(recurrent_table())
+    .collect()
+}
+
+/// The recurrent layers onnxruntime-genai's builder writes for LFM2 and Qwen3.5
+/// (CausalConvWithState, LinearAttention and its gates, GatedRMSNorm, GatedAdd). Output `y` is
+/// the op's output `at` (a carried state is output 1), over float inputs of the given shapes
+/// ("" for an absent optional one).
+fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
+    let op = |op: &str, at: usize, ins: &[(&str, &[i64])], attrs: &[(&str, i64)], strs: &[(&str, &str)]| {
+        let names: Vec<&str> = ins.iter().map(|(n, _)| *n).collect();
+        // The ops' required outputs: a state besides the output for the first two.
+        let least = if op == "CausalConvWithState" || op == "LinearAttention" { 2 } else { 1 };
+        let outs: Vec<&str> = ["o0", "o1"]
+            .iter()
+            .take(least.max(at + 1))
+            .enumerate()
+            .map(|(i, o)| if i == at { "y" } else { o })
+            .collect();
+        let mut n = node("r", op, &names, &outs);
+        n = attrs.iter().fold(n, |n, (a, v)| with_int(n, a, *v));
+        n = strs.iter().fold(n, |n, (a, v)| with_str(n, a, v));
+        let typed: Vec<(&str, &[i64], DataType)> =
+            ins.iter().filter(|(n, _)| !n.is_empty()).map(|(n, s)| (*n, *s, DataType::Float)).collect();
+        ms(MS, n, &typed, &[])
+    };
+    let conv = |at: usize, x: &[i64], w: &[i64], b: &[i64], s: &[i64], attrs: &[(&str, i64)], strs: &[(&str, &str)]| {
+        let ins =
+            [("x", x), ("w", w), (if b.is_empty() { "" } else { "b" }, b), (if s.is_empty() { "" } else { "s" }, s)];
+        let end = if s.is_empty() {
+            if b.is_empty() {
+                2
+            } else {
+                3
+            }
+        } else {
+            4
+        };
+        op("CausalConvWithState", at, &ins[..end], attrs, strs)
+    };
+    let heads = [("q_num_heads", 2), ("kv_num_heads", 4)];
+    // LinearAttention with 2 query heads of 3 and 4 kv heads (values of 6) over B 2, T 5.
+    let la = |at: usize, q: &[i64], k: &[i64], v: &[i64], g: &[i64], b: &[i64], attrs: &[(&str, i64)]| {
+        let ins = [("q", q), ("k", k), ("v", v), ("", &[][..]), (if g.is_empty() { "" } else { "g" }, g), ("b", b)];
+        let attrs: Vec<(&str, i64)> =
+            heads.iter().filter(|(h, _)| !attrs.iter().any(|(a, _)| a == h)).chain(attrs).copied().collect();
+        op("LinearAttention", at, &ins[..if b.is_empty() { 5 } else { 6 }], &attrs, &[])
+    };
+    let (q, k, v, g, b) = (&[2, 5, 6][..], &[2, 5, 12][..], &[2, 5, 24][..], &[2, 5, 4][..], &[2, 5, 4][..]);
+    let gate = |at: usize, a: &[i64], d: &[i64], b: &[i64]| {
+        let ins = [("a", a), ("d", d), ("e", d), ("b", b)];
+        op("LinearAttentionGate", at, &ins[..if b.is_empty() { 3 } else { 4 }], &[], &[])
+    };
+    let rms = |x: &[i64], s: &[i64], g: &[i64], act: &str| {
+        let strs = if act.is_empty() { vec![] } else { vec![("activation", act)] };
+        op("GatedRMSNorm", 0, &[("x", x), ("s", s), ("g", g)], &[], &strs)
+    };
+    let add = |x: &[i64], y: &[i64], g: &[i64]| op("GatedAdd", 0, &[("x", x), ("y_", y), ("g", g)], &[], &[]);
+    vec![
+        // CausalConvWithState: "Input 'past_state' is expected to have shape {2,8,2}, got
+        // {2,8,3}", "weight channels must match input channels", "weight must be depthwise",
+        // "bias must be 1D with size C", "input must have 3 dimensions for ndim=1",
+        // "activation must be one of: none, silu, swish".
+        (
+            "CausalConv",
+            conv(0, &[2, 8, 5], &[8, 1, 3], &[8], &[2, 8, 2], &[], &[("activation", "silu")]),
+            Some(vec![2, 8, 5]),
+        ),
+        (
+            "CausalConv state dilation 2",
+            conv(1, &[2, 8, 5], &[8, 1, 3], &[], &[], &[("dilation", 2)], &[]),
+            Some(vec![2, 8, 4]),
+        ),
+        ("CausalConv state kernel 1", conv(1, &[2, 8, 5], &[8, 1, 1], &[], &[], &[], &[]), Some(vec![2, 8, 0])),
+        (
+            "CausalConv channels_last state",
+            conv(1, &[2, 5, 2, 4], &[8, 1, 3], &[], &[], &[("channels_last", 1)], &[]),
+            Some(vec![2, 2, 2, 4]),
+        ),
+        ("CausalConv past [2,8,3]", conv(0, &[2, 8, 5], &[8, 1, 3], &[], &[2, 8, 3], &[], &[]), None),
+        (
+            "CausalConv channels_last past [2,2,8]",
+            conv(0, &[2, 5, 2, 4], &[8, 1, 3], &[], &[2, 2, 8], &[("channels_last", 1)], &[]),
+            None,
+        ),
+        ("CausalConv weight [4,1,3]", conv(0, &[2, 8, 5], &[4, 1, 3], &[], &[], &[], &[]), None),
+        ("CausalConv weight [8,2,3]", conv(0, &[2, 8, 5], &[8, 2, 3], &[], &[], &[], &[]), None),
+        ("CausalConv bias [4]", conv(0, &[2, 8, 5], &[8, 1, 3], &[4], &[], &[], &[]), None),
+        ("CausalConv input rank 4", conv(0, &[2, 8, 4, 5], &[8, 1, 3, 3], &[], &[], &[], &[]), None),
+        ("CausalConv activation relu", conv(0, &[2, 8, 5], &[8, 1, 3], &[], &[], &[], &[("activation", "relu")]), None),
+        // LinearAttention: "query hidden size must be divisible by q_num_heads", "kv_num_heads
+        // must be divisible by n_k_heads", "value hidden size must be divisible by
+        // kv_num_heads", "decay last dim must be H_kv or H_kv*d_k", "beta last dim must be
+        // H_kv or 1", "decay input is required for update_rule=gated_delta".
+        ("LinearAttention", la(0, q, k, v, g, b, &[]), Some(vec![2, 5, 24])),
+        ("LinearAttention state", la(1, q, k, v, g, b, &[]), Some(vec![2, 4, 3, 6])),
+        (
+            "LinearAttention 2 key heads, beta [2,5,1]",
+            la(0, q, &[2, 5, 6], v, &[2, 5, 12], &[2, 5, 1], &[]),
+            Some(vec![2, 5, 24]),
+        ),
+        (
+            "LinearAttention inverse",
+            la(
+                0,
+                &[2, 5, 12],
+                &[2, 5, 6],
+                &[2, 5, 12],
+                &[2, 5, 2],
+                &[2, 5, 2],
+                &[("q_num_heads", 4), ("kv_num_heads", 2)],
+            ),
+            Some(vec![2, 5, 24]),
+        ),
+        ("LinearAttention key [2,5,24]", la(0, q, &[2, 5, 24], v, g, b, &[]), None),
+        ("LinearAttention query [2,5,7]", la(0, &[2, 5, 7], k, v, g, b, &[]), None),
+        ("LinearAttention value [2,5,26]", la(0, q, k, &[2, 5, 26], g, b, &[]), None),
+        ("LinearAttention decay [2,5,1]", la(0, q, k, v, &[2, 5, 1], b, &[]), None),
+        ("LinearAttention beta [2,5,2]", la(0, q, k, v, g, &[2, 5, 2], &[]), None),
+        ("LinearAttention no decay", la(0, q, k, v, &[], b, &[]), None),
+        ("LinearAttention sequences 5 and 6", la(0, q, k, &[2, 6, 24], g, b, &[]), None),
+        ("LinearAttention 3 of 4 heads", la(0, &[2, 5, 9], k, v, g, b, &[("q_num_heads", 3)]), None),
+        // LinearAttentionGate: "dt_bias must have 4 elements, got 3", "b must have the same
+        // shape as a", "a last dimension must be positive", "The b input is required when the
+        // beta output is requested".
+        ("LinearAttentionGate", gate(1, &[2, 5, 4], &[4], &[2, 5, 4]), Some(vec![2, 5, 4])),
+        ("LinearAttentionGate dt_bias [4,1]", gate(0, &[2, 5, 4], &[4, 1], &[]), Some(vec![2, 5, 4])),
+        ("LinearAttentionGate dt_bias [3]", gate(0, &[2, 5, 4], &[3], &[]), None),
+        ("LinearAttentionGate b [2,5,3]", gate(1, &[2, 5, 4], &[4], &[2, 5, 3]), None),
+        // b is read for the beta output only.
+        ("LinearAttentionGate no beta, b [2,5,3]", gate(0, &[2, 5, 4], &[4], &[2, 5, 3]), Some(vec![2, 5, 4])),
+        ("LinearAttentionGate a [2,5,0]", gate(0, &[2, 5, 0], &[0], &[]), None),
+        ("LinearAttentionGate beta without b", gate(1, &[2, 5, 4], &[4], &[]), None),
+        // GatedRMSNorm: "X last dimension (64) must be a multiple of the scale length (12)",
+        // "gate must have the same shape as X", "scale must not be empty", "activation must be
+        // one of: silu, swish, sigmoid".
+        ("GatedRMSNorm", rms(&[2, 5, 64], &[16], &[2, 5, 64], "sigmoid"), Some(vec![2, 5, 64])),
+        ("GatedRMSNorm X [2,5,0]", rms(&[2, 5, 0], &[16], &[2, 5, 0], ""), Some(vec![2, 5, 0])),
+        ("GatedRMSNorm scale [12]", rms(&[2, 5, 64], &[12], &[2, 5, 64], ""), None),
+        ("GatedRMSNorm gate [1,5,64]", rms(&[2, 5, 64], &[16], &[1, 5, 64], ""), None),
+        ("GatedRMSNorm scale [0]", rms(&[2, 5, 64], &[0], &[2, 5, 64], ""), None),
+        ("GatedRMSNorm activation relu", rms(&[2, 5, 64], &[16], &[2, 5, 64], "relu"), None),
+        // GatedAdd: "gate last dimension must be 1", "gate dimension 1 must match X", "Y must
+        // have the same shape as X", "gate must have the same rank as X", "X last dimension
+        // must be positive".
+        ("GatedAdd", add(&[2, 5, 8], &[2, 5, 8], &[2, 5, 1]), Some(vec![2, 5, 8])),
+        ("GatedAdd X [0,5,8]", add(&[0, 5, 8], &[0, 5, 8], &[0, 5, 1]), Some(vec![0, 5, 8])),
+        ("GatedAdd gate [2,5,8]", add(&[2, 5, 8], &[2, 5, 8], &[2, 5, 8]), None),
+        ("GatedAdd gate [2,1,1]", add(&[2, 5, 8], &[2, 5, 8], &[2, 1, 1]), None),
+        ("GatedAdd Y [1,5,8]", add(&[2, 5, 8], &[1, 5, 8], &[2, 5, 1]), None),
+        ("GatedAdd gate [2,5]", add(&[2, 5, 8], &[2, 5, 8], &[2, 5]), None),
+        ("GatedAdd X [2,5,0]", add(&[2, 5, 0], &[2, 5, 0], &[2, 5, 1]), None),
+    ]
 }
 
 /// `op` (BeamSearch, GreedySearch or Sampling) over int32 input_ids of shape `ids`, with
