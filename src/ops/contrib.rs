@@ -60,8 +60,9 @@ const RULES: &[(&str, Rule)] = &[
     ("WhisperBeamSearch", |c| generation(c, &BEAM)),
     ("GreedySearch", |c| generation(c, &GREEDY)),
     ("Sampling", |c| generation(c, &SAMPLING)),
-    ("CausalConvWithState", causal_conv_with_state),
-    ("LinearAttention", linear_attention),
+    // The standard ops of opset 27 widened with onnxruntime's attributes.
+    ("CausalConvWithState", rules::causal_conv),
+    ("LinearAttention", rules::linear_attention),
     ("LinearAttentionGate", linear_attention_gate),
     ("GatedRMSNorm", gated_rms_norm),
     ("GatedAdd", gated_add),
@@ -1122,125 +1123,6 @@ fn one_of(c: &Ctx, name: &str, allowed: &[&str]) -> Result<(), RuleError> {
         Some(v) if !allowed.contains(&v.as_str()) => invalid(c, format!("{name} {v:?} is not one of {allowed:?}")),
         _ => Ok(()),
     }
-}
-
-/// CausalConvWithState, a depthwise convolution that carries the last `(k - 1) * dilation`
-/// positions of its last axis between calls. Channels first: input [B, C, spatial of `ndim`],
-/// weight [C, 1, k...], state [B, C, .., state]; with `channels_last` (ndim 1): input
-/// [B, L, d...] of C = d1*..*dn channels, state [B, state, d...]. A `state_window` W > 0 leads
-/// the states with W. Output like the input; past_state is present_state's shape. The CUDA
-/// path's extended attributes are left unknown.
-fn causal_conv_with_state(c: &Ctx) -> R {
-    let dtype = c.dtype(0);
-    let attr = |n: &str, default: i64| c.node.attr_int(n).unwrap_or(default);
-    let (ndim, dilation, window, last) =
-        (attr("ndim", 1), attr("dilation", 1), attr("state_window", 0), attr("channels_last", 0) != 0);
-    if !(1..=3).contains(&ndim) || dilation < 1 || window < 0 {
-        return invalid(c, format!("ndim {ndim}, dilation {dilation} and state_window {window} out of range"));
-    }
-    one_of(c, "activation", &["none", "silu", "swish"])?;
-    let extended = ["state_length", "input_channels", "input_channel_offset", "state_update_capacity"]
-        .iter()
-        .any(|n| attr(n, 0) != 0)
-        || attr("state_channels_last", -1) != -1;
-    if extended && (!last || ndim != 1 || window != 0) {
-        return invalid(c, "extended attributes need channels_last 1, ndim 1 and state_window 0".into());
-    }
-    let unknown = || out(vec![tensor(dtype, None), tensor(dtype, None)]);
-    let Some(x) = c.shape(0) else { return unknown() };
-    let rank = if last { 3..=usize::MAX } else { 2 + ndim as usize..=2 + ndim as usize };
-    if !rank.contains(&x.len()) {
-        return invalid(c, format!("input has rank {}, not {} for ndim {ndim}", x.len(), 2 + ndim));
-    }
-    if extended || (last && ndim != 1) {
-        return out(vec![tensor(dtype, if extended { None } else { Some(x.to_vec()) }), tensor(dtype, None)]);
-    }
-    let channels = if last { Dim::product(&x[2..]) } else { x[1].clone() };
-    expect_rank(c, 1, 2 + ndim as usize)?;
-    let mut checked = Out::default();
-    let Some(w) = c.shape(1) else { return unknown() };
-    expect_shape(c, 1, &[[channels.clone(), Dim::Known(1)].as_slice(), &w[2..]].concat(), &mut checked)?;
-    expect_shape(c, 2, std::slice::from_ref(&channels), &mut checked)?;
-    let k = &w[w.len() - 1];
-    if k.known() == Some(0) {
-        return invalid(c, "a kernel of 0 positions".into());
-    }
-    let state = k.sub(&Dim::Known(1)).mul(&Dim::Known(dilation));
-    let mut present: Shape =
-        if last { [&x[..1], &[state], &x[2..]].concat() } else { [&x[..x.len() - 1], &[state]].concat() };
-    if window > 0 {
-        present.insert(0, Dim::Known(window));
-    }
-    expect_shape(c, 3, &present, &mut checked)?;
-    checked.types = smallvec::smallvec![tensor(dtype, Some(x.to_vec())), tensor(dtype, Some(present))];
-    Ok(checked)
-}
-
-/// LinearAttention, a recurrent (linear) attention over packed [B, T, heads * size] inputs:
-/// d_k = query hidden / q_num_heads, the key's heads divide kv_num_heads, d_v = value hidden /
-/// kv_num_heads. Output [B, T, max(Hq, Hkv) * d_v]; present_state (and past_state) [B, Hkv, d_k,
-/// d_v], led by `state_window` W > 0. decay [B, T, Hkv or Hkv * d_k] and beta [B, T, Hkv or 1],
-/// as the update rule needs them. As onnxruntime 1.32 checks them.
-fn linear_attention(c: &Ctx) -> R {
-    let dtype = c.dtype(0);
-    let (hq, hkv) = (c.node.attr_int("q_num_heads").unwrap_or(0), c.node.attr_int("kv_num_heads").unwrap_or(0));
-    let window = c.node.attr_int("state_window").unwrap_or(0);
-    if hq <= 0 || hkv <= 0 || window < 0 {
-        return invalid(c, format!("q_num_heads {hq} and kv_num_heads {hkv} must be positive"));
-    }
-    if hq.max(hkv) % hq.min(hkv) != 0 {
-        return invalid(c, format!("q_num_heads {hq} and kv_num_heads {hkv}: neither divides the other"));
-    }
-    one_of(c, "update_rule", &["linear", "gated", "delta", "gated_delta"])?;
-    let rule = c.node.attr_str("update_rule").unwrap_or_else(|| "gated_delta".into());
-    for (slot, what, needed) in [(4, "decay", rule.starts_with("gated")), (5, "beta", rule.ends_with("delta"))] {
-        if needed && !c.has(slot) {
-            return invalid(c, format!("update_rule {rule} needs {what}"));
-        }
-    }
-    (0..3).try_for_each(|i| expect_rank(c, i, 3))?;
-    let unknown = || out(vec![tensor(dtype, None), tensor(dtype, None)]);
-    let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else { return unknown() };
-    let mut checked = Out::default();
-    let (b, t) = (&q[0], &q[1]);
-    expect_shape(c, 1, &[b.clone(), t.clone(), k[2].clone()], &mut checked)?;
-    expect_shape(c, 2, &[b.clone(), t.clone(), v[2].clone()], &mut checked)?;
-    let split = |hidden: &Dim, heads: &Dim, what: &str| match (hidden.known(), heads.known()) {
-        (Some(h), _) if h <= 0 && what != "key" => invalid(c, format!("a {what} hidden size of {h}")),
-        (Some(h), Some(n)) if n <= 0 || h % n != 0 => {
-            invalid(c, format!("{what} hidden size {h} is not a multiple of {n}"))
-        }
-        _ => Ok(hidden.div_floor(heads)),
-    };
-    let dk = split(&q[2], &Dim::Known(hq), "query")?;
-    let key_heads = split(&k[2], &dk, "key")?;
-    if let Some(n) = key_heads.known().filter(|n| *n <= 0 || hkv % n != 0) {
-        return invalid(c, format!("the key's {n} heads do not divide kv_num_heads {hkv}"));
-    }
-    let dv = split(&v[2], &Dim::Known(hkv), "value")?;
-    let d_hkv = Dim::Known(hkv);
-    for (slot, what, widths) in
-        [(4, "decay", [d_hkv.clone(), d_hkv.mul(&dk)]), (5, "beta", [d_hkv.clone(), Dim::Known(1)])]
-    {
-        let Some(g) = c.shape(slot).filter(|_| c.has(slot)) else { continue };
-        expect_rank(c, slot, 3)?;
-        let want = if widths.contains(&g[2]) {
-            g[2].clone()
-        } else if g[2].known().is_some() && widths.iter().all(|w| w.known().is_some()) {
-            return invalid(c, format!("{what} is {} wide, not {} or {}", g[2], widths[0], widths[1]));
-        } else {
-            Dim::Unknown
-        };
-        expect_shape(c, slot, &[b.clone(), t.clone(), want], &mut checked)?;
-    }
-    let mut state = vec![b.clone(), d_hkv, dk, dv.clone()];
-    if window > 0 {
-        state.insert(0, Dim::Known(window));
-    }
-    expect_shape(c, 3, &state, &mut checked)?;
-    let y = vec![b.clone(), t.clone(), Dim::Known(hq.max(hkv)).mul(&dv)];
-    checked.types = smallvec::smallvec![tensor(dtype, Some(y)), tensor(c.dtype(3).or(dtype), Some(state))];
-    Ok(checked)
 }
 
 /// LinearAttentionGate: decay, and beta (from b), like `a` [.., H] with H above 0; dt_bias and

@@ -1739,15 +1739,15 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // must be divisible by n_k_heads", "value hidden size must be divisible by
         // kv_num_heads", "decay last dim must be H_kv or H_kv*d_k", "beta last dim must be
         // H_kv or 1", "decay input is required for update_rule=gated_delta".
-        ("LinearAttention", la(0, q, k, v, g, b, &[]), Some(vec![2, 5, 24])),
-        ("LinearAttention state", la(1, q, k, v, g, b, &[]), Some(vec![2, 4, 3, 6])),
+        ("com.microsoft LinearAttention", la(0, q, k, v, g, b, &[]), Some(vec![2, 5, 24])),
+        ("com.microsoft LinearAttention state", la(1, q, k, v, g, b, &[]), Some(vec![2, 4, 3, 6])),
         (
-            "LinearAttention 2 key heads, beta [2,5,1]",
+            "com.microsoft LinearAttention 2 key heads, beta [2,5,1]",
             la(0, q, &[2, 5, 6], v, &[2, 5, 12], &[2, 5, 1], &[]),
             Some(vec![2, 5, 24]),
         ),
         (
-            "LinearAttention inverse",
+            "com.microsoft LinearAttention inverse",
             la(
                 0,
                 &[2, 5, 12],
@@ -1759,14 +1759,15 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             ),
             Some(vec![2, 5, 24]),
         ),
-        ("LinearAttention key [2,5,24]", la(0, q, &[2, 5, 24], v, g, b, &[]), None),
-        ("LinearAttention query [2,5,7]", la(0, &[2, 5, 7], k, v, g, b, &[]), None),
-        ("LinearAttention value [2,5,26]", la(0, q, k, &[2, 5, 26], g, b, &[]), None),
-        ("LinearAttention decay [2,5,1]", la(0, q, k, v, &[2, 5, 1], b, &[]), None),
-        ("LinearAttention beta [2,5,2]", la(0, q, k, v, g, &[2, 5, 2], &[]), None),
-        ("LinearAttention no decay", la(0, q, k, v, &[], b, &[]), None),
-        ("LinearAttention sequences 5 and 6", la(0, q, k, &[2, 6, 24], g, b, &[]), None),
-        ("LinearAttention 3 of 4 heads", la(0, &[2, 5, 9], k, v, g, b, &[("q_num_heads", 3)]), None),
+        ("com.microsoft LinearAttention key [2,5,24]", la(0, q, &[2, 5, 24], v, g, b, &[]), None),
+        ("com.microsoft LinearAttention query [2,5,7]", la(0, &[2, 5, 7], k, v, g, b, &[]), None),
+        ("com.microsoft LinearAttention query [2,5,0]", la(0, &[2, 5, 0], &[2, 5, 0], v, g, b, &[]), None),
+        ("com.microsoft LinearAttention value [2,5,26]", la(0, q, k, &[2, 5, 26], g, b, &[]), None),
+        ("com.microsoft LinearAttention decay [2,5,1]", la(0, q, k, v, &[2, 5, 1], b, &[]), None),
+        ("com.microsoft LinearAttention beta [2,5,2]", la(0, q, k, v, g, &[2, 5, 2], &[]), None),
+        ("com.microsoft LinearAttention no decay", la(0, q, k, v, &[], b, &[]), None),
+        ("com.microsoft LinearAttention sequences 5 and 6", la(0, q, k, &[2, 6, 24], g, b, &[]), None),
+        ("com.microsoft LinearAttention 3 of 4 heads", la(0, &[2, 5, 9], k, v, g, b, &[("q_num_heads", 3)]), None),
         // LinearAttentionGate: "dt_bias must have 4 elements, got 3", "b must have the same
         // shape as a", "a last dimension must be positive", "The b input is required when the
         // beta output is requested".

@@ -274,17 +274,22 @@ pub fn flex_attention(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(vec![q[0].clone(), q[1].clone(), q[2].clone(), v[3].clone()]))])
 }
 
-/// LinearAttention (opset 27): packed query [B, T, Hq*dk], key [B, T, Hkv*dk], value
-/// [B, T, Hkv*dv], state [B, Hkv, dk, dv]. The schema's inference (onnxruntime quotes it)
-/// wants both head counts, positive, Hkv dividing Hq; the decay input exactly for the gated
-/// rules and beta for the delta ones; these ranks and sizes; decay's last size Hkv or Hkv*dk
-/// and beta's 1 or Hkv.
+/// LinearAttention (opset 27, and onnxruntime's com.microsoft op of that name): packed query
+/// [B, T, Hq*dk], key [B, T, Hkv*dk], value [B, T, Hkv*dv], state [B, Hkv, dk, dv]. The
+/// schema's inference (onnxruntime quotes it) wants both head counts, positive, Hkv dividing
+/// Hq; the decay input exactly for the gated rules and beta for the delta ones; these ranks and
+/// sizes; decay's last size Hkv or Hkv*dk and beta's 1 or Hkv. The contrib op, as its CPU
+/// kernel checks it, also takes Hq dividing Hkv (an output per kv head), a key of fewer heads
+/// dividing Hkv, decay and beta its rule does not read, and a `state_window` W > 0 leading the
+/// states; its query and value sizes must be above 0.
 pub fn linear_attention(c: &Ctx) -> R {
     let op = op_err("LinearAttention");
+    let ms = c.node.domain == "com.microsoft";
     let (Some(qh), Some(kvh)) = (c.node.attr_int("q_num_heads"), c.node.attr_int("kv_num_heads")) else {
         return Err(op("q_num_heads and kv_num_heads are required".into()));
     };
-    if qh <= 0 || kvh <= 0 || qh % kvh != 0 {
+    let window = c.node.attr_int("state_window").unwrap_or(0);
+    if qh <= 0 || kvh <= 0 || window < 0 || (qh % kvh != 0 && !(ms && kvh % qh == 0)) {
         return Err(op(format!("q_num_heads {qh} is not a positive multiple of kv_num_heads {kvh}")));
     }
     let rule = c.node.attr_str("update_rule").unwrap_or_else(|| "gated_delta".into());
@@ -292,29 +297,39 @@ pub fn linear_attention(c: &Ctx) -> R {
         return Err(op(format!("unknown update_rule '{rule}'")));
     };
     for (i, name, wanted) in [(4, "decay", uses % 2 == 1), (5, "beta", uses >= 2)] {
-        if c.has(i) != wanted {
+        if c.has(i) != wanted && (wanted || !ms) {
             return Err(op(format!("update_rule '{rule}' {} the {name} input", ["forbids", "needs"][wanted as usize])));
         }
     }
-    expect_ranks(c, &[3, 3, 3, 4, 3, 3])?;
+    let lead: Vec<Dim> = if window > 0 { vec![Dim::Known(window)] } else { vec![] };
+    expect_ranks(c, &[3, 3, 3, 4 + lead.len(), 3, 3])?;
     let dtype = c.dtype(0);
     let state = if c.has(3) { c.dtype(3) } else { dtype };
     let (Some(q), Some(k), Some(v)) = (c.shape(0), c.shape(1), c.shape(2)) else {
-        return outs(vec![ty(dtype, Some(unknown_rank(3))), ty(state, Some(unknown_rank(4)))]);
+        return outs(vec![ty(dtype, Some(unknown_rank(3))), ty(state, Some(unknown_rank(4 + lead.len())))]);
     };
+    if let Some(what) = [("query", &q[2]), ("value", &v[2])].iter().find(|(_, d)| ms && d.known() == Some(0)) {
+        return Err(op(format!("the {} has a last size of 0", what.0)));
+    }
     let mut out = Out::default();
     let dk = exact_head(&q[2], qh, "LinearAttention: the query's last size", &mut out)?;
-    let k_dk = exact_head(&k[2], kvh, "LinearAttention: the key's last size", &mut out)?;
     let dv = exact_head(&v[2], kvh, "LinearAttention: the value's last size", &mut out)?;
+    // The key's heads: Hkv of them, or with the contrib op any count that divides Hkv.
+    let key_heads = if ms { k[2].div_floor(&dk) } else { Dim::Known(kvh) };
+    if let (true, Some(kd), Some(d), Some(n)) = (ms, k[2].known(), dk.known(), key_heads.known()) {
+        if d == 0 || kd % d != 0 || n <= 0 || kvh % n != 0 {
+            return Err(op(format!("a key of {kd} is not heads of {d} dividing kv_num_heads {kvh}")));
+        }
+    }
     let (b, t) = (&q[0], &q[1]);
-    let heads = [dk.clone()];
-    for (what, x, y) in
-        [("key", &k[..2], &q[..2]), ("value", &v[..2], &q[..2]), ("key's head", &[k_dk][..], &heads[..])]
-    {
-        pin_shapes(x, y, &mut out).map_err(|e| op(format!("the {what} sizes are not the query's: {e}")))?;
+    let key = [b.clone(), t.clone(), key_heads.mul(&dk)];
+    for (what, x, y) in [("key", &k[..], &key[..]), ("value", &v[..2], &q[..2])] {
+        let y = if ms && what == "key" { &y[..2] } else { y };
+        pin_shapes(&x[..y.len()], y, &mut out).map_err(|e| op(format!("the {what} sizes are not the query's: {e}")))?;
     }
     let (kvh, qh) = (Dim::Known(kvh), Dim::Known(qh));
-    expect_shape(c, 3, &[b.clone(), kvh.clone(), dk.clone(), dv.clone()], &mut out)?;
+    let present = [&lead[..], &[b.clone(), kvh.clone(), dk.clone(), dv.clone()]].concat();
+    expect_shape(c, 3, &present, &mut out)?;
     for (i, name, lasts) in [(4, "decay", [kvh.clone(), kvh.mul(&dk)]), (5, "beta", [Dim::Known(1), kvh.clone()])] {
         let Some(s) = c.shape(i).filter(|_| c.has(i)) else { continue };
         pin_shapes(&s[..2], &q[..2], &mut out).map_err(|e| op(format!("{name}'s sizes are not the query's: {e}")))?;
@@ -322,32 +337,68 @@ pub fn linear_attention(c: &Ctx) -> R {
             return Err(op(format!("{name}'s last size {} is not {} or {}", s[2], lasts[0], lasts[1])));
         }
     }
-    out.types = smallvec::smallvec![
-        ty(dtype, Some(vec![b.clone(), t.clone(), qh.mul(&dv)])),
-        ty(state, Some(vec![b.clone(), kvh, dk, dv])),
-    ];
+    let heads = if ms { Dim::max_of(&[&qh, &kvh]) } else { qh };
+    out.types =
+        smallvec::smallvec![ty(dtype, Some(vec![b.clone(), t.clone(), heads.mul(&dv)])), ty(state, Some(present))];
     Ok(out)
 }
 
-/// CausalConvWithState (opset 27): like the input [B, C, L], and a state [B, C, k-1] for a
-/// depthwise weight [C, 1, k]. The schema's inference wants these ranks and sizes, a bias [C],
-/// k at least 1 and a known activation.
+/// CausalConvWithState (opset 27, and onnxruntime's com.microsoft op of that name): like the
+/// input [B, C, L], and a state [B, C, k-1] for a depthwise weight [C, 1, k]. The schema's
+/// inference wants these ranks and sizes, a bias [C], k at least 1 and a known activation. The
+/// contrib op's attributes widen it: `ndim` spatial axes (the state keeps all but the last
+/// one's), a `dilation` d (a state of (k-1)*d), `channels_last` (input [B, L, d...] of C =
+/// d1*..*dn channels, state [B, (k-1)*d, d...]) and a `state_window` W > 0 leading the states.
+/// The CUDA path's other attributes leave the outputs unknown.
 pub fn causal_conv(c: &Ctx) -> R {
     if let Some(a) = c.node.attr_str("activation").filter(|a| !["none", "silu", "swish"].contains(&a.as_str())) {
         return invalid(format!("CausalConvWithState: unknown activation '{a}'"));
     }
-    expect_ranks(c, &[3, 3, 1, 3])?;
-    let dtype = c.dtype(0);
-    let (b, ch, k) = (dim(c, 0, 0), dim(c, 0, 1), dim(c, 1, 2));
+    let attr = |n: &str, default: i64| c.node.attr_int(n).unwrap_or(default);
+    let (ndim, dilation, window, last) =
+        (attr("ndim", 1), attr("dilation", 1), attr("state_window", 0), attr("channels_last", 0) != 0);
+    if !(1..=3).contains(&ndim) || dilation < 1 || window < 0 {
+        return invalid(format!("CausalConvWithState: ndim {ndim}, dilation {dilation} or state_window {window}"));
+    }
+    let extended = ["state_length", "input_channels", "input_channel_offset", "state_update_capacity"]
+        .iter()
+        .any(|n| attr(n, 0) != 0)
+        || attr("state_channels_last", -1) != -1;
+    if extended && (!last || ndim != 1 || window != 0) {
+        return invalid("CausalConvWithState: its extended attributes need channels_last, ndim 1, no window".into());
+    }
+    let (dtype, spatial, x) = (c.dtype(0), ndim as usize, c.shape(0));
+    if let Some(r) = x.map(<[Dim]>::len).filter(|r| if last { *r < 3 } else { *r != 2 + spatial }) {
+        return invalid(format!("CausalConvWithState: input rank {r} for ndim {ndim}"));
+    }
+    if extended || (last && ndim != 1) || (x.is_none() && (last || ndim != 1)) {
+        return outs(vec![ty(dtype, x.filter(|_| !extended).map(<[Dim]>::to_vec)), ty(dtype, None)]);
+    }
+    expect_rank(c, 1, 2 + spatial)?;
+    expect_rank(c, 2, 1)?;
+    let k = dim(c, 1, 1 + spatial);
     if let Some(k) = k.known().filter(|k| *k < 1) {
         return invalid(format!("CausalConvWithState: kernel size {k} is below 1"));
     }
+    let ch = match x {
+        Some(x) if last => Dim::product(&x[2..]),
+        _ => dim(c, 0, 1),
+    };
     let mut out = Out::default();
-    expect_shape(c, 1, &[ch.clone(), Dim::Known(1), k.clone()], &mut out)?;
+    let kernel = c.shape(1).map_or(vec![k.clone()], |w| w[2..].to_vec());
+    expect_shape(c, 1, &[&[ch.clone(), Dim::Known(1)][..], &kernel].concat(), &mut out)?;
     expect_shape(c, 2, std::slice::from_ref(&ch), &mut out)?;
-    let state = vec![b, ch, k.sub(&Dim::Known(1))];
+    let carried = [k.sub(&Dim::Known(1)).mul(&Dim::Known(dilation))];
+    let mut state: Vec<Dim> = match x {
+        Some(x) if last => [&x[..1], &carried, &x[2..]].concat(),
+        Some(x) => [&x[..x.len() - 1], &carried].concat(),
+        None => [&[dim(c, 0, 0), ch][..], &carried].concat(),
+    };
+    if window > 0 {
+        state.insert(0, Dim::Known(window));
+    }
     expect_shape(c, 3, &state, &mut out)?;
-    out.types = smallvec::smallvec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec)), ty(dtype, Some(state))];
+    out.types = smallvec::smallvec![ty(dtype, x.map(<[Dim]>::to_vec)), ty(dtype, Some(state))];
     Ok(out)
 }
 
