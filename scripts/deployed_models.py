@@ -39,6 +39,20 @@ Build (into target/deployed-models/, never committed; a file that exists is kept
                      skipped without it)
   qwen2_genai_fp32   the same of a Qwen2ForCausalLM in fp32
   gemma2_genai_int4  a Gemma2ForCausalLM in int4: a sliding-window cache of 16 on its first layer
+  lfm2_genai_fp32    an Lfm2ForCausalLM (a short-convolution layer, then an attention one):
+                     CausalConvWithState with its carried state as an input and output
+  qwen35_genai_fp32  a Qwen3.5 text model (a gated-DeltaNet layer, then an attention one):
+                     CausalConvWithState, LinearAttentionGate, LinearAttention, GatedRMSNorm
+                     and multimodal rotary positions, position_ids [3, batch, seq], which
+                     onnxruntime's CPU RotaryEmbedding refuses (the row names the node, and
+                     whether `check` reports an error there)
+  qwen35_genai_text  that graph with the RotaryEmbeddings reading the first of the three rows
+                     of positions (text positions are the same in all three): it runs
+  qwen35moe_genai_fp32, qwen35moe_genai_text
+                     the same of a Qwen3.5 MoE (4 experts, 2 a token, a shared expert): MoE
+                     and GatedAdd besides
+  gptoss_genai_fp32  a GptOssForCausalLM (4 experts, 2 a token, a sliding window of 16 on its
+                     first layer): MoE with its SwiGLU experts
   gpt2_beam          a GPT2LMHeadModel (hidden 32) through onnxruntime.transformers'
                      convert_generation: one BeamSearch node over the GPT-2 decoder subgraph.
                      Its GPT-2 export needs transformers 4 (5 dropped the past tuples it
@@ -89,6 +103,7 @@ import collections
 import json
 import logging
 import os
+import re
 import subprocess
 import sys
 import time
@@ -239,7 +254,22 @@ def genai(kind, dst, precision, extra=()):
              "qwen2": lambda: T.Qwen2ForCausalLM(T.Qwen2Config(**config)),
              # A sliding window of 16 on its first layer, whose cache holds the window.
              "gemma2": lambda: T.Gemma2ForCausalLM(T.Gemma2Config(**config, head_dim=HIDDEN // HEADS,
-                                                                  sliding_window=16))}[kind]()
+                                                                  sliding_window=16)),
+             "lfm2": lambda: T.Lfm2ForCausalLM(T.Lfm2Config(**config, layer_types=["conv", "full_attention"])),
+             # One gated-DeltaNet layer (key heads 2, value heads 4), then a full attention one.
+             "qwen35": lambda: T.Qwen3_5ForConditionalGeneration(T.Qwen3_5Config(text_config=dict(
+                 **config, head_dim=HIDDEN // HEADS, layer_types=["linear_attention", "full_attention"],
+                 linear_num_key_heads=2, linear_num_value_heads=4, linear_key_head_dim=16,
+                 linear_value_head_dim=16))),
+             # The same with mixtures of 4 experts (2 a token) and a gated shared expert.
+             "qwen35moe": lambda: T.Qwen3_5MoeForConditionalGeneration(T.Qwen3_5MoeConfig(text_config=dict(
+                 **config, head_dim=HIDDEN // HEADS, layer_types=["linear_attention", "full_attention"],
+                 linear_num_key_heads=2, linear_num_value_heads=4, linear_key_head_dim=16,
+                 linear_value_head_dim=16, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+                 shared_expert_intermediate_size=32))),
+             "gptoss": lambda: T.GptOssForCausalLM(T.GptOssConfig(
+                 **config, head_dim=HIDDEN // HEADS, num_local_experts=4, num_experts_per_tok=2, sliding_window=16,
+                 layer_types=["sliding_attention", "full_attention"]))}[kind]()
     words = Tokenizer(models.WordLevel(vocab={f"t{i}": i for i in range(VOCAB)}, unk_token="t0"))
     words.pre_tokenizer = pre_tokenizers.Whitespace()
     tokenizer = T.PreTrainedTokenizerFast(tokenizer_object=words, unk_token="t0", bos_token="t1", eos_token="t2",
@@ -252,6 +282,17 @@ def genai(kind, dst, precision, extra=()):
                         "-p", precision, "-e", "cpu", "-c", os.path.join(tmp, "cache"), *extra],
                        check=True, capture_output=True)
         onnx.save(onnx.load(os.path.join(built, "model.onnx")), dst)
+
+
+def text_positions(src, dst):
+    """The graph with every RotaryEmbedding reading position_ids[0] (Gather on axis 0)."""
+    m = onnx.load(src)
+    rows = [n for n in m.graph.node if n.op_type == "RotaryEmbedding" and n.input[1] == "position_ids"]
+    m.graph.initializer.append(onnx.numpy_helper.from_array(np.array(0, np.int64), "text_row"))
+    m.graph.node.insert(0, helper.make_node("Gather", ["position_ids", "text_row"], ["text_positions"], axis=0))
+    for n in rows:
+        n.input[1] = "text_positions"
+    onnx.save(m, dst)
 
 
 # A tiny GPT-2 saved by transformers 4 and converted without convert_generation's own test (which
@@ -403,6 +444,13 @@ def steps():
          None),
         ("qwen2_genai_fp32", lambda p: genai("qwen2", p, "fp32"), None),
         ("gemma2_genai_int4", lambda p: genai("gemma2", p, "int4"), None),
+        ("lfm2_genai_fp32", lambda p: genai("lfm2", p, "fp32"), None),
+        ("qwen35_genai_fp32", lambda p: genai("qwen35", p, "fp32"), None),
+        ("qwen35_genai_text", lambda p: text_positions(path_of("qwen35_genai_fp32"), p), path_of("qwen35_genai_fp32")),
+        ("qwen35moe_genai_fp32", lambda p: genai("qwen35moe", p, "fp32"), None),
+        ("qwen35moe_genai_text", lambda p: text_positions(path_of("qwen35moe_genai_fp32"), p),
+         path_of("qwen35moe_genai_fp32")),
+        ("gptoss_genai_fp32", lambda p: genai("gptoss", p, "fp32"), None),
         ("gpt2_beam", lambda p: generation("beam", p), None),
         ("gpt2_greedy", lambda p: generation("greedy", p), None),
         ("gpt2_sampling", lambda p: generation("sampling", p), None),
@@ -588,8 +636,8 @@ def compare(binary, path, as_is):
     dims = bindings(model)
     try:
         run = run_ort(model, dims)
-    except Exception as err:  # noqa: BLE001 - reported as a failed row.
-        return f"| {name} | {ms} | onnxruntime failed: {str(err).splitlines()[0][:200]} |", [], True
+    except Exception as err:  # noqa: BLE001 - a refusal `check` must report at the same node.
+        return refused(binary, inferred, name, ms, str(err))
     try:
         free, bound = ours(binary, inferred, {}), ours(binary, inferred, dims)
     except RuntimeError as err:
@@ -600,6 +648,21 @@ def compare(binary, path, as_is):
     unk = ", ".join(unknown_ops(free)) or "-"
     row = f"| {name} | {ms} | {len(run)} | {r0} / {f0} | {r1} / {f1} | {len(wrong)} | {unk} |"
     return row, [f"{n}: {w}" for n, w in wrong.items()], bool(wrong)
+
+
+def refused(binary, path, name, ms, err):
+    """The row of a model onnxruntime refuses: the node it names, and whether onnx-bcast reports
+    an error at that node (failed when it does not)."""
+    node = re.search(r"Name:'([^']*)'", err)
+    why = err.split("Status Message: ")[-1].splitlines()[0][:120]
+    if node is None:
+        return f"| {name} | {ms} | onnxruntime failed: {err.splitlines()[0][:200]} |", [], True
+    doc = ours(binary, path, {})
+    errors = {d.get("node") for d in doc.get("diagnostics", []) if d.get("severity") == "error"}
+    found = node.group(1) in errors
+    row = (f"| {name} | {ms} | onnxruntime refuses it at {node.group(1)}: {why} | "
+           f"{'check reports an error there' if found else 'check reports NO error there'} |")
+    return row, [] if found else [f"{node.group(1)}: no error"], not found
 
 
 def main():
