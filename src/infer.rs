@@ -719,25 +719,26 @@ impl Infer<'_> {
                 return;
             }
         }
+        let (ins, outs) = (node.inputs.len(), node.outputs().len());
+        let misfit = match def {
+            Some(def) => def.schema.arity.misfit(ins, outs),
+            None => ops::contrib_arity(&node.domain, &node.op_type).and_then(|a| a.misfit(ins, outs)),
+        };
         let result = match (node.op_type.as_str(), function) {
             ("If", _) if node.domain.is_empty() => match def.map(|d| apply(d, &self.ctx(node, opset))) {
                 Some(Err(e)) => Err(e),
                 _ => Ok(self.if_outputs(n, node)),
             },
             (_, Some(f)) => Ok(self.call(n, f)),
+            // A node of more or fewer inputs or outputs than its schema's (a standard op's at
+            // the model's opset, a contrib op's as onnxruntime registers it).
+            _ if misfit.is_some() => Err(RuleError::Invalid(format!(
+                "{}{} {}",
+                node.op_type,
+                def.map(|_| format!(" (opset {opset})")).unwrap_or_default(),
+                misfit.unwrap_or_default()
+            ))),
             _ => match def {
-                Some(def) if !def.takes(node.inputs.len()) => {
-                    let want = match (def.schema.min_inputs, def.schema.max_inputs) {
-                        (lo, u32::MAX) => format!("at least {lo}"),
-                        (lo, hi) if lo == hi => lo.to_string(),
-                        (lo, hi) => format!("{lo} to {hi}"),
-                    };
-                    Err(RuleError::Invalid(format!(
-                        "{} (opset {opset}) takes {want} inputs, the node has {}",
-                        node.op_type,
-                        node.inputs.len()
-                    )))
-                }
                 Some(def) if def.schema.deprecated() => Err(RuleError::Invalid(format!(
                     "{} is deprecated from opset {}; onnx's checker and onnxruntime refuse it",
                     node.op_type, def.schema.since

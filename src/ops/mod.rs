@@ -255,9 +255,7 @@ pub struct Schema {
     pub domain: &'static str,
     /// The first opset version this row describes; it holds until the next row of the op.
     pub since: i64,
-    /// The fewest and most input slots a node may have (`u32::MAX` for variadic).
-    pub min_inputs: u32,
-    pub max_inputs: u32,
+    pub arity: Arity,
     /// The element types the schema allows each input.
     pub inputs: Constraints,
     /// The attributes it defines, by name, separated by spaces.
@@ -277,6 +275,46 @@ impl Schema {
     pub fn deprecated(&self) -> bool {
         self.op != "GroupNormalization" && table::DEPRECATED.contains(&(self.domain, self.op, self.since))
     }
+}
+
+/// How many input and output slots a node of an op may have (`u32::MAX`: any number).
+#[derive(Clone, Copy, Debug)]
+pub struct Arity {
+    pub min_inputs: u32,
+    pub max_inputs: u32,
+    pub min_outputs: u32,
+    pub max_outputs: u32,
+}
+
+impl Arity {
+    /// What is wrong with a node of `inputs` input and `outputs` output slots, such as "takes 1
+    /// input, the node has 2" (onnx's checker and onnxruntime refuse the node); `None` when
+    /// both counts fit.
+    pub fn misfit(&self, inputs: usize, outputs: usize) -> Option<String> {
+        let counts = [("takes", "input", inputs, self.min_inputs, self.max_inputs)].into_iter().chain([(
+            "gives",
+            "output",
+            outputs,
+            self.min_outputs,
+            self.max_outputs,
+        )]);
+        counts.into_iter().find(|(.., n, lo, hi)| !(u64::from(*lo)..=u64::from(*hi)).contains(&(*n as u64))).map(
+            |(verb, what, n, lo, hi)| {
+                let want = match (lo, hi) {
+                    (lo, u32::MAX) => format!("at least {lo}"),
+                    (lo, hi) if lo == hi => lo.to_string(),
+                    (lo, hi) => format!("{lo} to {hi}"),
+                };
+                let s = if want == "1" { "" } else { "s" };
+                format!("{verb} {want} {what}{s}, the node has {n}")
+            },
+        )
+    }
+}
+
+/// The arity of onnxruntime's contrib op `op` of `domain` (com.microsoft or its NCHWc domain).
+pub fn contrib_arity(domain: &str, op: &str) -> Option<&'static Arity> {
+    table::CONTRIB.iter().find(|(d, o, _)| *d == domain && *o == op).map(|(.., a)| a)
 }
 
 /// One op at one schema version: the schema's facts with the op's meaning (`registry.rs`)
@@ -348,7 +386,8 @@ impl Constraints {
 impl OpDef {
     /// True when a node with `inputs` input slots is within the op's arity.
     pub fn takes(&self, inputs: usize) -> bool {
-        (u64::from(self.schema.min_inputs)..=u64::from(self.schema.max_inputs)).contains(&(inputs as u64))
+        let a = self.schema.arity;
+        (u64::from(a.min_inputs)..=u64::from(a.max_inputs)).contains(&(inputs as u64))
     }
 }
 

@@ -461,6 +461,18 @@ const PAST: &[i64] = &[2, 3, 5, 8];
 /// (what, model, onnxruntime 1.32's output shape or `None` where it refuses the model).
 fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     vec![
+        // A node of more outputs than its schema's ("Node with schema(::Add:14) has output
+        // size 2 not in range [min=1, max=1]").
+        (
+            "Add of 2 outputs",
+            case(17, &[("a", &[2, 3]), ("b", &[2, 3])], &[], node("a", "Add", &["a", "b"], &["y", "z"])),
+            None,
+        ),
+        (
+            "Add",
+            case(17, &[("a", &[2, 3]), ("b", &[2, 3])], &[], node("a", "Add", &["a", "b"], &["y"])),
+            Some(vec![2, 3]),
+        ),
         // SwiGLU's inputs have one shape, no broadcasting (ORT: "Can't merge shape info"; it has
         // no Swish-24 kernel to run the valid one, whose [2, 4] is onnx's inference).
         (
@@ -1798,6 +1810,21 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("GatedAdd Y [1,5,8]", add(&[2, 5, 8], &[1, 5, 8], &[2, 5, 1]), None),
         ("GatedAdd gate [2,5]", add(&[2, 5, 8], &[2, 5, 8], &[2, 5]), None),
         ("GatedAdd X [2,5,0]", add(&[2, 5, 0], &[2, 5, 0], &[2, 5, 1]), None),
+        // Arity, as onnxruntime's schemas give it on loading ("Node with schema
+        // (com.microsoft::Gelu:1) has input size 2 not in range [min=1, max=1]"; "has output
+        // size 1 not in range [min=2, max=3]").
+        ("Gelu of 2 inputs", op("Gelu", 0, &[("x", &[2, 3]), ("z", &[2, 3])], &[], &[]), None),
+        ("GatedAdd of 2 inputs", op("GatedAdd", 0, &[("x", &[2, 5, 8]), ("y_", &[2, 5, 8])], &[], &[]), None),
+        (
+            "CausalConv of 1 output",
+            {
+                let mut m = conv(0, &[2, 8, 5], &[8, 1, 3], &[], &[], &[], &[]);
+                m.graph.as_mut().unwrap().node[0].output.truncate(1);
+                m.graph.as_mut().unwrap().node[0].output[0] = "y".into();
+                m
+            },
+            None,
+        ),
     ]
 }
 

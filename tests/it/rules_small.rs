@@ -61,8 +61,8 @@ fn int_attr(name: &str, v: i64) -> AttributeProto {
     }
 }
 
-/// A one-node model of `def` with `n` inputs drawn from `rng`.
-fn case(def: &onnx_bcast::ops::OpDef, n: usize, rng: &mut Rng) -> Vec<u8> {
+/// A one-node model of `def` with `n` inputs and `outs` outputs drawn from `rng`.
+fn case(def: &onnx_bcast::ops::OpDef, n: usize, outs: usize, rng: &mut Rng) -> Vec<u8> {
     let mut inputs = Vec::new();
     let mut inits = Vec::new();
     let mut names = Vec::new();
@@ -98,7 +98,7 @@ fn case(def: &onnx_bcast::ops::OpDef, n: usize, rng: &mut Rng) -> Vec<u8> {
         op_type: Some(def.schema.op.into()),
         domain: Some(def.schema.domain.into()),
         input: names,
-        output: vec!["y0".into(), "y1".into()],
+        output: (0..outs.max(1)).map(|k| format!("y{k}")).collect(),
         ..Default::default()
     };
     for a in ["axis", "keepdims", "group", "k", "blocksize", "batch_dims", "broadcast", "ceil_mode"] {
@@ -133,11 +133,15 @@ fn every_rule_survives_small_and_empty_sizes() {
     let mut failures = Vec::new();
     let mut cases = 0;
     for def in onnx_bcast::ops::table() {
-        let most = u64::from(def.schema.max_inputs.min(def.schema.min_inputs + 3));
         for _ in 0..rounds {
-            let n =
-                (u64::from(def.schema.min_inputs) + rng.below(most - u64::from(def.schema.min_inputs) + 1)) as usize;
-            let bytes = case(def, n, &mut rng);
+            // Counts within the schema's, up to a few past its least.
+            let a = def.schema.arity;
+            let n = (a.min_inputs + rng.below(u64::from(a.max_inputs.min(a.min_inputs + 3) - a.min_inputs) + 1) as u32)
+                as usize;
+            let outs = (a.min_outputs
+                + rng.below(u64::from(a.max_outputs.min(a.min_outputs + 1) - a.min_outputs) + 1) as u32)
+                as usize;
+            let bytes = case(def, n, outs, &mut rng);
             cases += 1;
             let ran = catch_unwind(AssertUnwindSafe(|| {
                 let Ok(mut model) = onnx_bcast::io::decode(&bytes, std::path::Path::new("case.onnx"), None) else {

@@ -236,7 +236,7 @@ fn wrong_input_count_is_an_invalid_node() {
     let m = model(g);
     let inf = infer(&m, &Options::default());
     assert_eq!(codes(&inf), vec!["invalid-node"]);
-    assert!(inf.diagnostics[0].message.contains("takes 1 inputs"), "{}", inf.diagnostics[0].message);
+    assert!(inf.diagnostics[0].message.contains("takes 1 input, the node has 2"), "{}", inf.diagnostics[0].message);
 }
 
 #[test]
