@@ -323,9 +323,10 @@ pub fn linear_attention(c: &Ctx) -> R {
     }
     let (b, t) = (&q[0], &q[1]);
     let key = [b.clone(), t.clone(), key_heads.mul(&dk)];
-    for (what, x, y) in [("key", &k[..], &key[..]), ("value", &v[..2], &q[..2])] {
-        let y = if ms && what == "key" { &y[..2] } else { y };
-        pin_shapes(&x[..y.len()], y, &mut out).map_err(|e| op(format!("the {what} sizes are not the query's: {e}")))?;
+    // The contrib op's key heads were checked above: its batch and sequence are the query's.
+    let key = if ms { &key[..2] } else { &key[..] };
+    for (what, x, y) in [("key", &k[..key.len()], key), ("value", &v[..2], &q[..2])] {
+        pin_shapes(x, y, &mut out).map_err(|e| op(format!("the {what} sizes are not the query's: {e}")))?;
     }
     let (kvh, qh) = (Dim::Known(kvh), Dim::Known(qh));
     let present = [&lead[..], &[b.clone(), kvh.clone(), dk.clone(), dv.clone()]].concat();
