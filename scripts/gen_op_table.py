@@ -132,12 +132,15 @@ def main():
     for d, op, since, ar, ins, attrs in rows:
         out.append(f'    r("{d}", "{op}", {since}, {ar}, {ins}, "{attrs}"),')
     out.append("];")
+    # onnxruntime's own ops: its contrib domains', and the default domain's that onnx lacks
+    # (onnx's experimental ops of opsets 1 to 9, which onnxruntime still runs there).
+    standard = {(domain, op) for domain, op, *_ in rows}
     contrib = sorted({(s.domain, s.name, arity(s)) for s in ort_schemas.get_all_operator_schema()
-                      if s.domain.startswith("com.microsoft")})
+                      if s.domain.startswith("com.microsoft") or (s.domain == "" and ("", s.name) not in standard)})
     out += [
         "",
-        "/// onnxruntime's contrib ops (domain, op) and their arity, which onnxruntime checks on",
-        "/// loading a model (each has one version).",
+        "/// onnxruntime's own ops (domain, op), its contrib ones and the default domain's that onnx",
+        "/// lacks, and their arity, which onnxruntime checks on loading a model.",
         "#[rustfmt::skip]",
         "pub static CONTRIB: &[(&str, &str, Arity)] = &[",
     ]

@@ -73,7 +73,7 @@ I64MAX, I64MIN = 2**63 - 1, -2**63
 
 # Inputs (op -> slots) whose contents drive output shapes; they become initializers.
 SHAPE_INPUTS = {
-    "Reshape": [1], "Slice": [1, 2, 3, 4], "Expand": [1], "Tile": [1], "Pad": [1, 3],
+    "Reshape": [1], "Slice": [1, 2, 3, 4], "DynamicSlice": [1, 2, 3], "Expand": [1], "Tile": [1], "Pad": [1, 3],
     "Resize": [1, 2, 3], "Upsample": [1], "TopK": [1], "Range": [0, 1, 2], "ConstantOfShape": [0],
     "OneHot": [1], "Split": [1], "Squeeze": [1], "Unsqueeze": [1], "CenterCropPad": [1],
     "Col2Im": [1, 2], "AffineGrid": [1], "DFT": [1, 2], "STFT": [1, 3], "MelWeightMatrix": [0, 1, 2],
@@ -430,6 +430,12 @@ CONTRIB = [
     ("LinearAttentionGate", [("a", [2, 5, 4], F), ("d", [4], F), ("e", [4], F), ("b", [2, 5, 4], F)], {"outputs": 2}),
     ("GatedRMSNorm", [("x", [2, 5, 64], F), ("s", [16], F), ("g", [2, 5, 64], F)], {"activation": "sigmoid"}),
     ("GatedAdd", [("x", [2, 5, 8], F), ("y", [2, 5, 8], F), ("g", [2, 5, 1], F)], {}),
+    ("ImageScaler", [("x", [1, 3, 4, 5], F)], {"bias": [1.0, 2.0, 3.0], "scale": 2.0, "domain": ""}),
+    ("Crop", [("x", [1, 3, 10, 12], F)], {"border": [1, 2, 3, 4], "domain": ""}),
+    ("Crop", [("x", [1, 3, 10, 12], F)], {"border": [1, 2, 3, 4], "scale": [5, 6], "domain": ""}),
+    ("DynamicSlice", [("x", [4, 6], F), ("s", [2], I64), ("e", [2], I64)],
+     {"values": {"s": np.array([1, 2], np.int64), "e": np.array([3, 5], np.int64)}, "domain": ""}),
+    ("ScaledTanh", [("x", [2, 3], F)], {"alpha": 1.0, "beta": 2.0, "domain": ""}),
     ("Conv", [("x", [1, 16, 6, 6], F), ("w", [16, 16, 3, 3], F), ("b", [16], F)], {"kernel_shape": [3, 3], **NCHWC}),
     ("MaxPool", [("x", [1, 16, 6, 6], F)], {"kernel_shape": [2, 2], **NCHWC}),
     ("GlobalAveragePool", [("x", [1, 16, 6, 6], F)], NCHWC),
@@ -478,7 +484,9 @@ def contrib_cases(np_rng):
         node = h.make_node(op, names, outs, domain=domain, **attrs)
         g = h.make_graph([node], op, [h.make_tensor_value_info(n, t, s) for n, s, t in ins],
                          [onnx.ValueInfoProto(name=o) for o in outs])
-        m = h.make_model(g, opset_imports=[h.make_opsetid("", 17), h.make_opsetid(domain, 1)], ir_version=8)
+        # onnx's experimental ops (domain "") exist up to opset 9.
+        ids = [("", 9)] if domain == "" else [("", 17), (domain, 1)]
+        m = h.make_model(g, opset_imports=[h.make_opsetid(d, v) for d, v in ids], ir_version=8)
         arrays = [given[n] if n in given else np_rng.standard_normal(s).astype(np.float32) if t == F
                   else np.zeros(s, h.tensor_dtype_to_np_dtype(t)) for n, s, t in ins]
         table[f"{op}.{k}"] = (m, arrays, op)

@@ -82,11 +82,25 @@ const NCHWC: &[(&str, Rule)] = &[
     ("Upsample", nchwc_upsample),
 ];
 
+/// onnx's experimental ops of opsets 1 to 9, which onnx dropped and onnxruntime still runs
+/// there (old converters wrote them: ImageScaler in the model zoo's Tiny YOLOv2). GRUUnit and
+/// GivenTensorFill, which onnxruntime 1.32 cannot run, are left unknown.
+const EXPERIMENTAL: &[(&str, Rule)] = &[
+    ("ImageScaler", image_scaler),
+    ("Crop", crop),
+    ("DynamicSlice", |c| experimental(c).and_then(|()| rules::slice(&c.view(10, None, None)))),
+    ("Scale", like_input),
+    ("ScaledTanh", alpha_beta),
+    ("ParametricSoftplus", alpha_beta),
+    ("Affine", like_input),
+];
+
 /// The node's outputs under the rule here; `None` when there is none.
 pub fn contrib(c: &Ctx) -> Option<R> {
-    let table = match c.node.domain.as_str() {
+    let table = match crate::ir::norm_domain(&c.node.domain) {
         "com.microsoft" => RULES,
         "com.microsoft.nchwc" => NCHWC,
+        "" => EXPERIMENTAL,
         _ => return None,
     };
     table.iter().find(|(name, _)| *name == c.node.op_type).map(|(_, rule)| rule(c))
@@ -1190,5 +1204,74 @@ fn gated_add(c: &Ctx) -> R {
     };
     expect_shape(c, 2, &[&x[..x.len() - 1], &[k]].concat(), &mut checked)?;
     checked.types = smallvec::smallvec![tensor(dtype, Some(x.to_vec()))];
+    Ok(checked)
+}
+
+/// An experimental op exists up to opset 9 ("ai.onnx:ImageScaler(10) is not a registered
+/// function/op").
+fn experimental(c: &Ctx) -> Result<(), RuleError> {
+    match c.opset {
+        10.. => invalid(c, format!("an experimental op onnx dropped at opset 10; the model imports {}", c.opset)),
+        _ => Ok(()),
+    }
+}
+
+/// Scale, ScaledTanh, ParametricSoftplus, Affine: elementwise, like the input.
+fn like_input(c: &Ctx) -> R {
+    experimental(c)?;
+    out(vec![tensor(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))])
+}
+
+/// ScaledTanh and ParametricSoftplus, whose kernels need both `alpha` and `beta`.
+fn alpha_beta(c: &Ctx) -> R {
+    if c.node.attr("alpha").is_none() || c.node.attr("beta").is_none() {
+        return invalid(c, "alpha and beta are required".into());
+    }
+    like_input(c)
+}
+
+/// ImageScaler: like its [N, C, H, W] input, with one `bias` per channel (required).
+fn image_scaler(c: &Ctx) -> R {
+    experimental(c)?;
+    expect_rank(c, 0, 4)?;
+    let Some(crate::ir::AttrValue::Floats(bias)) = c.node.attr("bias") else {
+        return invalid(c, "bias is required".into());
+    };
+    let bias = bias.len();
+    if let Some(ch) = c.shape(0).and_then(|x| x[1].known()).filter(|ch| *ch != bias as i64) {
+        return invalid(c, format!("{bias} biases for {ch} channels"));
+    }
+    like_input(c)
+}
+
+/// Crop of [N, C, H, W] by `border` [left, top, right, bottom]: [N, C, H - top - bottom, W -
+/// left - right], or with `scale` [h, w] an h by w window from the top left corner, which must
+/// fit.
+fn crop(c: &Ctx) -> R {
+    experimental(c)?;
+    expect_rank(c, 0, 4)?;
+    let border = c.node.attr_ints("border").unwrap_or_default();
+    let [left, top, right, bottom] = border[..] else {
+        return invalid(c, format!("{} border sizes, not 4", border.len()));
+    };
+    let scale = c.node.attr_ints("scale");
+    if border.iter().chain(scale.unwrap_or_default()).any(|b| *b < 0) || scale.is_some_and(|s| s.len() != 2) {
+        return invalid(c, "a negative border or scale, or a scale of other than 2 sizes".into());
+    }
+    let Some(x) = c.shape(0) else { return out(vec![tensor(c.dtype(0), None)]) };
+    let mut checked = Out::default();
+    let mut y = x.to_vec();
+    for (axis, first, last, window) in [(2, top, bottom, scale.map(|s| s[0])), (3, left, right, scale.map(|s| s[1]))] {
+        let need = first.saturating_add(window.unwrap_or(last));
+        match &x[axis] {
+            Dim::Known(n) if *n < need => {
+                return invalid(c, format!("an axis of {n} is narrower than the crop's {need}"))
+            }
+            Dim::Term(t) => checked.assumptions.push((axis, Assumption::AtLeast { size: t.clone(), min: need })),
+            _ => {}
+        }
+        y[axis] = window.map_or_else(|| x[axis].sub(&Dim::Known(first.saturating_add(last))), Dim::Known);
+    }
+    checked.types = smallvec::smallvec![tensor(c.dtype(0), Some(y))];
     Ok(checked)
 }

@@ -312,8 +312,10 @@ impl Arity {
     }
 }
 
-/// The arity of onnxruntime's contrib op `op` of `domain` (com.microsoft or its NCHWc domain).
+/// The arity of onnxruntime's own op `op` of `domain`: a contrib op (com.microsoft or its NCHWc
+/// domain) or one of the default domain that onnx lacks.
 pub fn contrib_arity(domain: &str, op: &str) -> Option<&'static Arity> {
+    let domain = crate::ir::norm_domain(domain);
     table::CONTRIB.iter().find(|(d, o, _)| *d == domain && *o == op).map(|(.., a)| a)
 }
 

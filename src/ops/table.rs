@@ -776,10 +776,26 @@ pub static TABLE: &[Schema] = &[
     r("ai.onnx.preview.training", "Momentum", 1, a(3, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E1), var(E2), var(E1)], R::Each), "alpha beta mode norm_coefficient"),
 ];
 
-/// onnxruntime's contrib ops (domain, op) and their arity, which onnxruntime checks on
-/// loading a model (each has one version).
+/// onnxruntime's own ops (domain, op), its contrib ones and the default domain's that onnx
+/// lacks, and their arity, which onnxruntime checks on loading a model.
 #[rustfmt::skip]
 pub static CONTRIB: &[(&str, &str, Arity)] = &[
+    ("", "Affine", a(1, 1, 1, 1)),
+    ("", "Crop", a(1, 1, 1, 1)),
+    ("", "DisentangledAttention_TRT", a(3, 3, 1, 1)),
+    ("", "DynamicSlice", a(3, 4, 1, 1)),
+    ("", "EfficientNMS_TRT", a(2, 3, 4, 4)),
+    ("", "GRUUnit", a(4, 4, 1, 1)),
+    ("", "GivenTensorFill", a(0, 1, 1, 1)),
+    ("", "ImageScaler", a(1, 1, 1, 1)),
+    ("", "MemcpyFromHost", a(1, 1, 1, 1)),
+    ("", "MemcpyToHost", a(1, 1, 1, 1)),
+    ("", "MultilevelCropAndResize_TRT", a(5, 5, 1, 1)),
+    ("", "ParametricSoftplus", a(1, 1, 1, 1)),
+    ("", "PyramidROIAlign_TRT", a(5, 5, 1, 1)),
+    ("", "Scale", a(1, 1, 1, 1)),
+    ("", "ScaledTanh", a(1, 1, 1, 1)),
+    ("", "SimplifiedLayerNormalization", a(2, 2, 1, 2)),
     ("com.microsoft", "Attention", a(2, 7, 1, 2)),
     ("com.microsoft", "AttnLSTM", a(3, 14, 0, 3)),
     ("com.microsoft", "BeamSearch", a(5, 12, 1, 3)),

@@ -4,7 +4,7 @@
 //! of output `y` that onnxruntime produced, or `None` where onnxruntime refuses the model: then
 //! inference must report an error finding on the node.
 
-use crate::build::{self, input, node, typed, with_int, with_ints, with_str};
+use crate::build::{self, input, node, typed, with_floats, with_int, with_ints, with_str};
 
 use onnx_bcast::infer::{infer, Options};
 use onnx_bcast::io::proto::{tensor_proto::DataType, ModelProto, NodeProto, OperatorSetIdProto, TensorProto};
@@ -461,6 +461,45 @@ const PAST: &[i64] = &[2, 3, 5, 8];
 /// (what, model, onnxruntime 1.32's output shape or `None` where it refuses the model).
 fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     vec![
+        // onnx's experimental ops of opsets 1 to 9 as onnxruntime runs them: "Bias size (2)
+        // does not match the number of channels (3)", "Input is expected to have four
+        // dimensions corresponding to [N,C,H,W]", "Input's height (10) needs to be greater than
+        // or equal to the topBorder (2) + ...", "ai.onnx:ImageScaler(10) is not a registered
+        // function/op".
+        ("ImageScaler", scaler(9, &[1, 3, 4, 5], &[1.0, 2.0, 3.0]), Some(vec![1, 3, 4, 5])),
+        ("ImageScaler 2 biases", scaler(9, &[1, 3, 4, 5], &[1.0, 2.0]), None),
+        ("ImageScaler rank 3", scaler(9, &[3, 4, 5], &[1.0, 2.0, 3.0]), None),
+        ("ImageScaler opset 10", scaler(10, &[1, 3, 4, 5], &[1.0, 2.0, 3.0]), None),
+        ("ScaledTanh", case(9, &[("x", &[2, 3])], &[], tanh(&["alpha", "beta"])), Some(vec![2, 3])),
+        ("ScaledTanh without beta", case(9, &[("x", &[2, 3])], &[], tanh(&["alpha"])), None),
+        (
+            "ImageScaler without bias",
+            case(9, &[("x", &[1, 3, 4, 5])], &[], node("s", "ImageScaler", &["x"], &["y"])),
+            None,
+        ),
+        ("Crop", crop(&[1, 3, 10, 12], &[1, 2, 3, 4], None), Some(vec![1, 3, 4, 8])),
+        ("Crop scale [5,6]", crop(&[1, 3, 10, 12], &[1, 2, 3, 4], Some(&[5, 6])), Some(vec![1, 3, 5, 6])),
+        ("Crop scale [9,6]", crop(&[1, 3, 10, 12], &[1, 2, 3, 4], Some(&[9, 6])), None),
+        ("Crop border [8,2,5,4]", crop(&[1, 3, 10, 12], &[8, 2, 5, 4], None), None),
+        ("Crop rank 3", crop(&[3, 10, 12], &[1, 2, 3, 4], None), None),
+        (
+            "DynamicSlice",
+            case(
+                9,
+                &[("x", &[4, 6])],
+                &[("s", &[2], &[1, 2]), ("e", &[2], &[3, 5])],
+                node("d", "DynamicSlice", &["x", "s", "e"], &["y"]),
+            ),
+            Some(vec![2, 3]),
+        ),
+        // Slice's bounds fed at run time: vectors of one length, no more than the rank ("Starts
+        // must be a 1-D array", "Starts and ends shape mismatch", "'axes' has an axis outside
+        // of the tensor dimension count"); without axes the first that many axes are sliced.
+        ("Slice fed starts [2,1]", fed_slice(&[&[2, 1], &[2, 1]]), None),
+        ("Slice fed starts [2] ends [3]", fed_slice(&[&[2], &[3]]), None),
+        ("Slice fed starts [3] of rank 2", fed_slice(&[&[3], &[3]]), None),
+        ("Slice fed starts [2] axes [1]", fed_slice(&[&[2], &[2], &[1]]), None),
+        ("Slice fed starts [0]", fed_slice(&[&[0], &[0]]), Some(vec![4, 6])),
         // A node of more outputs than its schema's ("Node with schema(::Add:14) has output
         // size 2 not in range [min=1, max=1]").
         (
@@ -2013,6 +2052,43 @@ fn nms(dims: &[i64], iou: &[f32]) -> ModelProto {
     let g = m.graph.as_mut().unwrap();
     g.initializer.extend([float("b", &[1, 6, 4], &boxes), float("s", &[1, 1, 6], &scores), float("t", dims, iou)]);
     m
+}
+
+/// Slice-13 of a [4, 6] input by int64 bounds fed at run time of these shapes (starts, ends,
+/// then axes).
+fn fed_slice(bounds: &[&[i64]]) -> ModelProto {
+    let names = ["s", "e", "a"];
+    let mut m =
+        case(13, &[("x", &[4, 6])], &[], node("sl", "Slice", &[&["x"][..], &names[..bounds.len()]].concat(), &["y"]));
+    let g = m.graph.as_mut().unwrap();
+    g.input.extend(names.iter().zip(bounds).map(|(n, s)| typed(n, DataType::Int64, s)));
+    m
+}
+
+/// ScaledTanh with these float attributes, each 1.
+fn tanh(attrs: &[&str]) -> NodeProto {
+    let mut n = node("s", "ScaledTanh", &["x"], &["y"]);
+    n.attribute = attrs
+        .iter()
+        .map(|a| onnx_bcast::io::proto::AttributeProto {
+            name: Some(a.to_string()),
+            r#type: Some(onnx_bcast::io::proto::attribute_proto::AttributeType::Float as i32),
+            f: Some(1.0),
+            ..Default::default()
+        })
+        .collect();
+    n
+}
+
+/// ImageScaler at `opset` of `x` with these biases.
+fn scaler(opset: i64, x: &[i64], bias: &[f32]) -> ModelProto {
+    case(opset, &[("x", x)], &[], with_floats(node("s", "ImageScaler", &["x"], &["y"]), "bias", bias))
+}
+
+/// Crop-1 of `x` by `border` and an optional `scale`.
+fn crop(x: &[i64], border: &[i64], scale: Option<&[i64]>) -> ModelProto {
+    let n = with_ints(node("c", "Crop", &["x"], &["y"]), "border", border);
+    case(9, &[("x", x)], &[], scale.map_or(n.clone(), |s| with_ints(n, "scale", s)))
 }
 
 /// `ONNX_BCAST_ORT_ROWS=DIR cargo test ort_cases` also writes each row's model and expected

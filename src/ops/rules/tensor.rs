@@ -204,6 +204,27 @@ fn symbolic_slice_len(d: &Dim, start: i64, end: i64, step: i64) -> Dim {
     Dim::max_of(&[&s.sub(&e).div_ceil(&k(step.checked_neg().unwrap_or(i64::MAX))), &k(0)])
 }
 
+/// Slice's starts, ends, axes and steps inputs (opset 10 on) are vectors of one length, no
+/// longer than the data's rank, whatever their contents (onnxruntime: "Starts must be a 1-D
+/// array", "Starts and ends shape mismatch", "'axes' has an axis outside of the tensor
+/// dimension count"): that length, where known.
+fn bounds_count(c: &Ctx, rank: usize) -> Result<Option<i64>, RuleError> {
+    let mut count = None;
+    for (i, what) in [(1, "starts"), (2, "ends"), (3, "axes"), (4, "steps")] {
+        let Some(s) = c.shape(i).filter(|_| c.has(i)) else { continue };
+        let [n] = s else { return invalid(format!("Slice: {what} has rank {}, not 1", s.len())) };
+        match (n.known(), count) {
+            (Some(n), Some(k)) if n != k => return invalid(format!("Slice: {what} holds {n} values, starts {k}")),
+            (Some(n), _) => count = Some(n),
+            _ => {}
+        }
+    }
+    match count {
+        Some(n) if n > rank as i64 => invalid(format!("Slice: {n} axes sliced of a rank-{rank} tensor")),
+        _ => Ok(count),
+    }
+}
+
 pub fn slice(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
@@ -214,6 +235,7 @@ pub fn slice(c: &Ctx) -> R {
     } else {
         (c.ints(1), c.ints(2), c.ints(3), c.ints(4))
     };
+    let count = if c.opset >= 10 { bounds_count(c, rank)? } else { None };
     let axes_unknown = c.opset >= 10 && c.has(3) && axes.is_none();
     let steps_unknown = c.opset >= 10 && c.has(4) && steps.is_none();
     // Known bounds, or sizes read off a shape (`x[:, :seq]`, `x[:, -seq:]`).
@@ -225,9 +247,10 @@ pub fn slice(c: &Ctx) -> R {
     let (starts, ends) = (bound(starts, 1), bound(ends, 2));
     let (Some(starts), Some(ends)) = (starts, ends) else {
         // Without the bounds only the rank is known; axes not sliced keep their size when
-        // the axes are known.
+        // the axes are known, or without axes the bounds' count (the first that many).
         let mut shape = data.to_vec();
-        let sliced = axes.filter(|_| c.opset >= 10).unwrap_or_else(|| (0..rank as i64).collect());
+        let first = count.filter(|_| !c.has(3)).unwrap_or(rank as i64);
+        let sliced = axes.filter(|_| c.opset >= 10).unwrap_or_else(|| (0..first).collect());
         for i in sliced.iter().filter_map(|a| axis_in(*a, rank, &c.node.op_type).ok()) {
             shape[i] = Dim::Unknown;
         }
