@@ -57,6 +57,18 @@ def constraints(s, masks):
     return f"C::new(&[{', '.join(map(str, ins))}], &[{sets_rs}], {rep})"
 
 
+# An attribute's kind as one letter (a capital for a list), as `Schema::attrs` spells it.
+KIND = {"FLOAT": "f", "INT": "i", "STRING": "s", "TENSOR": "t", "GRAPH": "g", "SPARSE_TENSOR": "p", "TYPE_PROTO": "y",
+        "FLOATS": "F", "INTS": "I", "STRINGS": "S", "TENSORS": "T", "GRAPHS": "G", "SPARSE_TENSORS": "P",
+        "TYPE_PROTOS": "Y"}
+
+
+def attr_spec(s):
+    """The schema's attributes as `Attrs` spells them: `name:kind`, `!` after a required one."""
+    return " ".join(f"{n}:{KIND[str(a.type).split('.')[-1]]}{'!' if a.required else ''}"
+                    for n, a in sorted(s.attributes.items()))
+
+
 def arity(s):
     """The schema's input and output counts as Rust: `a(min_in, max_in, min_out, max_out)`."""
     def most(n):
@@ -79,7 +91,7 @@ def main():
         seen.add(key)
         if s.deprecated:
             deprecated.append((domain, s.name, s.since_version))
-        attrs = " ".join(sorted(s.attributes))
+        attrs = attr_spec(s)
         rows.append((domain, s.name, s.since_version, arity(s), constraints(s, masks), attrs))
     rows.sort()
     newest = sorted(("" if d == "ai.onnx" else d, hi) for d, (_, hi) in onnx.defs.C.schema_version_map().items())
@@ -88,7 +100,7 @@ def main():
         "//! schemas: one row per op and per opset version at which its schema changed; and the",
         f"//! arity of onnxruntime {onnxruntime.__version__}'s contrib ops.",
         "",
-        "use super::{Arity, Constraints as C, Elements, Repeat as R, Schema};",
+        "use super::{Arity, Attrs, Constraints as C, Elements, Repeat as R, Schema};",
         "",
         "/// A type variable of the schema: every input it types has one element type, from the set.",
         "const fn var(set: u64) -> Elements {",
@@ -101,7 +113,7 @@ def main():
         "}",
         "",
         "const fn r(domain: &'static str, op: &'static str, since: i64, arity: Arity, inputs: C, attrs: &'static str) -> Schema {",
-        "    Schema { op, domain, since, arity, inputs, attrs }",
+        "    Schema { op, domain, since, arity, inputs, attrs: Attrs(attrs) }",
         "}",
         "",
         "/// The fewest and most inputs, the fewest and most outputs (`u32::MAX`: variadic).",
@@ -135,16 +147,16 @@ def main():
     # onnxruntime's own ops: its contrib domains', and the default domain's that onnx lacks
     # (onnx's experimental ops of opsets 1 to 9, which onnxruntime still runs there).
     standard = {(domain, op) for domain, op, *_ in rows}
-    contrib = sorted({(s.domain, s.name, arity(s)) for s in ort_schemas.get_all_operator_schema()
+    contrib = sorted({(s.domain, s.name, arity(s), attr_spec(s)) for s in ort_schemas.get_all_operator_schema()
                       if s.domain.startswith("com.microsoft") or (s.domain == "" and ("", s.name) not in standard)})
     out += [
         "",
         "/// onnxruntime's own ops (domain, op), its contrib ones and the default domain's that onnx",
-        "/// lacks, and their arity, which onnxruntime checks on loading a model.",
+        "/// lacks, with their arity and attributes, which onnxruntime checks on loading a model.",
         "#[rustfmt::skip]",
-        "pub static CONTRIB: &[(&str, &str, Arity)] = &[",
+        "pub static CONTRIB: &[(&str, &str, Arity, &str)] = &[",
     ]
-    out += [f'    ("{d}", "{op}", {ar}),' for d, op, ar in contrib]
+    out += [f'    ("{d}", "{op}", {ar}, "{attrs}"),' for d, op, ar, attrs in contrib]
     out.append("];")
     open("src/ops/table.rs", "w").write("\n".join(out) + "\n")
     print(len(rows), "rows")

@@ -722,7 +722,8 @@ impl Infer<'_> {
         let (ins, outs) = (node.inputs.len(), node.outputs().len());
         let misfit = match def {
             Some(def) => def.schema.arity.misfit(ins, outs),
-            None => ops::contrib_arity(&node.domain, &node.op_type).and_then(|a| a.misfit(ins, outs)),
+            None => ops::contrib_schema(&node.domain, &node.op_type)
+                .and_then(|(arity, attrs)| arity.misfit(ins, outs).or_else(|| attr_misfit(node, attrs))),
         };
         let result = match (node.op_type.as_str(), function) {
             ("If", _) if node.domain.is_empty() => match def.map(|d| apply(d, &self.ctx(node, opset))) {
@@ -836,14 +837,8 @@ impl Infer<'_> {
         if ops::newest(&node.domain).is_none_or(|newest| opset > newest) {
             return;
         }
-        let unknown: Vec<&str> =
-            node.attrs.iter().map(|a| a.name.as_str()).filter(|a| !def.schema.takes_attr(a)).collect();
-        if !unknown.is_empty() {
-            let msg = format!(
-                "{} (opset {opset}) has no attribute '{}'; onnx's checker and onnxruntime refuse the node",
-                node.op_type,
-                unknown.join("', '")
-            );
+        if let Some(why) = attr_misfit(node, def.schema.attrs) {
+            let msg = format!("{} (opset {opset}) {why}; onnx's checker and onnxruntime refuse the node", node.op_type);
             self.flag(n, Severity::Error, Code::InvalidNode, msg);
         }
         // The first input bound to each type variable: (variable, element type, input).
@@ -1370,6 +1365,54 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
         }
     }
     Ok(out)
+}
+
+/// What is wrong with a node's attributes by its schema: a name the schema lacks, one given
+/// twice, a required one missing, or one of another kind (an int `alpha` where the schema's is
+/// a float). Attributes whose kind the model leaves unsaid are not compared.
+fn attr_misfit(node: &crate::ir::Node, schema: ops::Attrs) -> Option<String> {
+    use crate::ir::AttrValue as A;
+    let unknown: Vec<&str> = node.attrs.iter().map(|a| a.name.as_str()).filter(|a| schema.kind(a).is_none()).collect();
+    if !unknown.is_empty() {
+        return Some(format!("has no attribute '{}'", unknown.join("', '")));
+    }
+    let names: Vec<&str> = node.attrs.iter().map(|a| a.name.as_str()).collect();
+    if let Some(twice) = names.iter().enumerate().find(|(i, a)| names[..*i].contains(a)).map(|(_, a)| a) {
+        return Some(format!("has the attribute '{twice}' twice"));
+    }
+    if let Some(missing) = schema.required().find(|r| !names.contains(r)) {
+        return Some(format!("needs the attribute '{missing}'"));
+    }
+    node.attrs.iter().find_map(|a| {
+        let given = match &a.value {
+            A::Float(_) => 'f',
+            A::Int(_) => 'i',
+            A::String(_) => 's',
+            A::Tensor(_) => 't',
+            A::Graph(_) => 'g',
+            A::Floats(_) => 'F',
+            A::Ints(_) => 'I',
+            A::Strings(_) => 'S',
+            A::Tensors(_) => 'T',
+            A::Graphs(_) => 'G',
+            A::Other => return None,
+        };
+        let want = schema.kind(&a.name)?.chars().next()?;
+        let kind = |k: char| match k {
+            'f' => "a float",
+            'i' => "an int",
+            's' => "a string",
+            't' => "a tensor",
+            'g' => "a graph",
+            'F' => "floats",
+            'I' => "ints",
+            'S' => "strings",
+            'T' => "tensors",
+            'G' => "graphs",
+            _ => "another kind",
+        };
+        (want != given).then(|| format!("has {} '{}' where the schema's is {}", kind(given), a.name, kind(want)))
+    })
 }
 
 /// The number of elements of a shape whose dims are all known.

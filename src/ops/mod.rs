@@ -258,17 +258,29 @@ pub struct Schema {
     pub arity: Arity,
     /// The element types the schema allows each input.
     pub inputs: Constraints,
-    /// The attributes it defines, by name, separated by spaces.
-    pub attrs: &'static str,
+    pub attrs: Attrs,
+}
+
+/// The attributes a schema defines, separated by spaces, each `name:kind` with the kind one
+/// letter (`f` float, `i` int, `s` string, `t` tensor, `g` graph, `p` sparse tensor, `y` type;
+/// a capital for a list of them) and a `!` after a required one: `"axis:i! perm:I"`.
+#[derive(Clone, Copy, Debug)]
+pub struct Attrs(pub &'static str);
+
+impl Attrs {
+    /// The kind letter of the attribute `name` (with `!` if required); `None` when there is no
+    /// such attribute, which onnx's checker and onnxruntime refuse.
+    pub fn kind(&self, name: &str) -> Option<&'static str> {
+        self.0.split(' ').find_map(|a| a.split_once(':').filter(|(n, _)| *n == name).map(|(_, k)| k))
+    }
+
+    /// The attributes a node must have.
+    pub fn required(&self) -> impl Iterator<Item = &'static str> {
+        self.0.split(' ').filter(|a| a.ends_with('!')).filter_map(|a| a.split(':').next())
+    }
 }
 
 impl Schema {
-    /// Whether the schema defines an attribute `name`: onnx's checker and onnxruntime refuse a
-    /// node with any other.
-    pub fn takes_attr(&self, name: &str) -> bool {
-        self.attrs.split(' ').any(|a| a == name)
-    }
-
     /// Whether this row deprecates its op (until a later row brings it back, as
     /// GroupNormalization 21 does): onnx's checker and onnxruntime refuse such a node.
     /// GroupNormalization 18 is the one onnxruntime 1.32 still runs.
@@ -312,11 +324,11 @@ impl Arity {
     }
 }
 
-/// The arity of onnxruntime's own op `op` of `domain`: a contrib op (com.microsoft or its NCHWc
-/// domain) or one of the default domain that onnx lacks.
-pub fn contrib_arity(domain: &str, op: &str) -> Option<&'static Arity> {
+/// The arity and attributes of onnxruntime's own op `op` of `domain`: a contrib op
+/// (com.microsoft or its NCHWc domain) or one of the default domain that onnx lacks.
+pub fn contrib_schema(domain: &str, op: &str) -> Option<(&'static Arity, Attrs)> {
     let domain = crate::ir::norm_domain(domain);
-    table::CONTRIB.iter().find(|(d, o, _)| *d == domain && *o == op).map(|(.., a)| a)
+    table::CONTRIB.iter().find(|(d, o, ..)| *d == domain && *o == op).map(|(.., a, attrs)| (a, Attrs(attrs)))
 }
 
 /// One op at one schema version: the schema's facts with the op's meaning (`registry.rs`)

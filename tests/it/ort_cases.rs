@@ -500,6 +500,31 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Slice fed starts [3] of rank 2", fed_slice(&[&[3], &[3]]), None),
         ("Slice fed starts [2] axes [1]", fed_slice(&[&[2], &[2], &[1]]), None),
         ("Slice fed starts [0]", fed_slice(&[&[0], &[0]]), Some(vec![4, 6])),
+        // Attributes as the schema types them ("Required attribute 'axis' is missing",
+        // "Mismatched attribute type in ' : alpha'. Expected: 'FLOAT', actual: 'INT'",
+        // "Attribute 'axis' appeared multiple times").
+        ("Concat without axis", two(node("c", "Concat", &["a", "b"], &["y"])), None),
+        ("Concat axis 1.0", two(with_attr(node("c", "Concat", &["a", "b"], &["y"]), "axis", Some(1.0), &[])), None),
+        (
+            "Concat axis twice",
+            two(with_int(with_int(node("c", "Concat", &["a", "b"], &["y"]), "axis", 0), "axis", 1)),
+            None,
+        ),
+        (
+            "Gemm alpha 2 (int)",
+            two(with_int(with_int(node("g", "Gemm", &["a", "b"], &["y"]), "transB", 1), "alpha", 2)),
+            None,
+        ),
+        (
+            "Gemm alpha 2.0",
+            two(with_attr(with_int(node("g", "Gemm", &["a", "b"], &["y"]), "transB", 1), "alpha", Some(2.0), &[])),
+            Some(vec![2, 2]),
+        ),
+        (
+            "Transpose perm of floats",
+            two(with_attr(node("t", "Transpose", &["a"], &["y"]), "perm", None, &[1.0, 0.0])),
+            None,
+        ),
         // A node of more outputs than its schema's ("Node with schema(::Add:14) has output
         // size 2 not in range [min=1, max=1]").
         (
@@ -1853,6 +1878,20 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // (com.microsoft::Gelu:1) has input size 2 not in range [min=1, max=1]"; "has output
         // size 1 not in range [min=2, max=3]").
         ("Gelu of 2 inputs", op("Gelu", 0, &[("x", &[2, 3]), ("z", &[2, 3])], &[], &[]), None),
+        // and attributes ("Unrecognized attribute: foo for operator Gelu", "Mismatched
+        // attribute type in ' : alpha'").
+        ("Gelu with an attribute foo", op("Gelu", 0, &[("x", &[2, 3])], &[("foo", 1)], &[]), None),
+        ("QuickGelu alpha 1 (int)", op("QuickGelu", 0, &[("x", &[2, 3])], &[("alpha", 1)], &[]), None),
+        (
+            "QuickGelu alpha 1.0",
+            {
+                let mut m = op("QuickGelu", 0, &[("x", &[2, 3])], &[], &[]);
+                let n = &mut m.graph.as_mut().unwrap().node[0];
+                *n = with_attr(n.clone(), "alpha", Some(1.0), &[]);
+                m
+            },
+            Some(vec![2, 3]),
+        ),
         ("GatedAdd of 2 inputs", op("GatedAdd", 0, &[("x", &[2, 5, 8]), ("y_", &[2, 5, 8])], &[], &[]), None),
         (
             "CausalConv of 1 output",
@@ -2065,19 +2104,28 @@ fn fed_slice(bounds: &[&[i64]]) -> ModelProto {
     m
 }
 
+/// A node of opset 17 over two [2, 3] inputs `a` and `b`.
+fn two(n: NodeProto) -> ModelProto {
+    case(17, &[("a", &[2, 3]), ("b", &[2, 3])], &[], n)
+}
+
+/// `n` with a float attribute `f`, or else a floats one.
+fn with_attr(mut n: NodeProto, name: &str, f: Option<f32>, floats: &[f32]) -> NodeProto {
+    use onnx_bcast::io::proto::{attribute_proto::AttributeType, AttributeProto};
+    let kind = if f.is_some() { AttributeType::Float } else { AttributeType::Floats };
+    n.attribute.push(AttributeProto {
+        name: Some(name.into()),
+        r#type: Some(kind as i32),
+        f,
+        floats: floats.to_vec(),
+        ..Default::default()
+    });
+    n
+}
+
 /// ScaledTanh with these float attributes, each 1.
 fn tanh(attrs: &[&str]) -> NodeProto {
-    let mut n = node("s", "ScaledTanh", &["x"], &["y"]);
-    n.attribute = attrs
-        .iter()
-        .map(|a| onnx_bcast::io::proto::AttributeProto {
-            name: Some(a.to_string()),
-            r#type: Some(onnx_bcast::io::proto::attribute_proto::AttributeType::Float as i32),
-            f: Some(1.0),
-            ..Default::default()
-        })
-        .collect();
-    n
+    attrs.iter().fold(node("s", "ScaledTanh", &["x"], &["y"]), |n, a| with_attr(n, a, Some(1.0), &[]))
 }
 
 /// ImageScaler at `opset` of `x` with these biases.
