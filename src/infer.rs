@@ -708,8 +708,20 @@ impl Infer<'_> {
         };
         let function = self.functions.by_name.get(&(node.domain.as_str(), node.op_type.as_str())).copied();
         let def = if function.is_none() { self.row(&node.domain, &node.op_type, opset) } else { None };
+        // onnxruntime's own ops, which onnx's table lacks, by onnxruntime's schemas.
+        let own = if function.is_none() && def.is_none() {
+            ops::contrib_schema(&node.domain, &node.op_type, opset)
+        } else {
+            None
+        };
+        if let Some(s) = own {
+            self.check_types(n, node, s, opset);
+        }
         if let Some(def) = def {
-            self.check_types(n, node, def, opset);
+            // Not checked above the newest opset the table knows, where a schema may have changed.
+            if ops::newest(&node.domain).is_some_and(|newest| opset <= newest) {
+                self.check_types(n, node, def.schema, opset);
+            }
             if let Some((v, ty)) = self.plain_broadcast(node, def, declared) {
                 #[cfg(debug_assertions)]
                 self.check_plain(node, def, opset, &ty);
@@ -722,8 +734,7 @@ impl Infer<'_> {
         let (ins, outs) = (node.inputs.len(), node.outputs().len());
         let misfit = match def {
             Some(def) => def.schema.arity.misfit(ins, outs),
-            None => ops::contrib_schema(&node.domain, &node.op_type)
-                .and_then(|(arity, attrs)| arity.misfit(ins, outs).or_else(|| attr_misfit(node, attrs))),
+            None => own.and_then(|s| s.arity.misfit(ins, outs)),
         };
         let result = match (node.op_type.as_str(), function) {
             ("If", _) if node.domain.is_empty() => match def.map(|d| apply(d, &self.ctx(node, opset))) {
@@ -831,13 +842,10 @@ impl Infer<'_> {
 
     /// Reports inputs whose element types the op's schema, at the model's opset, does not
     /// allow (`type-unsupported`) or which a type variable binds to different element types
-    /// (`type-mismatch`: `Add(float32, float16)`), as onnxruntime refuses such a model. Not
-    /// checked above the newest opset the table knows, where a schema may have changed.
-    fn check_types(&mut self, n: NodeId, node: &crate::ir::Node, def: &ops::OpDef, opset: i64) {
-        if ops::newest(&node.domain).is_none_or(|newest| opset > newest) {
-            return;
-        }
-        if let Some(why) = attr_misfit(node, def.schema.attrs) {
+    /// (`type-mismatch`: `Add(float32, float16)`), and attributes it does not define, as
+    /// onnxruntime refuses such a model.
+    fn check_types(&mut self, n: NodeId, node: &crate::ir::Node, schema: &ops::Schema, opset: i64) {
+        if let Some(why) = attr_misfit(node, schema.attrs) {
             let msg = format!("{} (opset {opset}) {why}; onnx's checker and onnxruntime refuse the node", node.op_type);
             self.flag(n, Severity::Error, Code::InvalidNode, msg);
         }
@@ -846,7 +854,7 @@ impl Infer<'_> {
         for (slot, v) in node.inputs.iter().enumerate() {
             let Some(v) = *v else { continue };
             let (Some((var, elements)), Some(Type::Tensor { dtype: Some(dtype), .. })) =
-                (def.schema.inputs.of(slot), self.out.ty(v))
+                (schema.inputs.of(slot), self.out.ty(v))
             else {
                 continue;
             };

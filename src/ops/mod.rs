@@ -324,11 +324,11 @@ impl Arity {
     }
 }
 
-/// The arity and attributes of onnxruntime's own op `op` of `domain`: a contrib op
+/// The schema onnxruntime gives its own op `op` of `domain` at `version`: a contrib op
 /// (com.microsoft or its NCHWc domain) or one of the default domain that onnx lacks.
-pub fn contrib_schema(domain: &str, op: &str) -> Option<(&'static Arity, Attrs)> {
+pub fn contrib_schema(domain: &str, op: &str, version: i64) -> Option<&'static Schema> {
     let domain = crate::ir::norm_domain(domain);
-    table::CONTRIB.iter().find(|(d, o, ..)| *d == domain && *o == op).map(|(.., a, attrs)| (a, Attrs(attrs)))
+    table::CONTRIB.iter().filter(|s| s.domain == domain && s.op == op && s.since <= version).max_by_key(|s| s.since)
 }
 
 /// One op at one schema version: the schema's facts with the op's meaning (`registry.rs`)

@@ -1182,7 +1182,8 @@ fn contrib_ops_have_onnxruntimes_shapes() {
             input("q", &[2i64, 6, 4]),
             input("s", &[D::S("batch"), D::S("seq"), D::N(16)]),
             input("g", &[16i64]),
-            input("qb", &[32i64, 1, 8]),
+            // B packed as bytes (onnxruntime refuses a float B).
+            build::typed("qb", onnx::tensor_proto::DataType::Uint8, &[32i64, 1, 8]),
             input("qs", &[32i64]),
         ],
         nodes,

@@ -1881,6 +1881,9 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // and attributes ("Unrecognized attribute: foo for operator Gelu", "Mismatched
         // attribute type in ' : alpha'").
         ("Gelu with an attribute foo", op("Gelu", 0, &[("x", &[2, 3])], &[("foo", 1)], &[]), None),
+        // and element types ("Type 'tensor(int64)' of input parameter (x) of operator (Gelu)
+        // in node () is invalid").
+        ("Gelu of int64", ms(MS, node("g", "Gelu", &["x"], &["y"]), &[("x", &[2, 3], DataType::Int64)], &[]), None),
         ("QuickGelu alpha 1 (int)", op("QuickGelu", 0, &[("x", &[2, 3])], &[("alpha", 1)], &[]), None),
         (
             "QuickGelu alpha 1.0",
