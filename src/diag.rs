@@ -113,6 +113,8 @@ codes! {
     InvalidNode = "invalid-node": "A node's attributes or inputs break its op's rules (an axis out of range, a missing attribute, a bad count).",
     UnknownOp = "unknown-op": "No shape rule is known for the op: its outputs' shapes are unknown, and inference carries on past it.",
     NoOpset = "no-opset": "The model imports no opset for the default domain; the newest known one is assumed.",
+    OpsetUnknown = "opset-unknown": "The model imports a newer opset of a known domain than this build knows: onnxruntime 1.32 refuses it; its ops are inferred by the newest schemas known.",
+    DomainNotImported = "domain-not-imported": "A node's domain is not among the opsets its graph imports: onnxruntime refuses the model.",
     BranchRankDiffers = "branch-rank-differs": "The branches of an If give outputs of different ranks: the condition decides what later ops get.",
     UndefinedInput = "undefined-input": "A node uses a tensor that no graph input, initializer or earlier node defines.",
     UndefinedOutput = "undefined-output": "A graph output names a tensor that nothing defines.",

@@ -6,7 +6,7 @@
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::dtype::DType;
 use crate::io;
-use crate::ir::{AttrValue, Def, Graph, Model, NodeId, Tensor, TensorData};
+use crate::ir::{norm_domain, AttrValue, Def, Graph, Model, NodeId, Tensor, TensorData};
 
 /// Every structural finding of `model`, graph by graph in file order.
 pub fn validate(model: &Model) -> Vec<Diagnostic> {
@@ -41,6 +41,7 @@ pub fn validate(model: &Model) -> Vec<Diagnostic> {
             }
         }
     }
+    imports(model, &mut out);
     for v in &model.values {
         if v.shadows.is_some() && matches!(v.def, Def::Input | Def::Initializer) {
             let graph = model.graph(v.graph);
@@ -50,6 +51,49 @@ pub fn validate(model: &Model) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// The domains onnxruntime takes without an import: the default one (which `no-opset` covers)
+/// and its own.
+const IMPLIED: &[&str] = &["", "ai.onnx.ml", "com.microsoft", "com.microsoft.nchwc", "com.ms.internal.nhwc"];
+
+/// Imports onnxruntime refuses: a node of another domain than `IMPLIED` that its graph does not
+/// import ("No opset import for domain 'foo'"; a function body imports its own, or else the
+/// model's), and a
+/// newer version of a known domain than this build knows ("Opset 30 is under development"), a
+/// warning, as a newer onnxruntime may run it.
+fn imports(model: &Model, out: &mut Vec<Diagnostic>) {
+    for o in &model.opsets {
+        if let Some(newest) = crate::ops::newest(&o.domain).filter(|n| o.version > *n) {
+            let domain = if norm_domain(&o.domain).is_empty() { "ai.onnx" } else { &o.domain };
+            let msg = format!(
+                "the model imports {domain} opset {}, newer than the {newest} this build knows: onnxruntime 1.32 \
+                 refuses it, and its ops are inferred by their opset-{newest} schemas",
+                o.version
+            );
+            out.push(Diagnostic::new(Severity::Warning, Code::OpsetUnknown, "main", msg));
+        }
+    }
+    for g in model.graph_ids() {
+        // The graph's root: the main graph or a function's body.
+        let mut root = g;
+        while let Some(parent) = model.graph(root).parent {
+            root = model.node(parent).graph;
+        }
+        let opsets = match model.functions.iter().find(|f| f.graph == root) {
+            Some(f) if !f.opsets.is_empty() => &f.opsets,
+            _ => &model.opsets,
+        };
+        let graph = model.graph(g);
+        for n in &graph.order {
+            let domain = norm_domain(&model.node(*n).domain);
+            if !IMPLIED.contains(&domain) && !opsets.iter().any(|o| norm_domain(&o.domain) == domain) {
+                let msg =
+                    format!("its domain '{domain}' is not among the opsets imported; onnxruntime refuses the model");
+                out.push(finding(model, graph, Some(*n), Code::DomainNotImported, msg));
+            }
+        }
+    }
 }
 
 fn finding(model: &Model, graph: &Graph, node: Option<NodeId>, code: Code, message: String) -> Diagnostic {

@@ -1884,6 +1884,10 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // and element types ("Type 'tensor(int64)' of input parameter (x) of operator (Gelu)
         // in node () is invalid").
         ("Gelu of int64", ms(MS, node("g", "Gelu", &["x"], &["y"]), &[("x", &[2, 3], DataType::Int64)], &[]), None),
+        // A domain the model does not import: onnxruntime takes its own ones without, and
+        // refuses others ("No opset import for domain 'my.ops'").
+        ("Gelu, com.microsoft not imported", unimported(MS, "Gelu"), Some(vec![2, 3])),
+        ("Relu of my.ops not imported", unimported("my.ops", "Relu"), None),
         ("QuickGelu alpha 1 (int)", op("QuickGelu", 0, &[("x", &[2, 3])], &[("alpha", 1)], &[]), None),
         (
             "QuickGelu alpha 1.0",
@@ -2104,6 +2108,13 @@ fn fed_slice(bounds: &[&[i64]]) -> ModelProto {
         case(13, &[("x", &[4, 6])], &[], node("sl", "Slice", &[&["x"][..], &names[..bounds.len()]].concat(), &["y"]));
     let g = m.graph.as_mut().unwrap();
     g.input.extend(names.iter().zip(bounds).map(|(n, s)| typed(n, DataType::Int64, s)));
+    m
+}
+
+/// `op` of `domain` over a [2, 3] input, in a model that does not import the domain.
+fn unimported(domain: &str, op: &str) -> ModelProto {
+    let mut m = ms(domain, node("n", op, &["x"], &["y"]), &[("x", &[2, 3], DataType::Float)], &[]);
+    m.opset_import.retain(|o| o.domain() != domain);
     m
 }
 

@@ -230,6 +230,22 @@ fn zero_dim_on_an_input_is_the_size_0_with_a_warning() {
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![d(0), d(8)]));
 }
 
+/// onnxruntime 1.32 refuses a model importing ai.onnx opset 30 ("Opset 30 is under
+/// development ... Current official support for domain ai.onnx is till opset 28"): a warning,
+/// as a newer onnxruntime may run it, and the ops are inferred by their newest schemas.
+#[test]
+fn a_newer_opset_than_known_is_a_warning() {
+    let g = graph(vec![node("Relu", &["x"], &["y"])], vec![f32_input("x", &[D::N(2)])], vec![], &["y"]);
+    let inf = infer(&model_at(g, 30), &Options::default());
+    assert_eq!(codes(&inf), vec!["opset-unknown"]);
+    assert!(
+        inf.diagnostics[0].message.contains("ai.onnx opset 30, newer than the 28"),
+        "{}",
+        inf.diagnostics[0].message
+    );
+    assert_eq!(inf.diagnostics[0].severity, onnx_bcast::Severity::Warning);
+}
+
 #[test]
 fn wrong_input_count_is_an_invalid_node() {
     let g = graph(vec![node("Relu", &["x", "x"], &["y"])], vec![f32_input("x", &[D::N(2)])], vec![], &["y"]);
