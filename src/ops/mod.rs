@@ -303,13 +303,10 @@ impl Arity {
     /// input, the node has 2" (onnx's checker and onnxruntime refuse the node); `None` when
     /// both counts fit.
     pub fn misfit(&self, inputs: usize, outputs: usize) -> Option<String> {
-        let counts = [("takes", "input", inputs, self.min_inputs, self.max_inputs)].into_iter().chain([(
-            "gives",
-            "output",
-            outputs,
-            self.min_outputs,
-            self.max_outputs,
-        )]);
+        let counts = [
+            ("takes", "input", inputs, self.min_inputs, self.max_inputs),
+            ("gives", "output", outputs, self.min_outputs, self.max_outputs),
+        ];
         counts.into_iter().find(|(.., n, lo, hi)| !(u64::from(*lo)..=u64::from(*hi)).contains(&(*n as u64))).map(
             |(verb, what, n, lo, hi)| {
                 let want = match (lo, hi) {
