@@ -1,7 +1,8 @@
 //! Structure checks that need no shapes: tensors whose dims, element counts, byte sizes and
 //! stored data disagree, unsafe external-data references, negative or overflowing declared
-//! dims and names defined twice, external weights that are not there. Returns findings; reads
-//! no file (external weights are looked at with a stat only) and never mutates the model.
+//! dims and names defined twice, external weights that are not there, nodes of domains not
+//! imported and imports newer than this build knows. Returns findings; reads no file
+//! (external weights are looked at with a stat only) and never mutates the model.
 
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::dtype::DType;
