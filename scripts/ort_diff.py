@@ -430,6 +430,7 @@ CONTRIB = [
     ("LinearAttentionGate", [("a", [2, 5, 4], F), ("d", [4], F), ("e", [4], F), ("b", [2, 5, 4], F)], {"outputs": 2}),
     ("GatedRMSNorm", [("x", [2, 5, 64], F), ("s", [16], F), ("g", [2, 5, 64], F)], {"activation": "sigmoid"}),
     ("GatedAdd", [("x", [2, 5, 8], F), ("y", [2, 5, 8], F), ("g", [2, 5, 1], F)], {}),
+    ("DynamicTimeWarping", [("x", [4, 6], F)], {}),
     ("ImageScaler", [("x", [1, 3, 4, 5], F)], {"bias": [1.0, 2.0, 3.0], "scale": 2.0, "domain": ""}),
     ("Crop", [("x", [1, 3, 10, 12], F)], {"border": [1, 2, 3, 4], "domain": ""}),
     ("Crop", [("x", [1, 3, 10, 12], F)], {"border": [1, 2, 3, 4], "scale": [5, 6], "domain": ""}),

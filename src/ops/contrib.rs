@@ -66,6 +66,7 @@ const RULES: &[(&str, Rule)] = &[
     ("LinearAttentionGate", linear_attention_gate),
     ("GatedRMSNorm", gated_rms_norm),
     ("GatedAdd", gated_add),
+    ("DynamicTimeWarping", dynamic_time_warping),
 ];
 
 /// onnxruntime's NCHWc ops (`com.microsoft.nchwc`), which its optimizer writes at the highest
@@ -1274,4 +1275,22 @@ fn crop(c: &Ctx) -> R {
     }
     checked.types = smallvec::smallvec![tensor(c.dtype(0), Some(y))];
     Ok(checked)
+}
+
+/// DynamicTimeWarping of a cost matrix [M, N] (or [1, M, N]): the path's points as int32 [2, L],
+/// max(M, N) <= L < M + N. L is known where the matrix is empty (0) or one row or column thick
+/// (the longer side).
+fn dynamic_time_warping(c: &Ctx) -> R {
+    let Some(x) = c.shape(0) else { return out(vec![tensor(Some(DType::I32), None)]) };
+    let (m, n) = match x {
+        [m, n] | [Dim::Known(1), m, n] => (m, n),
+        _ => return invalid(c, format!("a cost of shape {}, not [M, N] or [1, M, N]", render(x))),
+    };
+    let len = match (m.known(), n.known()) {
+        (Some(0), _) | (_, Some(0)) => Dim::Known(0),
+        (Some(1), _) => n.clone(),
+        (_, Some(1)) => m.clone(),
+        _ => Dim::Unknown,
+    };
+    out(vec![tensor(Some(DType::I32), Some(vec![Dim::Known(2), len]))])
 }

@@ -1877,6 +1877,13 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // Arity, as onnxruntime's schemas give it on loading ("Node with schema
         // (com.microsoft::Gelu:1) has input size 2 not in range [min=1, max=1]"; "has output
         // size 1 not in range [min=2, max=3]").
+        // DynamicTimeWarping: "input rank must be 2, or (3 with first dim equal to 1)"; a path of
+        // the longer side through one row, of none through an empty matrix.
+        ("DynamicTimeWarping [1,5]", op("DynamicTimeWarping", 0, &[("x", &[1, 5])], &[], &[]), Some(vec![2, 5])),
+        ("DynamicTimeWarping [1,4,1]", op("DynamicTimeWarping", 0, &[("x", &[1, 4, 1])], &[], &[]), Some(vec![2, 4])),
+        ("DynamicTimeWarping [0,4]", op("DynamicTimeWarping", 0, &[("x", &[0, 4])], &[], &[]), Some(vec![2, 0])),
+        ("DynamicTimeWarping [3,3,3]", op("DynamicTimeWarping", 0, &[("x", &[3, 3, 3])], &[], &[]), None),
+        ("DynamicTimeWarping [5]", op("DynamicTimeWarping", 0, &[("x", &[5])], &[], &[]), None),
         ("Gelu of 2 inputs", op("Gelu", 0, &[("x", &[2, 3]), ("z", &[2, 3])], &[], &[]), None),
         // and attributes ("Unrecognized attribute: foo for operator Gelu", "Mismatched
         // attribute type in ' : alpha'").
