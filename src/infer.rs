@@ -364,12 +364,8 @@ impl Infer<'_> {
             // The common case, once per node: no function bodies, the default domain.
             return self.default_opset;
         }
-        let mut graph = g;
         // A subgraph inside a function body sees the function's imports.
-        while let Some(p) = self.model.graph(graph).parent {
-            graph = self.model.node(p).graph;
-        }
-        let own = self.functions.opsets.get(&(Some(graph), norm(domain)));
+        let own = self.functions.opsets.get(&(Some(self.model.root(g)), norm(domain)));
         let model = || self.functions.opsets.get(&(None, norm(domain)));
         own.or_else(model).copied().unwrap_or_else(|| crate::ir::default_opset(domain))
     }
@@ -1377,49 +1373,40 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
 
 /// What is wrong with a node's attributes by its schema: a name the schema lacks, one given
 /// twice, a required one missing, or one of another kind (an int `alpha` where the schema's is
-/// a float). Attributes whose kind the model leaves unsaid are not compared.
+/// a float). Attributes of a kind this build does not read are not compared.
 fn attr_misfit(node: &crate::ir::Node, schema: ops::Attrs) -> Option<String> {
-    use crate::ir::AttrValue as A;
-    let unknown: Vec<&str> = node.attrs.iter().map(|a| a.name.as_str()).filter(|a| schema.kind(a).is_none()).collect();
+    let names: Vec<&str> = node.attrs.iter().map(|a| a.name.as_str()).collect();
+    let unknown: Vec<&str> = names.iter().copied().filter(|a| schema.kind(a).is_none()).collect();
     if !unknown.is_empty() {
         return Some(format!("has no attribute '{}'", unknown.join("', '")));
     }
-    let names: Vec<&str> = node.attrs.iter().map(|a| a.name.as_str()).collect();
     if let Some(twice) = names.iter().enumerate().find(|(i, a)| names[..*i].contains(a)).map(|(_, a)| a) {
         return Some(format!("has the attribute '{twice}' twice"));
     }
     if let Some(missing) = schema.required().find(|r| !names.contains(r)) {
         return Some(format!("needs the attribute '{missing}'"));
     }
+    // Each kind in words, by its `AttributeProto.type` (1 to 14).
+    const WORDS: [&str; 14] = [
+        "a float",
+        "an int",
+        "a string",
+        "a tensor",
+        "a graph",
+        "floats",
+        "ints",
+        "strings",
+        "tensors",
+        "graphs",
+        "a sparse tensor",
+        "sparse tensors",
+        "a type",
+        "types",
+    ];
+    let word = |k: i32| usize::try_from(k - 1).ok().and_then(|i| WORDS.get(i)).copied().unwrap_or("another kind");
     node.attrs.iter().find_map(|a| {
-        let given = match &a.value {
-            A::Float(_) => 'f',
-            A::Int(_) => 'i',
-            A::String(_) => 's',
-            A::Tensor(_) => 't',
-            A::Graph(_) => 'g',
-            A::Floats(_) => 'F',
-            A::Ints(_) => 'I',
-            A::Strings(_) => 'S',
-            A::Tensors(_) => 'T',
-            A::Graphs(_) => 'G',
-            A::Other => return None,
-        };
-        let want = schema.kind(&a.name)?.chars().next()?;
-        let kind = |k: char| match k {
-            'f' => "a float",
-            'i' => "an int",
-            's' => "a string",
-            't' => "a tensor",
-            'g' => "a graph",
-            'F' => "floats",
-            'I' => "ints",
-            'S' => "strings",
-            'T' => "tensors",
-            'G' => "graphs",
-            _ => "another kind",
-        };
-        (want != given).then(|| format!("has {} '{}' where the schema's is {}", kind(given), a.name, kind(want)))
+        let (given, want) = (crate::io::attr_type(&a.value)?, schema.kind(&a.name)?);
+        (want != given).then(|| format!("has {} '{}' where the schema's is {}", word(given), a.name, word(want)))
     })
 }
 

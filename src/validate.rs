@@ -76,11 +76,9 @@ fn imports(model: &Model, out: &mut Vec<Diagnostic>) {
         }
     }
     for g in model.graph_ids() {
-        // The graph's root: the main graph or a function's body.
-        let mut root = g;
-        while let Some(parent) = model.graph(root).parent {
-            root = model.node(parent).graph;
-        }
+        // A function body's own imports, where it has any (onnxruntime: "No opset registered for
+        // domain my.g in function F"), else the model's.
+        let root = model.root(g);
         let opsets = match model.functions.iter().find(|f| f.graph == root) {
             Some(f) if !f.opsets.is_empty() => &f.opsets,
             _ => &model.opsets,

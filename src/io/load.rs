@@ -552,6 +552,24 @@ pub(super) const K_STRINGS: i32 = 8;
 pub(super) const K_TENSORS: i32 = 9;
 pub(super) const K_GRAPHS: i32 = 10;
 
+/// The kind of an attribute value as `AttributeProto.type` numbers it (`FLOAT` 1 to `GRAPHS`
+/// 10); `None` for a kind this build does not read.
+pub(crate) fn attr_type(v: &AttrValue) -> Option<i32> {
+    Some(match v {
+        AttrValue::Float(_) => K_FLOAT,
+        AttrValue::Int(_) => K_INT,
+        AttrValue::String(_) => K_STRING,
+        AttrValue::Tensor(_) => K_TENSOR,
+        AttrValue::Graph(_) => K_GRAPH,
+        AttrValue::Floats(_) => K_FLOATS,
+        AttrValue::Ints(_) => K_INTS,
+        AttrValue::Strings(_) => K_STRINGS,
+        AttrValue::Tensors(_) => K_TENSORS,
+        AttrValue::Graphs(_) => K_GRAPHS,
+        AttrValue::Other => return None,
+    })
+}
+
 /// The attribute's kind: its `type`, or for old models that omit it, the field that is set.
 pub(super) fn attr_kind(a: &onnx::AttributeProto) -> i32 {
     match a.r#type {

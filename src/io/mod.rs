@@ -489,6 +489,7 @@ mod save;
 mod unknown;
 
 pub use external::{encode_tensor, external_extent, read_external, read_tensor, unsafe_location};
+pub(crate) use load::attr_type;
 use load::*;
 pub use save::declared_dims;
 use save::*;

@@ -236,19 +236,7 @@ pub(super) fn attr_bytes(model: &Model, a: &Attribute, out: &mut Vec<u8>) {
 pub(super) fn attr_to(a: &Attribute) -> onnx::AttributeProto {
     let mut p: onnx::AttributeProto = carry(&a.proto);
     put_str(&mut p.name, &a.name);
-    let kind = match &a.value {
-        AttrValue::Float(_) => K_FLOAT,
-        AttrValue::Int(_) => K_INT,
-        AttrValue::String(_) => K_STRING,
-        AttrValue::Tensor(_) => K_TENSOR,
-        AttrValue::Graph(_) => K_GRAPH,
-        AttrValue::Floats(_) => K_FLOATS,
-        AttrValue::Ints(_) => K_INTS,
-        AttrValue::Strings(_) => K_STRINGS,
-        AttrValue::Tensors(_) => K_TENSORS,
-        AttrValue::Graphs(_) => K_GRAPHS,
-        AttrValue::Other => return p,
-    };
+    let Some(kind) = attr_type(&a.value) else { return p };
     match &a.value {
         AttrValue::Tensor(t) => p.t = Some(tensor_to(t)),
         AttrValue::Tensors(ts) => p.tensors = ts.iter().map(tensor_to).collect(),

@@ -585,6 +585,15 @@ impl Model {
         &self.graphs[id.index()]
     }
 
+    /// The outermost graph holding `id` (itself if it is not a subgraph): the main graph or a
+    /// function's body, whose opset imports a subgraph sees.
+    pub(crate) fn root(&self, mut id: GraphId) -> GraphId {
+        while let Some(parent) = self.graph(id).parent {
+            id = self.node(parent).graph;
+        }
+        id
+    }
+
     /// The ids of all graphs, the main graph first.
     pub fn graph_ids(&self) -> impl Iterator<Item = GraphId> {
         (0..self.graphs.len() as u32).map(GraphId)

@@ -262,16 +262,21 @@ pub struct Schema {
 }
 
 /// The attributes a schema defines, separated by spaces, each `name:kind` with the kind one
-/// letter (`f` float, `i` int, `s` string, `t` tensor, `g` graph, `p` sparse tensor, `y` type;
-/// a capital for a list of them) and a `!` after a required one: `"axis:i! perm:I"`.
+/// letter of [`Attrs::KINDS`] and a `!` after a required one: `"axis:i! perm:I"`.
 #[derive(Clone, Copy, Debug)]
 pub struct Attrs(pub &'static str);
 
 impl Attrs {
-    /// The kind letter of the attribute `name` (with `!` if required); `None` when there is no
-    /// such attribute, which onnx's checker and onnxruntime refuse.
-    pub fn kind(&self, name: &str) -> Option<&'static str> {
-        self.0.split(' ').find_map(|a| a.split_once(':').filter(|(n, _)| *n == name).map(|(_, k)| k))
+    /// The kind letters in the order `AttributeProto.type` numbers them from 1: float, int,
+    /// string, tensor, graph, the lists of those, sparse tensor(s), type proto(s).
+    pub const KINDS: &'static str = "fistgFISTGpPyY";
+
+    /// The `AttributeProto.type` of the attribute `name`; `None` when there is no such
+    /// attribute, which onnx's checker and onnxruntime refuse.
+    pub fn kind(&self, name: &str) -> Option<i32> {
+        let spec = self.0.split(' ').find_map(|a| a.split_once(':').filter(|(n, _)| *n == name).map(|(_, k)| k))?;
+        let letter = spec.chars().next()?;
+        Self::KINDS.find(letter).and_then(|i| i32::try_from(i + 1).ok())
     }
 
     /// The attributes a node must have.

@@ -762,6 +762,49 @@ fn expand_carries_shape_tensor_contents() {
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![d(4), d(4)]));
 }
 
+/// A function body reads its own opset imports: onnxruntime refuses a body calling `my.g.G`
+/// when the function imports only the default domain, though the model imports `my.g` ("No
+/// opset registered for domain my.g in function F"), and runs it when the function imports it.
+#[test]
+fn a_function_body_needs_its_own_imports() {
+    use onnx_bcast::io::proto::FunctionProto;
+    let opset =
+        |d: &str| OperatorSetIdProto { domain: Some(d.into()), version: Some(if d.is_empty() { 17 } else { 1 }) };
+    let function = |domain: &str, name: &str, body: NodeProto, imports: &[&str]| FunctionProto {
+        name: Some(name.into()),
+        domain: Some(domain.into()),
+        input: vec!["x".into()],
+        output: vec!["z".into()],
+        node: vec![body],
+        opset_import: imports.iter().map(|d| opset(d)).collect(),
+        ..Default::default()
+    };
+    let call = |domain: &str, op: &str, ins: &[&str], outs: &[&str]| NodeProto {
+        domain: Some(domain.into()),
+        ..node(op, ins, outs)
+    };
+    let codes_with = |f_imports: &[&str]| {
+        let g = function("my.g", "G", node("Relu", &["x"], &["z"]), &[""]);
+        let f = function("my.f", "F", call("my.g", "G", &["x"], &["z"]), f_imports);
+        let m = ModelProto {
+            ir_version: Some(8),
+            opset_import: vec![opset(""), opset("my.f"), opset("my.g")],
+            graph: Some(graph(
+                vec![call("my.f", "F", &["a"], &["y"])],
+                vec![f32_input("a", &[D::N(2)])],
+                vec![],
+                &["y"],
+            )),
+            functions: vec![f, g],
+            ..Default::default()
+        };
+        let m = onnx_bcast::io::decode(&m.encode_to_vec(), Path::new("f.onnx"), None).expect("decodes");
+        codes(&infer(&m, &Options::default())).into_iter().map(String::from).collect::<Vec<_>>()
+    };
+    assert_eq!(codes_with(&[""]), ["domain-not-imported"]);
+    assert!(codes_with(&["", "my.g"]).is_empty());
+}
+
 #[test]
 fn model_local_functions_are_inferred_through_their_bodies() {
     use onnx_bcast::io::proto::FunctionProto;
