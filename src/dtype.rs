@@ -134,6 +134,18 @@ impl DType {
         matches!(self, DType::F16 | DType::BF16 | DType::F32 | DType::F64 | DType::Other(17..=20 | 23 | 24 | 27 | 28))
     }
 
+    /// `x` rounded to this floating-point type, as onnxruntime holds the element; `None` for
+    /// the float8 and float4 types (not rounded here) and non-float types.
+    pub fn round_float(self, x: f64) -> Option<f64> {
+        match self {
+            DType::F64 => Some(x),
+            DType::F32 => Some(x as f32 as f64),
+            DType::F16 => Some(half::f16::from_f64(x).to_f64()),
+            DType::BF16 => Some(half::bf16::from_f64(x).to_f64()),
+            _ => None,
+        }
+    }
+
     /// True for signed and unsigned integer types.
     pub fn is_int(self) -> bool {
         matches!(

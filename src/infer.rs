@@ -1487,17 +1487,25 @@ fn fold(f: ops::Fold, c: &Ctx, out: &Out) -> Option<Vec<Dim>> {
 }
 
 /// Floating-point contents through the elementwise ops the expanded function bodies use
-/// to compute sizes (Range's `ceil((limit - start) / delta)`).
+/// to compute sizes (Range's `ceil((limit - start) / delta)`), each step rounded as
+/// onnxruntime computes it: float32 `1 / 0.1` is 10, not 9.99... onnxruntime's CPU kernels
+/// compute float16 and bfloat16 in float32, and whether a result is then rounded to the type
+/// depends on the graph (a Cast after it may fold the rounding away), so such a result is kept
+/// only where the type holds it exactly.
 fn fold_floats(f: ops::FloatFold, c: &Ctx, out: &Out) -> Option<Vec<f64>> {
     if matches!(f, ops::FloatFold::None) {
         return None;
     }
-    if !c.dtype(0).is_some_and(DType::is_float) {
-        return None;
-    }
+    let dtype = c.dtype(0).filter(|d| d.is_float())?;
+    let step = |x: f64| match dtype {
+        DType::F64 => Some(x),
+        _ => dtype.round_float(x).map(|_| x as f32 as f64),
+    };
+    let round = |x: f64| step(x).filter(|r| dtype.round_float(*r) == Some(*r));
     let oshape = out.types.first()?.as_ref()?.shape()?;
     let n = numel(oshape).filter(|n| *n <= ops::MAX_TRACKED)?;
-    let ins: Vec<&[f64]> = (0..c.inputs.len()).map(|i| c.floats.get(i).copied().flatten()).collect::<Option<_>>()?;
+    // Pow's exponent may be an integer tensor.
+    let ins: Vec<Vec<f64>> = (0..c.inputs.len()).map(|i| c.numbers(i)).collect::<Option<_>>()?;
     // Scalars and same-size inputs only: enough for size arithmetic.
     if ins.iter().any(|v| v.len() != 1 && v.len() != n) {
         return None;
@@ -1505,9 +1513,9 @@ fn fold_floats(f: ops::FloatFold, c: &Ctx, out: &Out) -> Option<Vec<f64>> {
     let at = |v: &[f64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
     match (f, ins.as_slice()) {
         (ops::FloatFold::Binary(f), [a, rest @ ..]) if !rest.is_empty() => {
-            Some((0..n).map(|i| rest.iter().fold(at(a, i), |acc, b| f(acc, at(b, i)))).collect())
+            (0..n).map(|i| round(rest.iter().try_fold(at(a, i), |acc, b| step(f(acc, at(b, i))))?)).collect()
         }
-        (ops::FloatFold::Unary(f), [a]) => Some((0..n).map(|i| f(at(a, i))).collect()),
+        (ops::FloatFold::Unary(f), [a]) => (0..n).map(|i| round(f(at(a, i)))).collect(),
         _ => None,
     }
 }

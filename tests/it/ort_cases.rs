@@ -1341,6 +1341,7 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     ]
     .into_iter()
     .chain(contrib_table())
+    .chain(float_table())
     .collect()
 }
 
@@ -1374,6 +1375,37 @@ const NCHWC: &str = "com.microsoft.nchwc";
 /// src/ops/contrib.rs) and of the layout ops of ORT_ENABLE_ALL: NHWC (`channels_last`) quantized
 /// ops and NCHWc (channels in blocks of 8 or 16 by the machine's vector width; these rows hold
 /// on either).
+/// Sizes computed in floating point, rounded as onnxruntime computes them: float32 `1 / 0.1`
+/// is 10 (in float64 arithmetic it floors to 9), an int64 2049 is 2048 as float16. Float16
+/// arithmetic runs in float32 on the CPU, rounded to float16 or not depending on the graph
+/// (2048 + 1 gives 2049 before a Cast, 2048 as an output): only what float16 holds is kept.
+fn float_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
+    use DataType::{Double as F64, Float as F, Float16 as F16, Int64 as I64};
+    let un = |op: &str| node("f", op, &["a"], &["f"]);
+    let bin = |op: &str| node("f", op, &["a", "b"], &["f"]);
+    let (div, floor) = (|| node("q", "Div", &["a", "b"], &["q"]), || node("f", "Floor", &["q"], &["f"]));
+    let sum3 = || node("f", "Sum", &["a", "b", "b"], &["f"]);
+    let cast = |to: DataType| with_int(node("f", "Cast", &["a"], &["f"]), "to", to as i64);
+    vec![
+        ("float32 floor(1 / 0.1)", float_size(vec![div(), floor()], &[("a", F, 1.0), ("b", F, 0.1)]), Some(vec![10])),
+        (
+            "float64 floor(1 / 0.1)",
+            float_size(vec![div(), floor()], &[("a", F64, 1.0), ("b", F64, 0.1)]),
+            Some(vec![10]),
+        ),
+        ("float32 16 ^ 0.5", float_size(vec![bin("Pow")], &[("a", F, 16.0), ("b", F, 0.5)]), Some(vec![4])),
+        ("float32 3 ^ int64 2", float_size(vec![bin("Pow")], &[("a", F, 3.0), ("b", I64, 2.0)]), Some(vec![9])),
+        ("float32 sqrt(16)", float_size(vec![un("Sqrt")], &[("a", F, 16.0)]), Some(vec![4])),
+        ("float32 round(2.5)", float_size(vec![un("Round")], &[("a", F, 2.5)]), Some(vec![2])),
+        ("float32 round(3.5)", float_size(vec![un("Round")], &[("a", F, 3.5)]), Some(vec![4])),
+        ("float32 1 / 0.25", float_size(vec![un("Reciprocal")], &[("a", F, 0.25)]), Some(vec![4])),
+        ("float32 sum(2, 1.5, 1.5)", float_size(vec![sum3()], &[("a", F, 2.0), ("b", F, 1.5)]), Some(vec![5])),
+        ("float16 sum(2048, 1, 1)", float_size(vec![sum3()], &[("a", F16, 2048.0), ("b", F16, 1.0)]), Some(vec![2050])),
+        ("int64 2049 as float16", float_size(vec![cast(F16)], &[("a", I64, 2049.0)]), Some(vec![2048])),
+        ("int64 2^24+1 as float32", float_size(vec![cast(F)], &[("a", I64, 16_777_217.0)]), Some(vec![16_777_216])),
+    ]
+}
+
 fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     use DataType::{Float as F, Int16, Int32, Int32 as I32, Int64, Uint8 as U8};
     let q = [("xs", &[][..], F), ("xz", &[], U8), ("ys", &[], F), ("yz", &[], U8)];
@@ -2152,6 +2184,39 @@ fn tanh(attrs: &[&str]) -> NodeProto {
 /// ImageScaler at `opset` of `x` with these biases.
 fn scaler(opset: i64, x: &[i64], bias: &[f32]) -> ModelProto {
     case(opset, &[("x", x)], &[], with_floats(node("s", "ImageScaler", &["x"], &["y"]), "bias", bias))
+}
+
+/// A scalar computed by `nodes` into `f` from scalar initializers (name, element type, value)
+/// taken as a size: `y = ConstantOfShape([Cast<int64>(f)])`, whose shape is `[f]`.
+fn float_size(nodes: Vec<NodeProto>, consts: &[(&str, DataType, f64)]) -> ModelProto {
+    use DataType::{Double, Float, Float16, Int64};
+    let mut nodes = nodes;
+    nodes.extend([
+        with_int(node("c", "Cast", &["f"], &["n"]), "to", Int64 as i64),
+        node("u", "Unsqueeze", &["n", "ax"], &["s"]),
+        node("y", "ConstantOfShape", &["s"], &["y"]),
+    ]);
+    let mut m = build::model(17, vec![], nodes, &["y"]);
+    let g = m.graph.as_mut().unwrap();
+    g.initializer.push(TensorProto {
+        name: Some("ax".into()),
+        dims: vec![1],
+        data_type: Some(Int64 as i32),
+        int64_data: vec![0],
+        ..Default::default()
+    });
+    g.initializer.extend(consts.iter().map(|&(name, dtype, v)| {
+        let mut t = TensorProto { name: Some(name.into()), data_type: Some(dtype as i32), ..Default::default() };
+        match dtype {
+            Float => t.float_data = vec![v as f32],
+            Double => t.double_data = vec![v],
+            Float16 => t.int32_data = vec![i32::from(half::f16::from_f64(v).to_bits())],
+            Int64 => t.int64_data = vec![v as i64],
+            _ => unreachable!("{dtype:?}"),
+        }
+        t
+    }));
+    m
 }
 
 /// Crop-1 of `x` by `border` and an optional `scale`.

@@ -33,7 +33,6 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
     let mut out = one(Type::tensor(to, c.shape(0).map(<[Dim]>::to_vec)));
     let to_int = to.is_some_and(|d| d.is_int() || d == DType::Bool);
     let from_int = c.dtype(0).is_some_and(|d| d.is_int() || d == DType::Bool);
-    let to_float = to.is_some_and(DType::is_float);
     let value = match (from_int, to_int, to) {
         (true, true, Some(DType::Bool)) => c.value(0).map(|v| v.iter().map(|d| fold::and(d, d)).collect()),
         (true, true, _) => c.value(0).map(<[Dim]>::to_vec),
@@ -62,11 +61,8 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
         _ => None,
     };
     out.values = vec![value];
-    out.floats = vec![match (to_float, from_int) {
-        (true, true) => c.ints(0).map(|v| v.into_iter().map(|x| x as f64).collect()),
-        (true, false) => c.float_value(0).map(<[f64]>::to_vec),
-        _ => None,
-    }];
+    // Rounded to the target type: 2049 is 2048 in float16.
+    out.floats = vec![to.and_then(|to| c.numbers(0)?.into_iter().map(|x| to.round_float(x)).collect())];
     Ok(out)
 }
 
