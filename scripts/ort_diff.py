@@ -83,6 +83,8 @@ SHAPE_INPUTS = {
     "ReduceSumSquare": [1], "SplitToSequence": [1], "TfIdfVectorizer": [], "Trilu": [],
     # Contrib generation: max_length, num_beams, num_return_sequences and the penalties.
     "BeamSearch": [1, 3, 4, 5, 6], "GreedySearch": [1, 3], "Sampling": [1, 3],
+    # GatedDeltaNet's cu_seqlens gives the batch.
+    "GatedDeltaNet": [3],
 }
 # Values shape-driving integers mutate to (besides +-1 and doubling of the original).
 SPECIAL = [0, 1, -1, 2, -2, 3, 5]
@@ -431,6 +433,11 @@ CONTRIB = [
     ("GatedRMSNorm", [("x", [2, 5, 64], F), ("s", [16], F), ("g", [2, 5, 64], F)], {"activation": "sigmoid"}),
     ("GatedAdd", [("x", [2, 5, 8], F), ("y", [2, 5, 8], F), ("g", [2, 5, 1], F)], {}),
     ("DynamicTimeWarping", [("x", [4, 6], F)], {}),
+    ("BranchwiseRMSNorm", [("x", [2, 3, 4], F), ("s", [3, 4], F)], {}),
+    ("BranchwiseRMSNorm", [("x", [2, 12], F), ("s", [4], F)], {"num_branches": 3}),
+    ("GatedDeltaNet", [("q", [6, 2, 8], F), ("k", [6, 2, 8], F), ("v", [6, 4, 5], F), ("c", [3], I32), ("d", [6, 4], F),
+                       ("b", [6, 4], F), ("s", [2, 4, 5, 8], F)], {"outputs": 2, "values": {"c": np.array([0, 2, 6], np.int32)}}),
+    ("GatedDeltaNet", [("q", [2, 3, 2, 8], F), ("k", [2, 3, 2, 8], F), ("v", [2, 3, 4, 5], F)], {"update_rule": "linear", "outputs": 2}),
     ("ImageScaler", [("x", [1, 3, 4, 5], F)], {"bias": [1.0, 2.0, 3.0], "scale": 2.0, "domain": ""}),
     ("Crop", [("x", [1, 3, 10, 12], F)], {"border": [1, 2, 3, 4], "domain": ""}),
     ("Crop", [("x", [1, 3, 10, 12], F)], {"border": [1, 2, 3, 4], "scale": [5, 6], "domain": ""}),

@@ -65,6 +65,9 @@ const RULES: &[(&str, Rule)] = &[
     ("LinearAttention", rules::linear_attention),
     ("LinearAttentionGate", linear_attention_gate),
     ("GatedRMSNorm", gated_rms_norm),
+    ("BranchwiseRMSNorm", branchwise_rms_norm),
+    ("Tokenizer", tokenizer),
+    ("GatedDeltaNet", gated_delta_net),
     ("GatedAdd", gated_add),
     ("DynamicTimeWarping", dynamic_time_warping),
 ];
@@ -1180,6 +1183,189 @@ fn gated_rms_norm(c: &Ctx) -> R {
         _ => {}
     }
     checked.types = smallvec::smallvec![tensor(dtype, Some(x.to_vec()))];
+    Ok(checked)
+}
+
+/// BranchwiseRMSNorm: Y like X, grouped [.., C, H] or, with `num_branches` C, flattened
+/// [.., C * H]; C and H above 0. The optional scale is [H], [C * H] or [C, H].
+fn branchwise_rms_norm(c: &Ctx) -> R {
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None)]) };
+    let (branches, h) = match (c.node.attr_int("num_branches").unwrap_or(0), x) {
+        (b, _) if b < 0 => return invalid(c, format!("num_branches is {b}")),
+        (0, [.., b, h]) => (b.clone(), h.clone()),
+        (0, _) => return invalid(c, format!("a grouped X [.., C, H] has rank 2 or more, not {}", x.len())),
+        (b, [.., w]) => match w.known() {
+            Some(n) if n <= 0 || n % b != 0 => {
+                return invalid(c, format!("X's last size {n} is not a positive multiple of num_branches {b}"))
+            }
+            _ => (Dim::Known(b), w.div_floor(&Dim::Known(b))),
+        },
+        (_, []) => return invalid(c, "X is a scalar".into()),
+    };
+    if branches.known() == Some(0) || h.known() == Some(0) {
+        return invalid(c, "a branch count or hidden size of 0".into());
+    }
+    if let Some(s) = c.shape(1).filter(|_| c.has(1)) {
+        let width = branches.mul(&h);
+        // Sizes that may be equal: the same, or either not known.
+        let may = |a: &Dim, b: &Dim| a == b || a.known().is_none() || b.known().is_none();
+        let fits = match s {
+            [n] => may(n, &h) || may(n, &width),
+            [a, b] => may(a, &branches) && may(b, &h),
+            _ => false,
+        };
+        if !fits {
+            let want = format!("[{h}], [{width}] or [{branches}, {h}]");
+            return invalid(c, format!("the scale is {}, not {want}", render(s)));
+        }
+    }
+    out(vec![tensor(dtype, Some(x.to_vec()))])
+}
+
+/// Tokenizer: strings [C] or [N, C] split into [C, D] or [N, C, D], D the most tokens of any
+/// string (2 more with `mark`), not known here. An empty input gives [0], or [N, 0] of [N, C],
+/// as onnxruntime 1.32 does; a symbolic size is taken as not 0. `mincharnum` is above 0, and
+/// `separators` or `tokenexp` is set.
+fn tokenizer(c: &Ctx) -> R {
+    if c.node.attr_int("mincharnum").is_some_and(|m| m <= 0) {
+        return invalid(c, "mincharnum must be above 0".into());
+    }
+    if c.node.attr("separators").is_none() && c.node.attr("tokenexp").is_none() {
+        return invalid(c, "neither separators nor tokenexp is set".into());
+    }
+    let dtype = c.dtype(0);
+    let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None)]) };
+    let mut y = x.to_vec();
+    match x {
+        [_] | [_, _] if x.iter().any(|d| d.known() == Some(0)) => {
+            *y.last_mut().unwrap_or(&mut Dim::Unknown) = Dim::Known(0)
+        }
+        [_] | [_, _] => y.push(Dim::Unknown),
+        _ => return invalid(c, format!("X is [C] or [N, C], not of rank {}", x.len())),
+    }
+    out(vec![tensor(dtype, Some(y))])
+}
+
+/// GatedDeltaNet, token-major: query [T, Hq, Dk] (or [B, S, Hq, Dk]), key like it, value
+/// [.., Hv, Dv] with Hv a positive multiple of Hq; or, without key and value, a packed query
+/// [T, 2 Hq Dk + Hv Dv] whose other heads come from initial_state. Output [.., Hv, Dv];
+/// final_state [B, Hv, Dv, Dk] (float32, as initial_state); state_update [B, C (decay width +
+/// Hq Dk + Hv Dv)], C the `state_update_capacity` (0 to 8), the decay width Hv Dk for a decay
+/// [.., Hv, Dk] and otherwise Hv. The batch is the rank-4 query's, cu_seqlens' length less
+/// one, or initial_state's, which then divides T. decay and beta are given as update_rule uses
+/// them.
+fn gated_delta_net(c: &Ctx) -> R {
+    let rule = c.node.attr_str("update_rule").unwrap_or_else(|| "gated_delta".into());
+    let Some(uses) = ["linear", "gated", "delta", "gated_delta"].iter().position(|r| *r == rule) else {
+        return invalid(c, format!("unknown update_rule '{rule}'"));
+    };
+    for (i, name, wanted) in [(4, "decay", uses % 2 == 1), (5, "beta", uses >= 2)] {
+        if c.has(i) != wanted {
+            return invalid(
+                c,
+                format!("update_rule '{rule}' {} the {name} input", ["forbids", "needs"][wanted as usize]),
+            );
+        }
+    }
+    let gate = c.node.attr_str("gate_activation").unwrap_or_else(|| "none".into());
+    if gate != "none" && !(c.has(7) && c.has(8)) {
+        return invalid(c, format!("gate_activation '{gate}' needs a_log and dt_bias"));
+    }
+    let capacity = c.node.attr_int("state_update_capacity").unwrap_or(0);
+    if !(0..=8).contains(&capacity) || (capacity > 0) != c.has(9) {
+        return invalid(c, format!("state_update_capacity {capacity} (0 to 8, with capture_count when above 0)"));
+    }
+    let (dtype, f32) = (c.dtype(0), Some(DType::F32));
+    let unknown = || out(vec![tensor(dtype, None), tensor(f32, None), tensor(f32, None)]);
+    let Some(q) = c.shape(0) else { return unknown() };
+    let packed = !c.has(1);
+    if packed == c.has(2) {
+        return invalid(c, "a key and a value are both given or both omitted".into());
+    }
+    let ranks: &[usize] = if packed { &[2, 3] } else { &[3, 4] };
+    if !ranks.contains(&q.len()) {
+        return invalid(c, format!("the query has rank {}, not {ranks:?}", q.len()));
+    }
+    let lead = &q[..q.len() - if packed { 1 } else { 2 }];
+    if lead.iter().any(|d| d.known() == Some(0)) {
+        return invalid(c, "no tokens".into());
+    }
+    if lead.len() == 2 && c.has(3) {
+        return invalid(c, "cu_seqlens with a rank-4 query (ragged packing is rank 3)".into());
+    }
+    let mut checked = Out::default();
+    let state = c.shape(6).filter(|_| c.has(6));
+    let (hq, dk, hv, dv) = if packed {
+        let Some(s) = state else { return invalid(c, "a packed query needs initial_state".into()) };
+        expect_rank(c, 6, 4)?;
+        let (hv, dv, dk) = (s[1].clone(), s[2].clone(), s[3].clone());
+        let width = q[q.len() - 1].sub(&hv.mul(&dv));
+        if let (Some(w), Some(d)) = (width.known(), dk.known()) {
+            if d <= 0 || w <= 0 || w % (2 * d) != 0 {
+                return invalid(c, format!("the packed query's {} is not 2 Hq {d} + {}", q[q.len() - 1], hv.mul(&dv)));
+            }
+        }
+        (width.div_floor(&dk.mul(&Dim::Known(2))), dk, hv, dv)
+    } else {
+        let (Some(_), Some(v)) = (c.shape(1), c.shape(2)) else { return unknown() };
+        expect_shape(c, 1, q, &mut checked)?;
+        expect_rank(c, 2, q.len())?;
+        let v_lead = rules::pin_shapes(&v[..lead.len()], lead, &mut checked);
+        v_lead.map_err(|e| RuleError::Invalid(format!("GatedDeltaNet: the value's sizes are not the query's: {e}")))?;
+        (q[lead.len()].clone(), q[lead.len() + 1].clone(), v[lead.len()].clone(), v[lead.len() + 1].clone())
+    };
+    if dk.known() == Some(0) || dv.known() == Some(0) {
+        return invalid(c, "a head size of 0".into());
+    }
+    match (hq.known(), hv.known()) {
+        (Some(h), Some(v)) if h <= 0 || v <= 0 || v % h != 0 => {
+            return invalid(c, format!("num_heads_v ({v}) is not a positive multiple of num_heads_q ({h})"))
+        }
+        _ => {}
+    }
+    let batch = match (lead, c.shape(3).filter(|_| c.has(3)), state) {
+        ([b, _], ..) => b.clone(),
+        (_, Some([n]), _) if n.known().is_none_or(|n| n >= 2) => {
+            if let Some(v) = c.ints(3).filter(|v| v.len() >= 2) {
+                if v[0] != 0 || lead[0].known().is_some_and(|t| v[v.len() - 1] != t) {
+                    return invalid(c, format!("cu_seqlens {v:?} does not run from 0 to the tokens"));
+                }
+            }
+            n.sub(&Dim::Known(1))
+        }
+        (_, Some(_), _) => return invalid(c, "cu_seqlens is not a vector of 2 or more".into()),
+        (_, None, Some(s)) => {
+            if let (Some(t), Some(b)) = (lead[0].known(), s[0].known()) {
+                if b <= 0 || t % b != 0 {
+                    return invalid(c, format!("{t} tokens are not a multiple of the batch {b}"));
+                }
+            }
+            s[0].clone()
+        }
+        (_, None, None) => return invalid(c, "without cu_seqlens, initial_state gives the batch".into()),
+    };
+    let full = [batch.clone(), hv.clone(), dv.clone(), dk.clone()];
+    expect_shape(c, 6, &full, &mut checked)?;
+    let per_head = [lead, std::slice::from_ref(&hv)].concat();
+    expect_shape(c, 5, &per_head, &mut checked)?;
+    let decay_width = match c.shape(4).filter(|_| c.has(4)) {
+        Some(d) if d.len() == per_head.len() => {
+            expect_shape(c, 4, &per_head, &mut checked)?;
+            hv.clone()
+        }
+        Some(_) => {
+            expect_shape(c, 4, &[&per_head[..], std::slice::from_ref(&dk)].concat(), &mut checked)?;
+            hv.mul(&dk)
+        }
+        None => hv.clone(),
+    };
+    let update = decay_width.add(&hq.mul(&dk)).add(&hv.mul(&dv)).mul(&Dim::Known(capacity));
+    checked.types = smallvec::smallvec![
+        tensor(dtype, Some([lead, &[hv, dv]].concat())),
+        tensor(f32, Some(full.to_vec())),
+        tensor(f32, Some(vec![batch, update])),
+    ];
     Ok(checked)
 }
 

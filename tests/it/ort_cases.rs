@@ -1766,7 +1766,7 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         let names: Vec<&str> = ins.iter().map(|(n, _)| *n).collect();
         // The ops' required outputs: a state besides the output for the first two.
         let least = if op == "CausalConvWithState" || op == "LinearAttention" { 2 } else { 1 };
-        let outs: Vec<&str> = ["o0", "o1"]
+        let outs: Vec<&str> = ["o0", "o1", "o2"]
             .iter()
             .take(least.max(at + 1))
             .enumerate()
@@ -1811,7 +1811,58 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         op("GatedRMSNorm", 0, &[("x", x), ("s", s), ("g", g)], &[], &strs)
     };
     let add = |x: &[i64], y: &[i64], g: &[i64]| op("GatedAdd", 0, &[("x", x), ("y_", y), ("g", g)], &[], &[]);
+    let branchwise = |x: &[i64], s: &[i64], branches: i64| {
+        let ins = [("x", x), ("s", s)];
+        op("BranchwiseRMSNorm", 0, &ins[..if s.is_empty() { 1 } else { 2 }], &[("num_branches", branches)], &[])
+    };
+    // GatedDeltaNet over 6 tokens, 2 query heads of 8, 4 value heads of 5, a batch of 2.
+    let (dq, dv, dd, ds) = (&[6, 2, 8][..], &[6, 4, 5][..], &[6, 4][..], &[2, 4, 5, 8][..]);
+    let delta = |at: usize, q: &[i64], k: &[i64], v: &[i64], d: &[i64], state: &[i64]| {
+        let named = |name, s: &[i64]| if s.is_empty() { "" } else { name };
+        let ins = [("q", q), (named("k", k), k), (named("v", v), v), ("", &[][..]), ("d", d), ("b", d), ("s", state)];
+        op("GatedDeltaNet", at, &ins[..if state.is_empty() { 6 } else { 7 }], &[], &[])
+    };
+    let tokenizer = |x: &[i64], mincharnum: i64| {
+        let n = with_int(with_int(node("t", "Tokenizer", &["x"], &["y"]), "mincharnum", mincharnum), "mark", 1);
+        ms(MS, with_str(with_str(n, "pad_value", "#"), "tokenexp", "a"), &[("x", x, DataType::String)], &[])
+    };
     vec![
+        // onnxruntime 1.32's newest CPU ops: "scale must have shape (H), (C * H), or (C, H)",
+        // "grouped streams must have rank at least 2", "flattened stream width must be positive
+        // and divisible by num_branches", "branch and hidden dimensions must be positive".
+        ("BranchwiseRMSNorm [12]", branchwise(&[2, 3, 4], &[12], 0), Some(vec![2, 3, 4])),
+        ("BranchwiseRMSNorm [3,4]", branchwise(&[2, 3, 4], &[3, 4], 0), Some(vec![2, 3, 4])),
+        ("BranchwiseRMSNorm [3]", branchwise(&[2, 3, 4], &[3], 0), None),
+        ("BranchwiseRMSNorm flat [3,4]", branchwise(&[2, 12], &[3, 4], 3), Some(vec![2, 12])),
+        ("BranchwiseRMSNorm flat [4,3]", branchwise(&[2, 12], &[4, 3], 3), None),
+        ("BranchwiseRMSNorm 5 branches", branchwise(&[2, 12], &[], 5), None),
+        ("BranchwiseRMSNorm rank 1", branchwise(&[4], &[], 0), None),
+        ("BranchwiseRMSNorm H 0", branchwise(&[2, 3, 0], &[], 0), None),
+        // "num_heads_v (6) must be a positive multiple of num_heads_q (4)", "total_tokens (5)
+        // must be divisible by batch (2)", "cu_seqlens is absent, so initial_state is required
+        // to determine batch size", "key and value must both be present or both be omitted".
+        ("GatedDeltaNet", delta(0, dq, dq, dv, dd, ds), Some(vec![6, 4, 5])),
+        ("GatedDeltaNet final_state", delta(1, dq, dq, dv, dd, ds), Some(vec![2, 4, 5, 8])),
+        ("GatedDeltaNet state_update", delta(2, dq, dq, dv, dd, ds), Some(vec![2, 0])),
+        ("GatedDeltaNet packed", delta(0, &[6, 52], &[], &[], dd, ds), Some(vec![6, 4, 5])),
+        ("GatedDeltaNet packed 53", delta(0, &[6, 53], &[], &[], dd, ds), None),
+        (
+            "GatedDeltaNet rank 4",
+            delta(0, &[2, 3, 2, 8], &[2, 3, 2, 8], &[2, 3, 4, 5], &[2, 3, 4], &[]),
+            Some(vec![2, 3, 4, 5]),
+        ),
+        ("GatedDeltaNet 6 value heads", delta(0, &[6, 4, 8], &[6, 4, 8], &[6, 6, 5], &[6, 6], &[2, 6, 5, 8]), None),
+        ("GatedDeltaNet 5 tokens", delta(0, &[5, 2, 8], &[5, 2, 8], &[5, 4, 5], &[5, 4], ds), None),
+        ("GatedDeltaNet without a batch", delta(0, dq, dq, dv, dd, &[]), None),
+        ("GatedDeltaNet without a value", delta(0, dq, dq, &[], dd, ds), None),
+        ("GatedDeltaNet decay [6,3]", delta(0, dq, dq, dv, &[6, 3], ds), None),
+        // Tokenizer: "Input dimensions are either [C] or [N][C] allowed", "attribute mincharnum
+        // must have a positive value"; empty inputs keep their rank ([N, C] gives [N, 0]).
+        ("Tokenizer [0]", tokenizer(&[0], 1), Some(vec![0])),
+        ("Tokenizer [0,3]", tokenizer(&[0, 3], 1), Some(vec![0, 0])),
+        ("Tokenizer [2,0]", tokenizer(&[2, 0], 1), Some(vec![2, 0])),
+        ("Tokenizer [1,1,1]", tokenizer(&[1, 1, 1], 1), None),
+        ("Tokenizer mincharnum 0", tokenizer(&[0], 0), None),
         // CausalConvWithState: "Input 'past_state' is expected to have shape {2,8,2}, got
         // {2,8,3}", "weight channels must match input channels", "weight must be depthwise",
         // "bias must be 1D with size C", "input must have 3 dimensions for ndim=1",
