@@ -1328,8 +1328,10 @@ fn gated_delta_net(c: &Ctx) -> R {
         ([b, _], ..) => b.clone(),
         (_, Some([n]), _) if n.known().is_none_or(|n| n >= 2) => {
             if let Some(v) = c.ints(3).filter(|v| v.len() >= 2) {
-                if v[0] != 0 || lead[0].known().is_some_and(|t| v[v.len() - 1] != t) {
-                    return invalid(c, format!("cu_seqlens {v:?} does not run from 0 to the tokens"));
+                let (rises, ends) =
+                    (v.windows(2).all(|w| w[0] <= w[1]), lead[0].known().is_none_or(|t| v[v.len() - 1] == t));
+                if v[0] != 0 || !rises || !ends {
+                    return invalid(c, format!("cu_seqlens {v:?} does not rise from 0 to the tokens"));
                 }
             }
             n.sub(&Dim::Known(1))

@@ -1822,6 +1822,15 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         let ins = [("q", q), (named("k", k), k), (named("v", v), v), ("", &[][..]), ("d", d), ("b", d), ("s", state)];
         op("GatedDeltaNet", at, &ins[..if state.is_empty() { 6 } else { 7 }], &[], &[])
     };
+    // The same over requests of cu_seqlens (an int32 initializer), without initial_state.
+    let ragged = |cu: &[i64]| {
+        let n = node("r", "GatedDeltaNet", &["q", "k", "v", "c", "d", "b"], &["y"]);
+        let ins: Vec<(&str, &[i64], DataType)> = [("q", dq), ("k", dq), ("v", dv), ("d", dd), ("b", dd)]
+            .iter()
+            .map(|(n, s)| (*n, *s, DataType::Float))
+            .collect();
+        ms(MS, n, &ins, &[("c", &[3], cu, DataType::Int32)])
+    };
     let tokenizer = |x: &[i64], mincharnum: i64| {
         let n = with_int(with_int(node("t", "Tokenizer", &["x"], &["y"]), "mincharnum", mincharnum), "mark", 1);
         ms(MS, with_str(with_str(n, "pad_value", "#"), "tokenexp", "a"), &[("x", x, DataType::String)], &[])
@@ -1856,6 +1865,10 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("GatedDeltaNet without a batch", delta(0, dq, dq, dv, dd, &[]), None),
         ("GatedDeltaNet without a value", delta(0, dq, dq, &[], dd, ds), None),
         ("GatedDeltaNet decay [6,3]", delta(0, dq, dq, dv, &[6, 3], ds), None),
+        // "cu_seqlens must be non-decreasing", "must start at 0 and end at total_tokens".
+        ("GatedDeltaNet cu_seqlens [0,2,6]", ragged(&[0, 2, 6]), Some(vec![6, 4, 5])),
+        ("GatedDeltaNet cu_seqlens [0,7,6]", ragged(&[0, 7, 6]), None),
+        ("GatedDeltaNet cu_seqlens [0,2,5]", ragged(&[0, 2, 5]), None),
         // Tokenizer: "Input dimensions are either [C] or [N][C] allowed", "attribute mincharnum
         // must have a positive value"; empty inputs keep their rank ([N, C] gives [N, 0]).
         ("Tokenizer [0]", tokenizer(&[0], 1), Some(vec![0])),
