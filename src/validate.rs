@@ -60,9 +60,8 @@ const IMPLIED: &[&str] = &["", "ai.onnx.ml", "com.microsoft", "com.microsoft.nch
 
 /// Imports onnxruntime refuses: a node of another domain than `IMPLIED` that its graph does not
 /// import ("No opset import for domain 'foo'"; a function body imports its own, or else the
-/// model's), and a
-/// newer version of a known domain than this build knows ("Opset 30 is under development"), a
-/// warning, as a newer onnxruntime may run it.
+/// model's), and a newer version of a known domain than this build knows ("Opset 30 is under
+/// development"), a warning, as a newer onnxruntime may run it.
 fn imports(model: &Model, out: &mut Vec<Diagnostic>) {
     for o in &model.opsets {
         if let Some(newest) = crate::ops::newest(&o.domain).filter(|n| o.version > *n) {

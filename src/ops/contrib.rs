@@ -1236,14 +1236,11 @@ fn tokenizer(c: &Ctx) -> R {
     }
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None)]) };
-    let mut y = x.to_vec();
-    match x {
-        [_] | [_, _] if x.iter().any(|d| d.known() == Some(0)) => {
-            *y.last_mut().unwrap_or(&mut Dim::Unknown) = Dim::Known(0)
-        }
-        [_] | [_, _] => y.push(Dim::Unknown),
+    let y = match x {
+        [_] | [_, _] if x.iter().any(|d| d.known() == Some(0)) => [&x[..x.len() - 1], &[Dim::Known(0)]].concat(),
+        [_] | [_, _] => [x, &[Dim::Unknown]].concat(),
         _ => return invalid(c, format!("X is [C] or [N, C], not of rank {}", x.len())),
-    }
+    };
     out(vec![tensor(dtype, Some(y))])
 }
 
@@ -1256,18 +1253,7 @@ fn tokenizer(c: &Ctx) -> R {
 /// one, or initial_state's, which then divides T. decay and beta are given as update_rule uses
 /// them.
 fn gated_delta_net(c: &Ctx) -> R {
-    let rule = c.node.attr_str("update_rule").unwrap_or_else(|| "gated_delta".into());
-    let Some(uses) = ["linear", "gated", "delta", "gated_delta"].iter().position(|r| *r == rule) else {
-        return invalid(c, format!("unknown update_rule '{rule}'"));
-    };
-    for (i, name, wanted) in [(4, "decay", uses % 2 == 1), (5, "beta", uses >= 2)] {
-        if c.has(i) != wanted {
-            return invalid(
-                c,
-                format!("update_rule '{rule}' {} the {name} input", ["forbids", "needs"][wanted as usize]),
-            );
-        }
-    }
+    rules::update_rule(c, false).or_else(|e| invalid(c, e))?;
     let gate = c.node.attr_str("gate_activation").unwrap_or_else(|| "none".into());
     if gate != "none" && !(c.has(7) && c.has(8)) {
         return invalid(c, format!("gate_activation '{gate}' needs a_log and dt_bias"));

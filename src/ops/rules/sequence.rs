@@ -292,15 +292,7 @@ pub fn linear_attention(c: &Ctx) -> R {
     if qh <= 0 || kvh <= 0 || window < 0 || (qh % kvh != 0 && !(ms && kvh % qh == 0)) {
         return Err(op(format!("q_num_heads {qh} is not a positive multiple of kv_num_heads {kvh}")));
     }
-    let rule = c.node.attr_str("update_rule").unwrap_or_else(|| "gated_delta".into());
-    let Some(uses) = ["linear", "gated", "delta", "gated_delta"].iter().position(|r| *r == rule) else {
-        return Err(op(format!("unknown update_rule '{rule}'")));
-    };
-    for (i, name, wanted) in [(4, "decay", uses % 2 == 1), (5, "beta", uses >= 2)] {
-        if c.has(i) != wanted && (wanted || !ms) {
-            return Err(op(format!("update_rule '{rule}' {} the {name} input", ["forbids", "needs"][wanted as usize])));
-        }
-    }
+    update_rule(c, ms).map_err(&op)?;
     let lead: Vec<Dim> = if window > 0 { vec![Dim::Known(window)] } else { vec![] };
     expect_ranks(c, &[3, 3, 3, 4 + lead.len(), 3, 3])?;
     let dtype = c.dtype(0);
@@ -342,6 +334,22 @@ pub fn linear_attention(c: &Ctx) -> R {
     out.types =
         smallvec::smallvec![ty(dtype, Some(vec![b.clone(), t.clone(), heads.mul(&dv)])), ty(state, Some(present))];
     Ok(out)
+}
+
+/// LinearAttention's and GatedDeltaNet's `update_rule` (default gated_delta) against the inputs
+/// it reads: decay (input 4) for the gated rules, beta (input 5) for the delta ones. An input
+/// the rule does not read must be absent, unless `unread_ok` (the contrib LinearAttention).
+pub(crate) fn update_rule(c: &Ctx, unread_ok: bool) -> Result<(), String> {
+    let rule = c.node.attr_str("update_rule").unwrap_or_else(|| "gated_delta".into());
+    let Some(uses) = ["linear", "gated", "delta", "gated_delta"].iter().position(|r| *r == rule) else {
+        return Err(format!("unknown update_rule '{rule}'"));
+    };
+    for (i, name, wanted) in [(4, "decay", uses % 2 == 1), (5, "beta", uses >= 2)] {
+        if c.has(i) != wanted && (wanted || !unread_ok) {
+            return Err(format!("update_rule '{rule}' {} the {name} input", ["forbids", "needs"][wanted as usize]));
+        }
+    }
+    Ok(())
 }
 
 /// CausalConvWithState (opset 27, and onnxruntime's com.microsoft op of that name): like the
