@@ -72,6 +72,7 @@ pub struct Inference {
     values: Sparse<Vec<Dim>>,
     floats: Sparse<Vec<f64>>,
     strings: Sparse<Vec<String>>,
+    ratios: Sparse<ops::Ratio>,
     pub diagnostics: Vec<Diagnostic>,
     pub constraints: Vec<Constraint>,
     /// For which sizes of each symbolic input dim the side conditions hold.
@@ -723,6 +724,7 @@ impl Infer<'_> {
                 self.check_plain(node, def, opset, &ty);
                 self.out.floats.set(v, None);
                 self.out.strings.set(v, None);
+                self.out.ratios.set(v, None);
                 self.set(v, Some(ty), None);
                 return;
             }
@@ -814,13 +816,16 @@ impl Infer<'_> {
         let mut values = out.values.into_iter();
         let mut floats = out.floats.into_iter();
         let mut strings = out.strings.into_iter();
+        let mut ratios = out.ratios.into_iter();
         for v in node.outputs.iter() {
             let (ty, value, float) = (types.next().flatten(), values.next().flatten(), floats.next().flatten());
-            let string = strings.next().flatten();
+            let (string, ratio) = (strings.next().flatten(), ratios.next().flatten());
             let Some(v) = v else { continue };
             let (float, string) = (self.keep(float), self.keep(string));
+            let ratio = ratio.and_then(|r| Some(ops::Ratio { num: self.keep(Some(r.num))?, den: r.den }));
             self.out.floats.set(*v, float);
             self.out.strings.set(*v, string);
+            self.out.ratios.set(*v, ratio);
             // Contents are kept only when they match the inferred element count.
             let count = ty.as_ref().and_then(Type::shape).and_then(|s| numel(s));
             let value = value.filter(|x| count.is_none_or(|n| n == x.len()));
@@ -906,6 +911,10 @@ impl Infer<'_> {
             values: self.out.values.per_input(&node.inputs),
             floats: self.out.floats.per_input(&node.inputs),
             strings: self.out.strings.per_input(&node.inputs),
+            ratios: match self.out.ratios.0.is_empty() {
+                true => ops::PerInput::new(),
+                false => node.inputs.iter().map(|v| v.and_then(|v| self.out.ratios.get(v))).collect(),
+            },
             subgraph_outputs,
             loop_cond_stays_true: node.op_type == "Loop"
                 && node.subgraphs().first().is_some_and(|(_, g)| {
@@ -935,7 +944,8 @@ impl Infer<'_> {
         let mut shapes: ops::PerInput<&[Dim]> = ops::PerInput::new();
         for v in &node.inputs {
             let v = (*v)?;
-            if self.out.values.get(v).is_some() || self.out.floats.get(v).is_some() {
+            if self.out.values.get(v).is_some() || self.out.floats.get(v).is_some() || self.out.ratios.get(v).is_some()
+            {
                 return None;
             }
             shapes.push(self.out.shape(v)?);
@@ -1356,6 +1366,11 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
     }
     if let Some(v) = fold_floats(def.meaning.floats, c, &out) {
         out.floats = vec![Some(v)];
+    } else if let Some(r) = fold_ratio(def.meaning.ratio, c, &out) {
+        match r.den {
+            1 => out.values = vec![Some(r.num)],
+            _ => out.ratios = vec![Some(r)],
+        }
     }
     let dtype = match def.ty {
         TypeRule::SameAs(i) => c.dtype(i),
@@ -1520,6 +1535,57 @@ fn fold_floats(f: ops::FloatFold, c: &Ctx, out: &Out) -> Option<Vec<f64>> {
         (ops::FloatFold::Unary(f), [a]) => (0..n).map(|i| round(f(at(a, i)))).collect(),
         _ => None,
     }
+}
+
+/// Sizes through floating-point arithmetic: TorchScript traces `math.ceil(h / 2) * 2` on a
+/// size as `Mul(Ceil(Div(Cast(h), 2.0)), 2.0)`. Each element is a size over a whole number,
+/// computed exactly, as float32 and float64 compute it for sizes below 2^24: `ceil(n/d)` of a
+/// whole `n` is exact while `n/d` is at least `1/d` from the next whole number, which holds
+/// below that bound. Known sizes past it are unknown, as in Cast. Scalars and same-size inputs
+/// only.
+fn fold_ratio(f: ops::RatioFold, c: &Ctx, out: &Out) -> Option<ops::Ratio> {
+    use ops::RatioFold as R;
+    if matches!(f, R::None) || !matches!(c.dtype(0), Some(DType::F32 | DType::F64)) {
+        return None;
+    }
+    let n = numel(out.types.first()?.as_ref()?.shape()?).filter(|n| *n <= ops::MAX_TRACKED)?;
+    let ins: Vec<ops::Ratio> = (0..c.inputs.len()).map(|i| c.ratio(i)).collect::<Option<_>>()?;
+    if ins.iter().any(|r| r.num.len() != 1 && r.num.len() != n) {
+        return None;
+    }
+    let at = |r: &ops::Ratio, i: usize| r.num[if r.num.len() == 1 { 0 } else { i }].clone();
+    let k = |x: i64| Dim::Known(x);
+    let (num, den): (Vec<Dim>, i64) = match (f, ins.as_slice()) {
+        (R::Ceil, [a]) => ((0..n).map(|i| at(a, i).div_ceil(&k(a.den))).collect(), 1),
+        (R::Floor, [a]) => ((0..n).map(|i| at(a, i).div_floor(&k(a.den))).collect(), 1),
+        (R::Add | R::Sub, [a, b]) => {
+            let den = shape::lcm(a.den, b.den)?;
+            let term = |r: &ops::Ratio, i| at(r, i).mul(&k(den / r.den));
+            let op = |x: Dim, y: Dim| if matches!(f, R::Add) { x.add(&y) } else { x.sub(&y) };
+            ((0..n).map(|i| op(term(a, i), term(b, i))).collect(), den)
+        }
+        (R::Mul, [a, b]) => ((0..n).map(|i| at(a, i).mul(&at(b, i))).collect(), a.den.checked_mul(b.den)?),
+        // By a known number `p / q`: times `q`, over `p`.
+        (R::Div, [a, b]) => {
+            let &[Dim::Known(p)] = &b.num[..] else { return None };
+            let den = a.den.checked_mul(p.checked_abs()?).filter(|d| *d != 0)?;
+            ((0..n).map(|i| at(a, i).mul(&k(b.den * p.signum()))).collect(), den)
+        }
+        _ => return None,
+    };
+    // Over 1 where every element divides exactly (`(2h) / 2` is `h`).
+    let whole: Option<Vec<Dim>> =
+        num.iter().map(|x| Some(x.div_floor(&k(den))).filter(|q| q.mul(&k(den)) == *x)).collect();
+    let (num, den) = match whole {
+        Some(w) if den > 1 => (w, 1),
+        _ => (num, den),
+    };
+    let limit = if c.dtype(0) == Some(DType::F32) { 1 << 24 } else { 1 << 53 };
+    let num = num
+        .into_iter()
+        .map(|x| if x.known().is_some_and(|v| v.unsigned_abs() > limit) { Dim::Unknown } else { x })
+        .collect();
+    Some(ops::Ratio { num, den })
 }
 
 fn tensor_out(shape: Option<Shape>) -> Out {

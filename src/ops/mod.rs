@@ -87,6 +87,9 @@ pub struct Ctx<'a> {
     pub floats: PerInput<Option<&'a [f64]>>,
     /// Each input slot's contents, when it is a small string tensor; read with `string_value`.
     pub strings: PerInput<Option<&'a [String]>>,
+    /// Each input slot's contents, when it is a small floating-point tensor of sizes over a
+    /// whole number; read with `ratio`, as `values`.
+    pub ratios: PerInput<Option<&'a Ratio>>,
     /// The inferred types of the outputs of each subgraph the node holds, by attribute name.
     pub subgraph_outputs: Vec<(&'a str, Vec<Option<Type>>)>,
     /// For Loop: the body's condition output is known true whenever its condition input is.
@@ -118,6 +121,26 @@ impl Ctx<'_> {
     /// Input `i`'s contents, for a small string tensor.
     pub fn string_value(&self, i: usize) -> Option<&[String]> {
         self.strings.get(i).copied().flatten()
+    }
+
+    /// Input `i`'s floating-point contents as sizes over one whole number: whole contents
+    /// (over 1), a [`Ratio`], or known numbers that are whole once multiplied by a power of
+    /// two up to 1024 (exact in binary: `0.5` is 1/2).
+    pub fn ratio(&self, i: usize) -> Option<Ratio> {
+        if let Some(r) = self.ratios.get(i).copied().flatten() {
+            return Some(r.clone());
+        }
+        if let Some(v) = self.value(i) {
+            return Some(Ratio { num: v.to_vec(), den: 1 });
+        }
+        let f = self.float_value(i)?;
+        let den = (0..=10).map(|p| 1i64 << p).find(|d| f.iter().all(|x| (x * *d as f64).fract() == 0.0))?;
+        let num = f
+            .iter()
+            .map(|x| x * den as f64)
+            .map(|x| (x.abs() < 9e15).then(|| Dim::Known(x as i64)))
+            .collect::<Option<_>>()?;
+        Some(Ratio { num, den })
     }
 
     /// Input `i`'s contents when every element is a known integer.
@@ -166,6 +189,7 @@ impl Ctx<'_> {
             values,
             floats: self.floats.iter().copied().collect(),
             strings: self.strings.iter().copied().collect(),
+            ratios: self.ratios.iter().copied().collect(),
             subgraph_outputs: self.subgraph_outputs.iter().map(|(n, t)| (*n, t.clone())).collect(),
             loop_cond_stays_true: self.loop_cond_stays_true,
         }
@@ -182,6 +206,8 @@ pub struct Out {
     pub floats: Vec<Option<Vec<f64>>>,
     /// Contents of small string outputs, when derivable.
     pub strings: Vec<Option<Vec<String>>>,
+    /// Contents of small floating-point outputs that are sizes over a whole number.
+    pub ratios: Vec<Option<Ratio>>,
     /// Side conditions assumed, with the output axis each concerns.
     pub assumptions: Vec<(usize, Assumption)>,
     /// Warnings about the node (code, message): what runs, but perhaps not as meant.
@@ -235,6 +261,29 @@ pub enum Fold {
     Where,
     /// Input 0's elements broadcast to the output (Expand); the other inputs only shape it.
     Broadcast0,
+}
+
+/// The contents of a small floating-point tensor that holds sizes over a whole number: the
+/// `h / 2.0` of TorchScript's `math.ceil(h / 2)`. Element `i` is `num[i] / den`, `den >= 2`
+/// (whole floating-point contents are `values`, as integer ones are).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Ratio {
+    pub num: Vec<Dim>,
+    pub den: i64,
+}
+
+/// How sizes held in floating point (whole numbers or [`Ratio`]s) follow from an op's inputs',
+/// computed exactly: float32 computes them so for sizes below 2^24.
+#[derive(Clone, Copy, Debug)]
+pub enum RatioFold {
+    None,
+    Add,
+    Sub,
+    Mul,
+    /// By a known number.
+    Div,
+    Ceil,
+    Floor,
 }
 
 /// How the contents of an op's small floating-point output follow from its inputs' (the

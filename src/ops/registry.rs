@@ -5,7 +5,7 @@
 //! same ops. Adding an op is a row here (and its rule in a file of `rules/` if it needs code).
 
 use super::rules::{self as r, fold};
-use super::{CustomRule, FloatFold as FF, Fold as F, ShapeRule, TypeRule};
+use super::{CustomRule, FloatFold as FF, Fold as F, RatioFold as R, ShapeRule, TypeRule};
 use crate::dtype::DType;
 use crate::exec::{kernels as k, shape_ops as s, Kernel};
 use crate::shape::Dim;
@@ -82,6 +82,8 @@ pub struct Meaning {
     pub fold: F,
     /// How its floating-point contents fold.
     pub floats: FF,
+    /// How sizes held in floating point fold.
+    pub ratio: R,
     /// The executor's kernel (default domain only).
     pub kernel: Option<Kernel>,
     /// Whether loop fusion takes the op, and as what.
@@ -89,7 +91,7 @@ pub struct Meaning {
 }
 
 const fn op(op: &'static str, family: Family) -> Meaning {
-    Meaning { domain: "", op, family, fold: F::None, floats: FF::None, kernel: None, fuse: None }
+    Meaning { domain: "", op, family, fold: F::None, floats: FF::None, ratio: R::None, kernel: None, fuse: None }
 }
 
 const fn custom(name: &'static str, rule: CustomRule) -> Meaning {
@@ -102,6 +104,9 @@ impl Meaning {
     }
     const fn floats(self, floats: FF) -> Meaning {
         Meaning { floats, ..self }
+    }
+    const fn ratio(self, ratio: R) -> Meaning {
+        Meaning { ratio, ..self }
     }
     const fn kernel(self, kernel: Kernel) -> Meaning {
         Meaning { kernel: Some(kernel), ..self }
@@ -120,13 +125,13 @@ use Family::*;
 #[rustfmt::skip]
 pub static OPS: &[Meaning] = &[
     // The broadcasting family.
-    op("Add", Binary).fold(F::Binary(Dim::add)).floats(FF::Binary(|a, b| a + b)).kernel(|c| k::arith(c, k::Arith::Add)).fuse(Fuse::Add),
+    op("Add", Binary).fold(F::Binary(Dim::add)).floats(FF::Binary(|a, b| a + b)).ratio(R::Add).kernel(|c| k::arith(c, k::Arith::Add)).fuse(Fuse::Add),
     op("And", Compare).fold(F::Binary(fold::and)).kernel(|c| k::logical(c, |p, q| p & q)),
     op("BitShift", Binary).kernel(k::bit_shift),
     op("BitwiseAnd", Binary).kernel(|c| k::bitwise(c, k::Bit::And)),
     op("BitwiseOr", Binary).kernel(|c| k::bitwise(c, k::Bit::Or)),
     op("BitwiseXor", Binary).kernel(|c| k::bitwise(c, k::Bit::Xor)),
-    op("Div", Binary).fold(F::Binary(fold::div)).floats(FF::Binary(|a, b| a / b)).kernel(|c| k::arith(c, k::Arith::Div)).fuse(Fuse::Div),
+    op("Div", Binary).fold(F::Binary(fold::div)).floats(FF::Binary(|a, b| a / b)).ratio(R::Div).kernel(|c| k::arith(c, k::Arith::Div)).fuse(Fuse::Div),
     op("Equal", Compare).fold(F::Binary(fold::eq)).kernel(|c| k::compare(c, k::Cmp::Eq)),
     op("Expand", Expand).fold(F::Broadcast0).kernel(k::expand).fuse(Fuse::Expand),
     op("Greater", Compare).fold(F::Binary(fold::gt)).kernel(|c| k::compare(c, k::Cmp::Gt)),
@@ -137,11 +142,11 @@ pub static OPS: &[Meaning] = &[
     op("Mean", Nary).kernel(|c| k::nary(c, k::Arith::Add, true)),
     op("Min", Nary).fold(F::Binary(|a, b| Dim::min_of(&[a, b]))).floats(FF::Binary(f64::min)).kernel(|c| k::nary(c, k::Arith::Min, false)).fuse(Fuse::Min),
     op("Mod", Binary).fold(F::Binary(Dim::modulo)).kernel(k::modulo),
-    op("Mul", Binary).fold(F::Binary(Dim::mul)).floats(FF::Binary(|a, b| a * b)).kernel(|c| k::arith(c, k::Arith::Mul)).fuse(Fuse::Mul),
+    op("Mul", Binary).fold(F::Binary(Dim::mul)).floats(FF::Binary(|a, b| a * b)).ratio(R::Mul).kernel(|c| k::arith(c, k::Arith::Mul)).fuse(Fuse::Mul),
     op("Or", Compare).fold(F::Binary(fold::or)).kernel(|c| k::logical(c, |p, q| p | q)),
     op("PRelu", PRelu).kernel(k::prelu),
     op("Pow", Binary).fold(F::Binary(fold::pow)).floats(FF::Binary(f64::powf)).kernel(k::pow_op),
-    op("Sub", Binary).fold(F::Binary(Dim::sub)).floats(FF::Binary(|a, b| a - b)).kernel(|c| k::arith(c, k::Arith::Sub)).fuse(Fuse::Sub),
+    op("Sub", Binary).fold(F::Binary(Dim::sub)).floats(FF::Binary(|a, b| a - b)).ratio(R::Sub).kernel(|c| k::arith(c, k::Arith::Sub)).fuse(Fuse::Sub),
     op("Sum", Nary).floats(FF::Binary(|a, b| a + b)).kernel(|c| k::nary(c, k::Arith::Add, false)).fuse(Fuse::Sum),
     op("Where", Where).fold(F::Where).kernel(k::where_op).fuse(Fuse::Where),
     op("Xor", Compare).kernel(|c| k::logical(c, |p, q| p ^ q)),
@@ -155,7 +160,7 @@ pub static OPS: &[Meaning] = &[
     op("Atanh", Unary).kernel(|c| k::unary_float(c, f64::atanh)),
     custom("Cast", r::cast).kernel(k::cast),
     custom("CastLike", r::cast_like).kernel(k::cast_like),
-    op("Ceil", Unary).floats(FF::Unary(f64::ceil)).kernel(|c| k::unary_float(c, f64::ceil)),
+    op("Ceil", Unary).floats(FF::Unary(f64::ceil)).ratio(R::Ceil).kernel(|c| k::unary_float(c, f64::ceil)),
     custom("Concat", r::concat).kernel(s::concat),
     custom("Constant", r::constant).kernel(s::constant),
     custom("ConstantOfShape", r::constant_of_shape).kernel(s::constant_of_shape),
@@ -163,7 +168,7 @@ pub static OPS: &[Meaning] = &[
     op("Cosh", Unary).kernel(|c| k::unary_float(c, f64::cosh)),
     op("Exp", Unary).kernel(|c| k::unary_float(c, f64::exp)),
     custom("Flatten", r::flatten).kernel(s::flatten),
-    op("Floor", Unary).floats(FF::Unary(f64::floor)).kernel(|c| k::unary_float(c, f64::floor)),
+    op("Floor", Unary).floats(FF::Unary(f64::floor)).ratio(R::Floor).kernel(|c| k::unary_float(c, f64::floor)),
     custom("Gather", r::gather).kernel(s::gather),
     custom("Gemm", r::gemm).kernel(s::gemm),
     custom("Identity", r::identity).kernel(s::identity),

@@ -39,8 +39,8 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
         // A size cast to float or double (an exporter's `arange(w)` over a feature map) keeps
         // its symbol: the float holds that whole number, exactly for any size below 2^24
         // (a known value past it is unknown). Float16 and bfloat16 round from 2048 and 256,
-        // so they keep nothing. Only moves and Range read these contents; arithmetic on float
-        // contents is not folded (`infer::fold`).
+        // so they keep nothing. Moves, Range, Cast back to an integer and the exact float
+        // arithmetic of sizes (`infer::fold_ratio`) read these contents.
         (true, false, Some(DType::F32 | DType::F64)) if c.dtype(0) != Some(DType::Bool) => c.value(0).map(|v| {
             v.iter()
                 .map(|d| match d {
@@ -49,14 +49,17 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
                 })
                 .collect()
         }),
-        // Floats that are whole numbers convert exactly (truncation toward zero).
+        // Floats that are whole numbers convert exactly (truncation toward zero), as do the
+        // sizes float contents hold.
         (false, true, Some(DType::Bool)) => {
             c.float_value(0).map(|f| f.iter().map(|x| Dim::Known((*x != 0.0) as i64)).collect())
         }
-        (false, true, _) => c.float_value(0).map(|f| {
-            f.iter()
-                .map(|x| if x.is_finite() && x.abs() < 9e15 { Dim::Known(x.trunc() as i64) } else { Dim::Unknown })
-                .collect()
+        (false, true, _) => c.float_value(0).map_or(c.value(0).map(<[Dim]>::to_vec), |f| {
+            Some(
+                f.iter()
+                    .map(|x| if x.is_finite() && x.abs() < 9e15 { Dim::Known(x.trunc() as i64) } else { Dim::Unknown })
+                    .collect(),
+            )
         }),
         _ => None,
     };
