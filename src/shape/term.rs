@@ -604,7 +604,7 @@ impl Term {
 
     /// `u`, for `max(u, c)` with `c <= 0` (a slice's clamped length): the same size as `u`
     /// wherever `u` is the size of a tensor, which cannot be negative.
-    pub(super) fn clamped_of(&self) -> Option<&Term> {
+    pub fn clamped_of(&self) -> Option<&Term> {
         match &self.0.kind {
             Kind::Max(ts, Some(c)) if ts.len() == 1 && *c <= 0 => Some(&ts[0]),
             _ => None,

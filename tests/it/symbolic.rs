@@ -604,6 +604,43 @@ fn slices_with_symbolic_bounds_clamp_as_python_does() {
     }
 }
 
+/// A bound whose sign depends on the size, on an axis it cannot pass: torch's dynamo export of
+/// SEW slices a pooled axis `max(t, 0)` to `t` (`x[3:][:n-3]` here), and an axis to the size
+/// it has, computed again (`ConstantOfShape([n-3])[:n-3]`). The bound is the whole axis at
+/// every size, and as a start it leaves nothing. Each equals Python's slice length at every
+/// size tried (the axis of `n - 3` exists from n = 3).
+#[test]
+fn a_bound_at_the_axis_size_is_the_whole_axis_whatever_its_sign() {
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["sx"]),
+            node("Gather", &["sx", "zero"], &["n"]),
+            node("Sub", &["n", "three"], &["n3"]),
+            node("Slice", &["x", "three", "far", "zero"], &["t"]),
+            node("Slice", &["t", "zero", "n3", "zero"], &["upto"]),
+            node("Slice", &["t", "n3", "far", "zero"], &["from"]),
+            node("ConstantOfShape", &["n3"], &["c"]),
+            node("Slice", &["c", "zero", "n3", "zero"], &["c_upto"]),
+        ],
+        vec![f32_input("x", &[D::S("n")])],
+        vec![ints_init("zero", &[0]), ints_init("three", &[3]), ints_init("far", &[i64::MAX])],
+        &["upto", "from", "c_upto"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let [upto, from, c_upto] = ["upto", "from", "c_upto"].map(|k| shape_of(&m, &inf, k).expect("a shape")[0].clone());
+    for n in 0..12 {
+        let env = [("n".to_string(), n)].into_iter().collect();
+        let t = python_slice_len(n, 3, i64::MAX, 1);
+        assert_eq!(upto.bind(&env), d(python_slice_len(t, 0, n - 3, 1)), "x[3:][:n-3] = {upto} at n = {n}");
+        assert_eq!(from.bind(&env), d(python_slice_len(t, n - 3, i64::MAX, 1)), "x[3:][n-3:] = {from} at n = {n}");
+        if n >= 3 {
+            assert_eq!(c_upto.bind(&env), d(python_slice_len(n - 3, 0, n - 3, 1)), "c[:n-3] = {c_upto} at n = {n}");
+        }
+    }
+}
+
 /// Range over sizes: XLNet's `arange(seq, -seq, -1)` has 2*seq elements, and `arange(1, seq)`
 /// has none at seq 0 (not -1). Each equals Python's `len(range(..))` at every size tried.
 #[test]

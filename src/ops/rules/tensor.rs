@@ -140,8 +140,8 @@ fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
 /// `min(d,seq)`, `x[:, -seq:]` of an axis `seq` is `seq`): `ceil((E - S) / step)` elements, at
 /// least 0. Each bound clamps into `[0, d]` as numpy's does, where its sign can be told: a bound
 /// that is never negative counts from the start, one always negative from the end, and one never
-/// positive with `d` plus it never positive is 0 either way (a start past `d` needs no clamp: it
-/// leaves `E - S <= 0`). Unknown otherwise.
+/// positive with `d` plus it never positive is 0 either way, and one never below `d` is past the
+/// end (a start past `d` needs no clamp: it leaves `E - S <= 0`). Unknown otherwise.
 fn slice_between(d: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
     let k = Dim::Known;
     let upper = |x: &Dim| match x {
@@ -151,6 +151,18 @@ fn slice_between(d: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
     };
     // `clamp_high`: an end clamps at `d`; a start past `d` leaves the length at 0 anyway.
     let resolve = |i: &Dim, clamp_high: bool| -> Option<Dim> {
+        // At or past `d`, whatever its sign, it resolves to `d`: `d` is at least 0, so the
+        // bound is too (torch's dynamo export slices an axis to a size it computes again as
+        // the same term). So does `u` on an axis `max(u, c)`, `c <= 0`: `d` there is `u`, or 0
+        // with `u` at most 0, where every bound resolves to 0.
+        let past_end = match i.sub(d) {
+            Dim::Known(v) => v >= 0,
+            Dim::Term(t) => t.bounds(&|_| (0, None)).0 >= 0,
+            Dim::Unknown => false,
+        } || d.term().and_then(Term::clamped_of).is_some_and(|u| i.term() == Some(u));
+        if past_end {
+            return Some(d.clone());
+        }
         let from_end = d.add(i);
         let low = match i {
             Dim::Known(v) if v.unsigned_abs() >= PAST_END as u64 => return Some(if *v > 0 { d.clone() } else { k(0) }),
