@@ -641,6 +641,39 @@ fn a_bound_at_the_axis_size_is_the_whole_axis_whatever_its_sign() {
     }
 }
 
+/// A bound that is a size less a constant is negative at a few sizes only: Funnel's decoder
+/// slices `x[:, :seq-1]` on an axis `seq`. Worked out as if it never were negative, the
+/// length is kept where it is Python's at each of those sizes (`x[:n-1]`, `x[1:n-1]`), and
+/// unknown where it is not (`x[n-2:]` is 2 from n = 2, but 0 and 1 below). Every length
+/// given equals Python's at every size tried.
+#[test]
+fn a_bound_negative_at_a_few_sizes_is_checked_there() {
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["sx"]),
+            node("Gather", &["sx", "zero"], &["n"]),
+            node("Sub", &["n", "one"], &["n1"]),
+            node("Sub", &["n", "two"], &["n2"]),
+            node("Slice", &["x", "zero", "n1", "zero"], &["upto"]),
+            node("Slice", &["x", "one", "n1", "zero"], &["inner"]),
+            node("Slice", &["x", "n2", "far", "zero"], &["last2"]),
+        ],
+        vec![f32_input("x", &[D::S("n")])],
+        vec![ints_init("zero", &[0]), ints_init("one", &[1]), ints_init("two", &[2]), ints_init("far", &[i64::MAX])],
+        &["upto", "inner", "last2"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let [upto, inner, last2] = ["upto", "inner", "last2"].map(|k| shape_of(&m, &inf, k).expect("a shape")[0].clone());
+    assert!(matches!(&last2, Dim::Term(t) if t.has_fresh()), "x[n-2:] = {last2}");
+    for n in 0..12 {
+        let env = [("n".to_string(), n)].into_iter().collect();
+        assert_eq!(upto.bind(&env), d(python_slice_len(n, 0, n - 1, 1)), "x[:n-1] = {upto} at n = {n}");
+        assert_eq!(inner.bind(&env), d(python_slice_len(n, 1, n - 1, 1)), "x[1:n-1] = {inner} at n = {n}");
+    }
+}
+
 /// Range over sizes: XLNet's `arange(seq, -seq, -1)` has 2*seq elements, and `arange(1, seq)`
 /// has none at seq 0 (not -1). Each equals Python's `len(range(..))` at every size tried.
 #[test]

@@ -141,7 +141,8 @@ fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
 /// least 0. Each bound clamps into `[0, d]` as numpy's does, where its sign can be told: a bound
 /// that is never negative counts from the start, one always negative from the end, and one never
 /// positive with `d` plus it never positive is 0 either way, and one never below `d` is past the
-/// end (a start past `d` needs no clamp: it leaves `E - S <= 0`). Unknown otherwise.
+/// end (a start past `d` needs no clamp: it leaves `E - S <= 0`); a bound negative at a few
+/// sizes only is checked there. Unknown otherwise.
 fn slice_between(d: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
     let k = Dim::Known;
     let upper = |x: &Dim| match x {
@@ -180,9 +181,35 @@ fn slice_between(d: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
             None
         }
     };
-    match (resolve(start, false), resolve(end, true)) {
-        (Some(s), Some(e)) => Dim::max_of(&[&e.sub(&s).div_ceil(&k(step)), &k(0)]),
-        _ => Dim::Unknown,
+    let length = |s: &Dim, e: &Dim| Dim::max_of(&[&e.sub(s).div_ceil(&k(step)), &k(0)]);
+    let (s, e) = (resolve(start, false), resolve(end, true));
+    if let (Some(s), Some(e)) = (&s, &e) {
+        return length(s, e);
+    }
+    // One bound `n + c`, a name plus a negative constant, is negative only at the sizes
+    // n < -c. The length worked out as if it never were is kept when, at each of those sizes,
+    // it is numpy's (`x[:, :n-1]` on an axis `n`: 0 at n = 0 either way).
+    let (unsure, guess) = match (s, e) {
+        (None, Some(e)) => (start, length(start, &e)),
+        (Some(s), None) => (end, length(&s, &Dim::min_of(&[end, d]))),
+        _ => return Dim::Unknown,
+    };
+    let Some(name) = unsure.term().and_then(|t| t.atoms().into_iter().find(|a| a.as_name().is_some())) else {
+        return Dim::Unknown;
+    };
+    let Dim::Known(c @ -64..=-1) = unsure.sub(&Dim::Term(name.clone())) else { return Dim::Unknown };
+    let holds = (0..-c).all(|v| {
+        let at = |x: &Dim| match x {
+            Dim::Term(t) => t.substitute(&|a| (*a == name).then_some(Dim::Known(v))).known(),
+            _ => x.known(),
+        };
+        let numpy = (|| crate::shape::slice_range(at(d)?, at(start)?, at(end)?, step))();
+        numpy.is_some_and(|(_, len)| at(&guess) == Some(len))
+    });
+    if holds {
+        guess
+    } else {
+        Dim::Unknown
     }
 }
 
