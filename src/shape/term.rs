@@ -768,6 +768,33 @@ impl Term {
                         lo = members.map(|m| bound(m).0).max().map_or(lo, |l| lo.max(l));
                     }
                 }
+                // `c·floor(e/k) + r`: `k` times it lies between `A = c·e + k·r` and
+                // `A - c·(k-1)`, as `floor(e/k)` lies between `(e-k+1)/k` and `e/k`. Tighter
+                // where `e` and `r` share names (`4s - 4·floor(3s/4)` is at least 0). Taken
+                // for a sum with one floor.
+                let floors: Vec<usize> =
+                    (0..ts.len()).filter(|&i| matches!(ts[i].0 .0.kind, Kind::Floor(..))).collect();
+                if let [i] = floors[..] {
+                    let Kind::Floor(e, k) = &ts[i].0 .0.kind else { unreachable!("a floor") };
+                    let (c, k) = (Dim::Known(ts[i].1), *k);
+                    let rest = Dim::Term(self.clone()).sub(&Dim::Term(ts[i].0.clone()).mul(&c));
+                    let a = Dim::Term(e.clone()).mul(&c).add(&rest.mul(&Dim::Known(k)));
+                    let bound = |d: &Dim| match d {
+                        Dim::Known(v) => (*v, Some(*v)),
+                        Dim::Term(t) => t.bounds(bounds),
+                        Dim::Unknown => (i64::MIN, None),
+                    };
+                    if let Some(slack) = ts[i].1.checked_mul(k - 1) {
+                        let ((la, ha), (lb, hb)) = (bound(&a), bound(&a.sub(&Dim::Known(slack))));
+                        let low = la.min(lb);
+                        if low > i64::MIN {
+                            lo = lo.max(low.div_euclid(k) + i64::from(low.rem_euclid(k) != 0));
+                        }
+                        if let Some(h) = ha.zip(hb).map(|(x, y)| x.max(y).div_euclid(k)) {
+                            hi = Some(hi.map_or(h, |x| x.min(h)));
+                        }
+                    }
+                }
                 (lo, hi)
             }
             Kind::Product(fs) => {

@@ -368,6 +368,21 @@ fn a_min_beside_its_member_is_bounded_by_it() {
     assert!(bounds(Dim::min_of(&[&Dim::Known(64), &s]).sub(&s)).0 <= -36);
 }
 
+/// Longformer pads its sequence to a multiple of 4: `s + (4 - s % 4) % 4`, which is
+/// `4s - 4·floor(3s/4)`. It is never negative, which the bounds see through the floor's own
+/// bounds (`floor(3s/4)` lies between `(3s-3)/4` and `3s/4`), not only the parts' (`-4·floor`
+/// has no lower bound), so torch's `expand(-1)` test of it against -1 folds.
+#[test]
+fn a_sum_with_a_floor_is_bounded_through_the_floor() {
+    let s = Dim::sym("s");
+    let padded = s.mul(&Dim::Known(4)).sub(&s.mul(&Dim::Known(3)).div_floor(&Dim::Known(4)).mul(&Dim::Known(4)));
+    let bounds = |d: &Dim| d.term().expect("a term").bounds(&|_| (0, None));
+    assert_eq!(bounds(&padded), (0, None), "{padded}");
+    assert!(padded.is_nonneg());
+    // At most 3 more than s, at least s: s + (4 - s % 4) % 4.
+    assert_eq!(bounds(&padded.sub(&s)), (0, Some(3)), "{}", padded.sub(&s));
+}
+
 #[test]
 fn a_dot_in_a_name_is_not_a_decimal_point() {
     // paddle2onnx names input dims `DynamicDimension.1`. Reshape's -1 over a PP-OCR
@@ -450,6 +465,19 @@ proptest! {
             }
         }
         prop_assert_eq!(&x, &y, "{} and {}", x, y);
+    }
+
+    #[test]
+    fn bounds_hold_at_every_size(outer in -3i64..4, inner in affine_strategy(), k in 1i64..7, rest in affine_strategy()) {
+        let x = class_term(outer, inner, k, rest, 0);
+        let Dim::Term(t) = &x else { return Ok(()) };
+        let (lo, hi) = t.bounds(&|_| (0, None));
+        for a in 0..40 {
+            for b in 0..40 {
+                let v = class_value(outer, inner, k, rest, a, b);
+                prop_assert!(lo <= v && hi.is_none_or(|h| v <= h), "{} = {} at a={}, b={}: bounds {:?}", x, v, a, b, (lo, hi));
+            }
+        }
     }
 
     #[test]
