@@ -20,6 +20,8 @@ Verdicts per variant:
   CRASH        our binary panicked, exited with another code than 0, 1, 2, or ran over 30 s.
   ort-sym-lenient  a FALSE-ALARM of a symbolic variant whose concrete twin ORT refuses (its
                load-time checks saw only symbols): the error stands.
+  machine-dependent  ORT failed where we warn that only machines of the other NCHWc block width
+               (8 or 16 channels) run the node.
   pass / ort-unsupported (ORT lacks the kernel or type) / ort-value-error (an index or divisor
   out of range in the random data) / skip otherwise.
 
@@ -650,7 +652,10 @@ def main():
                 verdict = "pass"
             else:
                 errs = [d for d in ours["diagnostics"] if d["severity"] == "error"]
-                if not errs and fully_known(ours, vm):
+                machine = any(d["code"] == "machine-dependent" for d in ours["diagnostics"])
+                if machine:
+                    verdict = "machine-dependent"
+                elif not errs and fully_known(ours, vm):
                     verdict, detail = "MISSED", err.strip()[:1500]
                     m = re.search(r"Op \((\w+)\)|running (\w+) node", err)
                     key = (m.group(1) or m.group(2)) if m else key
@@ -658,7 +663,7 @@ def main():
                     verdict = "pass"
             summary[verdict] += 1
             by_op[key][verdict] += 1
-            if verdict not in ("pass", "ort-unsupported", "ort-value-error", "ort-sym-lenient"):
+            if verdict not in ("pass", "ort-unsupported", "ort-value-error", "ort-sym-lenient", "machine-dependent"):
                 d = os.path.join(a.out, verdict)
                 os.makedirs(d, exist_ok=True)
                 stem = os.path.join(d, f"{c['name']}.{a.seed}.{v}")

@@ -77,13 +77,13 @@ const RULES: &[(&str, Rule)] = &[
 /// with the channel count rounded up to the block.
 const NCHWC: &[(&str, Rule)] = &[
     ("Conv", nchwc_conv),
-    ("MaxPool", |c| blocked(c).and_then(|()| rules::pool(c))),
-    ("AveragePool", |c| blocked(c).and_then(|()| rules::pool(c))),
-    ("GlobalMaxPool", |c| blocked(c).and_then(|()| rules::global_pool(c))),
-    ("GlobalAveragePool", |c| blocked(c).and_then(|()| rules::global_pool(c))),
+    ("MaxPool", |c| blocked(c, rules::pool)),
+    ("AveragePool", |c| blocked(c, rules::pool)),
+    ("GlobalMaxPool", |c| blocked(c, rules::global_pool)),
+    ("GlobalAveragePool", |c| blocked(c, rules::global_pool)),
     ("ReorderInput", reorder_input),
     ("ReorderOutput", reorder_output),
-    ("Upsample", nchwc_upsample),
+    ("Upsample", |c| blocked(c, nchwc_upsample)),
 ];
 
 /// onnx's experimental ops of opsets 1 to 9, which onnx dropped and onnxruntime still runs
@@ -518,21 +518,31 @@ fn crop_and_resize(c: &Ctx) -> R {
     Ok(checked)
 }
 
-/// An NCHWc input as onnxruntime's kernels take it: 4-D, its channels a multiple of the block,
-/// so at least of 8 (`strict`; a convolution also takes fewer channels than a block).
-fn nchwc_input(c: &Ctx, strict: bool) -> Result<(), RuleError> {
-    expect_rank(c, 0, 4)?;
-    match c.shape(0).and_then(|x| x[1].known()) {
-        Some(ch) if ch % 8 != 0 && (strict || ch >= 16) => {
-            invalid(c, format!("{ch} channels are not a whole number of NCHWc blocks (8 or 16)"))
-        }
-        _ => Ok(()),
-    }
+/// The NCHWc block is 8 channels, or 16 with AVX-512 (`MlasNchwcGetBlockSize`), and each
+/// kernel checks the channels against the block of the machine it runs on: `runs(b)` says
+/// whether a node runs with blocks of `b`. Neither is the node's error; one only is a
+/// `machine-dependent` warning on `out` (an ORT_ENABLE_ALL graph written on another machine).
+fn block_widths(c: &Ctx, what: String, runs: impl Fn(i64) -> bool, out: R) -> R {
+    let width = match (runs(8), runs(16)) {
+        (false, false) => return invalid(c, format!("{what} fit no NCHWc block (8 or 16 channels)")),
+        (true, false) => "8 channels (no AVX-512)",
+        (false, true) => "16 channels (AVX-512)",
+        (true, true) => return out,
+    };
+    let mut out = out?;
+    let msg = format!("{what} fit onnxruntime's NCHWc block only where it is {width}");
+    out.warnings.push((crate::diag::Code::MachineDependent, msg));
+    Ok(out)
 }
 
-/// An NCHWc-blocked input (pools, Upsample, ReorderOutput).
-fn blocked(c: &Ctx) -> Result<(), RuleError> {
-    nchwc_input(c, true)
+/// An NCHWc-blocked input of rank 4, as the NCHWc pools and Upsample take it: a whole number
+/// of blocks.
+fn blocked(c: &Ctx, rule: Rule) -> R {
+    expect_rank(c, 0, 4)?;
+    match c.shape(0).and_then(|x| x[1].known()) {
+        Some(ch) => block_widths(c, format!("{ch} channels"), |b| ch % b == 0, rule(c)),
+        None => rule(c),
+    }
 }
 
 /// UnfoldTensor: the windows of `size` every `step` along `dim` (-1), as a new last axis of
@@ -710,10 +720,21 @@ fn matmul_bnb4(c: &Ctx) -> R {
 /// The NCHWc Conv: the standard rule (weights and bias hold the rounded-up channel counts); a
 /// fused `Sum` (input 3) has the output's shape.
 fn nchwc_conv(c: &Ctx) -> R {
-    nchwc_input(c, false)?;
-    if let Some(m) = c.shape(1).and_then(|w| w.first()).and_then(Dim::known).filter(|m| *m <= 0 || m % 8 != 0) {
-        return invalid(c, format!("{m} output channels are not a whole number of NCHWc blocks (8 or 16)"));
+    expect_rank(c, 0, 4)?;
+    // Fewer input channels than a block are taken as they are; the output channels fill whole
+    // blocks (onnxruntime's test ConvRejectsUnalignedOutputChannels).
+    let ch = c.shape(0).and_then(|x| x[1].known());
+    let m = c.shape(1).and_then(|w| w.first()).and_then(Dim::known);
+    if ch.is_none() && m.is_none() {
+        return nchwc_conv_shape(c);
     }
+    let show = |n: Option<i64>| n.map_or("?".to_string(), |n| n.to_string());
+    let what = format!("{} input and {} output channels", show(ch), show(m));
+    let runs = |b| ch.is_none_or(|ch| ch < b || ch % b == 0) && m.is_none_or(|m| m > 0 && m % b == 0);
+    block_widths(c, what, runs, nchwc_conv_shape(c))
+}
+
+fn nchwc_conv_shape(c: &Ctx) -> R {
     let mut o = rules::conv(c)?;
     if let Some(Some(y)) = o.types.first().cloned().map(|t| t.and_then(|t| t.shape().cloned())) {
         expect_shape(c, 3, &y, &mut o)?;
@@ -746,24 +767,29 @@ fn reorder_output(c: &Ctx) -> R {
     if channels <= 0 {
         return invalid(c, format!("channels {channels} is not positive"));
     }
-    blocked(c)?;
+    expect_rank(c, 0, 4)?;
     let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None)]) };
-    // The blocks hold the channels with less than a block (8 or 16) of padding.
-    if let Some(ch) = x[1].known().filter(|ch| channels > *ch || ch - channels >= 16) {
-        return invalid(c, format!("{channels} channels are not what {ch} blocked channels hold"));
-    }
     let mut shape = x.to_vec();
     shape[1] = Dim::Known(channels);
     if c.node.attr_int("channels_last").unwrap_or(0) != 0 {
         shape[1..].rotate_left(1);
     }
-    out(vec![tensor(dtype, Some(shape))])
+    let result = out(vec![tensor(dtype, Some(shape))]);
+    // The blocks hold the channels with less than a block of padding.
+    match x[1].known() {
+        Some(ch) => block_widths(
+            c,
+            format!("{channels} channels in {ch} blocked ones"),
+            |b| ch % b == 0 && channels <= ch && ch - channels < b,
+            result,
+        ),
+        None => result,
+    }
 }
 
 /// The NCHWc Upsample: each axis times its whole-number `scales` entry.
 fn nchwc_upsample(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    blocked(c)?;
     let (Some(x), Some(scales)) = (c.shape(0), c.node.attr_ints("scales")) else {
         return out(vec![tensor(dtype, rules::rank_only(c, 0))]);
     };

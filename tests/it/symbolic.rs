@@ -1862,7 +1862,10 @@ fn rotary_caches_bound_the_sequence() {
 /// A graph as onnxruntime writes it at ORT_ENABLE_ALL: an NCHWc convolution (weights padded
 /// to 16 output channels), an NCHWc max pool of 3x3, a ReorderOutput back to the 8 real
 /// channels. The symbolic sizes go through, and the pool's window, which onnxruntime refuses
-/// on an input of 1, makes the contract: height and width from 2.
+/// on an input of 1, makes the contract: height and width from 2. Eight channels of padding
+/// are a block only on a machine with AVX-512 (16 channels; onnxruntime 1.32 with blocks of 8
+/// refuses the ReorderOutput: "Input channels must match the NCHWc block-aligned channel
+/// count"), a machine-dependent warning.
 #[test]
 fn nchwc_graphs_keep_their_symbolic_sizes() {
     use crate::build::{self, model as proto_model, node as proto_node, typed, with_int, with_ints, D as B};
@@ -1879,11 +1882,65 @@ fn nchwc_graphs_keep_their_symbolic_sizes() {
     m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("com.microsoft.nchwc".into()), version: Some(1) });
     let model = build::load(&m);
     let inf = infer(&model, &Options::default());
-    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let found: Vec<_> = inf.diagnostics.iter().map(|d| (d.code.as_str(), d.node.as_deref())).collect();
+    assert_eq!(found, [("machine-dependent", Some("back"))], "{:?}", inf.diagnostics);
     let render = |name: &str| onnx_bcast::shape::render(shape_of(&model, &inf, name).expect("shaped"));
     assert_eq!(render("c"), "[batch, 16, h, w]");
     assert_eq!(render("y"), "[batch, 8, h-2, w-2]");
     assert!(inf.contract.accepts("h", 2) && !inf.contract.accepts("h", 1), "{:?}", inf.contract);
+}
+
+/// The NCHWc kernels check channels against the machine's block: 8, or 16 with AVX-512. A
+/// node only one width runs is a machine-dependent warning naming it, one neither runs an
+/// invalid node. onnxruntime 1.32 on a machine of blocks of 8 ran every row marked 8 or both,
+/// and refused the rows marked 16 (Conv of 12 channels: "input and filter shapes do not match
+/// a supported blocked layout"; ReorderOutput of 8 in 16: "Input channels must match the NCHWc
+/// block-aligned channel count").
+#[test]
+fn nchwc_nodes_say_which_block_width_runs_them() {
+    use crate::build::{self, model as proto_model, node as proto_node, typed, with_int, with_ints};
+    use onnx_bcast::io::proto::{self as onnx, tensor_proto::DataType};
+    let nchwc = |n: onnx::NodeProto| onnx::NodeProto { domain: Some("com.microsoft.nchwc".into()), ..n };
+    let pool = |ch: i64| {
+        let n = with_ints(proto_node("n", "MaxPool", &["x"], &["y"]), "kernel_shape", &[2, 2]);
+        (vec![typed("x", DataType::Float, &[1i64, ch, 4, 4])], n)
+    };
+    let conv = |ch: i64, m: i64| {
+        let n = proto_node("n", "Conv", &["x", "w"], &["y"]);
+        (vec![typed("x", DataType::Float, &[1i64, ch, 4, 4]), typed("w", DataType::Float, &[m, ch, 1, 1])], n)
+    };
+    let reorder = |ch: i64, channels: i64| {
+        let n = with_int(proto_node("n", "ReorderOutput", &["x"], &["y"]), "channels", channels);
+        (vec![typed("x", DataType::Float, &[1i64, ch, 4, 4])], n)
+    };
+    let rows = [
+        ("MaxPool of 16", pool(16), "both"),
+        ("MaxPool of 24", pool(24), "8"),
+        ("MaxPool of 12", pool(12), "neither"),
+        ("Conv of 4 to 16", conv(4, 16), "both"),
+        ("Conv of 12 to 16", conv(12, 16), "16"),
+        ("Conv of 24 to 16", conv(24, 16), "8"),
+        ("Conv of 16 to 8", conv(16, 8), "8"),
+        ("Conv of 16 to 12", conv(16, 12), "neither"),
+        ("ReorderOutput of 9 in 16", reorder(16, 9), "both"),
+        ("ReorderOutput of 8 in 16", reorder(16, 8), "16"),
+        ("ReorderOutput of 20 in 24", reorder(24, 20), "8"),
+        ("ReorderOutput of 17 in 16", reorder(16, 17), "neither"),
+    ];
+    for (what, (inputs, node), runs) in rows {
+        let mut m = proto_model(17, inputs, vec![nchwc(node)], &["y"]);
+        m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("com.microsoft.nchwc".into()), version: Some(1) });
+        let inf = infer(&build::load(&m), &Options::default());
+        let found: Vec<(&str, &str)> = inf.diagnostics.iter().map(|d| (d.code.as_str(), d.message.as_str())).collect();
+        match runs {
+            "both" => assert!(found.is_empty(), "{what}: {found:?}"),
+            "neither" => assert!(matches!(found[..], [("invalid-node", _)]), "{what}: {found:?}"),
+            width => assert!(
+                matches!(found[..], [("machine-dependent", m)] if m.contains(&format!("is {width} channels"))),
+                "{what}: {found:?}"
+            ),
+        }
+    }
 }
 
 /// GroupQueryAttention as onnxruntime-genai's graphs use it: the present key and value hold
