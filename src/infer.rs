@@ -1538,11 +1538,11 @@ fn fold_floats(f: ops::FloatFold, c: &Ctx, out: &Out) -> Option<Vec<f64>> {
 }
 
 /// Sizes through floating-point arithmetic: TorchScript traces `math.ceil(h / 2) * 2` on a
-/// size as `Mul(Ceil(Div(Cast(h), 2.0)), 2.0)`. Each element is a size over a whole number,
-/// computed exactly, as float32 and float64 compute it for sizes below 2^24: `ceil(n/d)` of a
-/// whole `n` is exact while `n/d` is at least `1/d` from the next whole number, which holds
-/// below that bound. Known sizes past it are unknown, as in Cast. Scalars and same-size inputs
-/// only.
+/// size as `Mul(Ceil(Div(Cast(h), 2.0)), 2.0)`. Each element is a size `n / d` over a whole
+/// number `d <= 1024`, computed exactly, as float32 computes it while `n` is below 2^24: its
+/// rounding error is then below `1/d`, the least distance from `n / d` to a whole number it is
+/// not, so Ceil and Floor are exact. Known numerators past that bound are unknown, as in Cast;
+/// symbolic ones are taken to be below it. Scalars and same-size inputs only.
 fn fold_ratio(f: ops::RatioFold, c: &Ctx, out: &Out) -> Option<ops::Ratio> {
     use ops::RatioFold as R;
     if matches!(f, R::None) || !matches!(c.dtype(0), Some(DType::F32 | DType::F64)) {
@@ -1573,6 +1573,9 @@ fn fold_ratio(f: ops::RatioFold, c: &Ctx, out: &Out) -> Option<ops::Ratio> {
         }
         _ => return None,
     };
+    if den > 1024 {
+        return None;
+    }
     // Over 1 where every element divides exactly (`(2h) / 2` is `h`).
     let whole: Option<Vec<Dim>> =
         num.iter().map(|x| Some(x.div_floor(&k(den))).filter(|q| q.mul(&k(den)) == *x)).collect();
