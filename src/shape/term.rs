@@ -768,31 +768,56 @@ impl Term {
                         lo = members.map(|m| bound(m).0).max().map_or(lo, |l| lo.max(l));
                     }
                 }
-                // `c·floor(e/k) + r`: `k` times it lies between `A = c·e + k·r` and
-                // `A - c·(k-1)`, as `floor(e/k)` lies between `(e-k+1)/k` and `e/k`. Tighter
-                // where `e` and `r` share names (`4s - 4·floor(3s/4)` is at least 0). Taken
-                // for a sum with one floor.
-                let floors: Vec<usize> =
-                    (0..ts.len()).filter(|&i| matches!(ts[i].0 .0.kind, Kind::Floor(..))).collect();
-                if let [i] = floors[..] {
-                    let Kind::Floor(e, k) = &ts[i].0 .0.kind else { unreachable!("a floor") };
-                    let (c, k) = (Dim::Known(ts[i].1), *k);
-                    let rest = Dim::Term(self.clone()).sub(&Dim::Term(ts[i].0.clone()).mul(&c));
-                    let a = Dim::Term(e.clone()).mul(&c).add(&rest.mul(&Dim::Known(k)));
-                    let bound = |d: &Dim| match d {
-                        Dim::Known(v) => (*v, Some(*v)),
+                // Each floor `c·floor(e/k)` lies between `c·(e-k+1)/k` and `c·e/k`. Where the
+                // parts' bounds leave a side open, the floors take their side of that range,
+                // either every floor or only those whose sign opens the side (the others kept
+                // as atoms): times the lcm `L` of their divisors, the sum is bounded by the
+                // bound of `L·r + Σ c·(L/k)·e'`, `r` the rest. Tighter where the floors and `r`
+                // share names (`4s - 4·floor(3s/4)` is at least 0, `3s - 4·floor(3s/4)` 0 to 3).
+                let floors: Vec<(&Term, &Term, i64, i64)> = ts
+                    .iter()
+                    .filter_map(|(t, c)| match &t.0.kind {
+                        Kind::Floor(e, k) => Some((t, e, *c, *k)),
+                        _ => None,
+                    })
+                    .collect();
+                let l = floors.iter().try_fold(1, |l, (_, _, _, k)| super::lcm(l, *k));
+                if let (false, Some(l)) = (floors.is_empty(), l) {
+                    let rest = ts.iter().filter(|(t, _)| !matches!(t.0.kind, Kind::Floor(..)));
+                    let rest =
+                        rest.fold(Dim::Known(*c0), |acc, (t, c)| acc.add(&Dim::Term(t.clone()).mul(&Dim::Known(*c))));
+                    // `low`: the side that bounds the sum from below; `all`: every floor
+                    // relaxed, else only those whose coefficient opens that side.
+                    let relaxed = |low: bool, all: bool| {
+                        floors.iter().fold(rest.mul(&Dim::Known(l)), |acc, (f, e, c, k)| {
+                            let (Some(m), Some(cl)) = (c.checked_mul(l / k), c.checked_mul(l)) else {
+                                return Dim::Unknown;
+                            };
+                            if !all && (*c > 0) == low {
+                                return acc.add(&Dim::Term((*f).clone()).mul(&Dim::Known(cl)));
+                            }
+                            let slack = if (*c > 0) == low { k - 1 } else { 0 };
+                            acc.add(&Dim::Term((*e).clone()).sub(&Dim::Known(slack)).mul(&Dim::Known(m)))
+                        })
+                    };
+                    let bound = |d: Dim| match d {
+                        Dim::Known(v) => (v, Some(v)),
                         Dim::Term(t) => t.bounds(bounds),
                         Dim::Unknown => (i64::MIN, None),
                     };
-                    if let Some(slack) = ts[i].1.checked_mul(k - 1) {
-                        let ((la, ha), (lb, hb)) = (bound(&a), bound(&a.sub(&Dim::Known(slack))));
-                        let low = la.min(lb);
+                    // The second way only where it differs from the first and relaxes some floor.
+                    let mixed = floors.iter().any(|f| f.2 > 0) && floors.iter().any(|f| f.2 < 0);
+                    if lo == i64::MIN {
+                        let some = if mixed { bound(relaxed(true, false)).0 } else { i64::MIN };
+                        let low = bound(relaxed(true, true)).0.max(some);
                         if low > i64::MIN {
-                            lo = lo.max(low.div_euclid(k) + i64::from(low.rem_euclid(k) != 0));
+                            lo = low.div_euclid(l) + i64::from(low.rem_euclid(l) != 0);
                         }
-                        if let Some(h) = ha.zip(hb).map(|(x, y)| x.max(y).div_euclid(k)) {
-                            hi = Some(hi.map_or(h, |x| x.min(h)));
-                        }
+                    }
+                    if hi.is_none() {
+                        let b = if mixed { bound(relaxed(false, false)).1 } else { None };
+                        let a = bound(relaxed(false, true)).1;
+                        hi = a.into_iter().chain(b).min().map(|h| h.div_euclid(l));
                     }
                 }
                 (lo, hi)

@@ -381,6 +381,11 @@ fn a_sum_with_a_floor_is_bounded_through_the_floor() {
     assert!(padded.is_nonneg());
     // At most 3 more than s, at least s: s + (4 - s % 4) % 4.
     assert_eq!(bounds(&padded.sub(&s)), (0, Some(3)), "{}", padded.sub(&s));
+    // Swin pads a map of floor(h/2) so: two floors, the outer over the inner. Only the floor
+    // whose coefficient is negative need be relaxed to see the sum is at least 0.
+    let x = Dim::sym("h").div_floor(&Dim::Known(2));
+    let padded = x.mul(&Dim::Known(4)).sub(&x.mul(&Dim::Known(3)).div_floor(&Dim::Known(4)).mul(&Dim::Known(4)));
+    assert_eq!(bounds(&padded).0, 0, "{padded}");
 }
 
 #[test]
@@ -475,6 +480,26 @@ proptest! {
         for a in 0..40 {
             for b in 0..40 {
                 let v = class_value(outer, inner, k, rest, a, b);
+                prop_assert!(lo <= v && hi.is_none_or(|h| v <= h), "{} = {} at a={}, b={}: bounds {:?}", x, v, a, b, (lo, hi));
+            }
+        }
+    }
+
+    #[test]
+    fn bounds_of_sums_of_two_floors_hold_at_every_size(
+        p in (-3i64..4, affine_strategy(), 1i64..7, affine_strategy()),
+        q in (-3i64..4, affine_strategy(), 1i64..7),
+    ) {
+        // Swin's kind: m·floor(A/k) + B plus n·floor((C·floor(A/k) + D)/j), floors inside floors.
+        let inner = class_term(1, p.1, p.2, (0, 0, 0), 0);
+        let outer = inner.mul(&Dim::Known(q.1 .1)).add(&affine(q.1)).div_floor(&Dim::Known(q.2)).mul(&Dim::Known(q.0));
+        let x = class_term(p.0, p.1, p.2, p.3, 0).add(&outer);
+        let Dim::Term(t) = &x else { return Ok(()) };
+        let (lo, hi) = t.bounds(&|_| (0, None));
+        for a in 0..30 {
+            for b in 0..30 {
+                let f = value(p.1, a, b).div_euclid(p.2);
+                let v = p.0 * f + value(p.3, a, b) + q.0 * (q.1 .1 * f + value(q.1, a, b)).div_euclid(q.2);
                 prop_assert!(lo <= v && hi.is_none_or(|h| v <= h), "{} = {} at a={}, b={}: bounds {:?}", x, v, a, b, (lo, hi));
             }
         }
