@@ -1539,10 +1539,12 @@ fn fold_floats(f: ops::FloatFold, c: &Ctx, out: &Out) -> Option<Vec<f64>> {
 
 /// Sizes through floating-point arithmetic: TorchScript traces `math.ceil(h / 2) * 2` on a
 /// size as `Mul(Ceil(Div(Cast(h), 2.0)), 2.0)`. Each element is a size `n / d` over a whole
-/// number `d <= 1024`, computed exactly, as float32 computes it while `n` is below 2^24: its
-/// rounding error is then below `1/d`, the least distance from `n / d` to a whole number it is
-/// not, so Ceil and Floor are exact. Known numerators past that bound are unknown, as in Cast;
-/// symbolic ones are taken to be below it. Scalars and same-size inputs only.
+/// number `d <= 1024`, computed exactly, as float32 computes it while `n` is below 2^24: over a
+/// power of two every step is exact; over another `d` the one rounding of the division is below
+/// `1/d`, the least distance from `n / d` to a whole number it is not, so a Ceil or Floor right
+/// after it is exact, and nothing else may follow it (`(h / 7 + 8) * 7` is 61.99.. in float32
+/// at h = 6). Known numerators past 2^24 are unknown, as in Cast; symbolic ones are taken to be
+/// below it. Scalars and same-size inputs only.
 fn fold_ratio(f: ops::RatioFold, c: &Ctx, out: &Out) -> Option<ops::Ratio> {
     use ops::RatioFold as R;
     if matches!(f, R::None) || !matches!(c.dtype(0), Some(DType::F32 | DType::F64)) {
@@ -1551,6 +1553,9 @@ fn fold_ratio(f: ops::RatioFold, c: &Ctx, out: &Out) -> Option<ops::Ratio> {
     let n = numel(out.types.first()?.as_ref()?.shape()?).filter(|n| *n <= ops::MAX_TRACKED)?;
     let ins: Vec<ops::Ratio> = (0..c.inputs.len()).map(|i| c.ratio(i)).collect::<Option<_>>()?;
     if ins.iter().any(|r| r.num.len() != 1 && r.num.len() != n) {
+        return None;
+    }
+    if !matches!(f, R::Ceil | R::Floor) && ins.iter().any(|r| r.den & (r.den - 1) != 0) {
         return None;
     }
     let at = |r: &ops::Ratio, i: usize| r.num[if r.num.len() == 1 { 0 } else { i }].clone();

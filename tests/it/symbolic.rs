@@ -1199,9 +1199,10 @@ fn sizes_through_float_arithmetic_are_exact_terms() {
         node("Floor", &["half2"], &["half_down_f"]),
         cast("half_down_f", "half_down", Int64),
         node("Sub", &["hf", "one"], &["hm1"]),
-        node("Div", &["hm1", "three"], &["third"]),
-        node("Add", &["third", "third"], &["two_thirds"]),
-        node("Ceil", &["two_thirds"], &["thirds_f"]),
+        node("Div", &["hm1", "two"], &["half_hm1"]),
+        node("Mul", &["hm1", "quarter"], &["quarter_hm1"]),
+        node("Add", &["half_hm1", "quarter_hm1"], &["three_quarters"]),
+        node("Ceil", &["three_quarters"], &["thirds_f"]),
         cast("thirds_f", "thirds", Int64),
         cast("h", "hh", Float16),
         node("Div", &["hh", "two_h"], &["half_h"]),
@@ -1223,7 +1224,7 @@ fn sizes_through_float_arithmetic_are_exact_terms() {
             f32_scalar("two", 2.0),
             f32_scalar("point_five", 0.5),
             f32_scalar("one", 1.0),
-            f32_scalar("three", 3.0),
+            f32_scalar("quarter", 0.25),
             f16("two_h", 2.0),
         ],
         &outputs.iter().map(String::as_str).collect::<Vec<_>>(),
@@ -1235,8 +1236,8 @@ fn sizes_through_float_arithmetic_are_exact_terms() {
     let expected: [(&str, Size); 3] = [
         ("padded", |h| (h + 1) / 2 * 2),
         ("half_down", |h| h / 2),
-        // ceil(2 (h - 1) / 3), h - 1 negative at h = 0.
-        ("thirds", |h| (2 * (h - 1)).div_euclid(3) + i64::from((2 * (h - 1)).rem_euclid(3) != 0)),
+        // ceil(3 (h - 1) / 4), h - 1 negative at h = 0.
+        ("thirds", |h| (3 * (h - 1)).div_euclid(4) + i64::from((3 * (h - 1)).rem_euclid(4) != 0)),
     ];
     for (k, f) in expected {
         let shape = shape_of(&m, &inf, &format!("{k}_shape")).expect("ranked");
@@ -1248,6 +1249,62 @@ fn sizes_through_float_arithmetic_are_exact_terms() {
     }
     let half16 = shape_of(&m, &inf, "half16_shape").expect("ranked");
     assert!(matches!(&half16[..], [Dim::Term(t)] if t.has_fresh()), "{half16:?}");
+}
+
+/// Float size arithmetic rounds: `(h / 7 + 8) * 7` is 61.99.. in float32 at h = 6, so its
+/// Floor is 61, not the 62 of exact arithmetic, and `(h / 1.5 + 1 - 5) * h * 1.5` likewise at
+/// h = 7 (both found by a differential against onnxruntime, scripts/float_sizes_ort.py). Every
+/// size inference gives must be float32's at every h tried; a division by a power of two is
+/// exact, so MobileViT's `ceil(h / 2) * 2` keeps its term.
+#[test]
+fn float_size_arithmetic_is_named_only_where_float32_is_exact() {
+    type Row = (&'static str, &'static [(&'static str, f32)], fn(f32) -> f32, bool);
+    let rows: [Row; 4] = [
+        ("(h/7+8)*7", &[("Div", 7.0), ("Add", 8.0), ("Mul", 7.0)], |h| (h / 7.0 + 8.0) * 7.0, false),
+        (
+            "((h/1.5+1-5)*h)*1.5",
+            &[("Div", 1.5), ("Add", 1.0), ("Sub", 5.0), ("MulH", 0.0), ("Mul", 1.5)],
+            |h| (h / 1.5 + 1.0 - 5.0) * h * 1.5,
+            false,
+        ),
+        ("ceil(h/2)*2", &[("Div", 2.0), ("Ceil", 0.0), ("Mul", 2.0)], |h| (h / 2.0).ceil() * 2.0, true),
+        ("ceil(h/7)", &[("Div", 7.0), ("Ceil", 0.0)], |h| (h / 7.0).ceil(), true),
+    ];
+    for (what, steps, f32_chain, named) in rows {
+        let mut nodes = vec![
+            node("Shape", &["x"], &["s"]),
+            node("Gather", &["s", "one"], &["hi"]),
+            with_int(node("Cast", &["hi"], &["v0"]), "to", tensor_proto::DataType::Float as i64),
+        ];
+        let mut inits = vec![TensorProto { dims: vec![], ..ints_init("one", &[1]) }, ints_init("zero", &[0])];
+        for (k, (op, c)) in steps.iter().enumerate() {
+            let (cur, out, cst) = (format!("v{k}"), format!("v{}", k + 1), format!("c{k}"));
+            match *op {
+                "Ceil" => nodes.push(node("Ceil", &[&cur], &[&out])),
+                "MulH" => nodes.push(node("Mul", &[&cur, "v0"], &[&out])),
+                _ => {
+                    nodes.push(node(op, &[&cur, &cst], &[&out]));
+                    inits.push(f32_scalar(&cst, *c));
+                }
+            }
+        }
+        let last = format!("v{}", steps.len());
+        nodes.push(node("Floor", &[&last], &["f"]));
+        nodes.push(with_int(node("Cast", &["f"], &["n"]), "to", tensor_proto::DataType::Int64 as i64));
+        nodes.push(node("Unsqueeze", &["n", "zero"], &["n1"]));
+        nodes.push(node("ConstantOfShape", &["n1"], &["y"]));
+        let m = model(graph(nodes, vec![f32_input("x", &[D::N(1), D::S("h")])], inits, &["y"]));
+        let inf = infer(&m, &Options::default());
+        let dim = shape_of(&m, &inf, "y").expect("a shape")[0].clone();
+        let is_named = matches!(&dim, Dim::Term(t) if !t.has_fresh());
+        assert_eq!(is_named, named, "{what}: {dim}");
+        for h in 0..=40 {
+            let want = f32_chain(h as f32).floor() as i64;
+            if is_named && want >= 0 {
+                assert_eq!(dim.bind(&[("h".to_string(), h)].into()), d(want), "{what} = {dim} at h = {h}");
+            }
+        }
+    }
 }
 
 /// Conv and ConvTranspose nodes that onnxruntime refuses were inferred as if they ran: input
