@@ -138,16 +138,17 @@ impl<T> Sparse<T> {
         }
     }
 
-    /// Each input slot's entry, for a rule's [`ops::Ctx`]: none at all when no value has one,
-    /// as in most models, which rules read as `None` for every slot.
-    fn per_input<'a, E>(&'a self, inputs: &crate::ir::Slots) -> ops::PerInput<Option<&'a [E]>>
-    where
-        T: std::ops::Deref<Target = [E]>,
-    {
+    /// Each input slot's entry as `view` shows it, for a rule's [`ops::Ctx`]: none at all when
+    /// no value has one, as in most models, which rules read as `None` for every slot.
+    fn per_input<'a, U: ?Sized>(
+        &'a self,
+        inputs: &crate::ir::Slots,
+        view: impl Fn(&'a T) -> &'a U,
+    ) -> ops::PerInput<Option<&'a U>> {
         if self.0.is_empty() {
             return ops::PerInput::new();
         }
-        inputs.iter().map(|v| v.and_then(|v| self.get(v)).map(|x| &**x)).collect()
+        inputs.iter().map(|v| v.and_then(|v| self.get(v)).map(&view)).collect()
     }
 
     fn take(&mut self, v: ValueId) -> Option<T> {
@@ -908,13 +909,10 @@ impl Infer<'_> {
             node,
             opset,
             inputs: node.inputs.iter().map(|v| v.and_then(|v| self.out.ty(v))).collect(),
-            values: self.out.values.per_input(&node.inputs),
-            floats: self.out.floats.per_input(&node.inputs),
-            strings: self.out.strings.per_input(&node.inputs),
-            ratios: match self.out.ratios.0.is_empty() {
-                true => ops::PerInput::new(),
-                false => node.inputs.iter().map(|v| v.and_then(|v| self.out.ratios.get(v))).collect(),
-            },
+            values: self.out.values.per_input(&node.inputs, Vec::as_slice),
+            floats: self.out.floats.per_input(&node.inputs, Vec::as_slice),
+            strings: self.out.strings.per_input(&node.inputs, Vec::as_slice),
+            ratios: self.out.ratios.per_input(&node.inputs, |r| r),
             subgraph_outputs,
             loop_cond_stays_true: node.op_type == "Loop"
                 && node.subgraphs().first().is_some_and(|(_, g)| {
@@ -1519,15 +1517,10 @@ fn fold_floats(f: ops::FloatFold, c: &Ctx, out: &Out) -> Option<Vec<f64>> {
         _ => None,
     };
     let round = |x: f64| step(x).filter(|r| dtype.round_float(*r) == Some(*r));
-    let oshape = out.types.first()?.as_ref()?.shape()?;
-    let n = numel(oshape).filter(|n| *n <= ops::MAX_TRACKED)?;
     // Pow's exponent may be an integer tensor.
     let ins: Vec<Vec<f64>> = (0..c.inputs.len()).map(|i| c.numbers(i)).collect::<Option<_>>()?;
-    // Scalars and same-size inputs only: enough for size arithmetic.
-    if ins.iter().any(|v| v.len() != 1 && v.len() != n) {
-        return None;
-    }
-    let at = |v: &[f64], i: usize| if v.len() == 1 { v[0] } else { v[i] };
+    let n = scalars_or_same(out, ins.iter().map(Vec::len))?;
+    let at = |v: &[f64], i: usize| *elem(v, i);
     match (f, ins.as_slice()) {
         (ops::FloatFold::Binary(f), [a, rest @ ..]) if !rest.is_empty() => {
             (0..n).map(|i| round(rest.iter().try_fold(at(a, i), |acc, b| step(f(acc, at(b, i))))?)).collect()
@@ -1535,6 +1528,18 @@ fn fold_floats(f: ops::FloatFold, c: &Ctx, out: &Out) -> Option<Vec<f64>> {
         (ops::FloatFold::Unary(f), [a]) => (0..n).map(|i| round(f(at(a, i)))).collect(),
         _ => None,
     }
+}
+
+/// The element count of an elementwise op's small output when each input, of the lengths
+/// `lens`, is a scalar or of that count: enough for size arithmetic.
+fn scalars_or_same(out: &Out, mut lens: impl Iterator<Item = usize>) -> Option<usize> {
+    let n = numel(out.types.first()?.as_ref()?.shape()?).filter(|n| *n <= ops::MAX_TRACKED)?;
+    lens.all(|l| l == 1 || l == n).then_some(n)
+}
+
+/// Element `i` of a scalar or same-size input (see [`scalars_or_same`]).
+fn elem<T>(v: &[T], i: usize) -> &T {
+    &v[if v.len() == 1 { 0 } else { i }]
 }
 
 /// Sizes through floating-point arithmetic: TorchScript traces `math.ceil(h / 2) * 2` on a
@@ -1550,15 +1555,12 @@ fn fold_ratio(f: ops::RatioFold, c: &Ctx, out: &Out) -> Option<ops::Ratio> {
     if matches!(f, R::None) || !matches!(c.dtype(0), Some(DType::F32 | DType::F64)) {
         return None;
     }
-    let n = numel(out.types.first()?.as_ref()?.shape()?).filter(|n| *n <= ops::MAX_TRACKED)?;
     let ins: Vec<ops::Ratio> = (0..c.inputs.len()).map(|i| c.ratio(i)).collect::<Option<_>>()?;
-    if ins.iter().any(|r| r.num.len() != 1 && r.num.len() != n) {
-        return None;
-    }
+    let n = scalars_or_same(out, ins.iter().map(|r| r.num.len()))?;
     if !matches!(f, R::Ceil | R::Floor) && ins.iter().any(|r| r.den & (r.den - 1) != 0) {
         return None;
     }
-    let at = |r: &ops::Ratio, i: usize| r.num[if r.num.len() == 1 { 0 } else { i }].clone();
+    let at = |r: &ops::Ratio, i: usize| elem(&r.num, i).clone();
     let k = |x: i64| Dim::Known(x);
     let (num, den): (Vec<Dim>, i64) = match (f, ins.as_slice()) {
         (R::Ceil, [a]) => ((0..n).map(|i| at(a, i).div_ceil(&k(a.den))).collect(), 1),

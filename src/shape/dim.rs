@@ -83,11 +83,7 @@ impl Dim {
 
     /// True when the dim cannot be negative (its named sizes being sizes, 0 or more).
     pub fn is_nonneg(&self) -> bool {
-        match self {
-            Dim::Known(k) => *k >= 0,
-            Dim::Term(t) => t.bounds(&|_| (0, None)).0 >= 0,
-            Dim::Unknown => false,
-        }
+        self.bounds().0 >= 0
     }
 
     /// The size, when known.

@@ -374,6 +374,21 @@ fn floor_div(p: Poly, k: i64) -> Option<Dim> {
 // The arithmetic on dims.
 
 impl Dim {
+    /// The smallest and largest value the dim can take (`None`: no largest), each named size
+    /// or fresh unknown within `atoms`' bounds; wide where it cannot tell, never wrong.
+    pub(super) fn bounds_in(&self, atoms: &dyn Fn(&Term) -> (i64, Option<i64>)) -> (i64, Option<i64>) {
+        match self {
+            Dim::Known(v) => (*v, Some(*v)),
+            Dim::Term(t) => t.bounds(atoms),
+            Dim::Unknown => (i64::MIN, None),
+        }
+    }
+
+    /// [`Dim::bounds_in`] with every named size and unknown a size: 0 or more.
+    pub fn bounds(&self) -> (i64, Option<i64>) {
+        self.bounds_in(&|_| (0, None))
+    }
+
     /// `self + other`.
     pub fn add(&self, other: &Dim) -> Dim {
         (|| Some(Poly::of(self)?.add(Poly::of(other)?)?.dim()))().unwrap_or(Dim::Unknown)
@@ -755,11 +770,7 @@ impl Term {
                     let rest = Dim::Term(self.clone()).sub(&Dim::Term(ts[i].0.clone()));
                     let (Kind::Min(ms, k) | Kind::Max(ms, k)) = &ts[i].0 .0.kind else { unreachable!("a min or max") };
                     let members = ms.iter().map(|m| Dim::Term(m.clone())).chain(k.map(Dim::Known));
-                    let bound = |m: Dim| match m.add(&rest) {
-                        Dim::Known(v) => (v, Some(v)),
-                        Dim::Term(t) => t.bounds(bounds),
-                        Dim::Unknown => (i64::MIN, None),
-                    };
+                    let bound = |m: Dim| m.add(&rest).bounds_in(bounds);
                     if matches!(ts[i].0 .0.kind, Kind::Min(..)) {
                         if let Some(h) = members.filter_map(|m| bound(m).1).min() {
                             hi = Some(hi.map_or(h, |x| x.min(h)));
@@ -800,11 +811,7 @@ impl Term {
                             acc.add(&Dim::Term((*e).clone()).sub(&Dim::Known(slack)).mul(&Dim::Known(m)))
                         })
                     };
-                    let bound = |d: Dim| match d {
-                        Dim::Known(v) => (v, Some(v)),
-                        Dim::Term(t) => t.bounds(bounds),
-                        Dim::Unknown => (i64::MIN, None),
-                    };
+                    let bound = |d: Dim| d.bounds_in(bounds);
                     // The second way only where it differs from the first and relaxes some floor.
                     let mixed = floors.iter().any(|f| f.2 > 0) && floors.iter().any(|f| f.2 < 0);
                     if lo == i64::MIN {

@@ -145,22 +145,14 @@ fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
 /// sizes only is checked there. Unknown otherwise.
 fn slice_between(d: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
     let k = Dim::Known;
-    let upper = |x: &Dim| match x {
-        Dim::Known(v) => Some(*v),
-        Dim::Term(t) => t.bounds(&|_| (0, None)).1,
-        Dim::Unknown => None,
-    };
+    let upper = |x: &Dim| x.bounds().1;
     // `clamp_high`: an end clamps at `d`; a start past `d` leaves the length at 0 anyway.
     let resolve = |i: &Dim, clamp_high: bool| -> Option<Dim> {
         // At or past `d`, whatever its sign, it resolves to `d`: `d` is at least 0, so the
         // bound is too (torch's dynamo export slices an axis to a size it computes again as
         // the same term). So does `u` on an axis `max(u, c)`, `c <= 0`: `d` there is `u`, or 0
         // with `u` at most 0, where every bound resolves to 0.
-        let past_end = match i.sub(d) {
-            Dim::Known(v) => v >= 0,
-            Dim::Term(t) => t.bounds(&|_| (0, None)).0 >= 0,
-            Dim::Unknown => false,
-        } || d.term().and_then(Term::clamped_of).is_some_and(|u| i.term() == Some(u));
+        let past_end = i.sub(d).is_nonneg() || d.term().and_then(Term::clamped_of).is_some_and(|u| i.term() == Some(u));
         if past_end {
             return Some(d.clone());
         }
@@ -168,7 +160,7 @@ fn slice_between(d: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
         let low = match i {
             Dim::Known(v) if v.unsigned_abs() >= PAST_END as u64 => return Some(if *v > 0 { d.clone() } else { k(0) }),
             Dim::Known(v) => *v,
-            Dim::Term(t) => t.bounds(&|_| (0, None)).0,
+            Dim::Term(_) => i.bounds().0,
             Dim::Unknown => return None,
         };
         if low >= 0 {
@@ -194,15 +186,13 @@ fn slice_between(d: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
         (Some(s), None) => (end, length(&s, &Dim::min_of(&[end, d]))),
         _ => return Dim::Unknown,
     };
-    let Some(name) = unsure.term().and_then(|t| t.atoms().into_iter().find(|a| a.as_name().is_some())) else {
+    let Some(name) = unsure.term().and_then(|t| t.atoms().iter().find_map(|a| a.as_name().map(str::to_string))) else {
         return Dim::Unknown;
     };
-    let Dim::Known(c @ -64..=-1) = unsure.sub(&Dim::Term(name.clone())) else { return Dim::Unknown };
+    let Dim::Known(c @ -64..=-1) = unsure.sub(&Dim::sym(&name)) else { return Dim::Unknown };
     let holds = (0..-c).all(|v| {
-        let at = |x: &Dim| match x {
-            Dim::Term(t) => t.substitute(&|a| (*a == name).then_some(Dim::Known(v))).known(),
-            _ => x.known(),
-        };
+        let env = [(name.clone(), v)].into();
+        let at = |x: &Dim| x.bind(&env).known();
         let numpy = (|| crate::shape::slice_range(at(d)?, at(start)?, at(end)?, step))();
         numpy.is_some_and(|(_, len)| at(&guess) == Some(len))
     });
