@@ -384,7 +384,8 @@ impl Dim {
         }
     }
 
-    /// [`Dim::bounds_in`] with every named size and unknown a size: 0 or more.
+    /// The smallest and largest value the dim can take (`None`: no largest), every named size
+    /// and unknown being a size, 0 or more; wide where it cannot tell, never wrong.
     pub fn bounds(&self) -> (i64, Option<i64>) {
         self.bounds_in(&|_| (0, None))
     }
