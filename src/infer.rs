@@ -73,6 +73,7 @@ pub struct Inference {
     floats: Sparse<Vec<f64>>,
     strings: Sparse<Vec<String>>,
     ratios: Sparse<ops::Ratio>,
+    fills: Sparse<f64>,
     pub diagnostics: Vec<Diagnostic>,
     pub constraints: Vec<Constraint>,
     /// For which sizes of each symbolic input dim the side conditions hold.
@@ -726,6 +727,7 @@ impl Infer<'_> {
                 self.out.floats.set(v, None);
                 self.out.strings.set(v, None);
                 self.out.ratios.set(v, None);
+                self.out.fills.set(v, None);
                 self.set(v, Some(ty), None);
                 return;
             }
@@ -818,15 +820,17 @@ impl Infer<'_> {
         let mut floats = out.floats.into_iter();
         let mut strings = out.strings.into_iter();
         let mut ratios = out.ratios.into_iter();
+        let mut fills = out.fills.into_iter();
         for v in node.outputs.iter() {
             let (ty, value, float) = (types.next().flatten(), values.next().flatten(), floats.next().flatten());
-            let (string, ratio) = (strings.next().flatten(), ratios.next().flatten());
+            let (string, ratio, fill) = (strings.next().flatten(), ratios.next().flatten(), fills.next().flatten());
             let Some(v) = v else { continue };
             let (float, string) = (self.keep(float), self.keep(string));
             let ratio = ratio.and_then(|r| Some(ops::Ratio { num: self.keep(Some(r.num))?, den: r.den }));
             self.out.floats.set(*v, float);
             self.out.strings.set(*v, string);
             self.out.ratios.set(*v, ratio);
+            self.out.fills.set(*v, fill);
             // Contents are kept only when they match the inferred element count.
             let count = ty.as_ref().and_then(Type::shape).and_then(|s| numel(s));
             let value = value.filter(|x| count.is_none_or(|n| n == x.len()));
@@ -913,6 +917,7 @@ impl Infer<'_> {
             floats: self.out.floats.per_input(&node.inputs, Vec::as_slice),
             strings: self.out.strings.per_input(&node.inputs, Vec::as_slice),
             ratios: self.out.ratios.per_input(&node.inputs, |r| r),
+            fills: self.out.fills.per_input(&node.inputs, |x| x),
             subgraph_outputs,
             loop_cond_stays_true: node.op_type == "Loop"
                 && node.subgraphs().first().is_some_and(|(_, g)| {

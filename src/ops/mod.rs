@@ -90,6 +90,9 @@ pub struct Ctx<'a> {
     /// Each input slot's contents, when it is a small floating-point tensor of sizes over a
     /// whole number; read with `ratio`, as `values`.
     pub ratios: PerInput<Option<&'a Ratio>>,
+    /// Each input slot's one element value, when every element is that known number but the
+    /// contents are not held (ConstantOfShape of a symbolic shape); read with `fill`.
+    pub fills: PerInput<Option<&'a f64>>,
     /// The inferred types of the outputs of each subgraph the node holds, by attribute name.
     pub subgraph_outputs: Vec<(&'a str, Vec<Option<Type>>)>,
     /// For Loop: the body's condition output is known true whenever its condition input is.
@@ -143,6 +146,17 @@ impl Ctx<'_> {
         Some(Ratio { num, den })
     }
 
+    /// The number every element of input `i` equals, when that is known: a fill, or held
+    /// contents all alike.
+    pub fn fill(&self, i: usize) -> Option<f64> {
+        if let Some(x) = self.fills.get(i).copied().flatten() {
+            return Some(*x);
+        }
+        let v = self.numbers(i)?;
+        let first = *v.first()?;
+        v.iter().all(|x| x.to_bits() == first.to_bits()).then_some(first)
+    }
+
     /// Input `i`'s contents when every element is a known integer.
     pub fn ints(&self, i: usize) -> Option<Vec<i64>> {
         self.value(i)?.iter().map(Dim::known).collect()
@@ -190,6 +204,7 @@ impl Ctx<'_> {
             floats: self.floats.iter().copied().collect(),
             strings: self.strings.iter().copied().collect(),
             ratios: self.ratios.iter().copied().collect(),
+            fills: self.fills.iter().copied().collect(),
             subgraph_outputs: self.subgraph_outputs.iter().map(|(n, t)| (*n, t.clone())).collect(),
             loop_cond_stays_true: self.loop_cond_stays_true,
         }
@@ -208,6 +223,8 @@ pub struct Out {
     pub strings: Vec<Option<Vec<String>>>,
     /// Contents of small floating-point outputs that are sizes over a whole number.
     pub ratios: Vec<Option<Ratio>>,
+    /// The number every element of an output equals, for outputs whose contents are not held.
+    pub fills: Vec<Option<f64>>,
     /// Side conditions assumed, with the output axis each concerns.
     pub assumptions: Vec<(usize, Assumption)>,
     /// Warnings about the node (code, message): what runs, but perhaps not as meant.

@@ -2090,3 +2090,65 @@ fn sliding_window_caches_hold_the_window() {
     assert_eq!((ce.value, ce.origins.len()), (1, 1), "{ce:?}");
     assert!(ce.origins[0].starts_with("'pk'"), "{ce:?}");
 }
+
+/// `n` with a one-element tensor attribute `value` (ConstantOfShape's fill).
+fn with_fill(mut n: NodeProto, t: TensorProto) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some("value".into()),
+        r#type: Some(attribute_proto::AttributeType::Tensor as i32),
+        t: Some(t),
+        ..Default::default()
+    });
+    n
+}
+
+/// torch's TorchScript export writes `arange(n)` as `NonZero(ConstantOfShape([n], 1))`
+/// (Longformer, LED): every element is the fill, so NonZero counts all of them, or none for a
+/// zero fill (the default is a float zero). onnxruntime 1.32 gives [1, a], [2, a*b], [1, 0],
+/// [2, 0] and [1, 100000] at (a, b) = (2, 3) and (5, 3); the last fill is too long to hold.
+#[test]
+fn non_zero_of_a_constant_fill_counts_every_element_or_none() {
+    let one = TensorProto {
+        dims: vec![1],
+        data_type: Some(tensor_proto::DataType::Int64 as i32),
+        int64_data: vec![1],
+        ..Default::default()
+    };
+    let half = TensorProto {
+        dims: vec![1],
+        data_type: Some(tensor_proto::DataType::Float as i32),
+        float_data: vec![2.5],
+        ..Default::default()
+    };
+    let zero = TensorProto { int64_data: vec![0], ..one.clone() };
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["sx"]),
+            node("Slice", &["sx", "zero", "one"], &["n"]),
+            with_fill(node("ConstantOfShape", &["n"], &["ones"]), one.clone()),
+            node("NonZero", &["ones"], &["arange"]),
+            with_fill(node("ConstantOfShape", &["sx"], &["halves"]), half),
+            node("NonZero", &["halves"], &["all"]),
+            node("ConstantOfShape", &["n"], &["zeros"]),
+            node("NonZero", &["zeros"], &["none"]),
+            with_fill(node("ConstantOfShape", &["sx"], &["izeros"]), zero),
+            node("NonZero", &["izeros"], &["inone"]),
+            with_fill(node("ConstantOfShape", &["big"], &["long"]), one),
+            node("NonZero", &["long"], &["many"]),
+        ],
+        vec![f32_input("x", &[D::S("a"), D::S("b")])],
+        vec![ints_init("zero", &[0]), ints_init("one", &[1]), ints_init("big", &[100_000])],
+        &["arange", "all", "none", "inone", "many"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "arange"), Some(&vec![d(1), Dim::parse("a")]));
+    assert_eq!(shape_of(&m, &inf, "all"), Some(&vec![d(2), Dim::parse("a*b")]));
+    assert_eq!(shape_of(&m, &inf, "none"), Some(&vec![d(1), d(0)]));
+    assert_eq!(shape_of(&m, &inf, "inone"), Some(&vec![d(2), d(0)]));
+    assert_eq!(shape_of(&m, &inf, "many"), Some(&vec![d(1), d(100_000)]));
+    let inf = infer(&m, &Options { bindings: [("a".into(), 5), ("b".into(), 3)].into(), ..Options::default() });
+    assert_eq!(shape_of(&m, &inf, "arange"), Some(&vec![d(1), d(5)]));
+    assert_eq!(shape_of(&m, &inf, "all"), Some(&vec![d(2), d(15)]));
+}

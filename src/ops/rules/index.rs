@@ -283,7 +283,12 @@ pub fn non_zero(c: &Ctx) -> R {
             Dim::Known(v.iter().filter(|d| **d != Dim::Known(0)).count() as i64)
         }
         (_, Some(f)) => Dim::Known(f.iter().filter(|x| **x != 0.0).count() as i64),
-        _ => Dim::Unknown,
+        // Every element alike (`ConstantOfShape([n])`, torch's `arange`): all of them or none.
+        _ => match (c.fill(0), c.shape(0)) {
+            (Some(x), Some(s)) if x != 0.0 => Dim::product(s),
+            (Some(_), Some(_)) => Dim::Known(0),
+            _ => Dim::Unknown,
+        },
     };
     outs(vec![ty(Some(DType::I64), Some(vec![rank, count]))])
 }

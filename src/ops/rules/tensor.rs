@@ -452,9 +452,14 @@ pub fn reshape(c: &Ctx) -> R {
 }
 
 pub fn constant_of_shape(c: &Ctx) -> R {
-    let (dtype, fill) = match c.node.attr("value") {
-        Some(AttrValue::Tensor(t)) => (t.dtype, tensor_ints(t, 1).and_then(|v| v.first().copied())),
-        _ => (Some(DType::F32), None),
+    let (dtype, fill, number) = match c.node.attr("value") {
+        Some(AttrValue::Tensor(t)) => {
+            let fill = tensor_ints(t, 1).and_then(|v| v.first().copied());
+            let number = fill.map(|x| x as f64).or_else(|| tensor_floats(t, 1)?.first().copied());
+            (t.dtype, fill, number)
+        }
+        // The default: a float32 zero.
+        _ => (Some(DType::F32), None, Some(0.0)),
     };
     let shape: Option<Shape> = match c.value(0) {
         Some(v) => Some(v.to_vec()),
@@ -468,10 +473,9 @@ pub fn constant_of_shape(c: &Ctx) -> R {
         return invalid(format!("ConstantOfShape: negative size {bad}"));
     }
     let mut out = one(Type::tensor(dtype, shape.clone()));
-    if let (Some(f), Some(n)) = (fill, shape.as_deref().and_then(numel)) {
-        if n <= MAX_TRACKED {
-            out.values = vec![Some(vec![Dim::Known(f); n])];
-        }
+    match (fill, shape.as_deref().and_then(numel)) {
+        (Some(f), Some(n)) if n <= MAX_TRACKED => out.values = vec![Some(vec![Dim::Known(f); n])],
+        _ => out.fills = vec![number],
     }
     Ok(out)
 }
