@@ -181,7 +181,7 @@ fn attention(c: &Ctx) -> R {
     if c.node.op_type == "Attention" {
         let past = c.shape(past_at).filter(|p| p.len() == 5).map_or(Dim::Known(0), |p| p[3].clone());
         let total = past.add(&x[1]);
-        match c.shape(3).filter(|_| c.has(3)) {
+        match c.shape(3) {
             Some([n]) => {
                 if let (Some(n), Some(b)) = (n.known(), x[0].known()) {
                     if ![b, 2 * b, 3 * b + 2].contains(&n) {
@@ -237,7 +237,7 @@ fn multi_head_attention(c: &Ctx) -> R {
     let mut checked = Out::default();
     // A value comes with a key of its rank, 3 or 4 (onnxruntime: "Expect rank of key and
     // value be same, and either 3 or 4").
-    if let (Some(k), Some(v)) = (c.shape(1).filter(|_| c.has(1)), c.shape(2).filter(|_| c.has(2))) {
+    if let (Some(k), Some(v)) = (c.shape(1), c.shape(2)) {
         if k.len() != v.len() || !(3..=4).contains(&k.len()) {
             return invalid(c, format!("key and value have ranks {} and {}, not one of 3 or 4", k.len(), v.len()));
         }
@@ -297,7 +297,7 @@ fn group_query_attention(c: &Ctx) -> R {
     if let Some(h) = q[2].known().filter(|h| h % per != 0) {
         return invalid(c, format!("the query's hidden size {h} does not split into {per} heads"));
     }
-    if let Some(k) = c.shape(1).filter(|_| c.has(1) && !packed) {
+    if let Some(k) = c.shape(1).filter(|_| !packed) {
         if k.len() != 3 {
             return invalid(c, format!("key has rank {}, not 3", k.len()));
         }
@@ -306,7 +306,7 @@ fn group_query_attention(c: &Ctx) -> R {
         expect_shape(c, 1, &want, &mut checked)?;
         expect_shape(c, 2, &want, &mut checked)?;
     }
-    if let Some(p) = c.shape(3).filter(|p| p.len() == 4 && c.has(3)) {
+    if let Some(p) = c.shape(3).filter(|p| p.len() == 4) {
         let want = [q[0].clone(), Dim::Known(kv), p[2].clone(), head.clone()];
         expect_shape(c, 3, &want, &mut checked)?;
         expect_shape(c, 4, &want, &mut checked)?;
@@ -464,7 +464,7 @@ fn range(c: &Ctx) -> R {
 
 /// The contrib Pad: Pad-11, its pads [2 * rank] or [1, 2 * rank].
 fn pad(c: &Ctx) -> R {
-    let Some([Dim::Known(1), n]) = c.shape(1).filter(|_| c.has(1)) else { return rules::pad(&c.view(11, None, None)) };
+    let Some([Dim::Known(1), n]) = c.shape(1) else { return rules::pad(&c.view(11, None, None)) };
     let t = Type::tensor(c.dtype(1), Some(vec![n.clone()]));
     let view = c.view(11, Some((1, &t)), None);
     rules::pad(&view)
@@ -656,12 +656,12 @@ fn decoder_masked_mha(c: &Ctx) -> R {
     if let Some(k) = c.shape(1).filter(|k| k.len() == 4 && c.has(1)) {
         expect_shape(c, 1, &[[q[0].clone()].as_slice(), &k[1..]].concat(), &mut checked)?;
     }
-    let hidden = match c.shape(2).filter(|_| c.has(2)) {
+    let hidden = match c.shape(2) {
         Some([_, _, h]) => h.clone(),
         Some([_, n, _, h]) => n.mul(h),
         _ => Dim::Unknown,
     };
-    let past = |i: usize| c.shape(i).filter(|_| c.has(i)).map(<[Dim]>::to_vec);
+    let past = |i: usize| c.shape(i).map(<[Dim]>::to_vec);
     let y = vec![q[0].clone(), q[1].clone(), hidden];
     checked.types = smallvec::smallvec![tensor(dtype, Some(y)), tensor(dtype, past(5)), tensor(dtype, past(6))];
     Ok(checked)
@@ -819,7 +819,7 @@ fn qgemm(c: &Ctx) -> R {
     for i in [4, 5] {
         rules::one_or_each(c, i, n, "column", &mut checked)?;
     }
-    if let (Some(s), Some(z)) = (c.shape(4), c.shape(5).filter(|_| c.has(5))) {
+    if let (Some(s), Some(z)) = (c.shape(4), c.shape(5)) {
         if s != z {
             return invalid(c, format!("B's scale {} and zero point {} differ in shape", render(s), render(z)));
         }
@@ -873,13 +873,13 @@ fn rotary_embedding(c: &Ctx) -> R {
     }
     let mut checked = Out::default();
     let (b, seq) = (&x[0], &x[x.len() - 2]);
-    match c.shape(1).filter(|_| c.has(1)) {
+    match c.shape(1) {
         Some([_, _]) => expect_shape(c, 1, &[b.clone(), seq.clone()], &mut checked)?,
         Some([_]) => expect_shape(c, 1, &[Dim::Known(1)], &mut checked)?,
         Some(p) if p.len() > 2 => return invalid(c, format!("position_ids has rank {}, not 0 to 2", p.len())),
         _ => {}
     }
-    if let Some(cos) = c.shape(2).filter(|_| c.has(2)) {
+    if let Some(cos) = c.shape(2) {
         if cos.len() != 2 {
             return invalid(c, format!("cos_cache has rank {}, not 2", cos.len()));
         }
@@ -927,7 +927,7 @@ fn matmul_to_float(c: &Ctx) -> R {
     let (shape, assumptions) = rules::matmul_shape(a, b)?;
     let mut checked = Out { assumptions, ..Default::default() };
     for &i in scales {
-        if let Some(s) = c.shape(i).filter(|_| c.has(i)) {
+        if let Some(s) = c.shape(i) {
             let Ok(stretch) = uni(&shape, s, i) else {
                 return invalid(
                     c,
@@ -984,7 +984,7 @@ fn matmul_nbits(c: &Ctx) -> R {
         return Ok(checked);
     }
     expect_shape(c, 1, &[Dim::Known(n), Dim::Known(blocks), Dim::Known(blob)], &mut checked)?;
-    match c.shape(2).filter(|_| c.has(2)) {
+    match c.shape(2) {
         Some([_]) => expect_shape(c, 2, &[Dim::Known(scales)], &mut checked)?,
         Some(_) => expect_shape(c, 2, &[Dim::Known(n), Dim::Known(blocks)], &mut checked)?,
         None => {}
@@ -1232,7 +1232,7 @@ fn branchwise_rms_norm(c: &Ctx) -> R {
     if branches.known() == Some(0) || h.known() == Some(0) {
         return invalid(c, "a branch count or hidden size of 0".into());
     }
-    if let Some(s) = c.shape(1).filter(|_| c.has(1)) {
+    if let Some(s) = c.shape(1) {
         let width = branches.mul(&h);
         // Sizes that may be equal: the same, or either not known.
         let may = |a: &Dim, b: &Dim| a == b || a.known().is_none() || b.known().is_none();
@@ -1307,7 +1307,7 @@ fn gated_delta_net(c: &Ctx) -> R {
         return invalid(c, "cu_seqlens with a rank-4 query (ragged packing is rank 3)".into());
     }
     let mut checked = Out::default();
-    let state = c.shape(6).filter(|_| c.has(6));
+    let state = c.shape(6);
     let (hq, dk, hv, dv) = if packed {
         let Some(s) = state else { return invalid(c, "a packed query needs initial_state".into()) };
         expect_rank(c, 6, 4)?;
@@ -1336,7 +1336,7 @@ fn gated_delta_net(c: &Ctx) -> R {
         }
         _ => {}
     }
-    let batch = match (lead, c.shape(3).filter(|_| c.has(3)), state) {
+    let batch = match (lead, c.shape(3), state) {
         ([b, _], ..) => b.clone(),
         (_, Some([n]), _) if n.known().is_none_or(|n| n >= 2) => {
             if let Some(v) = c.ints(3).filter(|v| v.len() >= 2) {
@@ -1363,7 +1363,7 @@ fn gated_delta_net(c: &Ctx) -> R {
     expect_shape(c, 6, &full, &mut checked)?;
     let per_head = [lead, std::slice::from_ref(&hv)].concat();
     expect_shape(c, 5, &per_head, &mut checked)?;
-    let decay_width = match c.shape(4).filter(|_| c.has(4)) {
+    let decay_width = match c.shape(4) {
         Some(d) if d.len() == per_head.len() => {
             expect_shape(c, 4, &per_head, &mut checked)?;
             hv.clone()
@@ -1394,7 +1394,7 @@ fn gated_add(c: &Ctx) -> R {
     }
     let mut checked = Out::default();
     expect_shape(c, 1, x, &mut checked)?;
-    let k = match c.shape(3).filter(|_| c.has(3)) {
+    let k = match c.shape(3) {
         Some(w) => {
             expect_rank(c, 3, 2)?;
             expect_shape(c, 3, &[w[0].clone(), Dim::Known(1)], &mut checked)?;

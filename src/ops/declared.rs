@@ -199,7 +199,7 @@ fn apply(inputs: &[InputOf], outputs: &[Output], c: &Ctx) -> Result<Out, RuleErr
     let mut out = Out::default();
     let op = &c.node.op_type;
     for i in inputs {
-        let have = c.shape(i.input).filter(|_| c.has(i.input));
+        let have = c.shape(i.input);
         if let (Some(s), Some(ranks)) = (have, &i.ranks) {
             if !ranks.contains(&s.len()) {
                 return invalid(format!("{op}: input {} has rank {}, not one of {ranks:?}", i.input, s.len()));

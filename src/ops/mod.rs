@@ -100,7 +100,7 @@ pub struct Ctx<'a> {
 }
 
 impl Ctx<'_> {
-    /// Input `i`'s shape, when its rank is known.
+    /// Input `i`'s shape, when its rank is known (never for an omitted input).
     pub fn shape(&self, i: usize) -> Option<&[Dim]> {
         self.inputs.get(i).copied().flatten().and_then(Type::shape).map(Vec::as_slice)
     }
@@ -186,7 +186,8 @@ impl Ctx<'_> {
     ) -> Ctx<'b> {
         let mut inputs: PerInput<Option<&'b Type>> = self.inputs.iter().copied().collect();
         let mut values: PerInput<Option<&'b [Dim]>> = self.values.iter().copied().collect();
-        if let Some((i, t)) = input.filter(|(i, _)| *i < inputs.len()) {
+        // An omitted input stays without a type, so that `shape` and `dtype` say so.
+        if let Some((i, t)) = input.filter(|(i, _)| *i < inputs.len() && self.has(*i)) {
             inputs[i] = Some(t);
         }
         if let Some((i, v)) = value {

@@ -385,7 +385,7 @@ pub fn max_unpool(c: &Ctx) -> R {
         }
         _ => None,
     };
-    let shape = match (c.value(2).filter(|_| c.has(2)), least) {
+    let shape = match (c.value(2), least) {
         (Some(given), Some((x, least))) => {
             let small = |(g, l): (&Dim, &Dim)| g.known().zip(l.known()).is_some_and(|(g, l)| g < l);
             if given.len() != x.len() || given[2..].iter().zip(&least[2..]).any(small) {

@@ -13,7 +13,7 @@ use crate::shape::{render, Dim, Type};
 /// Clip's min and max are scalars (onnxruntime also runs one-element vectors).
 pub fn clip(c: &Ctx) -> R {
     for i in [1, 2] {
-        match c.shape(i).filter(|_| c.has(i)) {
+        match c.shape(i) {
             Some(s) if s.len() > 1 || s.first().and_then(Dim::known).is_some_and(|n| n != 1) => {
                 return invalid(format!("Clip: input {i} must be a scalar, not {}", render(s)));
             }

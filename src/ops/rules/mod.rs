@@ -256,7 +256,7 @@ pub(super) fn pin_shapes(a: &[Dim], b: &[Dim], out: &mut Out) -> Result<(), Stri
 /// Input `i`, where present with a known shape, has the shape `want` (onnxruntime refuses
 /// any other): an error where known sizes differ, conditions where symbolic ones may.
 pub(super) fn expect_shape(c: &Ctx, i: usize, want: &[Dim], out: &mut Out) -> Result<(), RuleError> {
-    match c.shape(i).filter(|_| c.has(i)) {
+    match c.shape(i) {
         Some(s) => pin_shapes(want, s, out).map_err(|e| {
             RuleError::Invalid(format!("{}: input {i} must be of shape {}: {e}", c.node.op_type, render(want)))
         }),
@@ -268,7 +268,7 @@ pub(super) fn expect_shape(c: &Ctx, i: usize, want: &[Dim], out: &mut Out) -> Re
 /// that the runtime reads as a flat buffer. A vector is checked as `[n]`, with its conditions
 /// over symbolic sizes.
 pub(super) fn expect_count(c: &Ctx, i: usize, n: &Dim, out: &mut Out) -> Result<(), RuleError> {
-    match c.shape(i).filter(|s| s.len() != 1 && c.has(i)).map(|s| Dim::product(s).known()) {
+    match c.shape(i).filter(|s| s.len() != 1).map(|s| Dim::product(s).known()) {
         Some(Some(k)) if n.known().is_some_and(|n| n != k) => {
             invalid(format!("{}: input {i} holds {k} values, not {n}", c.node.op_type))
         }
@@ -279,7 +279,7 @@ pub(super) fn expect_count(c: &Ctx, i: usize, n: &Dim, out: &mut Out) -> Result<
 
 /// Input `i`, where present with a known shape, has rank `r` (the schema's rank check).
 pub(super) fn expect_rank(c: &Ctx, i: usize, r: usize) -> Result<(), RuleError> {
-    match c.shape(i).filter(|_| c.has(i)) {
+    match c.shape(i) {
         Some(s) if s.len() != r => invalid(format!("{}: input {i} has rank {}, not {r}", c.node.op_type, s.len())),
         _ => Ok(()),
     }
@@ -386,7 +386,7 @@ pub(super) fn one_value(s: &[Dim]) -> bool {
 
 /// Input `i`, where present with a known shape, is one value: a scalar or a vector of one.
 pub(super) fn expect_one_value(c: &Ctx, i: usize) -> Result<(), RuleError> {
-    match c.shape(i).filter(|_| c.has(i)) {
+    match c.shape(i) {
         Some(s) if !one_value(s) => {
             invalid(format!("{}: input {i} of shape {} is not one value (a scalar or [1])", c.node.op_type, render(s)))
         }
@@ -397,7 +397,7 @@ pub(super) fn expect_one_value(c: &Ctx, i: usize) -> Result<(), RuleError> {
 /// Input `i`, where present with a known shape, is one value or a vector of `len`: one per
 /// output channel or column (`what` names which), as per-channel quantization parameters are.
 pub(super) fn one_or_each(c: &Ctx, i: usize, len: &Dim, what: &str, out: &mut Out) -> Result<(), RuleError> {
-    match c.shape(i).filter(|_| c.has(i)) {
+    match c.shape(i) {
         Some(s) if one_value(s) => Ok(()),
         Some([_]) => expect_shape(c, i, std::slice::from_ref(len), out),
         Some(s) => {
@@ -409,7 +409,7 @@ pub(super) fn one_or_each(c: &Ctx, i: usize, len: &Dim, what: &str, out: &mut Ou
 
 /// Input `i`, where present with a known shape, holds one element (onnxruntime refuses more).
 pub(super) fn one_element(c: &Ctx, i: usize) -> Result<(), RuleError> {
-    match c.shape(i).filter(|_| c.has(i)).and_then(numel) {
+    match c.shape(i).and_then(numel) {
         Some(n) if n != 1 => invalid(format!("{}: input {i} holds {n} elements, not one", c.node.op_type)),
         _ => Ok(()),
     }

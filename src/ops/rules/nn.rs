@@ -31,7 +31,7 @@ pub fn resize(c: &Ctx) -> R {
     // A crop takes a start and an end for each axis, or for each listed one (onnxruntime:
     // "size of roi array should be 2 * N where N is the rank of input tensor X").
     if c.opset >= 11 && c.node.attr_str("coordinate_transformation_mode").as_deref() == Some("tf_crop_and_resize") {
-        let n = c.shape(1).filter(|_| c.has(1)).and_then(numel);
+        let n = c.shape(1).and_then(numel);
         let fits = |n: usize| n == 2 * rank || (c.node.attr_ints("axes").is_some() && n == 2 * axes.len());
         if let Some(n) = n.filter(|n| !fits(*n)) {
             return invalid(format!("Resize: a roi of {n} values for a crop of {} axes", axes.len()));
@@ -174,7 +174,7 @@ pub(in crate::ops) fn quantized_per(
     };
     for (inputs, forms, what) in [(rows, per(a, 2), "row of a"), (cols, per(b, 1), "column of b")] {
         for &i in inputs {
-            let Some(s) = c.shape(i).filter(|_| c.has(i)) else { continue };
+            let Some(s) = c.shape(i) else { continue };
             if one_value(s) || forms.iter().any(|f| like(s, f)) {
                 continue;
             }
@@ -278,7 +278,7 @@ pub fn layer_norm(c: &Ctx) -> R {
     let mut out = Out::default();
     // Scale and bias stretch to the input (onnxruntime 1.32 takes a scale of the input's whole
     // shape as well as of the normalized axes').
-    for s in (1..3).filter_map(|i| Some((i, c.shape(i).filter(|_| c.has(i))?))) {
+    for s in (1..3).filter_map(|i| Some((i, c.shape(i)?))) {
         out.assumptions.extend(uni(x, s.1, s.0).map_err(RuleError::Broadcast)?.assumptions);
     }
     if x[axis..].contains(&Dim::Known(0)) {
@@ -316,7 +316,7 @@ pub fn nms(c: &Ctx) -> R {
         expect_shape(c, 1, &[batch.clone(), dim(c, 1, 1), n.clone()], &mut out)?;
     }
     // The spec's iou_threshold is in [0, 1]; onnxruntime refuses its first element outside.
-    if let Some(t) = c.float_value(3).filter(|_| c.has(3)).and_then(<[f64]>::first).filter(|t| **t < 0.0 || **t > 1.0) {
+    if let Some(t) = c.float_value(3).and_then(<[f64]>::first).filter(|t| **t < 0.0 || **t > 1.0) {
         return invalid(format!("NonMaxSuppression: iou_threshold {t} is outside [0, 1]"));
     }
     let count = nms_count(c).map_or(Dim::Unknown, |n| Dim::Known(n as i64));

@@ -122,7 +122,7 @@ pub fn attention(c: &Ctx) -> R {
     // The mask stretches to [batch, heads, q_seq]. Along its last axis it stretches to `total`
     // at opset 23 and holds at most `total` at 24, which pads a shorter one (onnxruntime
     // 1.32's kernels want it exact); the opset-25 body takes any.
-    if let Some((last, lead)) = c.shape(3).filter(|_| c.has(3)).and_then(|m| m.split_last()) {
+    if let Some((last, lead)) = c.shape(3).and_then(|m| m.split_last()) {
         let scores = [b.clone(), q_heads.clone(), q_seq.clone()];
         let stretch = uni(&scores, lead, 3).map_err(|_| {
             let (m, scores) = (render(lead), render(&scores));
@@ -324,7 +324,7 @@ pub fn linear_attention(c: &Ctx) -> R {
     let present = [&lead[..], &[b.clone(), kvh.clone(), dk.clone(), dv.clone()]].concat();
     expect_shape(c, 3, &present, &mut out)?;
     for (i, name, lasts) in [(4, "decay", [kvh.clone(), kvh.mul(&dk)]), (5, "beta", [Dim::Known(1), kvh.clone()])] {
-        let Some(s) = c.shape(i).filter(|_| c.has(i)) else { continue };
+        let Some(s) = c.shape(i) else { continue };
         pin_shapes(&s[..2], &q[..2], &mut out).map_err(|e| op(format!("{name}'s sizes are not the query's: {e}")))?;
         if s[2].known().is_some_and(|l| lasts.iter().all(|x| x.known().is_some_and(|x| x != l))) {
             return Err(op(format!("{name}'s last size {} is not {} or {}", s[2], lasts[0], lasts[1])));

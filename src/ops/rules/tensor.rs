@@ -240,7 +240,7 @@ fn symbolic_slice_len(d: &Dim, start: i64, end: i64, step: i64) -> Dim {
 fn bounds_count(c: &Ctx, rank: usize) -> Result<Option<i64>, RuleError> {
     let mut count = None;
     for (i, what) in [(1, "starts"), (2, "ends"), (3, "axes"), (4, "steps")] {
-        let Some(s) = c.shape(i).filter(|_| c.has(i)) else { continue };
+        let Some(s) = c.shape(i) else { continue };
         let [n] = s else { return invalid(format!("Slice: {what} has rank {}, not 1", s.len())) };
         match (n.known(), count) {
             (Some(n), Some(k)) if n != k => return invalid(format!("Slice: {what} holds {n} values, starts {k}")),
