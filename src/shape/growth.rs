@@ -86,12 +86,10 @@ impl Growth {
         )
     }
 
-    /// `max` (or `min`) of two; `broadcast` takes the larger where slopes differ, as the
+    /// `max` (or `min`) of two, of any slopes: beyond their crossing the one of the larger (or
+    /// smaller) slope is the extreme. `broadcast` takes the larger where slopes differ, as the
     /// smaller must then be 1 for the sizes to broadcast.
     fn extreme(self, o: Growth, max: bool) -> Option<Growth> {
-        if self.num < 0 || o.num < 0 {
-            return None;
-        }
         let period = lcm(self.period, o.period)?;
         let settle = self.settle.max(o.settle);
         if self.same_slope(&o) {
@@ -127,7 +125,8 @@ pub fn lcm(a: i64, b: i64) -> Option<i64> {
 
 impl Term {
     /// How the term grows as a function of the named size `x`; `None` when it holds another
-    /// size, a product of sizes, a symbolic divisor, or needs a period past [`MAX_PERIOD`].
+    /// size, a product of two growing sizes, a symbolic divisor, or needs a period past
+    /// [`MAX_PERIOD`].
     pub fn growth(&self, x: &Term) -> Option<Growth> {
         match self.kind() {
             Kind::Name(_) | Kind::Fresh(_) => (self == x).then_some(Growth { num: 1, ..Growth::constant(0) }),
@@ -138,7 +137,23 @@ impl Term {
                 }
                 Some(acc)
             }
-            Kind::Product(_) | Kind::Div(..) => None,
+            // A product where all factors but one are constant beyond some size (`d * [i < 0]`
+            // of a slice bound whose sign settles) is that one scaled.
+            Kind::Product(fs) => {
+                let (mut scale, mut settle, mut rest) = (1i64, 0f64, None);
+                for g in fs.iter().map(|f| f.growth(x)) {
+                    let g = g?;
+                    settle = settle.max(g.settle);
+                    match (g.num, g.spread) {
+                        (0, s) if s == 0.0 && g.offset.fract() == 0.0 => scale = scale.checked_mul(g.offset as i64)?,
+                        _ if rest.is_none() => rest = Some(g),
+                        _ => return None,
+                    }
+                }
+                let g = rest.unwrap_or(Growth::constant(1)).scale(scale)?;
+                Some(Growth { settle: g.settle.max(settle), ..g })
+            }
+            Kind::Div(..) => None,
             Kind::Floor(e, k) => e.growth(x)?.floor(*k),
             Kind::Min(ts, c) | Kind::Max(ts, c) => {
                 let max = matches!(self.kind(), Kind::Max(..));
@@ -148,8 +163,10 @@ impl Term {
             Kind::Broadcast(ts) => {
                 let one = Growth::constant(1);
                 // Beyond its crossing with 1, whether a member is 1 no longer changes along a class.
-                let members =
-                    ts.iter().map(|t| t.growth(x).map(|g| Growth { settle: g.settle.max(g.crossing(&one)), ..g }));
+                // A size that falls with `x` is not one a broadcast is taken over.
+                let members = ts.iter().map(|t| {
+                    t.growth(x).filter(|g| g.num >= 0).map(|g| Growth { settle: g.settle.max(g.crossing(&one)), ..g })
+                });
                 members.reduce(|acc, g| acc?.extreme(g?, true))?
             }
         }

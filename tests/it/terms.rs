@@ -521,16 +521,20 @@ proptest! {
 // ---------------------------------------------------------------------------------------------
 // Contracts: the solver's set of sizes against the conditions evaluated size by size.
 
-/// A term of the one size `h`: steps of `+k`, `*k`, `floor(/k)`, `ceil(/k)` and `min(k, .)`.
+/// A term of the one size `h`: steps of `+k`, `*k`, `floor(/k)`, `ceil(/k)`, `min(k, .)`,
+/// `max(k - ., 0)` (falling to 0) and `. * [. > k]` (a product with a factor that settles).
 fn one_size_term(steps: &[(u8, i64)]) -> Dim {
     let mut d = Dim::sym("h");
+    let k0 = Dim::Known(0);
     for &(op, k) in steps {
-        d = match op % 5 {
+        d = match op % 7 {
             0 => d.add(&Dim::Known(k - 3)),
             1 => d.mul(&Dim::Known(k.clamp(1, 3))),
             2 => d.div_floor(&Dim::Known(k.max(2))),
             3 => d.div_ceil(&Dim::Known(k.max(2))),
-            _ => Dim::min_of(&[&d, &Dim::Known(k * 9)]),
+            4 => Dim::min_of(&[&d, &Dim::Known(k * 9)]),
+            5 => Dim::max_of(&[&Dim::Known(k * 9).sub(&d), &k0]),
+            _ => d.mul(&Dim::min_of(&[&Dim::max_of(&[&d.sub(&Dim::Known(k * 9)), &k0]), &Dim::Known(1)])),
         };
     }
     d
