@@ -9,8 +9,9 @@ onnx, onnxruntime and numpy; --make-torch also needs torch):
         [--max 256] [--full] [--contract FILE.json]
 
 With no MODEL the default list is the torch models of target/contract-models/ plus, when present
-under target/real-models/, PP-OCRv4 det and rec, the TorchScript MobileViT of
-scripts/architectures.py (its padding computes sizes in float) and every Ultralytics YOLOv8 model with dynamic
+under target/real-models/, PP-OCRv4 det and rec, the TorchScript MobileViT (its padding
+computes sizes in float) and MPT (its ALiBi bias is sliced from `64 - seq`) of
+scripts/architectures.py and every Ultralytics YOLOv8 model with dynamic
 height and width (found by file name or by the model's metadata).
 
 What it checks. A size v of a dim is accepted by the contract iff v is in `also`, or
@@ -396,7 +397,7 @@ def table(results: list[tuple[str, list[dict]]], has_contract: dict) -> int:
 
 def default_models() -> list[str]:
     found = sorted(glob.glob(os.path.join(TORCH_DIR, "*.onnx")))
-    for name in ("ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "mobilevit.onnx"):
+    for name in ("ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "mobilevit.onnx", "mpt.onnx"):
         found += sorted(glob.glob(os.path.join(REAL_DIR, "**", name), recursive=True))[:1]
     out = subprocess.run(["find", REAL_DIR, "-name", "*.onnx"], capture_output=True, text=True).stdout.split()
     for p in sorted(out):

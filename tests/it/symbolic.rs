@@ -666,11 +666,76 @@ fn a_bound_negative_at_a_few_sizes_is_checked_there() {
     let inf = infer(&m, &Options::default());
     assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
     let [upto, inner, last2] = ["upto", "inner", "last2"].map(|k| shape_of(&m, &inf, k).expect("a shape")[0].clone());
-    assert!(matches!(&last2, Dim::Term(t) if t.has_fresh()), "x[n-2:] = {last2}");
+    assert_eq!(upto, Dim::parse("max(0,n-1)"));
     for n in 0..12 {
         let env = [("n".to_string(), n)].into_iter().collect();
         assert_eq!(upto.bind(&env), d(python_slice_len(n, 0, n - 1, 1)), "x[:n-1] = {upto} at n = {n}");
         assert_eq!(inner.bind(&env), d(python_slice_len(n, 1, n - 1, 1)), "x[1:n-1] = {inner} at n = {n}");
+        // Not the guess `2` (it is 0 and 1 below n = 2): numpy's rule as a term.
+        assert_eq!(last2.bind(&env), d(python_slice_len(n, n - 2, i64::MAX, 1)), "x[n-2:] = {last2} at n = {n}");
+    }
+}
+
+/// A bound whose sign changes with the size, on a fixed axis or a symbolic one: MPT slices its
+/// ALiBi bias of 64 positions from `64 - seq`, wav2vec2-conformer its relative positions from
+/// `5000 - t`. The length is numpy's rule written as a term (a negative bound counts from the
+/// end): each equals Python's slice length at every size up to 300.
+#[test]
+fn a_bound_of_either_sign_is_numpy_s_rule_as_a_term() {
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["sx"]),
+            node("Slice", &["sx", "zero", "one"], &["n"]),
+            node("Sub", &["c64", "n"], &["b1"]),
+            node("Sub", &["n", "c70"], &["b2"]),
+            node("Add", &["n", "n"], &["n2"]),
+            node("Sub", &["n2", "c7"], &["b3"]),
+            node("Sub", &["c5", "n"], &["b4"]),
+            with_int(node("Concat", &["x", "x"], &["xx"]), "axis", 0),
+            node("Slice", &["y", "b1", "far"], &["s1"]),
+            node("Slice", &["y", "b2", "far"], &["s2"]),
+            node("Slice", &["y", "zero", "b1"], &["s3"]),
+            node("Slice", &["x", "b4", "far"], &["s4"]),
+            node("Slice", &["x", "b4", "b3"], &["s5"]),
+            node("Slice", &["y", "b4", "b1", "zero", "two"], &["s6"]),
+            node("Slice", &["xx", "b4", "b1"], &["s7"]),
+        ],
+        vec![f32_input("x", &[D::S("n")]), f32_input("y", &[D::N(64)])],
+        vec![
+            ints_init("zero", &[0]),
+            ints_init("one", &[1]),
+            ints_init("two", &[2]),
+            ints_init("c5", &[5]),
+            ints_init("c7", &[7]),
+            ints_init("c64", &[64]),
+            ints_init("c70", &[70]),
+            ints_init("far", &[i64::MAX]),
+        ],
+        &["s1", "s2", "s3", "s4", "s5", "s6", "s7"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    // (output, axis size, start, end, step) as functions of n.
+    type Bound = fn(i64) -> i64;
+    let far: Bound = |_| i64::MAX;
+    let rows: [(&str, Bound, Bound, Bound, i64); 7] = [
+        ("s1", |_| 64, |n| 64 - n, far, 1),
+        ("s2", |_| 64, |n| n - 70, far, 1),
+        ("s3", |_| 64, |_| 0, |n| 64 - n, 1),
+        ("s4", |n| n, |n| 5 - n, far, 1),
+        ("s5", |n| n, |n| 5 - n, |n| 2 * n - 7, 1),
+        ("s6", |_| 64, |n| 5 - n, |n| 64 - n, 2),
+        ("s7", |n| 2 * n, |n| 5 - n, |n| 64 - n, 1),
+    ];
+    for (name, size, start, end, step) in rows {
+        let len = &shape_of(&m, &inf, name).expect("a shape")[0];
+        assert!(!matches!(len, Dim::Term(t) if t.has_fresh()) && *len != Dim::Unknown, "{name} = {len}");
+        for n in 0..=300 {
+            let env = [("n".to_string(), n)].into_iter().collect();
+            let python = python_slice_len(size(n), start(n), end(n), step);
+            assert_eq!(len.bind(&env), d(python), "{name} = {len} at n = {n}");
+        }
     }
 }
 

@@ -142,7 +142,7 @@ fn slice_len(dim: &Dim, start: i64, end: i64, step: i64) -> Dim {
 /// that is never negative counts from the start, one always negative from the end, and one never
 /// positive with `d` plus it never positive is 0 either way, and one never below `d` is past the
 /// end (a start past `d` needs no clamp: it leaves `E - S <= 0`); a bound negative at a few
-/// sizes only is checked there. Unknown otherwise.
+/// sizes only is checked there. Otherwise the sign test itself is a term: exact, if long.
 fn slice_between(d: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
     let k = Dim::Known;
     let upper = |x: &Dim| x.bounds().1;
@@ -181,26 +181,39 @@ fn slice_between(d: &Dim, start: &Dim, end: &Dim, step: i64) -> Dim {
     // One bound `n + c`, a name plus a negative constant, is negative only at the sizes
     // n < -c. The length worked out as if it never were is kept when, at each of those sizes,
     // it is numpy's (`x[:, :n-1]` on an axis `n`: 0 at n = 0 either way).
-    let (unsure, guess) = match (s, e) {
-        (None, Some(e)) => (start, length(start, &e)),
-        (Some(s), None) => (end, length(&s, &Dim::min_of(&[end, d]))),
-        _ => return Dim::Unknown,
-    };
-    let Some(name) = unsure.term().and_then(|t| t.atoms().iter().find_map(|a| a.as_name().map(str::to_string))) else {
-        return Dim::Unknown;
-    };
-    let Dim::Known(c @ -64..=-1) = unsure.sub(&Dim::sym(&name)) else { return Dim::Unknown };
-    let holds = (0..-c).all(|v| {
-        let env = [(name.clone(), v)].into();
-        let at = |x: &Dim| x.bind(&env).known();
-        let numpy = (|| crate::shape::slice_range(at(d)?, at(start)?, at(end)?, step))();
-        numpy.is_some_and(|(_, len)| at(&guess) == Some(len))
-    });
-    if holds {
-        guess
-    } else {
-        Dim::Unknown
+    let guess = (|| {
+        let (unsure, guess) = match (&s, &e) {
+            (None, Some(e)) => (start, length(start, e)),
+            (Some(s), None) => (end, length(s, &Dim::min_of(&[end, d]))),
+            _ => return None,
+        };
+        let name = unsure.term()?.atoms().iter().find_map(|a| a.as_name().map(str::to_string))?;
+        let Dim::Known(c @ -64..=-1) = unsure.sub(&Dim::sym(&name)) else { return None };
+        let holds = (0..-c).all(|v| {
+            let env = [(name.clone(), v)].into();
+            let at = |x: &Dim| x.bind(&env).known();
+            let numpy = (|| crate::shape::slice_range(at(d)?, at(start)?, at(end)?, step))();
+            numpy.is_some_and(|(_, len)| at(&guess) == Some(len))
+        });
+        holds.then_some(guess)
+    })();
+    if let Some(guess) = guess {
+        return guess;
     }
+    // Else numpy's rule itself, as a term: `[i < 0]` is `min(max(-i, 0), 1)` for an integer
+    // `i`, and a negative bound counts from the end (MPT's ALiBi bias sliced from `64 - seq`).
+    let numpy = |i: &Dim, clamp_high: bool| {
+        let negative = Dim::min_of(&[&Dim::max_of(&[&k(0).sub(i), &k(0)]), &k(1)]);
+        let i = Dim::max_of(&[&i.add(&d.mul(&negative)), &k(0)]);
+        if clamp_high {
+            Dim::min_of(&[&i, d])
+        } else {
+            i
+        }
+    };
+    let s = s.unwrap_or_else(|| numpy(start, false));
+    let e = e.unwrap_or_else(|| numpy(end, true));
+    length(&s, &e)
 }
 
 /// An index this far from 0 (or farther) is past either end of a symbolic axis: exporters
@@ -324,7 +337,7 @@ pub fn slice(c: &Ctx) -> R {
                 ranges[a] = Some((start, *e, steps[k]));
                 slice_len(&data[a], start, *e, steps[k])
             }
-            (start, end) if steps[k] == 1 => slice_between(&data[a], start, end, 1),
+            (start, end) if steps[k] > 0 => slice_between(&data[a], start, end, steps[k]),
             _ => Dim::Unknown,
         };
     }
