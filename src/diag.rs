@@ -103,7 +103,7 @@ codes! {
     WindowTooLarge = "window-too-large": "A convolution or pooling window (with dilation and padding), or reflect padding, is larger than the axis it slides over: the node has no valid output.",
     ResizeEmpty = "resize-empty": "A Resize gives an empty output axis at these sizes; onnxruntime may refuse it.",
     MachineDependent = "machine-dependent": "onnxruntime runs the node on some machines only: an NCHWc layout (ORT_ENABLE_ALL) in blocks of 8 channels, or of 16 where AVX-512 is, that the other block width refuses.",
-    RuntimeDiffers = "runtime-differs": "The spec and onnxruntime give this node different output shapes: inference follows the spec, and the finding says what onnxruntime gives.",
+    RuntimeDiffers = "runtime-differs": "The spec and onnxruntime disagree on this node (other output shapes, or onnxruntime refuses it): inference follows the spec, and the finding says what onnxruntime does.",
     SymbolContradiction = "symbol-contradiction": "A symbolic size must equal two different sizes at once: no input size satisfies the model.",
     Unsatisfiable = "unsatisfiable": "No size of an input dim satisfies every condition the model puts on it: the model cannot run.",
     RequireFailed = "require-failed": "A size that `check --require` asks for is outside the dim's contract.",

@@ -2322,9 +2322,14 @@ fn inference_agrees_with_onnxruntime() {
 /// Where the spec and onnxruntime 1.32 give a node different shapes, inference keeps the
 /// spec's and a `runtime-differs` warning gives onnxruntime's: Squeeze with an empty axes list
 /// (onnxruntime removes every 1) and a backward Slice ending at INT64_MAX or INT32_MAX
-/// (onnxruntime slices to the start).
+/// (onnxruntime slices to the start), and OneHot of depth 0 (onnxruntime refuses it; onnx's
+/// inference and reference give an empty axis).
 #[test]
 fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
+    let one_hot = |depth: i64| {
+        let consts: &[Const] = &[("i", &[3], &[0, 1, 2]), ("d", &[], &[depth]), ("v", &[2], &[0, 1])];
+        case(11, &[], consts, node("oh", "OneHot", &["i", "d", "v"], &["y"]))
+    };
     let squeeze = |x: &[i64]| {
         let consts: &[Const] = &[("a", &[0], &[])];
         case(13, &[("x", x)], consts, node("sq", "Squeeze", &["x", "a"], &["y"]))
@@ -2341,6 +2346,8 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         (back(&[5], 3, max32), vec![0], Some("onnxruntime slices to the start (4 elements)")),
         (back(&[5], -1, i64::MIN), vec![5], None),
         (back(&[0], -1, i64::MAX), vec![0], None),
+        (one_hot(0), vec![3, 0], Some("onnxruntime refuses it")),
+        (one_hot(2), vec![3, 2], None),
     ] {
         let model = build::load(&m);
         let inf = infer(&model, &Options::default());

@@ -2217,3 +2217,43 @@ fn non_zero_of_a_constant_fill_counts_every_element_or_none() {
     assert_eq!(shape_of(&m, &inf, "arange"), Some(&vec![d(1), d(5)]));
     assert_eq!(shape_of(&m, &inf, "all"), Some(&vec![d(2), d(15)]));
 }
+
+/// OneHot of known indices folds its contents: TorchScript writes torch's `repeat` by a head
+/// count as a OneHot of the constant index 2 whose on value is the count (YOSO's Tile), and a
+/// OneHot along axis 0 lays each depth out in turn. onnxruntime 1.32 gives y = [b, 1, b, s] and
+/// z = [1, 2, 1, 1, 2, 1] at (b, s) = (3, 5) and (2, 7).
+#[test]
+fn one_hot_of_known_indices_has_known_contents() {
+    let scalar = |name: &str, v: i64| TensorProto { dims: vec![], ..ints_init(name, &[v]) };
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["sx"]),
+            node("Slice", &["sx", "zero", "one"], &["b"]),
+            with_int(node("Concat", &["one", "b"], &["vals"]), "axis", 0),
+            node("OneHot", &["two", "four", "vals"], &["oh"]),
+            node("Reshape", &["oh", "flat"], &["rep"]),
+            node("Tile", &["x", "rep"], &["y"]),
+            with_int(node("OneHot", &["idx2", "three", "onetwo"], &["oh2"]), "axis", 0),
+            node("Reshape", &["oh2", "flat"], &["shape2"]),
+            node("ConstantOfShape", &["shape2"], &["z"]),
+        ],
+        vec![f32_input("x", &[D::S("b"), D::N(1), D::N(1), D::S("s")])],
+        vec![
+            ints_init("zero", &[0]),
+            ints_init("one", &[1]),
+            ints_init("two", &[2]),
+            scalar("four", 4),
+            ints_init("flat", &[-1]),
+            TensorProto { dims: vec![2, 1], ..ints_init("idx2", &[-1, 0]) },
+            scalar("three", 3),
+            ints_init("onetwo", &[1, 2]),
+        ],
+        &["y", "z"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let sym = Dim::parse;
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![sym("b"), d(1), sym("b"), sym("s")]));
+    assert_eq!(shape_of(&m, &inf, "z"), Some(&[1, 2, 1, 1, 2, 1].map(d).to_vec()));
+}

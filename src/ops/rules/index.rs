@@ -4,8 +4,9 @@
 
 use super::{
     axes_or_all, axis_in, exact_div, expect_shape, float_size, invalid, like_input, numel, one_element, outs,
-    pin_shapes, ty, unknown_rank, with_dim, R,
+    pin_shapes, ty, unknown_rank, with_dim, MAX_TRACKED, R,
 };
+use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ops::{Ctx, Out, RuleError};
 use crate::shape::{multi, render, Assumption, Dim, Shape};
@@ -138,8 +139,32 @@ pub fn one_hot(c: &Ctx) -> R {
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), rank, &c.node.op_type)?;
     let mut out = Out::default();
     expect_shape(c, 2, &[Dim::Known(2)], &mut out)?;
+    if depth == Dim::Known(0) {
+        let msg =
+            "OneHot: a depth of 0 gives an empty axis by the spec; onnxruntime refuses it (\"Depth is negative\")";
+        out.warnings.push((Code::RuntimeDiffers, msg.into()));
+    }
     let mut shape = ind.to_vec();
-    shape.insert(axis, depth);
+    shape.insert(axis, depth.clone());
+    // Contents, from known indices in range: torch's `repeat` by a head count is a OneHot of a
+    // constant index whose on value is the count (YOSO's Tile).
+    let n = numel(&shape).filter(|n| *n <= MAX_TRACKED);
+    let (inner, d) = (numel(&ind[axis..]), depth.known());
+    if let (Some(idx), Some(n), Some(inner), Some(d)) = (c.numbers(0), n, inner, d) {
+        let d = d as f64;
+        if idx.iter().all(|i| i.fract() == 0.0 && (-d..d).contains(i)) && inner > 0 {
+            let depth = d as usize;
+            let on = |p: usize| {
+                let i = idx[p / (depth * inner) * inner + p % inner];
+                (if i < 0.0 { i + d } else { i }) as usize == p / inner % depth
+            };
+            if let Some([off, on_value]) = c.value(2) {
+                out.values = vec![Some((0..n).map(|p| if on(p) { on_value } else { off }.clone()).collect())];
+            } else if let Some(&[off, on_value]) = c.float_value(2) {
+                out.floats = vec![Some((0..n).map(|p| if on(p) { on_value } else { off }).collect())];
+            }
+        }
+    }
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
 }
