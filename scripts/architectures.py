@@ -1,4 +1,4 @@
-"""Tiny models of 45 `transformers` architectures (text, vision, speech, state-space), each
+"""Tiny models of 56 `transformers` architectures (text, vision, speech, state-space), each
 exported by torch.onnx's TorchScript and dynamo exporters with dynamic batch and sequence (or
 image size), compared with onnxruntime by scripts/compare_ort.py at four sets of sizes. Run by
 hand (needs torch, transformers, onnx, onnxruntime and numpy; the models go to
@@ -92,6 +92,17 @@ def export(only):
         "xlm": (lambda: T.XLMModel(T.XLMConfig(vocab_size=100, emb_dim=32, n_layers=2, n_heads=4, max_position_embeddings=64)), text),
         "xlnet": (lambda: T.XLNetModel(T.XLNetConfig(vocab_size=100, d_model=32, n_layer=2, n_head=4, d_inner=64, use_mems_eval=False)), text),
         "canine": (lambda: T.CanineModel(T.CanineConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, downsampling_rate=2, num_hash_functions=2, num_hash_buckets=64, max_position_embeddings=64)), text),
+        "gpt2": (lambda: T.GPT2Model(T.GPT2Config(vocab_size=100, n_embd=32, n_layer=2, n_head=4, n_positions=64)), text),
+        "gpt_neox": (lambda: T.GPTNeoXModel(T.GPTNeoXConfig(vocab_size=100, max_position_embeddings=64, rotary_pct=0.5, use_cache=False, **S)), text),
+        "stablelm": (lambda: T.StableLmModel(T.StableLmConfig(vocab_size=100, max_position_embeddings=64, num_key_value_heads=2, use_cache=False, **S)), text),
+        "squeezebert": (lambda: T.SqueezeBertModel(T.SqueezeBertConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, num_attention_heads=4, intermediate_size=64, embedding_size=32, max_position_embeddings=64)), text),
+        "convbert": (lambda: T.ConvBertModel(T.ConvBertConfig(vocab_size=100, embedding_size=32, max_position_embeddings=64, **S)), text),
+        "ibert": (lambda: T.IBertModel(T.IBertConfig(vocab_size=100, max_position_embeddings=64, **S)), text),
+        "yoso": (lambda: T.YosoModel(T.YosoConfig(vocab_size=100, max_position_embeddings=80, **S)), text),
+        "fnet": (lambda: T.FNetModel(T.FNetConfig(vocab_size=100, hidden_size=32, num_hidden_layers=2, intermediate_size=64, max_position_embeddings=64)), ido),
+        "vit": (lambda: T.ViTModel(T.ViTConfig(image_size=32, patch_size=8, **S)), img()),
+        "convnext": (lambda: T.ConvNextModel(T.ConvNextConfig(num_channels=3, hidden_sizes=[8,16], depths=[1,1], num_stages=2)), img()),
+        "regnet": (lambda: T.RegNetModel(T.RegNetConfig(num_channels=3, embedding_size=8, hidden_sizes=[8,16], depths=[1,1], groups_width=8)), img()),
     }
 
     class Wrap(torch.nn.Module):
