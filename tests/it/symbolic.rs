@@ -2169,8 +2169,9 @@ fn with_fill(mut n: NodeProto, t: TensorProto) -> NodeProto {
 
 /// torch's TorchScript export writes `arange(n)` as `NonZero(ConstantOfShape([n], 1))`
 /// (Longformer, LED): every element is the fill, so NonZero counts all of them, or none for a
-/// zero fill (the default is a float zero). onnxruntime 1.32 gives [1, a], [2, a*b], [1, 0],
-/// [2, 0] and [1, 100000] at (a, b) = (2, 3) and (5, 3); the last fill is too long to hold.
+/// zero fill (the default is a float zero), also after ops that only relabel the axes.
+/// onnxruntime 1.32 gives [1, a], [2, a*b], [1, 0], [2, 0], [1, 100000] (too long to hold) and
+/// [2, a*b] at (a, b) = (2, 3) and (5, 3).
 #[test]
 fn non_zero_of_a_constant_fill_counts_every_element_or_none() {
     let one = TensorProto {
@@ -2200,10 +2201,15 @@ fn non_zero_of_a_constant_fill_counts_every_element_or_none() {
             node("NonZero", &["izeros"], &["inone"]),
             with_fill(node("ConstantOfShape", &["big"], &["long"]), one),
             node("NonZero", &["long"], &["many"]),
+            // Reshape, Unsqueeze and Identity only relabel the axes: the fill stays.
+            node("Reshape", &["halves", "flat"], &["hflat"]),
+            node("Unsqueeze", &["hflat", "zero"], &["hrow"]),
+            node("Identity", &["hrow"], &["hsame"]),
+            node("NonZero", &["hsame"], &["moved"]),
         ],
         vec![f32_input("x", &[D::S("a"), D::S("b")])],
-        vec![ints_init("zero", &[0]), ints_init("one", &[1]), ints_init("big", &[100_000])],
-        &["arange", "all", "none", "inone", "many"],
+        vec![ints_init("zero", &[0]), ints_init("one", &[1]), ints_init("big", &[100_000]), ints_init("flat", &[-1])],
+        &["arange", "all", "none", "inone", "many", "moved"],
     );
     let m = model(g);
     let inf = infer(&m, &Options::default());
@@ -2213,6 +2219,7 @@ fn non_zero_of_a_constant_fill_counts_every_element_or_none() {
     assert_eq!(shape_of(&m, &inf, "none"), Some(&vec![d(1), d(0)]));
     assert_eq!(shape_of(&m, &inf, "inone"), Some(&vec![d(2), d(0)]));
     assert_eq!(shape_of(&m, &inf, "many"), Some(&vec![d(1), d(100_000)]));
+    assert_eq!(shape_of(&m, &inf, "moved"), Some(&vec![d(2), Dim::parse("a*b")]));
     let inf = infer(&m, &Options { bindings: [("a".into(), 5), ("b".into(), 3)].into(), ..Options::default() });
     assert_eq!(shape_of(&m, &inf, "arange"), Some(&vec![d(1), d(5)]));
     assert_eq!(shape_of(&m, &inf, "all"), Some(&vec![d(2), d(15)]));

@@ -172,12 +172,13 @@ fn one(t: Type) -> Out {
     Out { types: smallvec::smallvec![Some(t)], ..Out::default() }
 }
 
-/// One output of type `t` holding input 0's integer and float contents: an op that only
-/// relabels the axes leaves the elements in order.
+/// One output of type `t` holding input 0's integer and float contents, or its fill: an op
+/// that only relabels the axes leaves the elements in order.
 fn moved(c: &Ctx, t: Option<Type>) -> Out {
     let mut out = Out { types: smallvec::smallvec![t], ..Out::default() };
     out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
     out.floats = vec![c.float_value(0).map(<[f64]>::to_vec)];
+    out.fills = vec![c.fills.first().copied().flatten().copied()];
     out
 }
 
