@@ -17,7 +17,7 @@ use crate::ir::ValueId;
 use crate::shape::{Assumption, Dim, Growth, Term};
 
 /// The most sizes evaluated for one dim; a condition that would need more is a relation.
-const MAX_WINDOW: i64 = 1 << 16;
+const MAX_WINDOW: i64 = 1 << 18;
 
 /// The contract of a model: per restricted input dim, and the relations left over.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -2264,3 +2264,37 @@ fn one_hot_of_known_indices_has_known_contents() {
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![sym("b"), d(1), sym("b"), sym("s")]));
     assert_eq!(shape_of(&m, &inf, "z"), Some(&[1, 2, 1, 1, 2, 1].map(d).to_vec()));
 }
+
+/// A table sliced from `40000 - n` and added to an input of length `n` (wav2vec2-conformer's
+/// relative positions, at its scale of 9,999 positions) runs while the slice keeps `n`
+/// positions or one: the condition settles only past n = 80,000, and the contract is still
+/// exact. Python's slice rule, written out here, gives the sizes it holds at.
+#[test]
+fn a_contract_whose_condition_settles_late_is_exact() {
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["sx"]),
+            node("Slice", &["sx", "zero", "one"], &["n"]),
+            node("Sub", &["c", "n"], &["start"]),
+            node("Slice", &["y", "start", "far"], &["pos"]),
+            node("Add", &["x", "pos"], &["z"]),
+        ],
+        vec![f32_input("x", &[D::S("n")]), f32_input("y", &[D::N(40_000)])],
+        vec![ints_init("zero", &[0]), ints_init("one", &[1]), ints_init("c", &[40_000]), ints_init("far", &[i64::MAX])],
+        &["z"],
+    );
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let python_len = |n: i64| {
+        let start = 40_000 - n;
+        let start = if start < 0 { (start + 40_000).max(0) } else { start.min(40_000) };
+        40_000 - start
+    };
+    let dim = inf.contract.dims.get("n").expect("n is restricted");
+    assert!(dim.exact && inf.contract.relations.is_empty(), "{dim:?} {:?}", inf.contract.relations);
+    for n in 1..=130_000 {
+        let len = python_len(n);
+        assert_eq!(inf.contract.accepts("n", n), len == n || len == 1 || n == 1, "n = {n}: {}", dim.text);
+    }
+}
