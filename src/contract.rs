@@ -141,10 +141,19 @@ fn window(a: &Assumption, x: &Term) -> Option<(i64, i64)> {
     (settle.is_finite() && settle + (period as f64) <= MAX_WINDOW as f64).then_some((settle as i64, period))
 }
 
-fn solve_one<'a>(c: &'a Constraint, x: &Term) -> Option<Solved<'a>> {
-    let (settle, period) = window(&c.assumption, x)?;
-    let holds = (1..=settle + period).map(|v| holds_at(&c.assumption, x, v)).collect();
-    Some(Solved { constraint: c, settle, period, holds })
+/// `c` solved for `x`, evaluated once per distinct condition: the layers of a model repeat
+/// theirs, and a window holds up to [`MAX_WINDOW`] sizes.
+fn solve_one<'a>(
+    c: &'a Constraint,
+    x: &Term,
+    seen: &mut HashMap<Assumption, Option<Solved<'a>>>,
+) -> Option<Solved<'a>> {
+    let solved = seen.entry(c.assumption.clone()).or_insert_with(|| {
+        let (settle, period) = window(&c.assumption, x)?;
+        let holds = (1..=settle + period).map(|v| holds_at(&c.assumption, x, v)).collect();
+        Some(Solved { constraint: c, settle, period, holds })
+    });
+    solved.as_ref().map(|s| Solved { constraint: c, holds: s.holds.clone(), ..*s })
 }
 
 fn holds_at(a: &Assumption, x: &Term, v: i64) -> bool {
@@ -177,9 +186,9 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
         }
     }
     for (name, (x, cs)) in single {
-        let mut solved = Vec::new();
+        let (mut solved, mut seen) = (Vec::new(), HashMap::new());
         for c in cs {
-            match solve_one(c, &x) {
+            match solve_one(c, &x, &mut seen) {
                 Some(s) => solved.push(s),
                 None => {
                     inexact.insert(name.clone());
