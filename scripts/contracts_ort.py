@@ -37,7 +37,8 @@ failures (exact dims) apart from those only reported.
 Choices made:
 - Sizes: every size 1..--max plus 300, 384, 448, 512, 640, 768, 1024, 1536, 2048. Models over
   2 MB are swept in steps (1..64, every 8th to --max, 32k-1 and 32k+1, the same spread) unless
-  --full. A contract's counterexample values are always tried.
+  --full. A contract's counterexample values, its largest size and the one past it are always
+  tried.
 - Base: the dims not swept are held at a size the contract accepts: the smallest accepted size
   >= 1 for batch-like dims ('batch' in the name, or only ever axis 0 of an input of rank >= 2
   and not named like seq/len/time/height/width), >= 32 for others. A dim whose base does not
@@ -263,7 +264,9 @@ def sweep_model(path: str, contract: dict | None, args) -> list[dict]:
 
     def sweep(g):
         counter = [((rules.get(d) or {}).get("counterexample") or {}).get("value") or 1 for d in g]
-        sizes = sorted(set(sweep_sizes(args.max, stepped) + [base[d] for d in g] + counter))
+        # The largest size a contract accepts and the one past it, wherever they are.
+        edges = [v for d in g if (rules.get(d) or {}).get("max") for v in (rules[d]["max"], rules[d]["max"] + 1)]
+        sizes = sorted(set(sweep_sizes(args.max, stepped) + [base[d] for d in g] + counter + edges))
         held = {n: base[n] for n in names if n not in g}
         res, slow, start = {}, False, time.perf_counter()
         for v in sizes:
