@@ -653,7 +653,7 @@ fn decoder_masked_mha(c: &Ctx) -> R {
         return invalid(c, format!("a query of {s} positions: it decodes one"));
     }
     let mut checked = multi_head_attention(c)?;
-    if let Some(k) = c.shape(1).filter(|k| k.len() == 4 && c.has(1)) {
+    if let Some(k) = c.shape(1).filter(|k| k.len() == 4) {
         expect_shape(c, 1, &[[q[0].clone()].as_slice(), &k[1..]].concat(), &mut checked)?;
     }
     let hidden = match c.shape(2) {
@@ -1089,7 +1089,7 @@ fn generation(c: &Ctx, g: &Generation) -> R {
         (None, w) => w.map_or(Dim::Unknown, Dim::Known),
     };
     g.scalars.iter().try_for_each(|i| expect_one_value(c, *i))?;
-    if let Some(i) = g.firsts.iter().find(|i| c.has(**i) && c.shape(**i).is_some_and(|s| s.contains(&Dim::Known(0)))) {
+    if let Some(i) = g.firsts.iter().find(|i| c.shape(**i).is_some_and(|s| s.contains(&Dim::Known(0)))) {
         return invalid(c, format!("input {i} is empty, where one value is read"));
     }
     // A count of 1 to `max` where known ("num_beams shall be a positive integer no more than

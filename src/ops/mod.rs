@@ -146,15 +146,10 @@ impl Ctx<'_> {
         Some(Ratio { num, den })
     }
 
-    /// The number every element of input `i` equals, when that is known: a fill, or held
-    /// contents all alike.
+    /// The number every element of input `i` equals, for an input whose contents are not held
+    /// (held contents are read whole, with `value` or `float_value`).
     pub fn fill(&self, i: usize) -> Option<f64> {
-        if let Some(x) = self.fills.get(i).copied().flatten() {
-            return Some(*x);
-        }
-        let v = self.numbers(i)?;
-        let first = *v.first()?;
-        v.iter().all(|x| x.to_bits() == first.to_bits()).then_some(first)
+        self.fills.get(i).copied().flatten().copied()
     }
 
     /// Input `i`'s contents when every element is a known integer.

@@ -178,7 +178,7 @@ fn moved(c: &Ctx, t: Option<Type>) -> Out {
     let mut out = Out { types: smallvec::smallvec![t], ..Out::default() };
     out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
     out.floats = vec![c.float_value(0).map(<[f64]>::to_vec)];
-    out.fills = vec![c.fills.first().copied().flatten().copied()];
+    out.fills = vec![c.fill(0)];
     out
 }
 
