@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use crate::diag::{Code, Diagnostic, Severity};
 use crate::infer::Constraint;
-use crate::ir::ValueId;
+use crate::ir::{Def, ValueId};
 use crate::shape::{Assumption, Dim, Growth, Term};
 
 /// The most sizes evaluated for one dim; a condition that would need more is a relation.
@@ -236,6 +236,79 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
     }
     contract.dims.iter_mut().filter(|(name, _)| inexact.contains(*name)).for_each(|(_, d)| d.exact = false);
     (contract, found)
+}
+
+/// The sizes that indices of unknown values are computed from, as one relation whose dims are
+/// then not exact: where a `Shape` or `Size` upstream reads sizes into indices (Longformer's
+/// chunk indices, a dynamo export's mask positions), their node may refuse sizes no condition
+/// names. Indices that are data (token ids) read no size.
+pub fn unseen(contract: &mut Contract, model: &crate::Model, inf: &crate::infer::Inference) {
+    // One walk up from each index; a value an earlier walk reached counts as that walk found
+    // (it may read sizes), so that no value is walked twice.
+    let mut walked: HashMap<ValueId, usize> = HashMap::new();
+    let (mut reads, mut names) = (Vec::new(), BTreeSet::new());
+    for (k, (v, _)) in inf.unbounded.iter().enumerate() {
+        let (mut stack, mut found) = (vec![*v], false);
+        while let Some(v) = stack.pop() {
+            if let Some(j) = walked.get(&v) {
+                found |= *j < k && reads[*j];
+                continue;
+            }
+            walked.insert(v, k);
+            let Def::Node(n, _) = model.value(v).def else { continue };
+            let node = model.node(n);
+            match node.op_type.as_str() {
+                _ if !node.domain.is_empty() => stack.extend(node.inputs.iter().flatten()),
+                "Shape" | "Size" => {
+                    found = true;
+                    names.extend(read_names(model, inf, node.inputs.iter().flatten()));
+                }
+                // Their elements are some of input 0's, which the other inputs only move.
+                "Reshape" | "Expand" | "Squeeze" | "Unsqueeze" | "Flatten" | "Transpose" | "Slice" | "Tile"
+                | "Identity" | "Gather" | "GatherElements" | "GatherND" | "Compress" => {
+                    stack.extend(node.inputs.first().copied().flatten())
+                }
+                // The data's elements and the padding value.
+                "Pad" => stack.extend([0, 2].iter().filter_map(|i| node.inputs.get(*i).copied().flatten())),
+                _ => stack.extend(node.inputs.iter().flatten()),
+            }
+        }
+        reads.push(found);
+    }
+    let mut reading = inf.unbounded.iter().zip(&reads).filter(|(_, r)| **r).map(|((_, node), _)| node);
+    let (Some(first), false) = (reading.next(), names.is_empty()) else { return };
+    contract.dims.iter_mut().filter(|(name, _)| names.contains(*name)).for_each(|(_, d)| d.exact = false);
+    let more = match reading.count() {
+        0 => String::new(),
+        k => format!(" (and {k} more)"),
+    };
+    let condition = format!("the indices of {first}{more}, computed from these sizes, stay in range");
+    contract.relations.push(Relation {
+        dims: names.into_iter().collect(),
+        condition,
+        node: first.clone(),
+        exact: false,
+    });
+}
+
+/// The input dims the shapes of `values` are made of; every input dim where one is a size
+/// inference could not name, which may have come from any of them.
+fn read_names<'a>(
+    model: &crate::Model,
+    inf: &crate::infer::Inference,
+    values: impl Iterator<Item = &'a ValueId>,
+) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    for d in values.flat_map(|x| inf.shape(*x).map_or(&[Dim::Unknown][..], Vec::as_slice)) {
+        match d {
+            Dim::Known(_) => {}
+            Dim::Term(t) if !t.has_fresh() => {
+                names.extend(t.atoms().iter().filter_map(|a| a.as_name().map(str::to_string)))
+            }
+            _ => return model.input_dims(),
+        }
+    }
+    names
 }
 
 /// Fills in where the sizes each counterexample's node gets came from, evaluated at the

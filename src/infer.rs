@@ -73,9 +73,12 @@ pub struct Inference {
     floats: Sparse<Vec<f64>>,
     strings: Sparse<Vec<String>>,
     ratios: Sparse<ops::Ratio>,
-    fills: Sparse<f64>,
+    spreads: Sparse<ops::Spread>,
     pub diagnostics: Vec<Diagnostic>,
     pub constraints: Vec<Constraint>,
+    /// Indices whose values are neither held nor bounded ([`ops::Out::unbounded`]), with the
+    /// node that takes them.
+    pub(crate) unbounded: Vec<(ValueId, String)>,
     /// For which sizes of each symbolic input dim the side conditions hold.
     pub contract: crate::contract::Contract,
     /// The options it ran under, so that a pass can infer its result again alike.
@@ -263,6 +266,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
     let inputs = model.input_dims();
     contract.dims.retain(|name, _| inputs.contains(name));
     contract.relations.retain(|r| r.dims.iter().any(|d| inputs.contains(d)));
+    crate::contract::unseen(&mut contract, model, &cx.out);
     crate::contract::explain(&mut contract, model, &cx.out);
     cx.out.contract = contract;
     cx.out.diagnostics.extend(found);
@@ -727,7 +731,7 @@ impl Infer<'_> {
                 self.out.floats.set(v, None);
                 self.out.strings.set(v, None);
                 self.out.ratios.set(v, None);
-                self.out.fills.set(v, None);
+                self.out.spreads.set(v, None);
                 self.set(v, Some(ty), None);
                 return;
             }
@@ -800,6 +804,10 @@ impl Infer<'_> {
                 Out::default()
             }
         };
+        if let Some(v) = out.unbounded.and_then(|i| node.inputs.get(i).copied().flatten()) {
+            let label = self.label(n);
+            self.out.unbounded.push((v, label));
+        }
         for (code, msg) in out.warnings {
             self.flag(n, Severity::Warning, code, msg);
         }
@@ -820,17 +828,17 @@ impl Infer<'_> {
         let mut floats = out.floats.into_iter();
         let mut strings = out.strings.into_iter();
         let mut ratios = out.ratios.into_iter();
-        let mut fills = out.fills.into_iter();
+        let mut spreads = out.spreads.into_iter();
         for v in node.outputs.iter() {
             let (ty, value, float) = (types.next().flatten(), values.next().flatten(), floats.next().flatten());
-            let (string, ratio, fill) = (strings.next().flatten(), ratios.next().flatten(), fills.next().flatten());
+            let (string, ratio, spread) = (strings.next().flatten(), ratios.next().flatten(), spreads.next().flatten());
             let Some(v) = v else { continue };
             let (float, string) = (self.keep(float), self.keep(string));
             let ratio = ratio.and_then(|r| Some(ops::Ratio { num: self.keep(Some(r.num))?, den: r.den }));
             self.out.floats.set(*v, float);
             self.out.strings.set(*v, string);
             self.out.ratios.set(*v, ratio);
-            self.out.fills.set(*v, fill);
+            self.out.spreads.set(*v, spread);
             // Contents are kept only when they match the inferred element count.
             let count = ty.as_ref().and_then(Type::shape).and_then(|s| numel(s));
             let value = value.filter(|x| count.is_none_or(|n| n == x.len()));
@@ -917,7 +925,7 @@ impl Infer<'_> {
             floats: self.out.floats.per_input(&node.inputs, Vec::as_slice),
             strings: self.out.strings.per_input(&node.inputs, Vec::as_slice),
             ratios: self.out.ratios.per_input(&node.inputs, |r| r),
-            fills: self.out.fills.per_input(&node.inputs, |x| x),
+            spreads: self.out.spreads.per_input(&node.inputs, |x| x),
             subgraph_outputs,
             loop_cond_stays_true: node.op_type == "Loop"
                 && node.subgraphs().first().is_some_and(|(_, g)| {
@@ -947,8 +955,8 @@ impl Infer<'_> {
         let mut shapes: ops::PerInput<&[Dim]> = ops::PerInput::new();
         for v in &node.inputs {
             let v = (*v)?;
-            if self.out.values.get(v).is_some() || self.out.floats.get(v).is_some() || self.out.ratios.get(v).is_some()
-            {
+            let (values, floats) = (self.out.values.get(v).is_some(), self.out.floats.get(v).is_some());
+            if values || floats || self.out.ratios.get(v).is_some() || self.out.spreads.get(v).is_some() {
                 return None;
             }
             shapes.push(self.out.shape(v)?);
@@ -1366,6 +1374,8 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
     };
     if let Some(v) = fold(def.meaning.fold, c, &out) {
         out.values = vec![Some(v)];
+    } else if let Some(s) = fold_spread(def.meaning, c, &out) {
+        out.spreads = vec![Some(s)];
     }
     if let Some(v) = fold_floats(def.meaning.floats, c, &out) {
         out.floats = vec![Some(v)];
@@ -1601,6 +1611,41 @@ fn fold_ratio(f: ops::RatioFold, c: &Ctx, out: &Out) -> Option<ops::Ratio> {
         .map(|x| if x.known().is_some_and(|v| v.unsigned_abs() > limit) { Dim::Unknown } else { x })
         .collect();
     Some(ops::Ratio { num, den })
+}
+
+/// The spread of an output whose contents are not held: Expand's is its input's; Where's
+/// spans both choices'; a sum's,
+/// difference's or product's of integers, from its inputs' bounds (`arange(seq) + 2`, BART's
+/// positions, is from 2 to `seq+1`; `arange(batch) * seq + arange(seq)`, flat positions, from 0
+/// to `batch*seq-1`), a product's only of inputs that are not negative.
+fn fold_spread(m: &ops::Meaning, c: &Ctx, out: &Out) -> Option<ops::Spread> {
+    use ops::RatioFold as R;
+    if matches!(m.fold, ops::Fold::Broadcast0) {
+        let shape = out.types.first()?.as_ref()?.shape().map(Vec::as_slice);
+        return c.spreads.first().copied().flatten().map(|s| s.fit(shape));
+    }
+    if matches!(m.fold, ops::Fold::Where) {
+        let (a, b) = (c.between(1)?, c.between(2)?);
+        let (lo, hi) = (Dim::min_of(&[&a.lo, &b.lo]), Dim::max_of(&[&a.hi, &b.hi]));
+        return Some(ops::Spread::Between(ops::Bounds { lo, hi, tight: false }));
+    }
+    if !matches!(m.ratio, R::Add | R::Sub | R::Mul) || !c.dtype(0).is_some_and(DType::is_int) {
+        return None;
+    }
+    let (a, b) = (c.between(0)?, c.between(1)?);
+    let (lo, hi) = match m.ratio {
+        R::Add => (a.lo.add(&b.lo), a.hi.add(&b.hi)),
+        R::Sub => (a.lo.sub(&b.hi), a.hi.sub(&b.lo)),
+        _ if a.lo.is_nonneg() && b.lo.is_nonneg() => (a.lo.mul(&b.lo), a.hi.mul(&b.hi)),
+        _ => return None,
+    };
+    // Each pair of elements meets somewhere where no axis has two sizes other than 1 (an
+    // outer sum: `arange(s)[:, None] - arange(s)[None, :]`), so the extremes are reached.
+    let (sa, sb) = (c.shape(0)?, c.shape(1)?);
+    let other = |s: &[Dim], k: usize| k < s.len() && s[s.len() - 1 - k] != Dim::Known(1);
+    let outer = (0..sa.len().max(sb.len())).all(|k| !(other(sa, k) && other(sb, k)));
+    let tight = a.tight && b.tight && outer;
+    (lo != Dim::Unknown && hi != Dim::Unknown).then_some(ops::Spread::Between(ops::Bounds { lo, hi, tight }))
 }
 
 fn tensor_out(shape: Option<Shape>) -> Out {

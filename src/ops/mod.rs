@@ -90,9 +90,9 @@ pub struct Ctx<'a> {
     /// Each input slot's contents, when it is a small floating-point tensor of sizes over a
     /// whole number; read with `ratio`, as `values`.
     pub ratios: PerInput<Option<&'a Ratio>>,
-    /// Each input slot's one element value, when every element is that known number but the
-    /// contents are not held (ConstantOfShape of a symbolic shape); read with `fill`.
-    pub fills: PerInput<Option<&'a f64>>,
+    /// What is known of each input slot's elements where its contents are not held; read
+    /// with `fill` and `between`.
+    pub spreads: PerInput<Option<&'a Spread>>,
     /// The inferred types of the outputs of each subgraph the node holds, by attribute name.
     pub subgraph_outputs: Vec<(&'a str, Vec<Option<Type>>)>,
     /// For Loop: the body's condition output is known true whenever its condition input is.
@@ -149,7 +149,26 @@ impl Ctx<'_> {
     /// The number every element of input `i` equals, for an input whose contents are not held
     /// (held contents are read whole, with `value` or `float_value`).
     pub fn fill(&self, i: usize) -> Option<f64> {
-        self.fills.get(i).copied().flatten().copied()
+        match self.spreads.get(i).copied().flatten()? {
+            Spread::Fill(x) => Some(*x),
+            Spread::Between(..) | Spread::Columns(_) => None,
+        }
+    }
+
+    /// Bounds on the elements of input `i`, an integer tensor of held contents or of a known
+    /// [`Spread`] (`None` for empty contents).
+    pub fn between(&self, i: usize) -> Option<Bounds> {
+        if let Some(v) = self.value(i) {
+            let v: Vec<&Dim> = v.iter().collect();
+            return (!v.is_empty()).then(|| Bounds { lo: Dim::min_of(&v), hi: Dim::max_of(&v), tight: true });
+        }
+        match self.spreads.get(i).copied().flatten()?.fit(None) {
+            Spread::Between(b) => Some(b),
+            Spread::Fill(x) if x.fract() == 0.0 && x.abs() < 9e15 => {
+                Some(Bounds { lo: Dim::Known(x as i64), hi: Dim::Known(x as i64), tight: true })
+            }
+            Spread::Fill(_) | Spread::Columns(_) => None,
+        }
     }
 
     /// Input `i`'s contents when every element is a known integer.
@@ -200,9 +219,49 @@ impl Ctx<'_> {
             floats: self.floats.iter().copied().collect(),
             strings: self.strings.iter().copied().collect(),
             ratios: self.ratios.iter().copied().collect(),
-            fills: self.fills.iter().copied().collect(),
+            spreads: self.spreads.iter().copied().collect(),
             subgraph_outputs: self.subgraph_outputs.iter().map(|(n, t)| (*n, t.clone())).collect(),
             loop_cond_stays_true: self.loop_cond_stays_true,
+        }
+    }
+}
+
+/// What inference knows of every element of a tensor whose contents it does not hold.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Spread {
+    /// Every element is this number (`ConstantOfShape` of a symbolic shape, which NonZero
+    /// counts).
+    Fill(f64),
+    /// Every element is a whole number within the bounds (a `Range` of symbolic length, such
+    /// as torch's `arange(seq)`, whose elements index a table of positions).
+    Between(Bounds),
+    /// Index tuples along the last axis, each element of column `j` within `columns[j]`: the
+    /// `Concat` along the last axis of expanded `arange`s with which torch.export indexes
+    /// several axes at once (a `GatherND` of an attention mask).
+    Columns(Vec<Bounds>),
+}
+
+/// The least and the greatest element of an integer tensor, where it has any: `tight` when
+/// some element equals each (a `Range`'s ends), else only bounds (a `Clip`'s limits).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Bounds {
+    pub lo: Dim,
+    pub hi: Dim,
+    pub tight: bool,
+}
+
+impl Spread {
+    /// This spread on a tensor of `shape` holding the same elements in the same order:
+    /// columns only while the last axis keeps their count.
+    pub fn fit(&self, shape: Option<&[Dim]>) -> Spread {
+        match self {
+            Spread::Columns(cols) if shape.and_then(<[Dim]>::last) != Some(&Dim::Known(cols.len() as i64)) => {
+                let lo: Vec<&Dim> = cols.iter().map(|b| &b.lo).collect();
+                let hi: Vec<&Dim> = cols.iter().map(|b| &b.hi).collect();
+                let tight = cols.iter().all(|b| b.tight);
+                Spread::Between(Bounds { lo: Dim::min_of(&lo), hi: Dim::max_of(&hi), tight })
+            }
+            other => other.clone(),
         }
     }
 }
@@ -219,10 +278,14 @@ pub struct Out {
     pub strings: Vec<Option<Vec<String>>>,
     /// Contents of small floating-point outputs that are sizes over a whole number.
     pub ratios: Vec<Option<Ratio>>,
-    /// The number every element of an output equals, for outputs whose contents are not held.
-    pub fills: Vec<Option<f64>>,
+    /// What is known of the elements of outputs whose contents are not held.
+    pub spreads: Vec<Option<Spread>>,
     /// Side conditions assumed, with the output axis each concerns.
     pub assumptions: Vec<(usize, Assumption)>,
+    /// The input slot of indices whose values are neither held nor bounded: what computes
+    /// them from sizes (a `Shape` upstream) may make the node fail at sizes no condition
+    /// names, so the contract is not exact over those sizes.
+    pub unbounded: Option<usize>,
     /// Warnings about the node (code, message): what runs, but perhaps not as meant.
     pub warnings: Vec<(crate::diag::Code, String)>,
 }

@@ -650,6 +650,15 @@ impl Term {
         }
     }
 
+    /// The number the term adds to its other summands (`-1` in `seq-1`; 0 for a term that
+    /// is no sum).
+    pub fn constant(&self) -> i64 {
+        match &self.0.kind {
+            Kind::Sum(_, c0) => *c0,
+            _ => 0,
+        }
+    }
+
     /// True for a size inference invented (`?n`) and for a term built over one.
     pub fn has_fresh(&self) -> bool {
         self.any(&|k| matches!(k, Kind::Fresh(_)))

@@ -2298,3 +2298,168 @@ fn a_contract_whose_condition_settles_late_is_exact() {
         assert_eq!(inf.contract.accepts("n", n), len == n || len == 1 || n == 1, "n = {n}: {}", dim.text);
     }
 }
+
+/// Positions that index a table: GPT-2's `wpe[arange(s)]`, BART's `table[arange(s) + 2]`, and
+/// a flat `arange(b)*s + arange(s)` into the flattened input, beside token ids that are data.
+/// onnxruntime 1.32 runs (b, s) = (2, 1), (2, 64), (3, 64) and refuses (2, 65) and (1, 2000)
+/// ("indices element out of data bounds"); Mod's positions stay unknown, so the sizes they are
+/// computed from are not exact.
+#[test]
+fn positions_that_index_a_table_bound_the_sequence() {
+    let scalar = |name: &str, v: i64| TensorProto { dims: vec![], ..ints_init(name, &[v]) };
+    let table = |name: &str, rows: i64| TensorProto { dims: vec![rows, 4], ..f32_init(name, rows as usize * 4) };
+    let nodes = |last: NodeProto| {
+        vec![
+            node("Shape", &["x"], &["sx"]),
+            node("Gather", &["sx", "one_s"], &["n"]),
+            node("Range", &["zero_s", "n", "one_s"], &["r"]),
+            node("Unsqueeze", &["r", "zero"], &["pos"]),
+            node("Gather", &["table", "pos"], &["e"]),
+            node("Add", &["pos", "two_s"], &["p2"]),
+            node("Gather", &["table2", "p2"], &["e2"]),
+            node("Gather", &["sx", "zero_s"], &["b"]),
+            node("Range", &["zero_s", "b", "one_s"], &["rb"]),
+            node("Unsqueeze", &["rb", "one"], &["col"]),
+            node("Mul", &["col", "n"], &["rows"]),
+            node("Add", &["rows", "pos"], &["flat_idx"]),
+            with_int(node("Flatten", &["x"], &["xf"]), "axis", 0),
+            with_int(node("Gather", &["xf", "flat_idx"], &["picked"]), "axis", 1),
+            node("Gather", &["table", "ids"], &["emb"]),
+            last,
+        ]
+    };
+    let inputs = || {
+        vec![
+            f32_input("x", &[D::S("b"), D::S("s")]),
+            input("ids", tensor_proto::DataType::Int64, &[D::S("b"), D::S("s")]),
+        ]
+    };
+    let inits = || {
+        vec![
+            ints_init("zero", &[0]),
+            ints_init("one", &[1]),
+            scalar("zero_s", 0),
+            scalar("one_s", 1),
+            scalar("two_s", 2),
+            scalar("seven_s", 7),
+            table("table", 64),
+            table("table2", 66),
+        ]
+    };
+    let m = model(graph(nodes(node("Identity", &["e"], &["y"])), inputs(), inits(), &["y", "e2", "picked", "emb"]));
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let s = &inf.contract.dims["s"];
+    assert_eq!((s.min, s.max, s.exact), (1, Some(64), true), "{s:?}");
+    assert_eq!(s.counterexample.as_ref().map(|c| c.value), Some(65));
+    assert!(inf.contract.relations.is_empty(), "{:?}", inf.contract.relations);
+    assert!(!inf.contract.dims.contains_key("b"), "{:?}", inf.contract.dims);
+    // Too many positions to hold, known: both tables refuse them.
+    let at = |s: i64| Options { bindings: [("b".into(), 1), ("s".into(), s)].into(), ..Options::default() };
+    assert_eq!(codes(&infer(&m, &at(2000))), ["invalid-node", "invalid-node"]);
+    assert_eq!(codes(&infer(&m, &at(64))), Vec::<&str>::new());
+    // Positions whose values inference does not follow.
+    let mut g = graph(nodes(node("Mod", &["pos", "seven_s"], &["wrapped"])), inputs(), inits(), &["w"]);
+    g.node.push(node("Gather", &["table", "wrapped"], &["w"]));
+    let inf = infer(&model(g), &Options::default());
+    assert!(!inf.contract.dims["s"].exact, "{:?}", inf.contract.dims);
+    let unseen: Vec<(&[String], &str)> =
+        inf.contract.relations.iter().map(|r| (r.dims.as_slice(), r.condition.as_str())).collect();
+    let want = "the indices of Gather_w, computed from these sizes, stay in range";
+    assert_eq!(unseen, [(&["b".to_string(), "s".to_string()][..], want)]);
+}
+
+/// torch.export indexes a mask by `mask[arange(b)[:, None], arange(s)[None, :]]`: a GatherND
+/// of the two expanded `arange`s concatenated along the last axis, each within the axis it
+/// indexes. DeBERTa's relative positions are clipped to a table: bounded where the clipped
+/// `arange` difference reaches the table's end. onnxruntime 1.32 runs (b, s, mb, ms) =
+/// (2, 3, 2, 3), (1, 2, 2, 3), (2, 3, 3, 5), (2, 4, 2, 4) and refuses (3, 3, 2, 3) and
+/// (2, 4, 2, 3) (GatherND) and (2, 5, 2, 5) (the Gather of a table of 12 rows).
+#[test]
+fn index_tuples_and_clipped_positions_are_bounded() {
+    let scalar = |name: &str, v: i64| TensorProto { dims: vec![], ..ints_init(name, &[v]) };
+    let table = |name: &str, rows: i64| TensorProto { dims: vec![rows, 2], ..f32_init(name, rows as usize * 2) };
+    let g = graph(
+        vec![
+            node("Shape", &["x"], &["sx"]),
+            node("Gather", &["sx", "zero_s"], &["b"]),
+            node("Gather", &["sx", "one_s"], &["s"]),
+            node("Range", &["zero_s", "b", "one_s"], &["rb"]),
+            node("Range", &["zero_s", "s", "one_s"], &["rs"]),
+            node("Unsqueeze", &["rb", "ax12"], &["ib"]),
+            node("Unsqueeze", &["rs", "ax02"], &["is"]),
+            node("Unsqueeze", &["b", "zero"], &["b1"]),
+            node("Unsqueeze", &["s", "zero"], &["s1"]),
+            with_int(node("Concat", &["b1", "s1", "one"], &["tshape"]), "axis", 0),
+            node("Expand", &["ib", "tshape"], &["eb"]),
+            node("Expand", &["is", "tshape"], &["es"]),
+            with_int(node("Concat", &["eb", "es"], &["idx"]), "axis", -1),
+            node("GatherND", &["mask", "idx"], &["y"]),
+            node("Unsqueeze", &["rs", "one"], &["rcol"]),
+            node("Unsqueeze", &["rs", "zero"], &["rrow"]),
+            node("Sub", &["rcol", "rrow"], &["rel"]),
+            node("Add", &["rel", "eight_s"], &["shifted"]),
+            node("Clip", &["shifted", "zero_s", "fifteen_s"], &["bucket"]),
+            node("Gather", &["table16", "bucket"], &["z16"]),
+            node("Gather", &["table12", "bucket"], &["z12"]),
+        ],
+        vec![
+            f32_input("x", &[D::S("b"), D::S("s")]),
+            input("mask", tensor_proto::DataType::Int64, &[D::S("mb"), D::S("ms")]),
+        ],
+        vec![
+            ints_init("zero", &[0]),
+            ints_init("one", &[1]),
+            ints_init("ax12", &[1, 2]),
+            ints_init("ax02", &[0, 2]),
+            scalar("zero_s", 0),
+            scalar("one_s", 1),
+            scalar("eight_s", 8),
+            scalar("fifteen_s", 15),
+            table("table16", 16),
+            table("table12", 12),
+        ],
+        &["y", "z16", "z12"],
+    );
+    let inf = infer(&model(g), &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    for (sizes, runs) in [
+        ([2, 3, 2, 3], true),
+        ([1, 2, 2, 3], true),
+        ([2, 3, 3, 5], true),
+        ([2, 4, 2, 4], true),
+        ([3, 3, 2, 3], false),
+        ([2, 4, 2, 3], false),
+        ([2, 5, 2, 5], false),
+    ] {
+        let value = |t: &onnx_bcast::shape::Term| {
+            ["b", "s", "mb", "ms"].iter().position(|n| t.as_name() == Some(n)).map(|i| sizes[i])
+        };
+        let holds = inf.constraints.iter().all(|c| c.assumption.holds(&value) == Some(true));
+        assert_eq!(holds, runs, "{sizes:?}: {:?}", inf.constraints);
+    }
+    assert_eq!(inf.contract.dims["s"].max, Some(4));
+    assert!(inf.contract.relations.iter().all(|r| !r.condition.contains("indices")), "{:?}", inf.contract.relations);
+}
+
+/// A known index into a symbolic axis needs the axis to reach it: TorchScript unrolls Mamba's
+/// scan over the 7 positions it was traced with, `x[:, 6]` among them. onnxruntime 1.32
+/// refuses s = 6 ("indices element out of data bounds") and runs s = 7 and 9, as it runs
+/// index -7 there and refuses it at s = 6.
+#[test]
+fn a_known_index_needs_the_axis_to_reach_it() {
+    let scalar = |name: &str, v: i64| TensorProto { dims: vec![], ..ints_init(name, &[v]) };
+    let g = graph(
+        vec![
+            with_int(node("Gather", &["x", "six"], &["last"]), "axis", 1),
+            with_int(node("Gather", &["x", "minus7"], &["first"]), "axis", 1),
+        ],
+        vec![f32_input("x", &[D::S("b"), D::S("s")])],
+        vec![scalar("six", 6), scalar("minus7", -7)],
+        &["last", "first"],
+    );
+    let inf = infer(&model(g), &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let s = &inf.contract.dims["s"];
+    assert_eq!((s.min, s.max, s.exact), (7, None, true), "{s:?}");
+}

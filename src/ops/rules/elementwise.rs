@@ -7,7 +7,7 @@ use super::{
     outs, same_type_of, ty, with_dim, R,
 };
 use crate::dtype::DType;
-use crate::ops::{Ctx, Out};
+use crate::ops::{Bounds, Ctx, Out, Spread};
 use crate::shape::{render, Dim, Type};
 
 /// Clip's min and max are scalars (onnxruntime also runs one-element vectors).
@@ -20,7 +20,19 @@ pub fn clip(c: &Ctx) -> R {
             _ => {}
         }
     }
-    Ok(like_input(c))
+    let mut out = like_input(c);
+    // Integers clipped to known limits: each bound clipped, reached where the input's is
+    // (DeBERTa's relative positions, clipped to the table's rows); the limits themselves bound
+    // an input of unknown elements.
+    if let (true, Some(mn), Some(mx)) = (c.dtype(0).is_some_and(DType::is_int), c.between(1), c.between(2)) {
+        let clip = |v: &Dim| Dim::min_of(&[&Dim::max_of(&[v, &mn.lo]), &mx.hi]);
+        let bounds = match c.between(0) {
+            Some(x) => Bounds { lo: clip(&x.lo), hi: clip(&x.hi), tight: x.tight && mn.tight && mx.tight },
+            None => Bounds { lo: clip(&mn.lo), hi: mx.hi.clone(), tight: false },
+        };
+        out.spreads = vec![Some(Spread::Between(bounds))];
+    }
+    Ok(out)
 }
 
 pub fn identity(c: &Ctx) -> R {
@@ -63,6 +75,11 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
         }),
         _ => None,
     };
+    // A spread of whole numbers stays where the target type holds them (an index `arange`
+    // cast to int64).
+    if value.is_none() && matches!(to, Some(DType::I32 | DType::I64 | DType::F64)) {
+        out.spreads = vec![c.between(0).map(Spread::Between)];
+    }
     out.values = vec![value];
     // Rounded to the target type: 2049 is 2048 in float16.
     out.floats = vec![to.and_then(|to| c.numbers(0)?.into_iter().map(|x| to.round_float(x)).collect())];

@@ -8,7 +8,7 @@ use super::{
 };
 use crate::diag::Code;
 use crate::dtype::DType;
-use crate::ops::{Ctx, Out, RuleError};
+use crate::ops::{Ctx, Out, RuleError, Spread};
 use crate::shape::{multi, render, Assumption, Dim, Shape};
 
 /// CumSum: like the input, along the axis its second input holds (one element).
@@ -196,6 +196,7 @@ fn elements_fit(c: &Ctx, out: &mut Out) -> Result<(), RuleError> {
         return invalid(format!("{op}: indices of rank {} for data of rank {}", i.len(), x.len()));
     }
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), x.len(), op)?;
+    super::indices_fit(c, &x[axis], axis, out)?;
     for (a, (n, d)) in i.iter().zip(x).enumerate().filter(|(a, _)| *a != axis) {
         match (n.known(), d) {
             (Some(n), Dim::Known(d)) if n > *d => {
@@ -227,6 +228,7 @@ pub fn scatter_nd(c: &Ctx) -> R {
     if indexed.contains(&Dim::Known(0)) && Dim::product(outer).known().is_some_and(|n| n > 0) {
         return invalid(format!("ScatterND: indices into the empty axis of data {}", render(x)));
     }
+    out.unbounded = c.value(1).is_none().then_some(1);
     let tuples = c.value(1).unwrap_or_default().chunks(indexed.len().max(1));
     let outside = tuples.flat_map(|t| t.iter().zip(indexed)).find_map(|(i, d)| {
         let (i, d) = (i.known()?, d.known()?);
@@ -266,7 +268,17 @@ pub fn gather_nd(c: &Ctx) -> R {
     }
     let mut shape = ind[..ind.len() - 1].to_vec();
     shape.extend(data[b + k..].iter().cloned());
-    outs(vec![ty(dtype, Some(shape))])
+    let mut out = Out { types: smallvec::smallvec![ty(dtype, Some(shape))], ..Out::default() };
+    match c.spreads.get(1).copied().flatten() {
+        // Each index of a tuple within the axis it indexes.
+        Some(Spread::Columns(cols)) if cols.len() == k => {
+            for (j, col) in cols.iter().enumerate() {
+                super::within(c, col.clone(), &data[b + j], 0, &mut out)?;
+            }
+        }
+        _ => out.unbounded = c.value(1).is_none().then_some(1),
+    }
+    Ok(out)
 }
 
 /// SpaceToDepth moves `blocksize`-square blocks of height and width into the channels;

@@ -27,10 +27,10 @@ pub use sequence::*;
 pub use signal::*;
 pub use tensor::*;
 
-use super::{Ctx, Out, RuleError};
+use super::{Bounds, Ctx, Out, RuleError};
 use crate::dtype::DType;
 use crate::ir::{Tensor, TensorData};
-use crate::shape::{arith, multi, render, Assumption, Dim, Shape, Type};
+use crate::shape::{arith, multi, render, Assumption, Dim, Shape, Term, Type};
 
 type R = Result<Out, RuleError>;
 
@@ -172,14 +172,111 @@ fn one(t: Type) -> Out {
     Out { types: smallvec::smallvec![Some(t)], ..Out::default() }
 }
 
-/// One output of type `t` holding input 0's integer and float contents, or its fill: an op
+/// One output of type `t` holding input 0's integer and float contents, or its spread: an op
 /// that only relabels the axes leaves the elements in order.
 fn moved(c: &Ctx, t: Option<Type>) -> Out {
     let mut out = Out { types: smallvec::smallvec![t], ..Out::default() };
     out.values = vec![c.value(0).map(<[Dim]>::to_vec)];
     out.floats = vec![c.float_value(0).map(<[f64]>::to_vec)];
-    out.fills = vec![c.fill(0)];
+    let shape = out.types[0].as_ref().and_then(Type::shape).map(Vec::as_slice);
+    out.spreads = vec![c.spreads.first().copied().flatten().map(|s| s.fit(shape))];
     out
+}
+
+/// Indices (input 1) must fall in the axis they index, of `size` elements, counting from its
+/// end when negative (onnxruntime: "indices element out of data bounds"). Known indices
+/// outside it are the node's error. Indices known only as a [`crate::ops::Spread`] (torch's
+/// `arange(seq)` into a table of 64 positions) give the conditions that their least and
+/// greatest element fit, where they are not empty whenever every size is at least 1; `axis`
+/// is the output axis the conditions concern.
+pub(super) fn indices_fit(c: &Ctx, size: &Dim, axis: usize, out: &mut Out) -> Result<(), RuleError> {
+    let op = &c.node.op_type;
+    if let (Some(idx), Some(d)) = (c.ints(1), size.known()) {
+        return match idx.iter().find(|i| !(-d..d).contains(*i)) {
+            Some(i) => invalid(format!("{op}: index {i} is outside the {d} elements of its axis")),
+            None => Ok(()),
+        };
+    }
+    let Some(bounds) = c.between(1) else {
+        out.unbounded = Some(1);
+        return Ok(());
+    };
+    within(c, bounds, size, axis, out)
+}
+
+/// Indices (input 1) within `bounds` must fall in an axis of `size` elements, as
+/// [`indices_fit`] says. Bounds that are not tight decide only where they fit for every size;
+/// else the indices are unbounded.
+pub(super) fn within(c: &Ctx, bounds: Bounds, size: &Dim, axis: usize, out: &mut Out) -> Result<(), RuleError> {
+    let Some(shape) = c.shape(1) else { return Ok(()) };
+    let nonempty = match Dim::product(shape) {
+        Dim::Known(n) => n > 0,
+        Dim::Term(t) => t.bounds(&|_| (1, None)).0 >= 1,
+        Dim::Unknown => false,
+    };
+    if !nonempty {
+        return Ok(());
+    }
+    let Bounds { lo, hi, tight } = bounds;
+    // `hi <= size - 1` and `lo >= -size`, each `x >= min` or `x <= max` with the index it is
+    // about: over the indices where the size is known, over the size where the indices are
+    // (`batch >= 1` for index 0), else over their difference. A size is never below 0, so
+    // indices that are not negative need nothing more.
+    let needs = match (size, &hi, &lo) {
+        (Dim::Known(d), _, _) => [(hi.clone(), None, Some(d - 1), &hi), (lo.clone(), Some(-d), None, &lo)],
+        (_, Dim::Known(h), Dim::Known(l)) => {
+            let least = |m: i64| Some(m).filter(|m| *m > 0);
+            [
+                (size.clone(), least(h.saturating_add(1)), None, &hi),
+                (size.clone(), least(l.saturating_neg()), None, &lo),
+            ]
+        }
+        _ => [(hi.sub(size), None, Some(-1), &hi), (lo.add(size), Some(0).filter(|_| !lo.is_nonneg()), None, &lo)],
+    };
+    let (mut conditions, mut undecided) = (Vec::new(), false);
+    for (x, min, max, index) in needs {
+        let (least, most) = x.bounds();
+        match x {
+            Dim::Known(v) if min.is_some_and(|m| v < m) || max.is_some_and(|m| v > m) => match tight {
+                true => {
+                    let op = &c.node.op_type;
+                    return invalid(format!("{op}: index {index} is outside the {size} elements of its axis"));
+                }
+                false => undecided = true,
+            },
+            Dim::Unknown => undecided |= min.is_some() || max.is_some(),
+            // A condition that holds for every size is none (`batch*seq >= 0`).
+            Dim::Term(t) => match (min, max) {
+                (Some(min), _) if least < min => {
+                    let (size, min) = unshifted(t, min);
+                    conditions.push((axis, Assumption::AtLeast { size, min }))
+                }
+                (_, Some(max)) if most.is_none_or(|b| b > max) => {
+                    let (size, max) = unshifted(t, max);
+                    conditions.push((axis, Assumption::AtMost { size, max }))
+                }
+                _ => {}
+            },
+            Dim::Known(_) => {}
+        }
+    }
+    match tight {
+        true => out.assumptions.extend(conditions),
+        false => undecided |= !conditions.is_empty(),
+    }
+    if undecided {
+        out.unbounded = Some(1);
+    }
+    Ok(())
+}
+
+/// A bound on `t` as a bound on `t` less its constant (`seq <= 64` for `seq-1 <= 63`).
+fn unshifted(t: Term, bound: i64) -> (Term, i64) {
+    let shift = Some(t.constant()).filter(|c| *c != 0);
+    match shift.and_then(|c| Some((Dim::Term(t.clone()).sub(&Dim::Known(c)), bound.checked_sub(c)?))) {
+        Some((Dim::Term(u), b)) => (u, b),
+        _ => (t, bound),
+    }
 }
 
 pub(super) fn invalid<T>(msg: String) -> Result<T, RuleError> {

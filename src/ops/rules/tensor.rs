@@ -10,7 +10,7 @@ use super::{
 use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ir::AttrValue;
-use crate::ops::{Ctx, Out, RuleError};
+use crate::ops::{Bounds, Ctx, Out, RuleError, Spread};
 use crate::shape::{arith, render, Assumption, Dim, Shape, Term, Type};
 
 /// One output of type `t` whose contents are `v`.
@@ -102,13 +102,8 @@ pub fn gather(c: &Ctx) -> R {
     let shape = arith::gather(data, ind, axis).map_err(op_err(&c.node.op_type))?;
     let mut out = one(Type::tensor(dtype, Some(shape)));
     let idx = c.ints(1);
-    // Known indices must fall in the axis, counting from its end when negative (onnxruntime:
-    // "indices element out of data bounds").
-    let d = arith::axis(axis, data.len()).ok().and_then(|a| data[a].known());
-    if let (Some(idx), Some(d)) = (&idx, d) {
-        if let Some(i) = idx.iter().find(|i| !(-d..d).contains(*i)) {
-            return invalid(format!("Gather: index {i} is outside the {d} elements of its axis"));
-        }
+    if let Ok(a) = arith::axis(axis, data.len()) {
+        super::indices_fit(c, &data[a], a + ind.iter().position(|d| d.term().is_some()).unwrap_or(0), &mut out)?;
     }
     // Contents: gathering from a 1-D shape tensor with known indices.
     if let (Some(v), Some(idx), 1) = (c.value(0), idx, data.len()) {
@@ -376,6 +371,15 @@ pub fn concat(c: &Ctx) -> R {
         let vals: Option<Vec<&[Dim]>> = present.iter().map(|i| c.value(*i)).collect();
         out.values = vec![vals.map(|v| v.concat()).filter(|v| v.len() <= MAX_TRACKED)];
     }
+    // Index tuples: one column from each input of one column along the last axis.
+    if rank > 1 && arith::axis(c.node.attr_int("axis").unwrap_or(0), rank).ok() == Some(rank - 1) {
+        let column = |i: &usize| match (c.shape(*i)?.last()?, c.spreads.get(*i).copied().flatten()) {
+            (Dim::Known(1), Some(Spread::Columns(cols))) => cols.first().cloned(),
+            (Dim::Known(1), _) => c.between(*i),
+            _ => None,
+        };
+        out.spreads = vec![present.iter().map(column).collect::<Option<Vec<_>>>().map(Spread::Columns)];
+    }
     Ok(out)
 }
 
@@ -488,7 +492,7 @@ pub fn constant_of_shape(c: &Ctx) -> R {
     let mut out = one(Type::tensor(dtype, shape.clone()));
     match (fill, shape.as_deref().and_then(numel)) {
         (Some(f), Some(n)) if n <= MAX_TRACKED => out.values = vec![Some(vec![Dim::Known(f); n])],
-        _ => out.fills = vec![number],
+        _ => out.spreads = vec![number.map(Spread::Fill)],
     }
     Ok(out)
 }
@@ -526,6 +530,13 @@ pub fn range(c: &Ctx) -> R {
         if let (Some(k), Dim::Known(a), true) = (tracked, &s, dtype.is_some_and(DType::is_int)) {
             out.values =
                 vec![(0..k).map(|i| i.checked_mul(d).and_then(|x| x.checked_add(*a)).map(Dim::Known)).collect()];
+        } else if n != Dim::Unknown && s != Dim::Unknown {
+            // From `start` to its last element, `start + (n-1)*delta`, the other way down.
+            let last = s.add(&n.sub(&Dim::Known(1)).mul(&Dim::Known(d)));
+            let (lo, hi) = if d > 0 { (s, last) } else { (last, s) };
+            if lo != Dim::Unknown && hi != Dim::Unknown {
+                out.spreads = vec![Some(Spread::Between(Bounds { lo, hi, tight: true }))];
+            }
         }
         out.types[0] = Some(Type::tensor(dtype, Some(vec![n])));
         return Ok(out);
