@@ -2463,3 +2463,28 @@ fn a_known_index_needs_the_axis_to_reach_it() {
     let s = &inf.contract.dims["s"];
     assert_eq!((s.min, s.max, s.exact), (7, None, true), "{s:?}");
 }
+
+/// Squeeze of a listed axis of symbolic size needs it to be 1. onnxruntime 1.32 runs x of
+/// [3, 1] and refuses [3, 0], [3, 2] and [3, 3] ("Dimension of input 1 must be 1 instead of
+/// 2"), with the axes as an input (opset 13) and as an attribute (opset 11); PP-OCRv2's
+/// recognizer squeezes its pooled height this way, and runs only to a height of 48.
+#[test]
+fn a_squeezed_symbolic_axis_must_be_1() {
+    let x = || vec![f32_input("x", &[D::S("n"), D::S("h")])];
+    let as_input = model(graph(vec![node("Squeeze", &["x", "ax"], &["y"])], x(), vec![ints_init("ax", &[1])], &["y"]));
+    let mut n = node("Squeeze", &["x"], &["y"]);
+    n.attribute.push(AttributeProto {
+        name: Some("axes".into()),
+        r#type: Some(attribute_proto::AttributeType::Ints as i32),
+        ints: vec![1],
+        ..Default::default()
+    });
+    let as_attr = model_at(graph(vec![n], x(), vec![], &["y"]), 11);
+    for m in [as_input, as_attr] {
+        let inf = infer(&m, &Options::default());
+        assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+        let h = &inf.contract.dims["h"];
+        assert_eq!((h.min, h.max, h.exact), (1, Some(1), true), "{h:?}");
+        assert!(!inf.contract.dims.contains_key("n"));
+    }
+}

@@ -223,7 +223,9 @@ pub(super) fn within(c: &Ctx, bounds: Bounds, size: &Dim, axis: usize, out: &mut
     // (`batch >= 1` for index 0), else over their difference. A size is never below 0, so
     // indices that are not negative need nothing more.
     let needs = match (size, &hi, &lo) {
-        (Dim::Known(d), _, _) => [(hi.clone(), None, Some(d - 1), &hi), (lo.clone(), Some(-d), None, &lo)],
+        (Dim::Known(d), _, _) => {
+            [(hi.clone(), None, Some(d.saturating_sub(1)), &hi), (lo.clone(), Some(d.saturating_neg()), None, &lo)]
+        }
         (_, Dim::Known(h), Dim::Known(l)) => {
             let least = |m: i64| Some(m).filter(|m| *m > 0);
             [

@@ -406,6 +406,13 @@ pub fn squeeze(c: &Ctx) -> R {
         return outs(vec![ty(dtype, None)]);
     };
     let mut out = moved(c, ty(dtype, Some(shape)));
+    // A listed axis of symbolic size must be 1 (onnxruntime: "Dimension of input 1 must be 1
+    // instead of 2"); a size 0 is refused as a known size is, once bound.
+    for a in axes.iter().flatten().filter_map(|a| arith::axis(*a, data.len()).ok()) {
+        if let Dim::Term(t) = &data[a] {
+            out.assumptions.push((a, Assumption::AtMost { size: t.clone(), max: 1 }));
+        }
+    }
     // onnxruntime reads an empty list as none and removes every axis of size 1.
     if axes.as_ref().is_some_and(Vec::is_empty) && data.iter().any(|d| d.known().is_none_or(|k| k == 1)) {
         let ort = match data.iter().map(Dim::known).collect::<Option<Vec<i64>>>() {
