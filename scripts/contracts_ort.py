@@ -10,8 +10,10 @@ onnx, onnxruntime and numpy; --make-torch also needs torch):
 
 With no MODEL the default list is the torch models of target/contract-models/ plus, when present
 under target/real-models/, PP-OCRv4 det and rec, the TorchScript MobileViT (its padding
-computes sizes in float) and MPT (its ALiBi bias is sliced from `64 - seq`) of
-scripts/architectures.py and every Ultralytics YOLOv8 model with dynamic
+computes sizes in float), MPT (its ALiBi bias is sliced from `64 - seq`), GPT-2 (its positions
+are an `arange` into a table), Funnel (pooled relative positions index a GatherElements),
+DeBERTa-v2 (relative positions clipped to a table) and Mamba (its scan unrolled over the traced
+length) of scripts/architectures.py and every Ultralytics YOLOv8 model with dynamic
 height and width (found by file name or by the model's metadata).
 
 What it checks. A size v of a dim is accepted by the contract iff v is in `also`, or
@@ -400,7 +402,8 @@ def table(results: list[tuple[str, list[dict]]], has_contract: dict) -> int:
 
 def default_models() -> list[str]:
     found = sorted(glob.glob(os.path.join(TORCH_DIR, "*.onnx")))
-    for name in ("ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "mobilevit.onnx", "mpt.onnx"):
+    for name in ("ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "mobilevit.onnx", "mpt.onnx", "gpt2.onnx",
+                 "funnel.onnx", "deberta_v2.onnx", "mamba.onnx"):
         found += sorted(glob.glob(os.path.join(REAL_DIR, "**", name), recursive=True))[:1]
     out = subprocess.run(["find", REAL_DIR, "-name", "*.onnx"], capture_output=True, text=True).stdout.split()
     for p in sorted(out):
