@@ -238,6 +238,22 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
     (contract, found)
 }
 
+/// Marks not exact the dims named by conditions inside an If branch whose condition inference
+/// does not know (`open`): they hold only where that branch runs, and the contract, which
+/// needs both, may refuse sizes the other branch runs (silero VAD's 8 kHz branch runs from 96
+/// samples, its 16 kHz branch from 192).
+pub fn branched(contract: &mut Contract, constraints: &[Constraint], open: &[String]) {
+    let inside =
+        |g: &str| open.iter().any(|o| g.strip_prefix(o.as_str()).is_some_and(|r| r.is_empty() || r.starts_with('/')));
+    for c in constraints.iter().filter(|c| !open.is_empty() && inside(&c.graph)) {
+        for a in terms(&c.assumption).into_iter().flat_map(Term::atoms) {
+            if let Some(d) = a.as_name().and_then(|n| contract.dims.get_mut(n)) {
+                d.exact = false;
+            }
+        }
+    }
+}
+
 /// The sizes that indices of unknown values are computed from, as one relation whose dims are
 /// then not exact: where a `Shape` or `Size` upstream reads sizes into indices (Longformer's
 /// chunk indices, a dynamo export's mask positions), their node may refuse sizes no condition

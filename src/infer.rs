@@ -79,6 +79,8 @@ pub struct Inference {
     /// Indices whose values are neither held nor bounded ([`ops::Out::unbounded`]), with the
     /// node that takes them.
     pub(crate) unbounded: Vec<(ValueId, String)>,
+    /// The paths of If branches inferred without knowing which one runs.
+    pub(crate) open_branches: Vec<String>,
     /// For which sizes of each symbolic input dim the side conditions hold.
     pub contract: crate::contract::Contract,
     /// The options it ran under, so that a pass can infer its result again alike.
@@ -267,6 +269,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
     contract.dims.retain(|name, _| inputs.contains(name));
     contract.relations.retain(|r| r.dims.iter().any(|d| inputs.contains(d)));
     crate::contract::unseen(&mut contract, model, &cx.out);
+    crate::contract::branched(&mut contract, &cx.out.constraints, &cx.out.open_branches);
     crate::contract::explain(&mut contract, model, &cx.out);
     cx.out.contract = contract;
     cx.out.diagnostics.extend(found);
@@ -693,8 +696,12 @@ impl Infer<'_> {
             }
             _ => None,
         };
+        let open = taken.is_none() && node.op_type == "If" && node.domain.is_empty();
         for (attr, sub) in node.subgraphs() {
             if taken.is_none_or(|t| t == attr) {
+                if open {
+                    self.out.open_branches.push(model.graph(sub).path.clone());
+                }
                 self.subgraph(n, sub);
             }
         }

@@ -2488,3 +2488,18 @@ fn a_squeezed_symbolic_axis_must_be_1() {
         assert!(!inf.contract.dims.contains_key("n"));
     }
 }
+
+/// A condition inside a branch holds only where that branch runs: with `c` unknown, the
+/// contract keeps it but is not exact. onnxruntime 1.32 runs x of [2, 3] with c false and
+/// refuses it with c true (the then-branch squeezes axis 1); both run [2, 1].
+#[test]
+fn a_condition_in_an_unknown_branch_is_not_exact() {
+    let then_g = graph(vec![node("Squeeze", &["x", "ax"], &["t"])], vec![], vec![ints_init("ax", &[1])], &["t"]);
+    let else_g = graph(vec![node("Identity", &["x"], &["e"])], vec![], vec![], &["e"]);
+    let mut if_node = node("If", &["c"], &["y"]);
+    if_node.attribute = vec![branch("then_branch", then_g), branch("else_branch", else_g)];
+    let inputs = vec![input("c", tensor_proto::DataType::Bool, &[]), f32_input("x", &[D::S("n"), D::S("s")])];
+    let inf = infer(&model(graph(vec![if_node], inputs, vec![], &["y"])), &Options::default());
+    let s = &inf.contract.dims["s"];
+    assert_eq!((s.max, s.exact), (Some(1), false), "{s:?}");
+}
