@@ -2503,3 +2503,39 @@ fn a_condition_in_an_unknown_branch_is_not_exact() {
     let s = &inf.contract.dims["s"];
     assert_eq!((s.max, s.exact), (Some(1), false), "{s:?}");
 }
+
+/// A GatherND of one index per tuple, `mask[arange(s)]` (the dynamo exports' mask positions):
+/// each index within the mask. onnxruntime 1.32 runs (s, ms) = (3, 3) and (2, 5) and refuses
+/// (3, 2), (4, 3) and (5, 3); it does the same with the slice `arange(s)[1:]`, whose bounds
+/// inference keeps but does not know to be reached, so that it leaves the sizes not exact.
+#[test]
+fn gather_nd_of_positions_needs_the_mask_to_hold_them() {
+    let scalar = |name: &str, v: i64| TensorProto { dims: vec![], ..ints_init(name, &[v]) };
+    let build = |slice: bool| {
+        let mut nodes = vec![
+            node("Shape", &["x"], &["sx"]),
+            node("Gather", &["sx", "one_s"], &["s"]),
+            node("Range", &["zero_s", "s", "one_s"], &["r"]),
+        ];
+        nodes.push(if slice { node("Slice", &["r", "one", "big"], &["p"]) } else { node("Identity", &["r"], &["p"]) });
+        nodes.push(node("Unsqueeze", &["p", "one"], &["idx"]));
+        nodes.push(node("GatherND", &["mask", "idx"], &["y"]));
+        let inputs =
+            vec![f32_input("x", &[D::S("b"), D::S("s")]), input("mask", tensor_proto::DataType::Int64, &[D::S("ms")])];
+        let inits = vec![scalar("zero_s", 0), scalar("one_s", 1), ints_init("one", &[1]), ints_init("big", &[1000])];
+        infer(&model(graph(nodes, inputs, inits, &["y"])), &Options::default())
+    };
+    let inf = build(false);
+    for (s, ms, runs) in [(3, 3, true), (2, 5, true), (3, 2, false), (4, 3, false), (5, 3, false)] {
+        let value = |t: &onnx_bcast::shape::Term| match t.as_name() {
+            Some("s") => Some(s),
+            Some("ms") => Some(ms),
+            _ => Some(1),
+        };
+        let holds = inf.constraints.iter().all(|c| c.assumption.holds(&value) == Some(true));
+        assert_eq!(holds, runs, "{s} {ms}: {:?}", inf.constraints);
+    }
+    assert!(inf.contract.relations.iter().all(|r| !r.condition.contains("indices")), "{:?}", inf.contract.relations);
+    let sliced = build(true);
+    assert!(sliced.contract.relations.iter().any(|r| r.condition.contains("indices")), "{:?}", sliced.contract);
+}

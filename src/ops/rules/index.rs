@@ -8,7 +8,7 @@ use super::{
 };
 use crate::diag::Code;
 use crate::dtype::DType;
-use crate::ops::{Ctx, Out, RuleError, Spread};
+use crate::ops::{Bounds, Ctx, Out, RuleError, Spread};
 use crate::shape::{multi, render, Assumption, Dim, Shape};
 
 /// CumSum: like the input, along the axis its second input holds (one element).
@@ -228,7 +228,7 @@ pub fn scatter_nd(c: &Ctx) -> R {
     if indexed.contains(&Dim::Known(0)) && Dim::product(outer).known().is_some_and(|n| n > 0) {
         return invalid(format!("ScatterND: indices into the empty axis of data {}", render(x)));
     }
-    out.unbounded = c.value(1).is_none().then_some(1);
+    index_tuples(c, indexed, &mut out)?;
     let tuples = c.value(1).unwrap_or_default().chunks(indexed.len().max(1));
     let outside = tuples.flat_map(|t| t.iter().zip(indexed)).find_map(|(i, d)| {
         let (i, d) = (i.known()?, d.known()?);
@@ -269,16 +269,26 @@ pub fn gather_nd(c: &Ctx) -> R {
     let mut shape = ind[..ind.len() - 1].to_vec();
     shape.extend(data[b + k..].iter().cloned());
     let mut out = Out { types: smallvec::smallvec![ty(dtype, Some(shape))], ..Out::default() };
-    match c.spreads.get(1).copied().flatten() {
-        // Each index of a tuple within the axis it indexes.
-        Some(Spread::Columns(cols)) if cols.len() == k => {
-            for (j, col) in cols.iter().enumerate() {
-                super::within(c, col.clone(), &data[b + j], 0, &mut out)?;
-            }
-        }
-        _ => out.unbounded = c.value(1).is_none().then_some(1),
-    }
+    index_tuples(c, &data[b..b + k], &mut out)?;
     Ok(out)
+}
+
+/// GatherND's and ScatterND's index tuples (input 1), each index within the axis of `axes` it
+/// indexes: by its column's bounds, or by the bounds of all, which only one column reaches.
+fn index_tuples(c: &Ctx, axes: &[Dim], out: &mut Out) -> Result<(), RuleError> {
+    let cols = match (c.spreads.get(1).copied().flatten(), c.between(1)) {
+        (Some(Spread::Columns(cols)), _) if cols.len() == axes.len() => cols.clone(),
+        (_, Some(all)) if axes.len() == 1 => vec![all],
+        (_, Some(all)) => vec![Bounds { tight: false, ..all }; axes.len()],
+        (_, None) => {
+            out.unbounded = Some(1);
+            return Ok(());
+        }
+    };
+    for (col, size) in cols.into_iter().zip(axes) {
+        super::within(c, col, size, 0, out)?;
+    }
+    Ok(())
 }
 
 /// SpaceToDepth moves `blocksize`-square blocks of height and width into the channels;

@@ -187,8 +187,7 @@ fn moved(c: &Ctx, t: Option<Type>) -> Out {
 /// end when negative (onnxruntime: "indices element out of data bounds"). Known indices
 /// outside it are the node's error. Indices known only as a [`crate::ops::Spread`] (torch's
 /// `arange(seq)` into a table of 64 positions) give the conditions that their least and
-/// greatest element fit, where they are not empty whenever every size is at least 1; `axis`
-/// is the output axis the conditions concern.
+/// greatest element fit ([`within`]); `axis` is the output axis the conditions concern.
 pub(super) fn indices_fit(c: &Ctx, size: &Dim, axis: usize, out: &mut Out) -> Result<(), RuleError> {
     let op = &c.node.op_type;
     if let (Some(idx), Some(d)) = (c.ints(1), size.known()) {
@@ -205,16 +204,18 @@ pub(super) fn indices_fit(c: &Ctx, size: &Dim, axis: usize, out: &mut Out) -> Re
 }
 
 /// Indices (input 1) within `bounds` must fall in an axis of `size` elements, as
-/// [`indices_fit`] says. Bounds that are not tight decide only where they fit for every size;
-/// else the indices are unbounded.
+/// [`indices_fit`] says. Bounds that are not tight decide only where they fit for every size,
+/// and so do indices that may be empty at some sizes; else the indices are unbounded.
 pub(super) fn within(c: &Ctx, bounds: Bounds, size: &Dim, axis: usize, out: &mut Out) -> Result<(), RuleError> {
-    let Some(shape) = c.shape(1) else { return Ok(()) };
-    let nonempty = match Dim::product(shape) {
-        Dim::Known(n) => n > 0,
-        Dim::Term(t) => t.bounds(&|_| (1, None)).0 >= 1,
-        Dim::Unknown => false,
+    // Empty indices index nothing; indices that may be empty at some sizes are not decided.
+    let nonempty = match c.shape(1).map(Dim::product) {
+        Some(Dim::Known(0)) => return Ok(()),
+        Some(Dim::Known(_)) => true,
+        Some(Dim::Term(t)) => t.bounds(&|_| (1, None)).0 >= 1,
+        Some(Dim::Unknown) | None => false,
     };
     if !nonempty {
+        out.unbounded = Some(1);
         return Ok(());
     }
     let Bounds { lo, hi, tight } = bounds;

@@ -351,6 +351,11 @@ pub fn slice(c: &Ctx) -> R {
             .collect();
         out.values = vec![walk.and_then(|w| strided(v, &dims, &w))];
     }
+    // Some of the input's elements: within its bounds, which they may not reach.
+    if out.values.first().is_none_or(Option::is_none) {
+        let bounds = c.between(0).map(|b| Bounds { tight: false, ..b });
+        out.spreads = vec![bounds.map(Spread::Between)];
+    }
     Ok(out)
 }
 
