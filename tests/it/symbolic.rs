@@ -90,6 +90,11 @@ fn ints_init(name: &str, v: &[i64]) -> TensorProto {
     }
 }
 
+/// An int64 scalar initializer.
+fn scalar(name: &str, v: i64) -> TensorProto {
+    TensorProto { dims: vec![], ..ints_init(name, &[v]) }
+}
+
 fn f32_init(name: &str, n: usize) -> TensorProto {
     TensorProto {
         name: Some(name.into()),
@@ -2231,7 +2236,6 @@ fn non_zero_of_a_constant_fill_counts_every_element_or_none() {
 /// z = [1, 2, 1, 1, 2, 1] at (b, s) = (3, 5) and (2, 7).
 #[test]
 fn one_hot_of_known_indices_has_known_contents() {
-    let scalar = |name: &str, v: i64| TensorProto { dims: vec![], ..ints_init(name, &[v]) };
     let g = graph(
         vec![
             node("Shape", &["x"], &["sx"]),
@@ -2306,7 +2310,6 @@ fn a_contract_whose_condition_settles_late_is_exact() {
 /// computed from are not exact.
 #[test]
 fn positions_that_index_a_table_bound_the_sequence() {
-    let scalar = |name: &str, v: i64| TensorProto { dims: vec![], ..ints_init(name, &[v]) };
     let table = |name: &str, rows: i64| TensorProto { dims: vec![rows, 4], ..f32_init(name, rows as usize * 4) };
     let nodes = |last: NodeProto| {
         vec![
@@ -2377,7 +2380,6 @@ fn positions_that_index_a_table_bound_the_sequence() {
 /// (2, 4, 2, 3) (GatherND) and (2, 5, 2, 5) (the Gather of a table of 12 rows).
 #[test]
 fn index_tuples_and_clipped_positions_are_bounded() {
-    let scalar = |name: &str, v: i64| TensorProto { dims: vec![], ..ints_init(name, &[v]) };
     let table = |name: &str, rows: i64| TensorProto { dims: vec![rows, 2], ..f32_init(name, rows as usize * 2) };
     let g = graph(
         vec![
@@ -2448,7 +2450,6 @@ fn index_tuples_and_clipped_positions_are_bounded() {
 /// index -7 there and refuses it at s = 6.
 #[test]
 fn a_known_index_needs_the_axis_to_reach_it() {
-    let scalar = |name: &str, v: i64| TensorProto { dims: vec![], ..ints_init(name, &[v]) };
     let g = graph(
         vec![
             with_int(node("Gather", &["x", "six"], &["last"]), "axis", 1),
@@ -2510,7 +2511,6 @@ fn a_condition_in_an_unknown_branch_is_not_exact() {
 /// inference keeps but does not know to be reached, so that it leaves the sizes not exact.
 #[test]
 fn gather_nd_of_positions_needs_the_mask_to_hold_them() {
-    let scalar = |name: &str, v: i64| TensorProto { dims: vec![], ..ints_init(name, &[v]) };
     let build = |slice: bool| {
         let mut nodes = vec![
             node("Shape", &["x"], &["sx"]),
