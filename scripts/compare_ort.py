@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -169,9 +170,15 @@ def main() -> int:
             inferred_path = os.path.join(folder, os.path.basename(os.path.splitext(path)[0]) + ".stripped.onnx")
             onnx.save(inferred_model, inferred_path)
             inferred_model = onnx.load(inferred_path)
-        o_rank, o_full, o_named = our_counts(ours(a.bin, inferred_path, {}), names)
-        x_rank, x_full, x_named = onnx_counts(inferred_model, names)
-        bound = ours(a.bin, inferred_path, dims)
+        try:
+            o_rank, o_full, o_named = our_counts(ours(a.bin, inferred_path, {}), names)
+            x_rank, x_full, x_named = onnx_counts(inferred_model, names)
+            bound = ours(a.bin, inferred_path, dims)
+        finally:
+            # The temporary folder goes once both inferences have run; a copy beside its
+            # external data stays, for runs by hand (contracts_ort.py reads them).
+            if a.strip and not external:
+                shutil.rmtree(folder)
         try:
             shapes = run_shapes(path, model, dims, values, shapes_in)
         except Exception as e:  # noqa: BLE001 - a model onnxruntime cannot run is reported, not fatal.
