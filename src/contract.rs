@@ -557,7 +557,9 @@ pub fn check(
     required: &HashMap<String, Vec<i64>>,
 ) -> crate::infer::Inference {
     let mut inf = crate::infer::infer(model, options);
-    inf.diagnostics.extend(require(&inf.contract, required, &model.input_dims()));
+    if !required.is_empty() {
+        inf.diagnostics.extend(require(&inf.contract, required, &model.input_dims()));
+    }
     inf
 }
 
