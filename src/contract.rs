@@ -340,8 +340,10 @@ pub fn explain(contract: &mut Contract, model: &crate::Model, inf: &crate::infer
         .flat_map(|g| g.order.iter().map(move |n| (g.path.as_str(), *n)))
         .map(|(path, n)| ((path, model.label_with(n, &positions)), n))
         .collect();
-    for (name, d) in contract.dims.iter_mut() {
-        let Some(ce) = d.counterexample.as_mut() else { continue };
+    // As many as the clashes traced ([`crate::infer::MAX_TRACED`]): a model of 100,000 dims
+    // would otherwise print 100,000 traces.
+    let refused = contract.dims.iter_mut().filter_map(|(name, d)| Some((name, d.counterexample.as_mut()?)));
+    for (name, ce) in refused.take(crate::infer::MAX_TRACED) {
         let Some(&n) = nodes.get(&(ce.graph.as_str(), ce.node.clone())) else { continue };
         let node = model.node(n);
         let x = Term::name(name);

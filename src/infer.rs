@@ -283,7 +283,7 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
 }
 
 /// How many clashes of a model get their sizes traced back ([`crate::provenance`]).
-const MAX_TRACED: usize = 1000;
+pub(crate) const MAX_TRACED: usize = 1000;
 
 struct Infer<'a> {
     /// Clashes traced so far.
