@@ -146,9 +146,9 @@ fn window(a: &Assumption, x: &Term) -> Option<(i64, i64)> {
 fn solve_one<'a>(
     c: &'a Constraint,
     x: &Term,
-    seen: &mut HashMap<Assumption, Option<Solved<'a>>>,
+    seen: &mut HashMap<&'a Assumption, Option<Solved<'a>>>,
 ) -> Option<Solved<'a>> {
-    let solved = seen.entry(c.assumption.clone()).or_insert_with(|| {
+    let solved = seen.entry(&c.assumption).or_insert_with(|| {
         let (settle, period) = window(&c.assumption, x)?;
         let holds = (1..=settle + period).map(|v| holds_at(&c.assumption, x, v)).collect();
         Some(Solved { constraint: c, settle, period, holds })

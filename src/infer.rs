@@ -292,7 +292,7 @@ struct Infer<'a> {
     options: &'a Options,
     out: Inference,
     /// The side conditions recorded so far, to keep them unique in linear time.
-    seen: std::collections::HashSet<Constraint>,
+    seen: std::collections::HashSet<Constraint, foldhash::fast::RandomState>,
     /// Each node's index in its graph's file order, for labels in linear time.
     position: std::cell::OnceCell<IdMap<NodeId, usize>>,
     /// Fresh symbols handed out so far.

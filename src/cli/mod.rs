@@ -447,7 +447,9 @@ fn check(
     let mut declared = std::collections::BTreeSet::new();
     for f in &files {
         let r = io::load(f).map(|m| {
-            declared.extend(m.input_dims());
+            if !opts.bindings.is_empty() || !required.is_empty() {
+                declared.extend(m.input_dims());
+            }
             onnx_bcast::contract::check(&m, opts, required)
         });
         match &r {

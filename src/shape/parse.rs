@@ -20,7 +20,10 @@ pub const MAX_TEXT: usize = 4096;
 /// The size `text` names: its term where it reads as an integer expression, else the named size
 /// whose name is the whole text, unread past [`MAX_TEXT`] bytes.
 pub fn parse(text: &str) -> Dim {
-    if text.len() > MAX_TEXT {
+    // A plain name, as most dim_params are, reads as itself.
+    let plain = !text.starts_with(|c: char| c.is_ascii_digit() || c == '.')
+        && !text.bytes().any(|b| b" \t\r\n+-*/%(),".contains(&b));
+    if text.len() > MAX_TEXT || (plain && !text.is_empty()) {
         return Dim::Term(Term::name(text));
     }
     let mut p = Parser { text: text.as_bytes(), at: 0, depth: 0 };

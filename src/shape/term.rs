@@ -114,7 +114,8 @@ impl fmt::Debug for Term {
 
 #[derive(Default)]
 struct Table {
-    map: HashMap<u64, Vec<Weak<Node>>>,
+    /// Keyed by the kind's hash, already a foldhash.
+    map: HashMap<u64, smallvec::SmallVec<[Weak<Node>; 1]>, foldhash::fast::FixedState>,
     entries: usize,
     sweep_at: usize,
 }
@@ -158,7 +159,7 @@ fn intern(kind: Kind) -> Option<Term> {
             ws.retain(|w| w.strong_count() > 0);
             !ws.is_empty()
         });
-        table.entries = table.map.values().map(Vec::len).sum();
+        table.entries = table.map.values().map(|ws| ws.len()).sum();
         table.sweep_at = (2 * table.entries).max(4096);
     }
     Some(Term(node))
