@@ -23,7 +23,9 @@ size. For each swept size ORT (CPU, one thread, graph optimizations off) runs th
 random inputs and the run is classified: ran; refused for a shape reason (the message mentions
 shapes, broadcast, dimension, Reshape, size, "Non-zero status code", ...: ORT wraps every kernel
 error in that phrase, so in practice any kernel failure but a failed allocation counts); other
-failure (memory, a feed ORT rejects); skipped (inputs over 200 MB, or sizes after a run slower
+failure (memory, a feed ORT rejects); an output whose size differs from a known size the
+graph output declares counts as refused for a shape reason ("declared output": ORT runs it with
+a warning, onnx-bcast's contract makes it an error finding); skipped (inputs over 200 MB, or sizes after a run slower
 than --slow s or once the dim's sweep has used --budget s). Disagreements: ORT ran a size the
 contract refuses, or refused (shape) a size the contract accepts. The contract's relations
 over the swept and held dims are evaluated from their text (`relation_holds`); a dim all of
@@ -186,11 +188,18 @@ def run(sess, inputs, bind, anon, rng) -> tuple[str, str, float]:
         return "skip", "inputs over 200 MB", 0.0
     t = time.perf_counter()
     try:
-        sess.run(None, feed)
-        return "ran", "", time.perf_counter() - t
+        outs = sess.run(None, feed)
     except Exception as e:  # noqa: BLE001 - every ORT failure is a verdict here
         msg = short(str(e))
         return classify(msg), msg, time.perf_counter() - t
+    dt = time.perf_counter() - t
+    # An output unlike its declared known size: ORT only warns, onnx-bcast's error.
+    for o, meta in zip(outs, sess.get_outputs()):
+        shape = getattr(o, "shape", ())
+        for a, d in enumerate(meta.shape if len(meta.shape) == len(shape) else []):
+            if isinstance(d, int) and d >= 0 and shape[a] != d:
+                return "shape", f"declared output: '{meta.name}' declares {d} at axis {a}, ran {shape[a]}", dt
+    return "ran", "", dt
 
 
 # ---------------------------------------------------------------- sweeping

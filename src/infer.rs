@@ -827,16 +827,7 @@ impl Infer<'_> {
             self.flag(n, Severity::Warning, code, msg);
         }
         for (axis, assumption) in out.assumptions {
-            let c = Constraint {
-                assumption,
-                graph: model.graph(node.graph).path.clone(),
-                node: self.label(n),
-                op_type: node.op_type.to_string(),
-                axis,
-            };
-            if self.seen.insert(c.clone()) {
-                self.out.constraints.push(c);
-            }
+            self.assume(n, axis, assumption);
         }
         let mut types = out.types.into_iter();
         let mut values = out.values.into_iter();
@@ -1006,6 +997,21 @@ impl Infer<'_> {
         debug_assert!(same, "plain broadcast of {} gave {ty:?}, the general path {general:?}", node.op_type);
     }
 
+    /// Records a side condition that node `n` needs at `axis`, once.
+    fn assume(&mut self, n: NodeId, axis: usize, assumption: Assumption) {
+        let node = self.model.node(n);
+        let c = Constraint {
+            assumption,
+            graph: self.model.graph(node.graph).path.clone(),
+            node: self.label(n),
+            op_type: node.op_type.to_string(),
+            axis,
+        };
+        if self.seen.insert(c.clone()) {
+            self.out.constraints.push(c);
+        }
+    }
+
     /// Merges a declared type into the inferred one (declared dims fill unknown ones) and
     /// reports where they contradict: an error for graph outputs, a warning for value_info.
     fn reconcile(
@@ -1026,15 +1032,27 @@ impl Infer<'_> {
         // inference, value_info included, but merges a disagreeing value_info shape with a
         // warning: so an element-type clash is an error wherever it is declared.
         let type_clash = matches!((id, dd), (Some(a), Some(b)) if a != b);
+        // A declared known size replaces an inferred term: exporters write what their own
+        // symbolic engines proved (torch.export's 4 heads where inference has
+        // `floor(544/(floor(h/8)*floor(w/8)*8+8))`). On a graph output it is also a condition,
+        // as the same clash between known sizes is an error: PP-OCR's recognizer declares 25
+        // where it computes `floor((width-3)/4)+1`.
+        let mut held = Vec::new();
         let shape = match (is, ds) {
             (Some(a), Some(b)) if a.len() != b.len() => Some(a.clone()),
             (Some(a), Some(b)) => Some(
                 a.iter()
                     .zip(b)
-                    .map(|(x, y)| match (x, y) {
+                    .enumerate()
+                    .map(|(axis, (x, y))| match (x, y) {
                         (Dim::Unknown, _) => y.clone(),
-                        (Dim::Term(_), Dim::Known(_)) => y.clone(),
                         (Dim::Term(f), Dim::Term(_)) if f.is_anonymous() => y.clone(),
+                        (Dim::Term(f), Dim::Known(k)) => {
+                            if is_output && !f.is_anonymous() {
+                                held.push((axis, Assumption::OneOf { sym: f.clone(), sizes: vec![*k] }));
+                            }
+                            y.clone()
+                        }
                         _ => x.clone(),
                     })
                     .collect(),
@@ -1042,6 +1060,9 @@ impl Infer<'_> {
             (None, b) => b.clone(),
             (a, None) => a.clone(),
         };
+        for (axis, assumption) in held {
+            self.assume(n, axis, assumption);
+        }
         if let Some(what) = clash {
             let kind = if is_output { "graph output" } else { "value_info" };
             let severity = if is_output || type_clash { Severity::Error } else { Severity::Warning };

@@ -2539,3 +2539,34 @@ fn gather_nd_of_positions_needs_the_mask_to_hold_them() {
     let sliced = build(true);
     assert!(sliced.contract.relations.iter().any(|r| r.condition.contains("indices")), "{:?}", sliced.contract);
 }
+
+/// A graph output declared [3] over `Relu(x)`, x [n]. onnxruntime 1.32 runs it at n=5 and
+/// returns y [5], with a warning only ("Expected shape from model of {3} does not match actual
+/// shape of {5} for output y"), but the same clash at known sizes is this tool's error.
+fn output_declared_over_a_term() -> Model {
+    let mut g = graph(
+        vec![node("Relu", &["x"], &["t"]), node("Identity", &["t"], &["y"])],
+        vec![f32_input("x", &[D::S("n")])],
+        vec![],
+        &[],
+    );
+    g.output = vec![f32_input("y", &[D::N(3)])];
+    model(g)
+}
+
+/// A graph output's known size where inference has a term is a condition the contract solves:
+/// it said nothing, and `--dim n=5` then found the error.
+#[test]
+fn a_graph_output_declared_known_over_a_term_is_a_condition() {
+    let m = output_declared_over_a_term();
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "t"), Some(&vec![Dim::sym("n")]));
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![d(3)]));
+    assert!(inf.contract.accepts("n", 3) && !inf.contract.accepts("n", 5), "{:?}", inf.contract);
+    assert_eq!(inf.contract.dims["n"].text, "only 3");
+    let bound = Options { bindings: [("n".into(), 5)].into(), ..Options::default() };
+    let inf = infer(&m, &bound);
+    assert_eq!(codes(&inf), vec!["declared-shape-mismatch"]);
+    assert_eq!(inf.diagnostics[0].severity, onnx_bcast::Severity::Error);
+}
