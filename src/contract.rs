@@ -273,19 +273,17 @@ pub fn unseen(contract: &mut Contract, model: &crate::Model, inf: &crate::infer:
             walked.insert(v, k);
             let Def::Node(n, _) = model.value(v).def else { continue };
             let node = model.node(n);
+            let moves = crate::ops::meaning(&node.domain, &node.op_type).map_or(&[][..], |m| m.moves);
             match node.op_type.as_str() {
                 _ if !node.domain.is_empty() => stack.extend(node.inputs.iter().flatten()),
                 "Shape" | "Size" => {
                     found = true;
                     names.extend(read_names(model, inf, node.inputs.iter().flatten()));
                 }
-                // Their elements are some of input 0's, which the other inputs only move.
-                "Reshape" | "Expand" | "Squeeze" | "Unsqueeze" | "Flatten" | "Transpose" | "Slice" | "Tile"
-                | "Identity" | "Gather" | "GatherElements" | "GatherND" | "Compress" => {
-                    stack.extend(node.inputs.first().copied().flatten())
+                // The other inputs only move these inputs' elements.
+                _ if !moves.is_empty() => {
+                    stack.extend(moves.iter().filter_map(|i| node.inputs.get(*i).copied().flatten()))
                 }
-                // The data's elements and the padding value.
-                "Pad" => stack.extend([0, 2].iter().filter_map(|i| node.inputs.get(*i).copied().flatten())),
                 _ => stack.extend(node.inputs.iter().flatten()),
             }
         }

@@ -88,10 +88,23 @@ pub struct Meaning {
     pub kernel: Option<Kernel>,
     /// Whether loop fusion takes the op, and as what.
     pub fuse: Option<Fuse>,
+    /// The inputs whose elements the output's are, moved or selected, where the op computes
+    /// none (Reshape's data; Pad's data and padding value); empty for the others.
+    pub moves: &'static [usize],
 }
 
 const fn op(op: &'static str, family: Family) -> Meaning {
-    Meaning { domain: "", op, family, fold: F::None, floats: FF::None, ratio: R::None, kernel: None, fuse: None }
+    Meaning {
+        domain: "",
+        op,
+        family,
+        fold: F::None,
+        floats: FF::None,
+        ratio: R::None,
+        kernel: None,
+        fuse: None,
+        moves: &[],
+    }
 }
 
 const fn custom(name: &'static str, rule: CustomRule) -> Meaning {
@@ -114,6 +127,9 @@ impl Meaning {
     const fn fuse(self, fuse: Fuse) -> Meaning {
         Meaning { fuse: Some(fuse), ..self }
     }
+    const fn moves(self, moves: &'static [usize]) -> Meaning {
+        Meaning { moves, ..self }
+    }
     const fn domain(self, domain: &'static str) -> Meaning {
         Meaning { domain, ..self }
     }
@@ -133,7 +149,7 @@ pub static OPS: &[Meaning] = &[
     op("BitwiseXor", Binary).kernel(|c| k::bitwise(c, k::Bit::Xor)),
     op("Div", Binary).fold(F::Binary(fold::div)).floats(FF::Binary(|a, b| a / b)).ratio(R::Div).kernel(|c| k::arith(c, k::Arith::Div)).fuse(Fuse::Div),
     op("Equal", Compare).fold(F::Binary(fold::eq)).kernel(|c| k::compare(c, k::Cmp::Eq)),
-    op("Expand", Expand).fold(F::Broadcast0).kernel(k::expand).fuse(Fuse::Expand),
+    op("Expand", Expand).fold(F::Broadcast0).kernel(k::expand).fuse(Fuse::Expand).moves(&[0]),
     op("Greater", Compare).fold(F::Binary(fold::gt)).kernel(|c| k::compare(c, k::Cmp::Gt)),
     op("GreaterOrEqual", Compare).fold(F::Binary(fold::ge)).kernel(|c| k::compare(c, k::Cmp::Ge)),
     op("Less", Compare).fold(F::Binary(fold::lt)).kernel(|c| k::compare(c, k::Cmp::Lt)),
@@ -167,11 +183,11 @@ pub static OPS: &[Meaning] = &[
     op("Cos", Unary).kernel(|c| k::unary_float(c, f64::cos)),
     op("Cosh", Unary).kernel(|c| k::unary_float(c, f64::cosh)),
     op("Exp", Unary).kernel(|c| k::unary_float(c, f64::exp)),
-    custom("Flatten", r::flatten).kernel(s::flatten),
+    custom("Flatten", r::flatten).kernel(s::flatten).moves(&[0]),
     op("Floor", Unary).floats(FF::Unary(f64::floor)).ratio(R::Floor).kernel(|c| k::unary_float(c, f64::floor)),
-    custom("Gather", r::gather).kernel(s::gather),
+    custom("Gather", r::gather).kernel(s::gather).moves(&[0]),
     custom("Gemm", r::gemm).kernel(s::gemm),
-    custom("Identity", r::identity).kernel(s::identity),
+    custom("Identity", r::identity).kernel(s::identity).moves(&[0]),
     op("IsNaN", Predicate).kernel(k::is_nan),
     op("LeakyRelu", Unary).kernel(k::leaky_relu),
     op("Log", Unary).kernel(|c| k::unary_float(c, f64::ln)),
@@ -180,7 +196,7 @@ pub static OPS: &[Meaning] = &[
     custom("Range", r::range).kernel(s::range),
     op("Reciprocal", Unary).floats(FF::Unary(|x| 1.0 / x)).kernel(|c| k::unary_float(c, |x| 1.0 / x)),
     op("Relu", Unary).floats(FF::Unary(|a| a.max(0.0))).kernel(|c| k::num_unary(c, k::NumUnary::Relu)),
-    custom("Reshape", r::reshape).kernel(s::reshape),
+    custom("Reshape", r::reshape).kernel(s::reshape).moves(&[0]),
     op("Round", Unary).floats(FF::Unary(f64::round_ties_even)).kernel(|c| k::unary_float(c, f64::round_ties_even)),
     custom("Shape", r::shape).kernel(s::shape_op),
     op("Sigmoid", Unary).kernel(|c| k::unary_float(c, |x| 1.0 / (1.0 + (-x).exp()))),
@@ -188,15 +204,15 @@ pub static OPS: &[Meaning] = &[
     op("Sin", Unary).kernel(|c| k::unary_float(c, f64::sin)),
     op("Sinh", Unary).kernel(|c| k::unary_float(c, f64::sinh)),
     custom("Size", r::size).kernel(s::size),
-    custom("Slice", r::slice).kernel(s::slice),
+    custom("Slice", r::slice).kernel(s::slice).moves(&[0]),
     op("Softplus", Unary).kernel(|c| k::unary_float(c, |x| x.exp().ln_1p())),
     op("Softsign", Unary).kernel(|c| k::unary_float(c, |x| x / (1.0 + x.abs()))),
     op("Sqrt", Unary).floats(FF::Unary(f64::sqrt)).kernel(|c| k::unary_float(c, f64::sqrt)),
-    custom("Squeeze", r::squeeze).kernel(s::squeeze),
+    custom("Squeeze", r::squeeze).kernel(s::squeeze).moves(&[0]),
     op("Tan", Unary).kernel(|c| k::unary_float(c, f64::tan)),
     op("Tanh", Unary).kernel(|c| k::unary_float(c, f64::tanh)),
-    custom("Tile", r::tile).kernel(s::tile),
-    custom("Unsqueeze", r::unsqueeze).kernel(s::unsqueeze),
+    custom("Tile", r::tile).kernel(s::tile).moves(&[0]),
+    custom("Unsqueeze", r::unsqueeze).kernel(s::unsqueeze).moves(&[0]),
     // Inference only.
     custom("AffineGrid", r::affine_grid),
     custom("ArgMax", r::arg_reduce),
@@ -213,7 +229,7 @@ pub static OPS: &[Meaning] = &[
     custom("CenterCropPad", r::center_crop_pad),
     custom("Clip", r::clip),
     custom("Col2Im", r::col2im),
-    custom("Compress", r::compress),
+    custom("Compress", r::compress).moves(&[0]),
     custom("ConcatFromSequence", r::concat_from_sequence),
     custom("Conv", r::conv),
     custom("ConvInteger", r::conv),
@@ -232,8 +248,8 @@ pub static OPS: &[Meaning] = &[
     op("Erf", Unary),
     custom("EyeLike", r::eye_like),
     custom("GRU", r::rnn),
-    custom("GatherElements", r::gather_elements),
-    custom("GatherND", r::gather_nd),
+    custom("GatherElements", r::gather_elements).moves(&[0]),
+    custom("GatherND", r::gather_nd).moves(&[0]),
     op("Gelu", Unary),
     custom("GlobalAveragePool", r::global_pool),
     custom("GlobalLpPool", r::global_pool),
@@ -273,7 +289,7 @@ pub static OPS: &[Meaning] = &[
     custom("Optional", r::optional),
     custom("OptionalGetElement", r::optional_get_element),
     custom("OptionalHasElement", r::optional_has_element),
-    custom("Pad", r::pad),
+    custom("Pad", r::pad).moves(&[0, 2]),
     custom("QLinearConv", r::conv),
     custom("QLinearMatMul", r::matmul),
     custom("QuantizeLinear", r::quantize),
@@ -326,7 +342,7 @@ pub static OPS: &[Meaning] = &[
     custom("TfIdfVectorizer", r::tfidf),
     op("ThresholdedRelu", Unary),
     custom("TopK", r::topk),
-    custom("Transpose", r::transpose),
+    custom("Transpose", r::transpose).moves(&[0]),
     custom("Trilu", r::trilu),
     custom("Unique", r::unique),
     custom("Upsample", r::resize),
@@ -378,6 +394,14 @@ mod tests {
         }
         for s in &schemas {
             assert!(rows.contains(s), "{}::{} has no row in the registry", s.0, s.1);
+        }
+        // An op moves only inputs it takes (at its newest version: Pad's value was an
+        // attribute before opset 11).
+        for m in super::OPS.iter().filter(|m| !m.moves.is_empty()) {
+            let inputs = super::super::table::TABLE.iter().filter(|s| (s.domain, s.op) == (m.domain, m.op));
+            let most = inputs.map(|s| s.arity.max_inputs).max().unwrap_or(0);
+            let past = m.moves.iter().find(|i| **i as u32 >= most);
+            assert!(past.is_none(), "{}::{} moves input {past:?}, past its {most} inputs", m.domain, m.op);
         }
     }
 
