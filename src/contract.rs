@@ -146,7 +146,7 @@ fn window(a: &Assumption, x: &Term) -> Option<(i64, i64)> {
 fn solve_one<'a>(
     c: &'a Constraint,
     x: &Term,
-    seen: &mut HashMap<&'a Assumption, Option<Solved<'a>>>,
+    seen: &mut HashMap<&'a Assumption, Option<Solved<'a>>, foldhash::fast::RandomState>,
 ) -> Option<Solved<'a>> {
     let solved = seen.entry(&c.assumption).or_insert_with(|| {
         let (settle, period) = window(&c.assumption, x)?;
@@ -186,7 +186,7 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
         }
     }
     for (name, (x, cs)) in single {
-        let (mut solved, mut seen) = (Vec::new(), HashMap::new());
+        let (mut solved, mut seen) = (Vec::new(), HashMap::default());
         for c in cs {
             match solve_one(c, &x, &mut seen) {
                 Some(s) => solved.push(s),

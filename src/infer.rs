@@ -461,8 +461,10 @@ impl Infer<'_> {
     fn contradictions(&mut self) {
         let constraints = &self.out.constraints;
         // Each symbol's class under the `Equal` conditions: a union-find keyed by symbol.
-        let mut parent: HashMap<&Term, &Term> = HashMap::new();
-        fn root<'a>(parent: &mut HashMap<&'a Term, &'a Term>, mut s: &'a Term) -> &'a Term {
+        // Terms hash as their interned hash: foldhash, not SipHash, mixes it.
+        type Map<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+        let mut parent: Map<&Term, &Term> = Map::default();
+        fn root<'a>(parent: &mut Map<&'a Term, &'a Term>, mut s: &'a Term) -> &'a Term {
             while let Some(&p) = parent.get(s) {
                 if let Some(&up) = parent.get(p) {
                     parent.insert(s, up);
@@ -481,10 +483,10 @@ impl Infer<'_> {
         }
         // Keyed by class: a model with many symbols has as many entries (a list searched per
         // condition took 2.6 s for 50,000).
-        let mut allowed: HashMap<&Term, (Vec<i64>, &Constraint, &Term)> = HashMap::new();
+        let mut allowed: Map<&Term, (Vec<i64>, &Constraint, &Term)> = Map::default();
         let mut found = Vec::new();
         // A class is reported once: later conditions on it only repeat the first conflict.
-        let mut reported: std::collections::HashSet<&Term> = std::collections::HashSet::new();
+        let mut reported: std::collections::HashSet<&Term, foldhash::fast::RandomState> = Default::default();
         for c in constraints {
             let Assumption::OneOf { sym, sizes } = &c.assumption else { continue };
             let class = root(&mut parent, sym);
