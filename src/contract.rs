@@ -256,8 +256,9 @@ pub fn branched(contract: &mut Contract, constraints: &[Constraint], open: &[Str
 
 /// The sizes that indices of unknown values are computed from, as one relation whose dims are
 /// then not exact: where a `Shape` or `Size` upstream reads sizes into indices (Longformer's
-/// chunk indices, a dynamo export's mask positions), their node may refuse sizes no condition
-/// names. Indices that are data (token ids) read no size.
+/// chunk indices, a dynamo export's mask positions), or a `CumSum` sums along an axis
+/// (RoBERTa's positions), their node may refuse sizes no condition names. Indices that are
+/// data (token ids) read no size.
 pub fn unseen(contract: &mut Contract, model: &crate::Model, inf: &crate::infer::Inference) {
     // One walk up from each index; a value an earlier walk reached counts as that walk found
     // (it may read sizes), so that no value is walked twice.
@@ -278,7 +279,25 @@ pub fn unseen(contract: &mut Contract, model: &crate::Model, inf: &crate::infer:
                 _ if !node.domain.is_empty() => stack.extend(node.inputs.iter().flatten()),
                 "Shape" | "Size" => {
                     found = true;
-                    names.extend(read_names(model, inf, node.inputs.iter().flatten()));
+                    let dims = node.inputs.iter().flatten().flat_map(|x| dims_of(inf, *x));
+                    names.extend(read_names(model, dims));
+                }
+                // A running sum grows with the length of its axis: RoBERTa's positions are
+                // `cumsum(ids != pad) + pad`, into a table of as many positions.
+                "CumSum" => {
+                    found = true;
+                    let Some(&Some(data)) = node.inputs.first() else { continue };
+                    let dims = dims_of(inf, data);
+                    let axis = node.inputs.get(1).copied().flatten().and_then(|a| inf.value(a)?.first()?.known());
+                    let axis = axis.and_then(|a| usize::try_from(if a < 0 { a + dims.len() as i64 } else { a }).ok());
+                    names.extend(read_names(
+                        model,
+                        match axis.and_then(|a| dims.get(a)) {
+                            Some(d) => std::slice::from_ref(d),
+                            None => dims,
+                        },
+                    ));
+                    stack.push(data);
                 }
                 // The other inputs only move these inputs' elements.
                 _ if !moves.is_empty() => {
@@ -307,13 +326,9 @@ pub fn unseen(contract: &mut Contract, model: &crate::Model, inf: &crate::infer:
 
 /// The input dims the shapes of `values` are made of; every input dim where one is a size
 /// inference could not name, which may have come from any of them.
-fn read_names<'a>(
-    model: &crate::Model,
-    inf: &crate::infer::Inference,
-    values: impl Iterator<Item = &'a ValueId>,
-) -> BTreeSet<String> {
+fn read_names<'a>(model: &crate::Model, dims: impl IntoIterator<Item = &'a Dim>) -> BTreeSet<String> {
     let mut names = BTreeSet::new();
-    for d in values.flat_map(|x| inf.shape(*x).map_or(&[Dim::Unknown][..], Vec::as_slice)) {
+    for d in dims {
         match d {
             Dim::Known(_) => {}
             Dim::Term(t) if !t.has_fresh() => {
@@ -323,6 +338,11 @@ fn read_names<'a>(
         }
     }
     names
+}
+
+/// The dims of `v`'s shape; one unknown dim where its rank is unknown.
+fn dims_of(inf: &crate::infer::Inference, v: ValueId) -> &[Dim] {
+    inf.shape(v).map_or(&[Dim::Unknown][..], Vec::as_slice)
 }
 
 /// Fills in where the sizes each counterexample's node gets came from, evaluated at the

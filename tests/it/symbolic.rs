@@ -2570,3 +2570,37 @@ fn a_graph_output_declared_known_over_a_term_is_a_condition() {
     assert_eq!(codes(&inf), vec!["declared-shape-mismatch"]);
     assert_eq!(inf.diagnostics[0].severity, onnx_bcast::Severity::Error);
 }
+
+/// RoBERTa's positions, `cumsum(ids != 1, axis 1) * (ids != 1) + 1`, into a table of 64
+/// (`roberta_positions` in the doc of the test below).
+fn roberta_positions() -> Model {
+    let table = TensorProto { dims: vec![64, 4], ..f32_init("table", 256) };
+    let cast =
+        |from: &str, to: &str, ty: tensor_proto::DataType| with_int(node("Cast", &[from], &[to]), "to", ty as i64);
+    let nodes = vec![
+        node("Equal", &["ids", "one_s"], &["pad"]),
+        node("Not", &["pad"], &["keep"]),
+        cast("keep", "mask", tensor_proto::DataType::Int32),
+        node("CumSum", &["mask", "one_s"], &["sums"]),
+        node("Mul", &["sums", "mask"], &["kept"]),
+        cast("kept", "kept64", tensor_proto::DataType::Int64),
+        node("Add", &["kept64", "one_s"], &["pos"]),
+        node("Gather", &["table", "pos"], &["e"]),
+    ];
+    let ids = input("ids", tensor_proto::DataType::Int64, &[D::S("b"), D::S("s")]);
+    model(graph(nodes, vec![ids], vec![scalar("one_s", 1), table], &["e"]))
+}
+
+/// The running sum reads the length of its axis: onnxruntime 1.32 runs the model above at
+/// (b, s) = (2, 62) and refuses (2, 63) with ids of 5 ("indices element out of data bounds,
+/// idx=64"), and runs (2, 100) with ids of 1, all padding. The contract said nothing of s; it
+/// now names the Gather as a relation over s alone, which is then not exact.
+#[test]
+fn a_running_sum_of_a_mask_into_a_table_reads_its_axis() {
+    let m = roberta_positions();
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    let relations: Vec<_> = inf.contract.relations.iter().map(|r| (r.dims.clone(), r.node.as_str())).collect();
+    assert_eq!(relations, vec![(vec!["s".to_string()], "Gather_e")], "{:?}", inf.contract.relations);
+    assert!(inf.contract.relations[0].condition.contains("the indices of Gather_e"));
+}
