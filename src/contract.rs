@@ -245,7 +245,7 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
 pub fn branched(contract: &mut Contract, constraints: &[Constraint], open: &[String]) {
     let inside =
         |g: &str| open.iter().any(|o| g.strip_prefix(o.as_str()).is_some_and(|r| r.is_empty() || r.starts_with('/')));
-    for c in constraints.iter().filter(|c| !open.is_empty() && inside(&c.graph)) {
+    for c in constraints.iter().filter(|c| inside(&c.graph)) {
         for a in terms(&c.assumption).into_iter().flat_map(Term::atoms) {
             if let Some(d) = a.as_name().and_then(|n| contract.dims.get_mut(n)) {
                 d.exact = false;
