@@ -2604,3 +2604,55 @@ fn a_running_sum_of_a_mask_into_a_table_reads_its_axis() {
     assert_eq!(relations, vec![(vec!["s".to_string()], "Gather_e")], "{:?}", inf.contract.relations);
     assert!(inf.contract.relations[0].condition.contains("the indices of Gather_e"));
 }
+
+/// BART's `shift_tokens_right` as TorchScript writes it: ScatterND (or GatherND) of index
+/// tuples `(arange(b)[:, None], arange(s)[1:])` expanded to [b, s-1], empty where s is 1.
+fn shifted_tuples(op: &str) -> Model {
+    let i = |name: &str, v: &[i64]| ints_init(name, v);
+    let nodes = vec![
+        node("Shape", &["x"], &["sh"]),
+        node("Gather", &["sh", "zero_s"], &["b"]),
+        node("Gather", &["sh", "one_s"], &["s"]),
+        node("Range", &["zero_s", "b", "one_s"], &["rb"]),
+        node("Reshape", &["rb", "col"], &["rbc"]),
+        node("Range", &["zero_s", "s", "one_s"], &["rs"]),
+        node("Slice", &["rs", "one", "end", "zero"], &["rs1"]),
+        node("Sub", &["s", "one_s"], &["sm1"]),
+        node("Unsqueeze", &["b", "zero"], &["bu"]),
+        node("Unsqueeze", &["sm1", "zero"], &["su"]),
+        with_int(node("Concat", &["bu", "su"], &["target"]), "axis", 0),
+        node("Expand", &["rbc", "target"], &["eb"]),
+        node("Expand", &["rs1", "target"], &["es"]),
+        node("Unsqueeze", &["eb", "last"], &["ub"]),
+        node("Unsqueeze", &["es", "last"], &["us"]),
+        with_int(node("Concat", &["ub", "us"], &["idx"]), "axis", -1),
+        node("Slice", &["x", "zero", "last", "one"], &["upd"]),
+        if op == "ScatterND" { node(op, &["x", "idx", "upd"], &["y"]) } else { node(op, &["x", "idx"], &["y"]) },
+    ];
+    let inits = vec![
+        scalar("zero_s", 0),
+        scalar("one_s", 1),
+        i("zero", &[0]),
+        i("one", &[1]),
+        i("last", &[-1]),
+        i("col", &[-1, 1]),
+        i("end", &[i64::MAX]),
+    ];
+    model(graph(nodes, vec![f32_input("x", &[D::S("b"), D::S("s")])], inits, &["y"]))
+}
+
+/// Index tuples that are empty at some sizes fit where their bounds do: where they are not
+/// empty the bounds hold, and empty ones index nothing. onnxruntime 1.32 runs both models at
+/// (b, s) = (2, 1), (1, 1), (2, 5) and (3, 64). Their indices were a relation over b and s.
+#[test]
+fn index_tuples_empty_at_some_sizes_fit_where_their_bounds_do() {
+    for op in ["ScatterND", "GatherND"] {
+        let m = shifted_tuples(op);
+        let inf = infer(&m, &Options::default());
+        assert!(inf.diagnostics.is_empty(), "{op}: {:?}", inf.diagnostics);
+        assert!(inf.contract.dims.is_empty() && inf.contract.relations.is_empty(), "{op}: {:?}", inf.contract);
+    }
+    let m = shifted_tuples("GatherND");
+    let s_1 = Dim::sym("s").sub(&d(1));
+    assert_eq!(shape_of(&m, &infer(&m, &Options::default()), "y"), Some(&vec![Dim::sym("b"), s_1]));
+}

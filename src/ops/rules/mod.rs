@@ -205,20 +205,17 @@ pub(super) fn indices_fit(c: &Ctx, size: &Dim, axis: usize, out: &mut Out) -> Re
 
 /// Indices (input 1) within `bounds` must fall in an axis of `size` elements, as
 /// [`indices_fit`] says. Bounds that are not tight decide only where they fit for every size,
-/// and so do indices that may be empty at some sizes; else the indices are unbounded.
+/// and so do indices that may be empty at some sizes (their bounds hold where they are not,
+/// and empty ones index nothing: BART's `ids[:, 1:]` tuples); else the indices are unbounded.
 pub(super) fn within(c: &Ctx, bounds: Bounds, size: &Dim, axis: usize, out: &mut Out) -> Result<(), RuleError> {
-    // Empty indices index nothing; indices that may be empty at some sizes are not decided.
     let nonempty = match c.shape(1).map(Dim::product) {
         Some(Dim::Known(0)) => return Ok(()),
         Some(Dim::Known(_)) => true,
         Some(Dim::Term(t)) => t.bounds(&|_| (1, None)).0 >= 1,
         Some(Dim::Unknown) | None => false,
     };
-    if !nonempty {
-        out.unbounded = Some(1);
-        return Ok(());
-    }
     let Bounds { lo, hi, tight } = bounds;
+    let tight = tight && nonempty;
     // `hi <= size - 1` and `lo >= -size`, each `x >= min` or `x <= max` with the index it is
     // about: over the indices where the size is known, over the size where the indices are
     // (`batch >= 1` for index 0), else over their difference. A size is never below 0, so
