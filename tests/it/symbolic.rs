@@ -2571,8 +2571,7 @@ fn a_graph_output_declared_known_over_a_term_is_a_condition() {
     assert_eq!(inf.diagnostics[0].severity, onnx_bcast::Severity::Error);
 }
 
-/// RoBERTa's positions, `cumsum(ids != 1, axis 1) * (ids != 1) + 1`, into a table of 64
-/// (`roberta_positions` in the doc of the test below).
+/// RoBERTa's positions, `cumsum(ids != 1, axis 1) * (ids != 1) + 1`, into a table of 64.
 fn roberta_positions() -> Model {
     let table = TensorProto { dims: vec![64, 4], ..f32_init("table", 256) };
     let cast =
@@ -2608,7 +2607,6 @@ fn a_running_sum_of_a_mask_into_a_table_reads_its_axis() {
 /// BART's `shift_tokens_right` as TorchScript writes it: ScatterND (or GatherND) of index
 /// tuples `(arange(b)[:, None], arange(s)[1:])` expanded to [b, s-1], empty where s is 1.
 fn shifted_tuples(op: &str) -> Model {
-    let i = |name: &str, v: &[i64]| ints_init(name, v);
     let nodes = vec![
         node("Shape", &["x"], &["sh"]),
         node("Gather", &["sh", "zero_s"], &["b"]),
@@ -2632,11 +2630,11 @@ fn shifted_tuples(op: &str) -> Model {
     let inits = vec![
         scalar("zero_s", 0),
         scalar("one_s", 1),
-        i("zero", &[0]),
-        i("one", &[1]),
-        i("last", &[-1]),
-        i("col", &[-1, 1]),
-        i("end", &[i64::MAX]),
+        ints_init("zero", &[0]),
+        ints_init("one", &[1]),
+        ints_init("last", &[-1]),
+        ints_init("col", &[-1, 1]),
+        ints_init("end", &[i64::MAX]),
     ];
     model(graph(nodes, vec![f32_input("x", &[D::S("b"), D::S("s")])], inits, &["y"]))
 }
