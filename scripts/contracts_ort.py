@@ -411,7 +411,8 @@ def table(results: list[tuple[str, list[dict]]], has_contract: dict) -> int:
 
 def default_models() -> list[str]:
     found = sorted(glob.glob(os.path.join(TORCH_DIR, "*.onnx")))
-    for name in ("ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "mobilevit.onnx", "mpt.onnx", "gpt2.onnx",
+    for name in ("ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "PP-OCRv6_det_small.onnx", "mobilevit.onnx",
+                 "mpt.onnx", "gpt2.onnx",
                  "funnel.onnx", "deberta_v2.onnx", "mamba.onnx"):
         found += sorted(glob.glob(os.path.join(REAL_DIR, "**", name), recursive=True))[:1]
     out = subprocess.run(["find", REAL_DIR, "-name", "*.onnx"], capture_output=True, text=True).stdout.split()

@@ -54,6 +54,8 @@ pub struct Counterexample {
     /// bound (`window`: a window that must fit, a sequence within its caches).
     pub axis: usize,
     pub window: bool,
+    /// For a size the model declares ([`Constraint::declared`]), the tensor declaring it.
+    pub declared: Option<String>,
     pub message: String,
     /// Where each size the node gets there came from ([`crate::provenance`]).
     pub origins: Vec<String>,
@@ -209,6 +211,10 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
         let end = (settle + period).min(MAX_WINDOW);
         let exact = settle + period <= MAX_WINDOW;
         let ok: Vec<bool> = (1..=end).map(|v| solved.iter().all(|s| s.at(v))).collect();
+        // A size only a value_info's declaration refuses may run: onnxruntime refuses it only
+        // where it plans memory by the false size.
+        let firm = |s: &&Solved| s.constraint.declared.as_ref().is_none_or(|d| d.output);
+        let exact = exact && (1..=end).all(|v| ok[(v - 1) as usize] || !solved.iter().filter(firm).all(|s| s.at(v)));
         let Some(refused) = (1..=end).find(|v| !ok[(*v - 1) as usize]) else { continue };
         if !ok.contains(&true) {
             if exact {
@@ -229,6 +235,7 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
             graph: c.graph.clone(),
             axis: c.axis,
             window: matches!(c.assumption, Assumption::AtLeast { .. } | Assumption::AtMost { .. }),
+            declared: c.declared.as_ref().map(|d| d.tensor.clone()),
             message: failure(c, &x, &name, refused),
             origins: Vec::new(),
         });
@@ -370,9 +377,12 @@ pub fn explain(contract: &mut Contract, model: &crate::Model, inf: &crate::infer
         // A size bound is on the first input whose size there is made of the dim.
         let mentions = |d: &Dim| matches!(d, Dim::Term(t) if t.atoms().contains(&x));
         let bound = |v: &&ValueId| inf.shape(**v).and_then(|s| s.get(ce.axis)).is_some_and(mentions);
-        let inputs: Vec<&ValueId> = match ce.window {
-            true => node.inputs.iter().flatten().filter(bound).take(1).collect(),
-            false => node.inputs.iter().flatten().collect(),
+        // A declared size is about the output declared, so that is the value traced.
+        let declared = ce.declared.as_ref().and_then(|t| node.outputs.iter().flatten().find(|v| model.name(**v) == t));
+        let inputs: Vec<&ValueId> = match (declared, ce.window) {
+            (Some(v), _) => vec![v],
+            (None, true) => node.inputs.iter().flatten().filter(bound).take(1).collect(),
+            (None, false) => node.inputs.iter().flatten().collect(),
         };
         for &v in inputs {
             let Some(shape) = inf.shape(v) else { continue };
@@ -420,27 +430,35 @@ fn failure(c: &Constraint, x: &Term, name: &str, v: i64) -> String {
     let at = |t: &Term| t.eval(&|a| (a == x).then_some(v));
     let show = |t: &Term| at(t).map_or_else(|| "sizes that do not broadcast".to_string(), |n| n.to_string());
     let head = format!("{name}={v}: {} ({})", c.node, c.op_type);
-    match &c.assumption {
-        Assumption::OneOf { sym, sizes } => {
-            let want: Vec<String> = sizes.iter().map(i64::to_string).collect();
-            format!("{head} gets {} at axis {}, where it needs {}", show(sym), c.axis, want.join(" or "))
+    let axis = c.axis;
+    let sizes = |s: &[i64]| s.iter().map(i64::to_string).collect::<Vec<_>>().join(" or ");
+    match (&c.assumption, c.declared.as_ref().map(|d| &d.tensor)) {
+        // A size the model declares for the node's output.
+        (Assumption::OneOf { sym, sizes: s }, Some(t)) => {
+            format!("{head} computes {} at axis {axis} of '{t}', which the model declares {}", show(sym), sizes(s))
         }
-        Assumption::EqualOrOne(ts) => {
+        (Assumption::Equal(a, b), Some(t)) => {
+            format!("{head} computes {} at axis {axis} of '{t}', which the model declares {}", show(a), show(b))
+        }
+        (Assumption::OneOf { sym, sizes: s }, _) => {
+            format!("{head} gets {} at axis {axis}, where it needs {}", show(sym), sizes(s))
+        }
+        (Assumption::EqualOrOne(ts), _) => {
             let mut vals: Vec<String> = ts.iter().map(show).collect();
             vals.dedup();
-            format!("{head} gets {} at axis {}", vals.join(" and "), c.axis)
+            format!("{head} gets {} at axis {axis}", vals.join(" and "))
         }
-        Assumption::Stretches { from, to } => {
-            format!("{head} gets {} to stretch to {} at axis {}", show(from), show(to), c.axis)
+        (Assumption::Stretches { from, to }, _) => {
+            format!("{head} gets {} to stretch to {} at axis {axis}", show(from), show(to))
         }
-        Assumption::Equal(a, b) => {
-            format!("{head} gets {} and {} at axis {}, which must be equal", show(a), show(b), c.axis)
+        (Assumption::Equal(a, b), _) => {
+            format!("{head} gets {} and {} at axis {axis}, which must be equal", show(a), show(b))
         }
-        Assumption::AtLeast { size, min } => {
-            format!("{head} gets {} at axis {}, where it needs at least {min}", show(size), c.axis)
+        (Assumption::AtLeast { size, min }, _) => {
+            format!("{head} gets {} at axis {axis}, where it needs at least {min}", show(size))
         }
-        Assumption::AtMost { size, max } => {
-            format!("{head} gets {} at axis {}, where it takes at most {max}", show(size), c.axis)
+        (Assumption::AtMost { size, max }, _) => {
+            format!("{head} gets {} at axis {axis}, where it takes at most {max}", show(size))
         }
     }
 }

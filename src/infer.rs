@@ -62,6 +62,19 @@ pub struct Constraint {
     pub node: String,
     pub op_type: String,
     pub axis: usize,
+    /// Set for the condition that a size the model declares for the node's output holds.
+    pub declared: Option<Declared>,
+}
+
+/// A size the model declares for a node's output where inference computes another term.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Declared {
+    /// The tensor declaring it.
+    pub tensor: String,
+    /// Declared as a graph output, where the same clash at known sizes is an error. Else by
+    /// value_info, which onnxruntime trusts when it plans memory: it refuses some runs where
+    /// the declared size is false, and not others.
+    pub output: bool,
 }
 
 /// The result of inference: a type per value, the contents of small integer tensors, the
@@ -245,6 +258,8 @@ pub fn infer(model: &Model, options: &Options) -> Inference {
         options,
         seen: Default::default(),
         position: std::cell::OnceCell::new(),
+        declared_seen: Default::default(),
+        input_dims: std::cell::OnceCell::new(),
         fresh: 0,
         overrides: HashMap::new(),
         calls: 0,
@@ -295,6 +310,10 @@ struct Infer<'a> {
     seen: std::collections::HashSet<Constraint, foldhash::fast::RandomState>,
     /// Each node's index in its graph's file order, for labels in linear time.
     position: std::cell::OnceCell<IdMap<NodeId, usize>>,
+    /// The conditions recorded from declared sizes ([`Infer::assume`]).
+    declared_seen: std::collections::HashSet<Assumption, foldhash::fast::RandomState>,
+    /// The main graph's input dims ([`Model::input_dims`]), read on first use.
+    input_dims: std::cell::OnceCell<std::collections::BTreeSet<String>>,
     /// Fresh symbols handed out so far.
     fresh: usize,
     /// Attributes of function-body nodes, as the current call gives them.
@@ -829,7 +848,7 @@ impl Infer<'_> {
             self.flag(n, Severity::Warning, code, msg);
         }
         for (axis, assumption) in out.assumptions {
-            self.assume(n, axis, assumption);
+            self.assume(n, axis, assumption, None);
         }
         let mut types = out.types.into_iter();
         let mut values = out.values.into_iter();
@@ -999,8 +1018,13 @@ impl Infer<'_> {
         debug_assert!(same, "plain broadcast of {} gave {ty:?}, the general path {general:?}", node.op_type);
     }
 
-    /// Records a side condition that node `n` needs at `axis`, once.
-    fn assume(&mut self, n: NodeId, axis: usize, assumption: Assumption) {
+    /// Records a side condition that node `n` needs at `axis`, once; one the model declares
+    /// (for tensor `declared`) once whatever the node, as exporters declare a size again for
+    /// each tensor carrying it.
+    fn assume(&mut self, n: NodeId, axis: usize, assumption: Assumption, declared: Option<Declared>) {
+        if declared.is_some() && !self.declared_seen.insert(assumption.clone()) {
+            return;
+        }
         let node = self.model.node(n);
         let c = Constraint {
             assumption,
@@ -1008,6 +1032,7 @@ impl Infer<'_> {
             node: self.label(n),
             op_type: node.op_type.to_string(),
             axis,
+            declared,
         };
         if self.seen.insert(c.clone()) {
             self.out.constraints.push(c);
@@ -1036,9 +1061,14 @@ impl Infer<'_> {
         let type_clash = matches!((id, dd), (Some(a), Some(b)) if a != b);
         // A declared known size replaces an inferred term: exporters write what their own
         // symbolic engines proved (torch.export's 4 heads where inference has
-        // `floor(544/(floor(h/8)*floor(w/8)*8+8))`). On a graph output it is also a condition,
-        // as the same clash between known sizes is an error: PP-OCR's recognizer declares 25
-        // where it computes `floor((width-3)/4)+1`.
+        // `floor(544/(floor(h/8)*floor(w/8)*8+8))`). It is also the condition that the term
+        // takes that size on a graph output, as the same clash between known sizes is an error
+        // there (PP-OCR's recognizer declares 25 where it computes `floor((width-3)/4)+1`), and
+        // wherever the term is over one input dim alone. So is a declared term over the same
+        // dim: onnxruntime plans memory by the declared sizes and refuses a run where they are
+        // false (PP-OCRv5's detector declares `floor((h-1)/16)+1` where its Resize computes
+        // `floor((h-1)/32)*2+2`: unequal below 17). Over several dims such terms are kept
+        // apart, as the solver seldom proves two ways of writing a size equal.
         let mut held = Vec::new();
         let shape = match (is, ds) {
             (Some(a), Some(b)) if a.len() != b.len() => Some(a.clone()),
@@ -1050,10 +1080,16 @@ impl Infer<'_> {
                         (Dim::Unknown, _) => y.clone(),
                         (Dim::Term(f), Dim::Term(_)) if f.is_anonymous() => y.clone(),
                         (Dim::Term(f), Dim::Known(k)) => {
-                            if is_output && !f.is_anonymous() {
+                            if is_output && !f.is_anonymous() || self.over_one_input_dim(f, None) {
                                 held.push((axis, Assumption::OneOf { sym: f.clone(), sizes: vec![*k] }));
                             }
                             y.clone()
+                        }
+                        (Dim::Term(f), Dim::Term(d)) => {
+                            if f != d && self.over_one_input_dim(f, Some(d)) {
+                                held.push((axis, Assumption::Equal(f.clone(), d.clone())));
+                            }
+                            x.clone()
                         }
                         _ => x.clone(),
                     })
@@ -1063,7 +1099,8 @@ impl Infer<'_> {
             (a, None) => a.clone(),
         };
         for (axis, assumption) in held {
-            self.assume(n, axis, assumption);
+            let declared = Declared { tensor: self.model.name(v).to_string(), output: is_output };
+            self.assume(n, axis, assumption, Some(declared));
         }
         if let Some(what) = clash {
             let kind = if is_output { "graph output" } else { "value_info" };
@@ -1072,6 +1109,14 @@ impl Infer<'_> {
             self.flag(n, severity, Code::DeclaredShapeMismatch, msg);
         }
         Some(Type::Tensor { dtype: id.or(*dd), shape })
+    }
+
+    /// True when term `a` (and `b`, if given) is built over one input dim of the main graph and
+    /// nothing else, the same dim for both.
+    fn over_one_input_dim(&self, a: &Term, b: Option<&Term>) -> bool {
+        let inputs = self.input_dims.get_or_init(|| self.model.input_dims());
+        let x = a.atoms();
+        x.len() == 1 && b.is_none_or(|b| b.atoms() == x) && x[0].as_name().is_some_and(|n| inputs.contains(n))
     }
 
     /// The finding of a rule's error; `aligned`: inputs align at their last axis (numpy's rule),

@@ -142,7 +142,11 @@ pub fn diag_json(d: &Diagnostic) -> Json {
 }
 
 fn constraint_json(c: &Constraint) -> Json {
-    json!({"condition": c.assumption.to_string(), "node": c.node, "op_type": c.op_type, "graph": c.graph, "axis": c.axis})
+    let mut j = json!({"condition": c.assumption.to_string(), "node": c.node, "op_type": c.op_type, "graph": c.graph, "axis": c.axis});
+    if let Some(d) = &c.declared {
+        j["declared"] = json!(d.tensor);
+    }
+    j
 }
 
 fn contract_json(c: &crate::contract::Contract) -> Json {
@@ -337,7 +341,11 @@ fn conditions(out: &mut String, inf: &Inference, before: &str, indent: &str) {
 
 /// One line per side condition, as `check` and `infer` print it.
 fn assumed_line(c: &Constraint) -> String {
-    format!("{}   (needed by {} ({}) at axis {}, {})", c.assumption, c.node, c.op_type, c.axis, c.graph)
+    let by = match &c.declared {
+        Some(d) => format!("declared for '{}', made by", d.tensor),
+        None => "needed by".to_string(),
+    };
+    format!("{}   ({by} {} ({}) at axis {}, {})", c.assumption, c.node, c.op_type, c.axis, c.graph)
 }
 
 /// Each op without a rule once, with how many nodes use it: the findings `check` shows.

@@ -2571,6 +2571,67 @@ fn a_graph_output_declared_known_over_a_term_is_a_condition() {
     assert_eq!(inf.diagnostics[0].severity, onnx_bcast::Severity::Error);
 }
 
+/// PP-OCR's detector in small: x [1, 4, h] pooled by 2 (`a1`, `r`) and by 4 (`a2`), `a2`
+/// resized by 2 (`up`) and added to `a1`. The value_info declares `up` of `a1`'s size,
+/// `floor((h-1)/2)+1`, where it is `floor((h-1)/4)*2+2`: false at h = 1 and 2, where the Add
+/// still broadcasts (1 against 2). With `declared`, onnxruntime 1.32 refuses h = 1 and 2 ("Shape
+/// mismatch attempting to re-use buffer. {1,4,1} != {1,4,2}": it gave `up` the freed buffer of
+/// `r`, declared alike), as it refuses PP-OCRv5's detector at sizes 1 to 4; without the
+/// value_info it runs both. Without the Relu no buffer of that size is free, and it runs both
+/// with the value_info too: so the dim is not exact. Both run 3, 4, 7, 8, 11, 12 and refuse 5,
+/// 6, 9, 10, 13 (the Add: 3 against 4).
+fn declared_resize(declared: bool) -> Model {
+    let pool = |from: &str, to: &str| {
+        crate::build::with_ints(
+            crate::build::with_ints(node("MaxPool", &[from], &[to]), "kernel_shape", &[1]),
+            "strides",
+            &[2],
+        )
+    };
+    let nodes = vec![
+        pool("x", "a1"),
+        node("Relu", &["a1"], &["r"]),
+        pool("r", "a2"),
+        node("Resize", &["a2", "", "scales"], &["up"]),
+        node("Add", &["a1", "up"], &["y"]),
+    ];
+    let scales = crate::build::floats("scales", &[3], &[1.0, 1.0, 2.0]);
+    let mut g = graph(nodes, vec![f32_input("x", &[D::N(1), D::N(4), D::S("h")])], vec![scales], &["y"]);
+    if declared {
+        let decl = |n: &str, size: &'static str| f32_input(n, &[D::N(1), D::N(4), D::S(size)]);
+        let half = "floor((h-1)/2)+1";
+        g.value_info = vec![decl("a1", half), decl("r", half), decl("a2", "floor((h-1)/4)+1"), decl("up", half)];
+    }
+    model(g)
+}
+
+/// A size value_info declares over the same input dim as the term inference computes is the
+/// condition that they are equal: the contract refused no size that only the declaration
+/// makes onnxruntime refuse.
+#[test]
+fn a_declared_term_unlike_the_inferred_one_is_a_condition() {
+    let sizes = |m: &Model| {
+        let inf = infer(m, &Options::default());
+        assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+        let accepted: Vec<i64> = (1..=13).filter(|h| inf.contract.accepts("h", *h)).collect();
+        (accepted, inf)
+    };
+    let (plain, inf) = sizes(&declared_resize(false));
+    assert_eq!(plain, [1, 2, 3, 4, 7, 8, 11, 12]);
+    assert!(inf.contract.dims["h"].exact);
+    let (accepted, inf) = sizes(&declared_resize(true));
+    assert_eq!(accepted, [3, 4, 7, 8, 11, 12]);
+    let h = &inf.contract.dims["h"];
+    assert!(!h.exact, "{h:?}");
+    let ce = h.counterexample.as_ref().unwrap();
+    assert_eq!(ce.value, 1);
+    assert!(ce.message.contains("computes 2 at axis 2 of 'up', which the model declares 1"), "{}", ce.message);
+    // Declared once, whatever the number of tensors declaring it.
+    let declared: Vec<_> = inf.constraints.iter().filter_map(|c| c.declared.as_ref()).collect();
+    assert_eq!(declared.len(), 1, "{:?}", inf.constraints);
+    assert!(!declared[0].output);
+}
+
 /// RoBERTa's positions, `cumsum(ids != 1, axis 1) * (ids != 1) + 1`, into a table of 64.
 fn roberta_positions() -> Model {
     let table = TensorProto { dims: vec![64, 4], ..f32_init("table", 256) };

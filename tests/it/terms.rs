@@ -586,6 +586,7 @@ proptest! {
                     node: format!("n{i}"),
                     op_type: "Add".into(),
                     axis: 0,
+                    declared: None,
                 });
             }
         }
