@@ -417,8 +417,21 @@ fn unsatisfiable(name: &str, solved: &[Solved], end: i64) -> Option<Diagnostic> 
     })?;
     let c = culprit.constraint;
     let together = if alone.is_some() { "" } else { " together with the conditions before it" };
-    let msg = format!("no size of {name} satisfies {}{together}: the model cannot run at any {name}", c.assumption);
-    let mut d = Diagnostic::new(Severity::Error, Code::Unsatisfiable, &c.graph, msg);
+    let (code, msg) = match c.declared.as_ref().filter(|d| d.output && alone.is_some()) {
+        // A graph output declared false at every size: the clash `--dim` finds at each.
+        Some(t) => (
+            Code::DeclaredShapeMismatch,
+            format!(
+                "graph output '{}' is declared unlike what {} computes at every size of {name}: {}",
+                t.tensor, c.node, c.assumption
+            ),
+        ),
+        None => (
+            Code::Unsatisfiable,
+            format!("no size of {name} satisfies {}{together}: the model cannot run at any {name}", c.assumption),
+        ),
+    };
+    let mut d = Diagnostic::new(Severity::Error, code, &c.graph, msg);
     d.node = Some(c.node.clone());
     d.op_type = Some(c.op_type.clone());
     d.axis = Some(c.axis);

@@ -2632,6 +2632,28 @@ fn a_declared_term_unlike_the_inferred_one_is_a_condition() {
     assert!(!declared[0].output);
 }
 
+/// A graph output declared `[2, seq]` over `x[:, 1:]`, x [2, seq]: false at every size. Bound
+/// with `--dim` it is the `declared-shape-mismatch` error at each (onnxruntime 1.32 runs it at
+/// seq = 5 and returns [2, 4]); unbound it was no finding, and is now that error too, not an
+/// `unsatisfiable` model.
+#[test]
+fn a_graph_output_declared_false_at_every_size_is_a_declared_shape_error() {
+    let nodes = vec![node("Slice", &["x", "one", "end", "one"], &["y"])];
+    let inits = vec![ints_init("one", &[1]), ints_init("end", &[i64::MAX])];
+    let mut g = graph(nodes, vec![f32_input("x", &[D::N(2), D::S("seq")])], inits, &[]);
+    g.output = vec![f32_input("y", &[D::N(2), D::S("seq")])];
+    let m = model(g);
+    let inf = infer(&m, &Options::default());
+    assert_eq!(codes(&inf), vec!["declared-shape-mismatch"]);
+    assert!(
+        inf.diagnostics[0].message.contains("graph output 'y' is declared unlike"),
+        "{}",
+        inf.diagnostics[0].message
+    );
+    let bound = infer(&m, &Options { bindings: [("seq".into(), 5)].into(), ..Options::default() });
+    assert_eq!(codes(&bound), vec!["declared-shape-mismatch"]);
+}
+
 /// RoBERTa's positions, `cumsum(ids != 1, axis 1) * (ids != 1) + 1`, into a table of 64.
 fn roberta_positions() -> Model {
     let table = TensorProto { dims: vec![64, 4], ..f32_init("table", 256) };
