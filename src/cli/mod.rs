@@ -329,6 +329,8 @@ fn parse_shape(s: &str) -> std::result::Result<(String, Vec<i64>), String> {
 
 fn parse_dim(s: &str) -> std::result::Result<(String, i64), String> {
     let (name, value) = s.split_once('=').ok_or_else(|| format!("'{s}' is not NAME=VALUE"))?;
+    // Spaces around the name are the shell's, as `--require` reads them.
+    let name = name.trim();
     let value: i64 = value.trim().parse().map_err(|_| format!("'{value}' in '{s}' is not an integer"))?;
     if name.is_empty() || value < 0 {
         return Err(format!("'{s}' needs a name and a size of 0 or more"));
