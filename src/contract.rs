@@ -158,6 +158,44 @@ fn solve_one<'a>(
     solved.as_ref().map(|s| Solved { constraint: c, holds: s.holds.clone(), ..*s })
 }
 
+/// Whether condition `a`, over one size, holds at every size from 1, decided over the sizes
+/// after which it repeats; `None` over several sizes or where those are more than 4,096.
+pub fn always(a: &Assumption) -> Option<bool> {
+    let x = one_size(a)?;
+    let (settle, period) = window(a, &x).filter(|(s, p)| s + p <= 1 << 12)?;
+    Some((1..=settle + period).all(|v| holds_at(a, &x, v)))
+}
+
+/// Whether condition `a`, over one size, fails at a size where every condition of
+/// `constraints` over that size alone holds, a value_info's declared size aside: where the
+/// model would run but for `a`. Decided as [`always`] is.
+pub fn fails_where_runs(a: &Assumption, constraints: &[Constraint]) -> Option<bool> {
+    let x = one_size(a)?;
+    let mut others: Vec<&Assumption> = constraints
+        .iter()
+        .filter(|c| c.declared.as_ref().is_none_or(|d| d.output))
+        .map(|c| &c.assumption)
+        .filter(|b| one_size(b).as_ref() == Some(&x))
+        .collect();
+    others.sort_unstable_by_key(|b| b.to_string());
+    others.dedup();
+    let (mut settle, mut period) = window(a, &x)?;
+    for b in &others {
+        let (s, p) = window(b, &x)?;
+        settle = settle.max(s);
+        period = crate::shape::lcm(period, p)?;
+    }
+    let end = Some(settle + period).filter(|e| *e <= 1 << 12)?;
+    Some((1..=end).any(|v| !holds_at(a, &x, v) && others.iter().all(|b| holds_at(b, &x, v))))
+}
+
+/// The one size condition `a` is over, if it is over one.
+fn one_size(a: &Assumption) -> Option<Term> {
+    let mut atoms = terms(a).into_iter().flat_map(Term::atoms);
+    let x = atoms.next()?;
+    (!atoms.any(|y| y != x)).then_some(x)
+}
+
 fn holds_at(a: &Assumption, x: &Term, v: i64) -> bool {
     a.holds(&|t| (t == x).then_some(v)).unwrap_or(false)
 }

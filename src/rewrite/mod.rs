@@ -16,7 +16,7 @@ use crate::ir::{
     norm_domain, AttrValue, Attribute, Def, GraphId, IdMap, Model, Node, NodeId, Tensor, TensorData, ValueId, ValueInfo,
 };
 use crate::ops::{self, ShapeRule};
-use crate::shape::{render, Dim, Term, Type};
+use crate::shape::{render, Assumption, Dim, Term, Type};
 use crate::{Code, Diagnostic, Severity};
 
 pub use annotate::{annotate, annotate_taking};
@@ -216,10 +216,14 @@ enum Made {
 /// declared with our text would look to other tools (onnx's shape inference) like a
 /// different size. A name the model gives two texts is left as ours, and so is a size that
 /// holds an unknown (`?1`) or a broadcast taken under a side condition (`max(a,b)`): the
-/// model's name for it states more than inference knows.
+/// model's name for it states more than inference knows. A text that is another size at
+/// some size where the model runs is no name for ours: the declaration is false there.
 pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Term, Term> {
     let guessed = |t: &Term| t.has_fresh() || t.has_broadcast();
     let mut seen: HashMap<Term, Option<Term>> = HashMap::new();
+    // Whether each pair met differs at a size where the model runs (PP-OCRv5's Resize
+    // outputs, which onnxruntime then refuses to run), decided once per pair.
+    let mut unlike: HashMap<(Term, Term), bool> = HashMap::new();
     for g in &model.graphs {
         for info in g.inputs.iter().chain(&g.outputs).chain(&g.value_info) {
             let (Some(declared), Some(ours)) = (info.ty.as_ref().and_then(Type::shape), inf.shape(info.value)) else {
@@ -230,7 +234,14 @@ pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Term, Te
             }
             for (d, o) in declared.iter().zip(ours) {
                 let (Dim::Term(theirs), Dim::Term(ours)) = (d, o) else { continue };
-                if theirs != ours && !guessed(ours) && !theirs.has_fresh() {
+                if theirs == ours || guessed(ours) || theirs.has_fresh() {
+                    continue;
+                }
+                let false_somewhere = *unlike.entry((ours.clone(), theirs.clone())).or_insert_with(|| {
+                    let equal = Assumption::Equal(ours.clone(), theirs.clone());
+                    crate::contract::fails_where_runs(&equal, &inf.constraints) == Some(true)
+                });
+                if !false_somewhere {
                     let entry = seen.entry(ours.clone()).or_insert_with(|| Some(theirs.clone()));
                     if entry.as_ref() != Some(theirs) {
                         *entry = None;

@@ -2630,6 +2630,17 @@ fn a_declared_term_unlike_the_inferred_one_is_a_condition() {
     let declared: Vec<_> = inf.constraints.iter().filter_map(|c| c.declared.as_ref()).collect();
     assert_eq!(declared.len(), 1, "{:?}", inf.constraints);
     assert!(!declared[0].output);
+    // `annotate` writes what `up` is, not the false name: onnxruntime then runs h = 1 and 2
+    // again, as it does PP-OCRv4's detector once annotated after onnxruntime's own
+    // `symbolic_shape_infer --auto_merge` declared its Resize outputs alike.
+    let mut m = declared_resize(true);
+    onnx_bcast::rewrite::annotate(&mut m, &inf);
+    let saved = ModelProto::decode(onnx_bcast::io::encode(&m).as_slice()).unwrap().graph.unwrap();
+    let up = saved.value_info.iter().find(|v| v.name() == "up").unwrap();
+    assert_eq!(up, &f32_input("up", &[D::N(1), D::N(4), D::S("floor((h-1)/4)*2+2")]));
+    let (accepted, inf) = sizes(&m);
+    assert_eq!(accepted, plain);
+    assert!(inf.contract.dims["h"].exact);
 }
 
 /// A graph output declared `[2, seq]` over `x[:, 1:]`, x [2, seq]: false at every size. Bound
