@@ -19,6 +19,11 @@ use crate::shape::{Assumption, Dim, Growth, Term};
 /// The most sizes evaluated for one dim; a condition that would need more is a relation.
 const MAX_WINDOW: i64 = 1 << 18;
 
+/// The most evaluations of conditions at sizes one contract spends, a tenth of a second: a model of
+/// many distinct conditions with long windows (20,000 pools of strides 2 to 20,001 added to
+/// their input) took minutes. A condition past it is a relation.
+const BUDGET: i64 = 1 << 22;
+
 /// The contract of a model: per restricted input dim, and the relations left over.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Contract {
@@ -102,7 +107,8 @@ struct Solved<'a> {
     constraint: &'a Constraint,
     settle: i64,
     period: i64,
-    holds: Vec<bool>,
+    /// Shared by the conditions alike, which the layers of a model repeat.
+    holds: std::rc::Rc<[bool]>,
 }
 
 impl Solved<'_> {
@@ -149,9 +155,11 @@ fn solve_one<'a>(
     c: &'a Constraint,
     x: &Term,
     seen: &mut HashMap<&'a Assumption, Option<Solved<'a>>, foldhash::fast::RandomState>,
+    budget: &mut i64,
 ) -> Option<Solved<'a>> {
     let solved = seen.entry(&c.assumption).or_insert_with(|| {
-        let (settle, period) = window(&c.assumption, x)?;
+        let (settle, period) = window(&c.assumption, x).filter(|(s, p)| s + p <= *budget)?;
+        *budget -= settle + period;
         let holds = (1..=settle + period).map(|v| holds_at(&c.assumption, x, v)).collect();
         Some(Solved { constraint: c, settle, period, holds })
     });
@@ -168,7 +176,7 @@ pub fn always(a: &Assumption) -> Option<bool> {
 
 /// Whether condition `a`, over one size, fails at a size where every condition of
 /// `constraints` over that size alone holds, a value_info's declared size aside: where the
-/// model would run but for `a`. Decided as [`always`] is.
+/// model would run but for `a`. Decided as [`always`] is, over at most 256 such conditions.
 pub fn fails_where_runs(a: &Assumption, constraints: &[Constraint]) -> Option<bool> {
     let x = one_size(a)?;
     let mut others: Vec<&Assumption> = constraints
@@ -179,6 +187,9 @@ pub fn fails_where_runs(a: &Assumption, constraints: &[Constraint]) -> Option<bo
         .collect();
     others.sort_unstable_by_key(|b| b.to_string());
     others.dedup();
+    if others.len() > 256 {
+        return None;
+    }
     let (mut settle, mut period) = window(a, &x)?;
     for b in &others {
         let (s, p) = window(b, &x)?;
@@ -225,10 +236,11 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
             }
         }
     }
+    let mut budget = BUDGET;
     for (name, (x, cs)) in single {
         let (mut solved, mut seen) = (Vec::new(), HashMap::default());
         for c in cs {
-            match solve_one(c, &x, &mut seen) {
+            match solve_one(c, &x, &mut seen, &mut budget) {
                 Some(s) => solved.push(s),
                 None => {
                     inexact.insert(name.clone());
@@ -248,11 +260,23 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
         // no size found there is no proof that none exists.
         let end = (settle + period).min(MAX_WINDOW);
         let exact = settle + period <= MAX_WINDOW;
-        let ok: Vec<bool> = (1..=end).map(|v| solved.iter().all(|s| s.at(v))).collect();
+        // Each condition once, however many nodes share it; a value_info's declaration apart
+        // from the same condition made firm elsewhere.
+        let firm = |s: &Solved| s.constraint.declared.as_ref().is_none_or(|d| d.output);
+        let mut once = std::collections::HashSet::new();
+        let distinct: Vec<&Solved> =
+            solved.iter().filter(|s| once.insert((&s.constraint.assumption, firm(s)))).collect();
+        let Some(left) = budget.checked_sub(end * distinct.len() as i64).filter(|l| *l >= 0) else {
+            inexact.insert(name.clone());
+            contract.relations.extend(distinct.iter().map(|s| Relation::of(vec![name.clone()], s.constraint)));
+            continue;
+        };
+        budget = left;
+        let ok: Vec<bool> = (1..=end).map(|v| distinct.iter().all(|s| s.at(v))).collect();
         // A size only a value_info's declaration refuses may run: onnxruntime refuses it only
         // where it plans memory by the false size.
-        let firm = |s: &&Solved| s.constraint.declared.as_ref().is_none_or(|d| d.output);
-        let exact = exact && (1..=end).all(|v| ok[(v - 1) as usize] || !solved.iter().filter(firm).all(|s| s.at(v)));
+        let exact =
+            exact && (1..=end).all(|v| ok[(v - 1) as usize] || !distinct.iter().filter(|s| firm(s)).all(|s| s.at(v)));
         let Some(refused) = (1..=end).find(|v| !ok[(*v - 1) as usize]) else { continue };
         if !ok.contains(&true) {
             if exact {

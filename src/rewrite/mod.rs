@@ -237,10 +237,18 @@ pub(crate) fn declared_names(model: &Model, inf: &Inference) -> HashMap<Term, Te
                 if theirs == ours || guessed(ours) || theirs.has_fresh() {
                     continue;
                 }
-                let false_somewhere = *unlike.entry((ours.clone(), theirs.clone())).or_insert_with(|| {
-                    let equal = Assumption::Equal(ours.clone(), theirs.clone());
-                    crate::contract::fails_where_runs(&equal, &inf.constraints) == Some(true)
-                });
+                // Decided for the first thousand pairs; past them the model's text is kept.
+                let key = (ours.clone(), theirs.clone());
+                let false_somewhere = match unlike.get(&key) {
+                    Some(f) => *f,
+                    None if unlike.len() < 1000 => {
+                        let equal = Assumption::Equal(ours.clone(), theirs.clone());
+                        let f = crate::contract::fails_where_runs(&equal, &inf.constraints) == Some(true);
+                        unlike.insert(key, f);
+                        f
+                    }
+                    None => false,
+                };
                 if !false_somewhere {
                     let entry = seen.entry(ours.clone()).or_insert_with(|| Some(theirs.clone()));
                     if entry.as_ref() != Some(theirs) {
