@@ -9,7 +9,9 @@ onnx, onnxruntime and numpy; --make-torch also needs torch):
         [--max 256] [--full] [--contract FILE.json]
 
 With no MODEL the default list is the torch models of target/contract-models/ plus, when present
-under target/real-models/, PP-OCRv4 det and rec, the TorchScript MobileViT (its padding
+under target/real-models/, PP-OCRv4 det and rec (and det as onnxruntime's symbolic shape
+inference writes it, saved beside the torch models), PP-OCRv6's small det, the TorchScript
+MobileViT (its padding
 computes sizes in float), MPT (its ALiBi bias is sliced from `64 - seq`), GPT-2 (its positions
 are an `arange` into a table), Funnel (pooled relative positions index a GatherElements),
 DeBERTa-v2 (relative positions clipped to a table) and Mamba (its scan unrolled over the traced
@@ -410,11 +412,14 @@ def table(results: list[tuple[str, list[dict]]], has_contract: dict) -> int:
 # ---------------------------------------------------------------- default list and torch models
 
 def default_models() -> list[str]:
-    found = sorted(glob.glob(os.path.join(TORCH_DIR, "*.onnx")))
+    found = sorted(p for p in glob.glob(os.path.join(TORCH_DIR, "*.onnx")) if ".ssi." not in p)
     for name in ("ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "PP-OCRv6_det_small.onnx", "mobilevit.onnx",
                  "mpt.onnx", "gpt2.onnx",
                  "funnel.onnx", "deberta_v2.onnx", "mamba.onnx"):
         found += sorted(glob.glob(os.path.join(REAL_DIR, "**", name), recursive=True))[:1]
+    v4 = [p for p in sorted(glob.glob(os.path.join(REAL_DIR, "**", "ch_PP-OCRv4_det_infer.onnx"), recursive=True))
+          if "ort_all" not in p][:1]  # as exported: onnxruntime's optimized save has NCHWc ops it cannot read
+    found += [symbolic_shape_inferred(p) for p in v4]
     out = subprocess.run(["find", REAL_DIR, "-name", "*.onnx"], capture_output=True, text=True).stdout.split()
     for p in sorted(out):
         m = onnx.load(p, load_external_data=False)
@@ -425,6 +430,19 @@ def default_models() -> list[str]:
         if yolo8 and len(dims) >= 2:
             found.append(p)
     return found
+
+
+def symbolic_shape_inferred(path: str) -> str:
+    """The model as onnxruntime's own symbolic shape inference writes it (auto_merge, which
+    PP-OCR's detector needs, as quant_pre_process(auto_merge=True) runs it): its value_info
+    declares the upsampled maps of the size of the maps they are added to, which is false at 1
+    to 4, where onnxruntime then refuses to run."""
+    out = os.path.join(TORCH_DIR, os.path.basename(path).replace(".onnx", ".ssi.onnx"))
+    if not os.path.exists(out):
+        from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
+        os.makedirs(TORCH_DIR, exist_ok=True)
+        onnx.save(SymbolicShapeInference.infer_shapes(onnx.load(path), auto_merge=True), out)
+    return out
 
 
 def make_torch(out_dir: str) -> None:
