@@ -181,7 +181,7 @@ pub fn fails_where_runs(a: &Assumption, constraints: &[Constraint]) -> Option<bo
     let x = one_size(a)?;
     let mut others: Vec<&Assumption> = constraints
         .iter()
-        .filter(|c| c.declared.as_ref().is_none_or(|d| d.output))
+        .filter(|c| c.firm())
         .map(|c| &c.assumption)
         .filter(|b| one_size(b).as_ref() == Some(&x))
         .collect();
@@ -262,10 +262,9 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
         let exact = settle + period <= MAX_WINDOW;
         // Each condition once, however many nodes share it; a value_info's declaration apart
         // from the same condition made firm elsewhere.
-        let firm = |s: &Solved| s.constraint.declared.as_ref().is_none_or(|d| d.output);
         let mut once = std::collections::HashSet::new();
         let distinct: Vec<&Solved> =
-            solved.iter().filter(|s| once.insert((&s.constraint.assumption, firm(s)))).collect();
+            solved.iter().filter(|s| once.insert((&s.constraint.assumption, s.constraint.firm()))).collect();
         let Some(left) = budget.checked_sub(end * distinct.len() as i64).filter(|l| *l >= 0) else {
             inexact.insert(name.clone());
             contract.relations.extend(distinct.iter().map(|s| Relation::of(vec![name.clone()], s.constraint)));
@@ -275,8 +274,9 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
         let ok: Vec<bool> = (1..=end).map(|v| distinct.iter().all(|s| s.at(v))).collect();
         // A size only a value_info's declaration refuses may run: onnxruntime refuses it only
         // where it plans memory by the false size.
-        let exact =
-            exact && (1..=end).all(|v| ok[(v - 1) as usize] || !distinct.iter().filter(|s| firm(s)).all(|s| s.at(v)));
+        let exact = exact
+            && (1..=end)
+                .all(|v| ok[(v - 1) as usize] || !distinct.iter().filter(|s| s.constraint.firm()).all(|s| s.at(v)));
         let Some(refused) = (1..=end).find(|v| !ok[(*v - 1) as usize]) else { continue };
         if !ok.contains(&true) {
             if exact {

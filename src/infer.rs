@@ -66,6 +66,14 @@ pub struct Constraint {
     pub declared: Option<Declared>,
 }
 
+impl Constraint {
+    /// True unless a value_info's declaration is all the condition rests on: onnxruntime
+    /// refuses only some of the runs where such a declaration is false ([`Declared::output`]).
+    pub fn firm(&self) -> bool {
+        self.declared.as_ref().is_none_or(|d| d.output)
+    }
+}
+
 /// A size the model declares for a node's output where inference computes another term.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Declared {
