@@ -73,6 +73,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 import numpy as np
@@ -441,7 +442,16 @@ def symbolic_shape_inferred(path: str) -> str:
     if not os.path.exists(out):
         from onnxruntime.tools.symbolic_shape_infer import SymbolicShapeInference
         os.makedirs(TORCH_DIR, exist_ok=True)
-        onnx.save(SymbolicShapeInference.infer_shapes(onnx.load(path), auto_merge=True), out)
+        model = onnx.load(os.path.abspath(path))
+        # The tool saves a temporary model and its external data in the working directory.
+        here = os.getcwd()
+        with tempfile.TemporaryDirectory() as scratch:
+            os.chdir(scratch)
+            try:
+                inferred = SymbolicShapeInference.infer_shapes(model, auto_merge=True)
+            finally:
+                os.chdir(here)
+        onnx.save(inferred, out)
     return out
 
 
