@@ -1040,6 +1040,13 @@ impl Infer<'_> {
         if declared.is_some() && few && crate::contract::always(&assumption) == Some(true) {
             return;
         }
+        // Nor is a bound every size meets (a frame of 400 over `N+400` samples).
+        let sizes = |_: &Term| (0, None);
+        match &assumption {
+            Assumption::AtLeast { size, min } if size.bounds(&sizes).0 >= *min => return,
+            Assumption::AtMost { size, max } if size.bounds(&sizes).1.is_some_and(|m| m <= *max) => return,
+            _ => {}
+        }
         let node = self.model.node(n);
         let c = Constraint {
             assumption,

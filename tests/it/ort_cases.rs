@@ -35,6 +35,18 @@ fn dft(inputs: &[&str]) -> NodeProto {
     with_int(node("dft", "DFT", inputs, &["y"]), "onesided", 1)
 }
 
+/// STFT-17 of signal `s` every `step` samples, with a window input `w` of shape `window` and
+/// an int64 scalar frame_length, each where given.
+fn stft(s: &[i64], step: &'static [i64], window: Option<&[i64]>, frame: Option<&'static [i64]>) -> ModelProto {
+    let mut inputs = vec![("s", s)];
+    inputs.extend(window.map(|w| ("w", w)));
+    let mut consts: Vec<Const> = vec![("st", &[], step)];
+    consts.extend(frame.map(|f| ("fl", &[] as &[i64], f)));
+    let names = ["s", "st", if window.is_some() { "w" } else { "" }, if frame.is_some() { "fl" } else { "" }];
+    let used = if frame.is_some() { 4 } else { 3 - usize::from(window.is_none()) };
+    case(17, &inputs, &consts, node("stft", "STFT", &names[..used], &["y"]))
+}
+
 fn conv_t(x: &[i64], w: &[i64], auto_pad: &str, stride: i64, opad: i64) -> ModelProto {
     let n = with_ints(node("ct", "ConvTranspose", &["x", "w"], &["y"]), "strides", &[stride, stride]);
     let n = with_ints(with_str(n, "auto_pad", auto_pad), "output_padding", &[opad, opad]);
@@ -629,6 +641,29 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             Some(vec![1, 8, 1]),
         ),
         ("DFT [1,8,3]", case(17, &[("x", &[1, 8, 3])], &[], node("dft", "DFT", &["x"], &["y"])), None),
+        // STFT: a signal [batch, length] is real; "window_size <= signal_size was false",
+        // "frame_step must be greater than zero", "signal shape must end in 1 (real) or 2",
+        // "window input must have rank = 1", "the dimension of the window must match the
+        // frame_length"; with neither a window nor a frame_length, "Tensor shape.Size() must
+        // be >= 0"; an empty frame kills the process (SIGFPE). One-sided even for complex input.
+        ("STFT [2,100] window 16", stft(&[2, 100], &[4], Some(&[16]), None), Some(vec![2, 22, 9, 2])),
+        ("STFT [2,16] window 16", stft(&[2, 16], &[4], Some(&[16]), None), Some(vec![2, 1, 9, 2])),
+        ("STFT [2,15] window 16", stft(&[2, 15], &[4], Some(&[16]), None), None),
+        ("STFT step 0", stft(&[2, 100], &[0], Some(&[16]), None), None),
+        ("STFT step -4", stft(&[2, 100], &[-4], Some(&[16]), None), None),
+        ("STFT step 200", stft(&[2, 100], &[200], Some(&[16]), None), Some(vec![2, 1, 9, 2])),
+        ("STFT [2,100,3]", stft(&[2, 100, 3], &[4], Some(&[16]), None), None),
+        ("STFT [2,100,1,1]", stft(&[2, 100, 1, 1], &[4], Some(&[16]), None), None),
+        ("STFT [100]", stft(&[100], &[4], Some(&[16]), None), None),
+        ("STFT window [16,1]", stft(&[2, 100], &[4], Some(&[16, 1]), None), None),
+        ("STFT no window or frame_length", stft(&[2, 100], &[4], None, None), None),
+        ("STFT frame_length 16", stft(&[2, 100, 1], &[3], None, Some(&[16])), Some(vec![2, 29, 9, 2])),
+        ("STFT window 16 frame_length 8", stft(&[2, 100], &[4], Some(&[16]), Some(&[8])), None),
+        ("STFT frame_length 0", stft(&[2, 100], &[4], None, Some(&[0])), None),
+        ("STFT window [0]", stft(&[2, 100], &[4], Some(&[0]), None), None),
+        ("STFT frame_length -4", stft(&[2, 100], &[4], None, Some(&[-4])), None),
+        ("STFT complex window 15", stft(&[2, 100, 2], &[4], Some(&[15]), None), Some(vec![2, 22, 8, 2])),
+        ("STFT [0,100]", stft(&[0, 100], &[4], Some(&[16]), None), Some(vec![0, 22, 9, 2])),
         // Recurrent ops: "First input tensor must have rank 3".
         ("GRU x [2,3,5,1]", rnn_x("GRU", &[2, 3, 5, 1]), None),
         ("RNN x [2,3]", rnn_x("RNN", &[2, 3]), None),

@@ -1481,6 +1481,38 @@ fn negative_pads_over_a_symbol_are_a_condition() {
     assert!(inf.contract.accepts("n", 6) && !inf.contract.accepts("n", 5), "{:?}", inf.contract);
 }
 
+/// STFT's frame must fit in the signal: onnxruntime 1.32 runs a window of 400 over a signal of
+/// 400 samples and refuses 399 ("window_size <= signal_size was false"). Over a symbolic length
+/// that is a condition, and none where padding makes every length fit (the whisper and NeMo
+/// feature extractors of onnx-asr pad by the window first); the rule wanted a 3-D signal, and
+/// both models were refused.
+#[test]
+fn an_stft_frame_must_fit_in_its_signal() {
+    let stft = |pad: bool| {
+        let x = vec![f32_input("x", &[D::N(1), D::S("n")]), f32_input("w", &[D::N(400)])];
+        let mut nodes = vec![node("STFT", &["s", "st", "w"], &["y"])];
+        let mut inits = vec![ints_init("st", &[160])];
+        if pad {
+            nodes.insert(0, node("Pad", &["x", "p"], &["s"]));
+            inits.push(ints_init("p", &[0, 200, 0, 200]));
+        } else {
+            nodes[0].input[0] = "x".into();
+        }
+        let m = model(graph(nodes, x, inits, &["y"]));
+        let inf = infer(&m, &Options::default());
+        let frames = shape_of(&m, &inf, "y").map(|s| s[1].to_string());
+        (inf, frames)
+    };
+    let (bare, frames) = stft(false);
+    assert!(bare.diagnostics.is_empty(), "{:?}", bare.diagnostics);
+    assert!(bare.contract.accepts("n", 400) && !bare.contract.accepts("n", 399), "{:?}", bare.contract);
+    // floor((n-400)/160)+1, as the terms write it.
+    assert_eq!(frames.as_deref(), Some("floor((n-80)/160)-1"));
+    let (padded, frames) = stft(true);
+    assert!(padded.diagnostics.is_empty() && padded.constraints.is_empty(), "{:?}", padded.constraints);
+    assert_eq!(frames.as_deref(), Some("floor(n/160)+1"));
+}
+
 /// Nodes whose inputs do not fit together, which onnxruntime 1.32 refuses, were inferred as if
 /// they ran: attributes the op's schema does not define, normalization scales of the wrong
 /// length, scatter updates of another shape than their indices, indices beyond the data, axes

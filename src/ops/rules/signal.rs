@@ -5,8 +5,8 @@ use super::{
     attr_dtype, axis_in, dim, expect_rank, first_value, fold, invalid, one_element, outs, ty, unknown_rank, R,
 };
 use crate::dtype::DType;
-use crate::ops::Ctx;
-use crate::shape::Dim;
+use crate::ops::{Ctx, Out, RuleError};
+use crate::shape::{Assumption, Dim};
 
 pub fn dft(c: &Ctx) -> R {
     let dtype = c.dtype(0);
@@ -58,18 +58,69 @@ pub fn dft(c: &Ctx) -> R {
     outs(vec![ty(dtype, Some(shape))])
 }
 
+/// STFT as onnxruntime runs it: a real signal `[batch, length]` or `[batch, length, 1]`, or a
+/// complex one `[batch, length, 2]`; the window's length, or else frame_length, is the frame,
+/// which must fit in the signal (onnxruntime runs a frame as long as the signal, and crashes on
+/// an empty one); frames start every frame_step > 0 samples.
 pub fn stft(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, Some(unknown_rank(4)))]) };
-    if x.len() != 3 {
-        return invalid("STFT needs a 3-D signal".into());
+    if !(2..=3).contains(&x.len()) {
+        return invalid(format!(
+            "STFT: a signal of rank {}; it must be [batch, length] or [batch, length, 1 or 2]",
+            x.len()
+        ));
+    }
+    if let Some(n) = x.get(2).and_then(Dim::known).filter(|n| !matches!(n, 1 | 2)) {
+        return invalid(format!("STFT: the signal's trailing axis holds {n}; it must be 1 (real) or 2 (complex)"));
+    }
+    one_element(c, 1)?;
+    expect_rank(c, 2, 1)?;
+    let window = c.has(2).then(|| dim(c, 2, 0));
+    if c.has(3) {
+        // onnx's inference, which onnxruntime runs, wants a scalar where no window is given.
+        if window.is_none() {
+            expect_rank(c, 3, 0)?
+        } else {
+            one_element(c, 3)?
+        }
+    }
+    let length = c.has(3).then(|| first_value(c, 3));
+    let frame = match (window, length) {
+        (Some(w), Some(l)) => match (w.known(), l.known()) {
+            (Some(a), Some(b)) if a != b => {
+                return invalid(format!("STFT: a window of {a} samples with frame_length {b}; they must be equal"))
+            }
+            (None, Some(_)) => l,
+            _ => w,
+        },
+        (Some(w), None) => w,
+        (None, Some(l)) => l,
+        (None, None) => return invalid("STFT needs a window or a frame_length".into()),
+    };
+    if let Some(f) = frame.known().filter(|f| *f <= 0) {
+        return invalid(format!("STFT: a frame of {f} samples; it must be at least 1"));
     }
     let step = first_value(c, 1);
-    let frame = if c.has(3) { first_value(c, 3) } else { dim(c, 2, 0) };
+    if let Some(s) = step.known().filter(|s| *s <= 0) {
+        return invalid(format!("STFT: frame_step {s}; it must be above 0"));
+    }
+    let mut out = Out::default();
+    match (&x[1], frame.known()) {
+        (Dim::Known(n), Some(f)) if f > *n => {
+            return Err(RuleError::Window(format!("STFT: a frame of {f} samples does not fit in a signal of {n}")));
+        }
+        (Dim::Term(sym), Some(f)) if f > 1 => {
+            out.assumptions.push((1, Assumption::AtLeast { size: sym.clone(), min: f }))
+        }
+        _ => {}
+    }
     let frames = x[1].sub(&frame).div_floor(&step).add(&Dim::Known(1));
+    // One-sided even for complex input, which the spec forbids and onnxruntime runs.
     let onesided = c.node.attr_int("onesided").unwrap_or(1) != 0;
     let bins = if onesided { frame.div_floor(&Dim::Known(2)).add(&Dim::Known(1)) } else { frame };
-    outs(vec![ty(dtype, Some(vec![x[0].clone(), frames, bins, Dim::Known(2)]))])
+    out.types = smallvec::smallvec![ty(dtype, Some(vec![x[0].clone(), frames, bins, Dim::Known(2)]))];
+    Ok(out)
 }
 
 pub fn window(c: &Ctx) -> R {
