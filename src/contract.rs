@@ -55,10 +55,10 @@ pub struct Counterexample {
     pub node: String,
     pub op_type: String,
     pub graph: String,
-    /// The axis of the condition: of the node's output, or of its first input for a size
-    /// bound (`window`: a window that must fit, a sequence within its caches).
+    /// The axis of the condition: of the node's output, or of an input for a size bound.
     pub axis: usize,
-    pub window: bool,
+    /// For a size bound (a window that must fit, a sequence within its caches), the size bound.
+    pub window: Option<Term>,
     /// For a size the model declares ([`Constraint::declared`]), the tensor declaring it.
     pub declared: Option<String>,
     pub message: String,
@@ -296,7 +296,10 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
             op_type: c.op_type.clone(),
             graph: c.graph.clone(),
             axis: c.axis,
-            window: matches!(c.assumption, Assumption::AtLeast { .. } | Assumption::AtMost { .. }),
+            window: match &c.assumption {
+                Assumption::AtLeast { size, .. } | Assumption::AtMost { size, .. } => Some(size.clone()),
+                _ => None,
+            },
             declared: c.declared.as_ref().map(|d| d.tensor.clone()),
             message: failure(c, &x, &name, refused),
             origins: Vec::new(),
@@ -436,25 +439,32 @@ pub fn explain(contract: &mut Contract, model: &crate::Model, inf: &crate::infer
         let x = Term::name(name);
         let show = crate::provenance::valued(&x, ce.value);
         let out_rank = node.outputs.first().copied().flatten().and_then(|v| inf.shape(v)).map(Vec::len);
-        // A size bound is on the first input whose size there is made of the dim.
+        // A size bound is on the input whose size there is the size bound, or else the first
+        // made of the dim.
+        let (window, axis) = (ce.window.clone(), ce.axis);
+        let at_axis = |v: &ValueId| inf.shape(*v).and_then(|s| s.get(axis));
         let mentions = |d: &Dim| matches!(d, Dim::Term(t) if t.atoms().contains(&x));
-        let bound = |v: &&ValueId| inf.shape(**v).and_then(|s| s.get(ce.axis)).is_some_and(mentions);
+        let is_bound = |v: &&ValueId| matches!(at_axis(v), Some(Dim::Term(t)) if Some(t) == window.as_ref());
+        let bound = |v: &&ValueId| at_axis(v).is_some_and(mentions);
         // A declared size is about the output declared, so that is the value traced.
         let declared = ce.declared.as_ref().and_then(|t| node.outputs.iter().flatten().find(|v| model.name(**v) == t));
-        let inputs: Vec<&ValueId> = match (declared, ce.window) {
+        let inputs: Vec<&ValueId> = match (declared, &window) {
             (Some(v), _) => vec![v],
-            (None, true) => node.inputs.iter().flatten().filter(bound).take(1).collect(),
-            (None, false) => node.inputs.iter().flatten().collect(),
+            (None, Some(_)) => {
+                let mut inputs = node.inputs.iter().flatten();
+                inputs.clone().find(is_bound).or_else(|| inputs.find(bound)).into_iter().collect()
+            }
+            (None, None) => node.inputs.iter().flatten().collect(),
         };
         for &v in inputs {
             let Some(shape) = inf.shape(v) else { continue };
             let axis = match out_rank {
-                _ if ce.window => Some(ce.axis),
+                _ if window.is_some() => Some(axis),
                 Some(r) => (ce.axis + shape.len()).checked_sub(r),
                 None => None,
             };
             let Some(axis) = axis.filter(|a| *a < shape.len()) else { continue };
-            if show(&shape[axis]) == "1" && !ce.window {
+            if show(&shape[axis]) == "1" && window.is_none() {
                 continue;
             }
             if let Some(o) = crate::provenance::trace(model, inf, &positions, v, axis) {

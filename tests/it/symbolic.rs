@@ -391,6 +391,39 @@ fn scan_inputs_have_their_axis_one_length_and_the_declared_shapes() {
     }
 }
 
+/// onnxruntime 1.32 refuses a Scan of no iterations, which the spec allows ("Invalid
+/// dim0_offset of 0. Dimension 0 is 0"): over known sizes a warning says so, over a symbolic
+/// length it is a condition. Scanning `x[3:]` of `x` [n, 2] from the state `x[:1]` runs at n = 4
+/// and 5 and is refused at n = 1 and 3; the contract said every n (onnx-asr's wespeaker features, which scan frames
+/// of `N-240` samples, run from N = 400).
+#[test]
+fn a_scan_of_no_iterations_is_what_onnxruntime_refuses() {
+    let inf = infer(&scan_of(2, &[&[0, 2]]), &Options::default());
+    assert_eq!(codes(&inf), vec!["zero-dim-input", "runtime-differs"], "{:?}", inf.diagnostics);
+    assert!(inf.diagnostics[1].message.contains("no iterations"), "{}", inf.diagnostics[1].message);
+    // The state, x[:1], is made of n too; the trace follows the scan input.
+    let body = graph(
+        vec![node("Add", &["s", "x0"], &["so"]), node("Identity", &["so"], &["y"])],
+        vec![f32_input("s", &[D::S("a"), D::N(2)]), f32_input("x0", &[D::N(2)])],
+        vec![],
+        &["so", "y"],
+    );
+    let mut scan = with_int(node("Scan", &["s0", "xs"], &["sf", "ys"]), "num_scan_inputs", 1);
+    scan.attribute.push(branch("body", body));
+    let first = node("Slice", &["x", "zero", "one", "ax"], &["s0"]);
+    let rest = node("Slice", &["x", "st", "en", "ax"], &["xs"]);
+    let consts = [("zero", 0), ("one", 1), ("st", 3), ("en", 1000), ("ax", 0)].map(|(n, v)| ints_init(n, &[v]));
+    let m = model_at(
+        graph(vec![first, rest, scan], vec![f32_input("x", &[D::S("n"), D::N(2)])], consts.to_vec(), &["sf", "ys"]),
+        16,
+    );
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert!(inf.contract.accepts("n", 4) && !inf.contract.accepts("n", 3), "{:?}", inf.contract);
+    let refused = inf.contract.dims["n"].counterexample.as_ref().expect("a counterexample");
+    assert!(refused.origins.iter().any(|o| o.starts_with("'xs'")), "{:?}", refused.origins);
+}
+
 /// Scan before opset 9: every state and scan input leads with one batch axis. onnxruntime
 /// 1.32 refuses a state of batch 2 beside a scan input of batch 1 ("Can't merge shape info.
 /// ... Inferred=1 Declared=2 Dimension=0").

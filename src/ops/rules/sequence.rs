@@ -7,9 +7,10 @@ use super::{
     attr_dim, attr_dtype, axis_in, dim, exact_div, expect_rank, expect_shape, first_value, invalid, like_input,
     one_element, op_err, outs, pin_shapes, rank_only, same_type_of, ty, unknown_rank, with_dim, R,
 };
+use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ops::{Ctx, Out, RuleError};
-use crate::shape::{arith, render, uni, Dim, Type};
+use crate::shape::{arith, render, uni, Assumption, Dim, Type};
 
 /// If's condition holds one element (the spec); inference takes the outputs from the branches.
 pub fn if_cond(c: &Ctx) -> R {
@@ -570,7 +571,7 @@ pub fn scan_outputs(c: &Ctx) -> R {
             batch = pinned;
         }
     }
-    let mut seq = Dim::Unknown;
+    let (mut seq, mut scan_axis) = (Dim::Unknown, 0);
     for i in first_scan..c.inputs.len() {
         let Some(s) = c.shape(i) else { continue };
         let a = if c.opset < 9 { 1 } else { in_axes.and_then(|v| v.get(i - first_scan).copied()).unwrap_or(0) };
@@ -580,6 +581,19 @@ pub fn scan_outputs(c: &Ctx) -> R {
         };
         out.assumptions.extend(same.map(|x| (0, x)));
         seq = pinned;
+        scan_axis = a;
+    }
+    // onnxruntime refuses a Scan of no iterations ("Invalid dim0_offset of 0"), which the spec
+    // allows: then the body never runs to give its outputs' shapes.
+    match &seq {
+        Dim::Known(0) if c.opset >= 9 => {
+            let msg = "Scan: no iterations (the scan inputs are empty); onnxruntime refuses it";
+            out.warnings.push((Code::RuntimeDiffers, msg.into()));
+        }
+        Dim::Term(t) if c.opset >= 9 => {
+            out.assumptions.push((scan_axis, Assumption::AtLeast { size: t.clone(), min: 1 }))
+        }
+        _ => {}
     }
     let out_axes = c.node.attr_ints("scan_output_axes");
     let mut types = Vec::new();
