@@ -641,6 +641,17 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             Some(vec![1, 8, 1]),
         ),
         ("DFT [1,8,3]", case(17, &[("x", &[1, 8, 3])], &[], node("dft", "DFT", &["x"], &["y"])), None),
+        // "dft_length must be greater than zero".
+        (
+            "DFT dft_length 0",
+            case(17, &[("x", &[2, 3, 1])], &[("n", &[], &[0])], node("dft", "DFT", &["x", "n"], &["y"])),
+            None,
+        ),
+        (
+            "DFT dft_length 4",
+            case(17, &[("x", &[2, 3, 1])], &[("n", &[], &[4])], node("dft", "DFT", &["x", "n"], &["y"])),
+            Some(vec![2, 4, 2]),
+        ),
         // STFT: a signal [batch, length] is real; "window_size <= signal_size was false",
         // "frame_step must be greater than zero", "signal shape must end in 1 (real) or 2",
         // "window input must have rank = 1", "the dimension of the window must match the
@@ -2373,8 +2384,29 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         let consts: &[Const] = &[("s", &[1], &[start]), ("e", &[1], &[end]), ("a", &[1], &[0]), ("t", &[1], &[-1])];
         case(13, &[("x", x)], consts, node("sl", "Slice", &["x", "s", "e", "a", "t"], &["y"]))
     };
+    let dft = |x: &[i64], n: &'static [i64]| {
+        let n: &[Const] = &[("n", &[], n)];
+        case(17, &[("x", x)], n, node("dft", "DFT", &["x", "n"], &["y"]))
+    };
     let max32 = i64::from(i32::MAX);
+    let att = |mask: &[i64]| attention(&[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 6, 8], mask], None);
     for (m, shape, ort) in [
+        // "attn_mask must be 2D or 3D or 4D tensor", "inconsistent q_sequence_length",
+        // "inconsistent total_sequence_length": the spec stretches the mask.
+        (att(&[1, 6]), vec![2, 3, 4, 8], Some("onnxruntime takes a mask only of rank 2 to 4 ending in [4, 6]")),
+        (att(&[6]), vec![2, 3, 4, 8], Some("onnxruntime takes a mask")),
+        (att(&[2, 3, 4, 1]), vec![2, 3, 4, 8], Some("onnxruntime takes a mask")),
+        (att(&[3, 4, 6]), vec![2, 3, 4, 8], None),
+        // Opset 24 pads a short mask; onnxruntime's kernel does not.
+        (
+            attention_at(24, &[&[2, 4, 8, 16], &[2, 4, 6, 16], &[2, 4, 6, 16], &[8, 5]], None),
+            vec![2, 4, 8, 16],
+            Some("ending in [8, 6], not [8, 5]"),
+        ),
+        // "DFT input signal dimension must be greater than zero when the output is non-empty":
+        // the spec zero-pads it.
+        (dft(&[1, 0, 1], &[8]), vec![1, 8, 2], Some("onnxruntime refuses")),
+        (dft(&[0, 0, 1], &[8]), vec![0, 8, 2], None),
         (squeeze(&[1, 3, 1]), vec![1, 3, 1], Some("onnxruntime gives [3]")),
         (squeeze(&[2, 3]), vec![2, 3], None),
         (back(&[5], -1, i64::MAX), vec![0], Some("onnxruntime slices to the start (5 elements)")),

@@ -138,6 +138,16 @@ pub fn attention(c: &Ctx) -> R {
         if let Some((l, t)) = last.known().zip(total.known()).filter(|lt| !fits(*lt)) {
             return invalid(format!("Attention: the mask's last size {l} does not fit the {t} keys"));
         }
+        // onnxruntime's kernels take a mask of rank 2 to 4 ending in exactly [q_seq, keys].
+        let differs = |a: &Dim, b: &Dim| a.known().zip(b.known()).is_some_and(|(a, b)| a != b);
+        let rows = lead.last().unwrap_or(&Dim::Known(1));
+        if c.opset <= 24 && (!(1..=3).contains(&lead.len()) || differs(rows, &q_seq) || differs(last, &total)) {
+            let mask = render(c.shape(3).unwrap_or_default());
+            let msg = format!(
+                "Attention: onnxruntime takes a mask only of rank 2 to 4 ending in [{q_seq}, {total}], not {mask}"
+            );
+            out.warnings.push((Code::RuntimeDiffers, msg));
+        }
     }
     out.types = smallvec::smallvec![
         ty(dtype, Some(y)),
@@ -546,6 +556,44 @@ pub fn loop_outputs(c: &Ctx) -> R {
     outs(types)
 }
 
+/// onnxruntime refuses a Scan over an empty axis ("Invalid dim0_offset of 0"): the scan axis
+/// from opset 9, the batch before. The spec allows it (the body never runs).
+fn not_empty(len: &Dim, axis: usize, what: &str, out: &mut Out) {
+    match len {
+        Dim::Known(0) => out.warnings.push((Code::RuntimeDiffers, format!("Scan: {what}; onnxruntime refuses it"))),
+        // A size named alone is 1 or more in every contract already.
+        Dim::Term(t) if t.size() > 1 => out.assumptions.push((axis, Assumption::AtLeast { size: t.clone(), min: 1 })),
+        _ => {}
+    }
+}
+
+/// A Scan's state keeps its shape across iterations (the spec: "a restriction imposed to enable
+/// efficient memory allocation"): the body must give state `i` back as it got it. onnxruntime
+/// refuses another shape, at load or at run time.
+fn keeps_shape(c: &Ctx, i: usize, body: Option<&Type>, out: &mut Out) -> Result<(), RuleError> {
+    let (Some(fed), Some(back)) = (c.shape(i), body.and_then(Type::shape)) else { return Ok(()) };
+    let changed = || format!("Scan: the body turns state {i} of shape {} into {}", render(fed), render(back));
+    if fed.len() != back.len() {
+        return invalid(changed());
+    }
+    // Known sizes the body's input declares otherwise are reported as a contradiction.
+    let graph = c.node.subgraphs().into_iter().find(|(name, _)| *name == "body").map(|(_, g)| c.model.graph(g));
+    let declared = graph.and_then(|g| g.inputs.get(i)?.ty.as_ref()?.shape());
+    let declared_at = |axis: usize| declared.and_then(|d| d.get(axis)?.known());
+    let contradicted = |axis: usize| matches!((fed[axis].known(), declared_at(axis)), (Some(f), Some(d)) if f != d);
+    for (axis, (a, b)) in fed.iter().zip(back).enumerate() {
+        // Sizes the body cannot tell (fresh unknowns) are no condition on the inputs.
+        let fresh = |d: &Dim| matches!(d, Dim::Term(t) if t.has_fresh());
+        match a.pin(b) {
+            _ if contradicted(axis) => {}
+            None => return invalid(changed()),
+            Some((_, Some(same))) if !fresh(a) && !fresh(b) => out.assumptions.push((axis, same)),
+            Some(_) => {}
+        }
+    }
+    Ok(())
+}
+
 /// Scan's outputs (opset 9+): the final state values, then the scan outputs with the scan
 /// axis (of the first scan input's length) inserted.
 pub fn scan_outputs(c: &Ctx) -> R {
@@ -570,6 +618,7 @@ pub fn scan_outputs(c: &Ctx) -> R {
             out.assumptions.extend(same.map(|x| (0, x)));
             batch = pinned;
         }
+        not_empty(&batch, 0, "a batch of 0", &mut out);
     }
     let (mut seq, mut scan_axis) = (Dim::Unknown, 0);
     for i in first_scan..c.inputs.len() {
@@ -583,22 +632,16 @@ pub fn scan_outputs(c: &Ctx) -> R {
         seq = pinned;
         scan_axis = a;
     }
-    // onnxruntime refuses a Scan of no iterations ("Invalid dim0_offset of 0"), which the spec
-    // allows: then the body never runs to give its outputs' shapes.
-    match &seq {
-        Dim::Known(0) if c.opset >= 9 => {
-            let msg = "Scan: no iterations (the scan inputs are empty); onnxruntime refuses it";
-            out.warnings.push((Code::RuntimeDiffers, msg.into()));
-        }
-        Dim::Term(t) if c.opset >= 9 => {
-            out.assumptions.push((scan_axis, Assumption::AtLeast { size: t.clone(), min: 1 }))
-        }
-        _ => {}
+    if c.opset >= 9 {
+        not_empty(&seq, scan_axis, "no iterations (the scan axis is empty)", &mut out);
     }
     let out_axes = c.node.attr_ints("scan_output_axes");
     let mut types = Vec::new();
     for (i, t) in body.iter().enumerate() {
         if i < n_state {
+            if c.opset >= 9 {
+                keeps_shape(c, i, t.as_ref(), &mut out)?;
+            }
             types.push(match (t, same_type_of(c, offset + i)) {
                 (Some(Type::Tensor { dtype, shape: Some(s) }), Some(_)) if c.opset < 9 => {
                     // Before opset 9 the state keeps its batch axis outside the body.

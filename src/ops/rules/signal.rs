@@ -2,8 +2,9 @@
 //! MelWeightMatrix.
 
 use super::{
-    attr_dtype, axis_in, dim, expect_rank, first_value, fold, invalid, one_element, outs, ty, unknown_rank, R,
+    attr_dtype, axis_in, dim, expect_rank, first_value, fold, invalid, numel, one_element, outs, ty, unknown_rank, R,
 };
+use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ops::{Ctx, Out, RuleError};
 use crate::shape::{Assumption, Dim};
@@ -32,6 +33,9 @@ pub fn dft(c: &Ctx) -> R {
         _ if c.has(1) => Dim::Unknown,
         _ => x[a].clone(),
     };
+    if let Some(n) = len.known().filter(|n| c.has(1) && *n <= 0) {
+        return invalid(format!("DFT: dft_length {n}; it must be above 0"));
+    }
     let onesided = c.node.attr_int("onesided").unwrap_or(0) != 0;
     let inverse = c.node.attr_int("inverse").unwrap_or(0) != 0;
     let last = x.len() - 1;
@@ -55,7 +59,14 @@ pub fn dft(c: &Ctx) -> R {
         shape[a] = if onesided { len.div_floor(&Dim::Known(2)).add(&Dim::Known(1)) } else { len };
         shape[last] = Dim::Known(2);
     }
-    outs(vec![ty(dtype, Some(shape))])
+    let mut out = Out::default();
+    // The spec zero-pads an empty signal to the DFT's length; onnxruntime refuses it.
+    if x[a] == Dim::Known(0) && numel(&shape).is_some_and(|n| n > 0) {
+        let msg = format!("DFT: axis {a} is empty, which onnxruntime refuses when the output is not");
+        out.warnings.push((Code::RuntimeDiffers, msg));
+    }
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 /// STFT as onnxruntime runs it: a real signal `[batch, length]` or `[batch, length, 1]`, or a
