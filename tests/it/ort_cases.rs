@@ -1007,6 +1007,17 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // ArrayFeatureExtractor of a 1-D input: onnxruntime's output is [1, k] (onnx's
         // inference gives no shape).
         ("ArrayFeatureExtractor [4] by [2]", feature_extractor(&[4], &[2]), Some(vec![1, 2])),
+        // "Indices tensor must have rank >= 1".
+        (
+            "OneHot of scalar indices",
+            case(
+                11,
+                &[],
+                &[("i", &[], &[1]), ("d", &[], &[10]), ("v", &[2], &[0, 1])],
+                node("oh", "OneHot", &["i", "d", "v"], &["y"]),
+            ),
+            None,
+        ),
         ("ArrayFeatureExtractor [3,4] by [2]", feature_extractor(&[3, 4], &[2]), Some(vec![3, 2])),
         // GRU, RNN and LSTM over x [2, 3, 5] with hidden_size 4: "Input W must have shape
         // {1,12,5}. Actual:{1,12,6}" and the like for R, B, sequence_lens, initial_h,
@@ -2390,7 +2401,21 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
     };
     let max32 = i64::from(i32::MAX);
     let att = |mask: &[i64]| attention(&[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 6, 8], mask], None);
+    let lrn = |x: &[i64]| case(13, &[("x", x)], &[], with_int(node("lrn", "LRN", &["x"], &["y"]), "size", 3));
+    let gru = |layout: i64| {
+        let n = with_int(rnn("GRU", &[&[1, 12, 5], &[1, 12, 4]]).graph.unwrap().node[0].clone(), "layout", layout);
+        let inputs = vec![input("x", &[2, 3, 5]), input("w", &[1, 12, 5]), input("r", &[1, 12, 4])];
+        build::model(14, inputs, vec![n], &["y"])
+    };
     for (m, shape, ort) in [
+        // "X_shape.NumDimensions() == 4 was false": the spec takes [N, C, D1, ..., Dk].
+        (lrn(&[5, 5, 5]), vec![5, 5, 5], Some("onnxruntime runs LRN only on 4-D input")),
+        (lrn(&[1, 5, 5, 5]), vec![1, 5, 5, 5], None),
+        // "Batchwise recurrent operations (layout == 1) are not supported".
+        (gru(1), vec![2, 3, 1, 4], Some("onnxruntime runs only layout 0")),
+        (gru(0), vec![2, 1, 3, 4], None),
+        // "Invalid Y argument: num_indices = 0".
+        (feature_extractor(&[3, 4], &[0]), vec![3, 0], Some("onnxruntime refuses them")),
         // "attn_mask must be 2D or 3D or 4D tensor", "inconsistent q_sequence_length",
         // "inconsistent total_sequence_length": the spec stretches the mask.
         (att(&[1, 6]), vec![2, 3, 4, 8], Some("onnxruntime takes a mask only of rank 2 to 4 ending in [4, 6]")),

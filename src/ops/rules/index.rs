@@ -128,6 +128,10 @@ pub fn einsum(c: &Ctx) -> R {
 pub fn one_hot(c: &Ctx) -> R {
     let dtype = c.dtype(2);
     let Some(ind) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
+    // onnx's inference, which onnxruntime runs, wants indices of rank 1 or more.
+    if ind.is_empty() {
+        return invalid("OneHot: scalar indices; they must have rank 1 or more".into());
+    }
     let depth = match c.numbers(1).as_deref() {
         // The spec's inference and onnxruntime refuse a negative depth.
         Some([d]) if d.trunc() < 0.0 => return invalid(format!("OneHot: the depth {d} is negative")),

@@ -3,6 +3,7 @@
 //! StringNormalizer, StringConcat, RegexFullMatch and ImageDecoder.
 
 use super::{attr_dim, dim, expect_rank, expect_shape, invalid, numel, outs, ty, R};
+use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ir::AttrValue;
 use crate::ops::{Ctx, Out, RuleError};
@@ -223,7 +224,12 @@ pub fn array_feature_extractor(c: &Ctx) -> R {
         }
         _ => None,
     };
-    outs(vec![ty(c.dtype(0), shape)])
+    let mut out = outs(vec![ty(c.dtype(0), shape)])?;
+    if c.shape(1).and_then(|y| Dim::product(y).known()) == Some(0) {
+        let msg = "ArrayFeatureExtractor: no indices; onnxruntime refuses them (\"num_indices = 0\")";
+        out.warnings.push((Code::RuntimeDiffers, msg.into()));
+    }
+    Ok(out)
 }
 
 /// The batch size of an ai.onnx.ml input: its first dim, or 1 for a 1-D input.

@@ -6,6 +6,7 @@ use super::{
     attr_dtype, axes_or_all, axis_in, dim, exact_div, expect_count, expect_rank, expect_shape, float_size, invalid,
     like_input, matmul_shape, numel, one, one_value, op_err, outs, pin_shapes, rank_only, ty, unknown_rank, R,
 };
+use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ir::AttrValue;
 use crate::ops::{Ctx, Out, RuleError};
@@ -330,7 +331,15 @@ pub fn lrn(c: &Ctx) -> R {
         Some(n) if n <= 0 || n % 2 == 0 => {
             invalid(format!("LRN: size {n} is not odd and positive; onnxruntime refuses it"))
         }
-        _ => Ok(like_input(c)),
+        _ => {
+            let mut out = like_input(c);
+            // The spec takes [N, C, D1, ..., Dk]; onnxruntime's kernel only 4-D input.
+            if let Some(r) = c.shape(0).map(<[Dim]>::len).filter(|r| *r != 4) {
+                let msg = format!("LRN: an input of rank {r}; onnxruntime runs LRN only on 4-D input");
+                out.warnings.push((Code::RuntimeDiffers, msg));
+            }
+            Ok(out)
+        }
     }
 }
 

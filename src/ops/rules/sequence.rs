@@ -53,6 +53,10 @@ pub fn rnn(c: &Ctx) -> R {
         expect_shape(c, i, &yh, &mut out)?;
     }
     expect_shape(c, 7, &[dirs, hidden.mul(&Dim::Known(3))], &mut out)?;
+    if layout != 0 {
+        let msg = format!("{}: layout {layout}; onnxruntime runs only layout 0 (batch second)", c.node.op_type);
+        out.warnings.push((Code::RuntimeDiffers, msg));
+    }
     out.types = smallvec::smallvec![ty(dtype, Some(y)), ty(dtype, Some(yh.clone())), ty(dtype, Some(yh))];
     Ok(out)
 }
