@@ -2407,7 +2407,14 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         let inputs = vec![input("x", &[2, 3, 5]), input("w", &[1, 12, 5]), input("r", &[1, 12, 4])];
         build::model(14, inputs, vec![n], &["y"])
     };
+    let wrap = |x: &[i64]| {
+        let n = with_str(node("pad", "Pad", &["x", "p"], &["y"]), "mode", "wrap");
+        case(19, &[("x", x)], &[("p", &[4], &[0, 1, 0, 1])], n)
+    };
     for (m, shape, ort) in [
+        // "Unexpected mode of 3": any empty input in wrap mode.
+        (wrap(&[0, 4]), vec![0, 6], Some("onnxruntime refuses")),
+        (wrap(&[2, 4]), vec![2, 6], None),
         // "X_shape.NumDimensions() == 4 was false": the spec takes [N, C, D1, ..., Dk].
         (lrn(&[5, 5, 5]), vec![5, 5, 5], Some("onnxruntime runs LRN only on 4-D input")),
         (lrn(&[1, 5, 5, 5]), vec![1, 5, 5, 5], None),
