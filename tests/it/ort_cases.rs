@@ -2411,7 +2411,14 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         let n = with_str(node("pad", "Pad", &["x", "p"], &["y"]), "mode", "wrap");
         case(19, &[("x", x)], &[("p", &[4], &[0, 1, 0, 1])], n)
     };
+    let conv_t0 = |opad: i64| {
+        let n = with_ints(node("ct", "ConvTranspose", &["x", "w"], &["y"]), "strides", &[2, 2]);
+        case(17, &[("x", &[1, 1, 3, 0]), ("w", &[1, 2, 3, 3])], &[], with_ints(n, "output_padding", &[opad, opad]))
+    };
     for (m, shape, ort) in [
+        // "output_padding (1) may be too large for stride (2). Expected input size 1 but got 0".
+        (conv_t0(1), vec![1, 2, 8, 2], Some("output_padding 1 is not 0")),
+        (conv_t0(0), vec![1, 2, 7, 1], None),
         // "Unexpected mode of 3": any empty input in wrap mode.
         (wrap(&[0, 4]), vec![0, 6], Some("onnxruntime refuses")),
         (wrap(&[2, 4]), vec![2, 6], None),

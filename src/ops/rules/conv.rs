@@ -6,6 +6,7 @@ use super::{
     exact_div, expect_one_value, expect_shape, invalid, one_or_each, op_err, outs, pin_shapes, rank_only, ty,
     unknown_rank, R,
 };
+use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ops::{Ctx, Out, RuleError};
 use crate::shape::{render, Assumption, Dim, Shape};
@@ -301,6 +302,13 @@ pub fn conv_transpose(c: &Ctx) -> R {
             d.sub(&Dim::Known(1)).mul(&Dim::Known(strides[i])).add(&Dim::Known(rest))
         } else {
             let pad = if auto == "VALID" { 0 } else { pads[i].saturating_add(pads[i + n]) };
+            if *d == Dim::Known(0) && opad[i] > 0 {
+                let msg = format!(
+                    "ConvTranspose: axis {axis} is empty and output_padding {} is not 0, which onnxruntime refuses",
+                    opad[i]
+                );
+                out.warnings.push((Code::RuntimeDiffers, msg));
+            }
             // The output is (d-1)*stride + the rest, and onnxruntime refuses it below 1.
             let rest = opad[i].saturating_add(ek).saturating_sub(pad);
             if let (Dim::Term(sym), true) = (d, rest < 1) {
