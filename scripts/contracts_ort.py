@@ -16,7 +16,8 @@ computes sizes in float), MPT (its ALiBi bias is sliced from `64 - seq`), GPT-2 
 are an `arange` into a table), Funnel (pooled relative positions index a GatherElements),
 DeBERTa-v2 (relative positions clipped to a table) and Mamba (its scan unrolled over the traced
 length) of scripts/architectures.py and every Ultralytics YOLOv8 model with dynamic
-height and width (found by file name or by the model's metadata).
+height and width (found by file name or by the model's metadata), and onnx-asr's gigaam v3, kaldi
+and wespeaker feature extractors (an STFT frame that must fit, a Scan that must iterate).
 
 What it checks. A size v of a dim is accepted by the contract iff v is in `also`, or
 min <= v <= max (null: no bound), v % modulus is in `residues` and v is not in `except`; a
@@ -416,7 +417,7 @@ def default_models() -> list[str]:
     found = sorted(p for p in glob.glob(os.path.join(TORCH_DIR, "*.onnx")) if ".ssi." not in p)
     for name in ("ch_PP-OCRv4_det_infer.onnx", "ch_PP-OCRv4_rec_infer.onnx", "PP-OCRv6_det_small.onnx", "mobilevit.onnx",
                  "mpt.onnx", "gpt2.onnx",
-                 "funnel.onnx", "deberta_v2.onnx", "mamba.onnx"):
+                 "funnel.onnx", "deberta_v2.onnx", "mamba.onnx", "gigaam_v3.onnx", "kaldi.onnx", "wespeaker.onnx"):
         found += sorted(glob.glob(os.path.join(REAL_DIR, "**", name), recursive=True))[:1]
     v4 = [p for p in sorted(glob.glob(os.path.join(REAL_DIR, "**", "ch_PP-OCRv4_det_infer.onnx"), recursive=True))
           if "ort_all" not in p][:1]  # as exported: onnxruntime's optimized save has NCHWc ops it cannot read

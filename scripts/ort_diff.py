@@ -44,14 +44,16 @@ tests/it/ort_cases.rs with ORT's output as the expected value. ORT runs in a chi
 (some models abort it: `ort-died`), one ORT and one `infer` process per variant, about 70
 variants a second.
 
-`--seed 11 --variants 8 --sym` (14696 variants of 1861 cases) against the debug binary
-gives pass 12285, WRONG 3, FALSE-ALARM 16, MISSED 177, runtime-differs 1, CRASH 0. What
+`--seed 11 --variants 8 --sym` (14696 variants of 1861 cases) against the release binary
+gives pass 12293, WRONG 3, FALSE-ALARM 16, MISSED 134, runtime-differs 36, CRASH 0 (a few
+MISSED come and go with the random NonMaxSuppression thresholds fed). What
 remains is where ORT is looser than the spec (Concat of an empty input with other sizes, PRelu's slope broadcasting
 both ways, negative CenterCropPad sizes, a Range delta of 0 in float16, a Loop body declaring a
 carried shape it is not fed: a warning, a 3-D Attention-25 V of another batch or sequence, which ORT
 reshapes into a shape of no meaning, an Attention mask's leading sizes), where ORT refuses what
-the spec allows (LRN other than 4-D, layout=1 recurrences, per-row QLinearMatMul scales, scans
-of length 0, locales), where the
+the spec allows and no warning says so (per-row QLinearMatMul scales, locales; LRN other than
+4-D, layout=1 recurrences, empty scans, Attention masks not ending in [q_seq, keys], empty
+wrap pads and empty ArrayFeatureExtractor indices are runtime-differs), where the
 failure depends on values fed at run time (GatherElements, NonMaxSuppression thresholds), or
 failures inside the function bodies ORT expands (Attention 25 local windows, LinearAttention).
 """
@@ -660,8 +662,9 @@ def main():
                 errs = [d for d in ours["diagnostics"] if d["severity"] == "error"]
                 machine = any(d["code"] == "machine-dependent" for d in ours["diagnostics"])
                 failing = re.search(r"running (\w+) node", err)
-                differs = failing is not None and any(
-                    d["code"] == "runtime-differs" and d["op_type"] == failing.group(1) for d in ours["diagnostics"])
+                warned = [d["op_type"] for d in ours["diagnostics"] if d["code"] == "runtime-differs"]
+                # A kernel that refuses its attributes names no node: a warning on any op counts.
+                differs = failing.group(1) in warned if failing else bool(warned) and "during initialization" in err
                 if machine:
                     verdict = "machine-dependent"
                 elif differs:

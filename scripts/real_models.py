@@ -6,6 +6,8 @@ onnx, onnxruntime and numpy; the transformer rows also need torch and transforme
     python3 scripts/real_models.py [--strip] [--only SUBSTRING]
 
 Models (into target/real-models/, never committed):
+- onnx-asr 0.12.0's audio feature extractors (STFT, Scan), openwakeword 0.5.1's melspectrogram,
+  embedding and wake-word models, basic-pitch 0.4.0's note model (TF via tf2onnx);
 - PaddleOCR v4 det/rec and v2 cls from the rapidocr-onnxruntime 1.4.4 wheel (PaddlePaddle via
   paddle2onnx), magika 1.0.3's model (TF via tf2onnx), silero-vad 6.2.3's six models (PyTorch,
   with If subgraphs), nudenet 3.4.2's YOLOv8n detector (ultralytics via torch.onnx, dynamic
@@ -35,7 +37,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CACHE = os.path.join(ROOT, "target", "real-models")
 WHEELS = ["rapidocr-onnxruntime==1.4.4", "magika==1.0.3", "silero-vad==6.2.3", "nudenet==3.4.2", "rapidocr==3.10.0",
-          "ddddocr==1.6.1"]
+          "ddddocr==1.6.1", "onnx-asr==0.12.0", "openwakeword==0.5.1", "basic-pitch==0.4.0"]
 
 
 def fetch():
@@ -159,6 +161,18 @@ def table():
         (os.path.join(u, "ddddocr", "common.onnx"), ["--dim=image_width=160"]),
         (os.path.join(u, "ddddocr", "common_old.onnx"), ["--dim=image_width=160"]),
         (os.path.join(u, "ddddocr", "common_det.onnx"), []),
+    ]
+    # onnx-asr's feature extractors (STFT over [batch, samples], Scan over frames), one second.
+    asr = os.path.join(u, "onnx_asr", "preprocessors", "data")
+    for name in ("gigaam_v3", "kaldi", "nemo80", "whisper80", "wespeaker"):
+        audio = ["--dim=batch_size=2", "--dim=N=16000", "--value=waveforms_lens=16000"]
+        rows.append((os.path.join(asr, name + ".onnx"), audio))
+    oww = os.path.join(u, "openwakeword", "resources", "models")
+    rows += [
+        (os.path.join(oww, "melspectrogram.onnx"), ["--dim=batch_size=2", "--dim=samples=1600"]),
+        (os.path.join(oww, "embedding_model.onnx"), ["--dim=unk__314=2"]),
+        (os.path.join(oww, "hey_jarvis_v0.1.onnx"), []),
+        (os.path.join(u, "basic_pitch", "saved_models", "icassp_2022", "nmp.onnx"), ["--dim=unk__749=2"]),
     ]
     rows += [(p, []) for p in sorted(glob.glob(os.path.join(light, "*.onnx"))) if ".stripped." not in p]
     for p in sorted(glob.glob(os.path.join(CACHE, "transformers", "*.onnx"))):
