@@ -51,9 +51,10 @@ remains is where ORT is looser than the spec (Concat of an empty input with othe
 both ways, negative CenterCropPad sizes, a Range delta of 0 in float16, a Loop body declaring a
 carried shape it is not fed: a warning, a 3-D Attention-25 V of another batch or sequence, which ORT
 reshapes into a shape of no meaning, an Attention mask's leading sizes), where ORT refuses what
-the spec allows and no warning says so (per-row QLinearMatMul scales, locales; LRN other than
-4-D, layout=1 recurrences, empty scans, Attention masks not ending in [q_seq, keys], empty
-wrap pads and empty ArrayFeatureExtractor indices are runtime-differs), where the
+the spec allows and no warning says so (StringNormalizer locales; LRN other than 4-D,
+layout=1 recurrences, empty scans, Attention masks not ending in [q_seq, keys], empty wrap
+pads, empty ArrayFeatureExtractor indices and per-row or N-D per-column QLinearMatMul scales
+are runtime-differs), where the
 failure depends on values fed at run time (GatherElements, NonMaxSuppression thresholds), or
 failures inside the function bodies ORT expands (Attention 25 local windows, LinearAttention).
 """

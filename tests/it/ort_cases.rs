@@ -2415,7 +2415,22 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         let n = with_ints(node("ct", "ConvTranspose", &["x", "w"], &["y"]), "strides", &[2, 2]);
         case(17, &[("x", &[1, 1, 3, 0]), ("w", &[1, 2, 3, 3])], &[], with_ints(n, "output_padding", &[opad, opad]))
     };
+    let qmatmul3 = |col: &[i64]| {
+        let u8_in = |n: &str, s: &[i64]| typed(n, DataType::Uint8, s);
+        let (f, a, b) = (|n: &str, s: &[i64]| input(n, s), u8_in("a", &[2, 2, 3]), u8_in("b", &[2, 3, 4]));
+        let inputs =
+            vec![a, f("as", &[]), u8_in("az", &[]), b, f("bs", col), u8_in("bz", col), f("ys", &[]), u8_in("yz", &[])];
+        let n = node("q", "QLinearMatMul", &["a", "as", "az", "b", "bs", "bz", "ys", "yz"], &["y"]);
+        build::model(21, inputs, vec![n], &["y"])
+    };
     for (m, shape, ort) in [
+        // "input zero point must be a scalar or 1D tensor of size 1"; "weight zero point must be
+        // a scalar, 1D tensor of size 1, or last to second dimension is 1": the spec's per-row
+        // and per-column forms.
+        (qmatmul([&[2], &[2], &[], &[]]), vec![2, 4], Some("one value per row of a")),
+        (qmatmul3(&[4]), vec![2, 2, 4], Some("a vector per column of a b not 2-D")),
+        (qmatmul3(&[2, 1, 4]), vec![2, 2, 4], None),
+        (qmatmul([&[], &[], &[4], &[4]]), vec![2, 4], None),
         // "output_padding (1) may be too large for stride (2). Expected input size 1 but got 0".
         (conv_t0(1), vec![1, 2, 8, 2], Some("output_padding 1 is not 0")),
         (conv_t0(0), vec![1, 2, 7, 1], None),

@@ -141,7 +141,18 @@ pub fn matmul(c: &Ctx) -> R {
     }
     let (Some(a), Some(b)) = (c.shape(0), c.shape(bi)) else { return outs(vec![ty(dtype, None)]) };
     if bi == 3 || c.has(2) || c.has(3) {
-        quantized_per(c, a, b, if bi == 3 { (&[1, 2, 6, 7], &[4, 5]) } else { (&[2], &[3]) })?;
+        let (rows, cols): (&[usize], &[usize]) = if bi == 3 { (&[1, 2, 6, 7], &[4, 5]) } else { (&[2], &[3]) };
+        quantized_per(c, a, b, (rows, cols))?;
+        // onnxruntime takes one value per row of a in neither op, and one per column of b as
+        // [N] only for a 2-D b ("weight zero point must be a scalar, 1D tensor of size 1, or
+        // last to second dimension is 1").
+        let per_row = rows.iter().find(|i| c.shape(**i).is_some_and(|s| !one_value(s)));
+        let per_col = cols.iter().find(|i| c.shape(**i).is_some_and(|s| s.len() == 1 && !one_value(s)) && b.len() != 2);
+        if let Some(i) = per_row.or(per_col) {
+            let what = if per_row.is_some() { "one value per row of a" } else { "a vector per column of a b not 2-D" };
+            let msg = format!("{}: input {i} holds {what}, which onnxruntime refuses", c.node.op_type);
+            out.warnings.push((Code::RuntimeDiffers, msg));
+        }
     }
     let (shape, assumptions) = matmul_shape(a, b)?;
     out.assumptions.extend(assumptions);
