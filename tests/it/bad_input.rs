@@ -681,17 +681,22 @@ fn passes_are_linear_in_nodes_functions_and_symbols() {
     let r = run(&[OsStr::new("check"), p.as_os_str()]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 
-    // A new symbol per Add, each recorded as "1 or 4".
-    let n = 100_000;
+    // A new symbol per Add, each recorded as "1 or 4". 50,000: searching a list per condition
+    // took 2.6 s in release there, several times the deadline in debug, while the linear pass
+    // takes 3 to 4 s in debug (100,000 took 7 to 8 s alone and over 10 s beside the other
+    // tests on two cores).
+    let symbols = 50_000;
     let mut inputs = vec![vi("b", &[4])];
-    inputs.extend((0..n).map(|i| sym_vi(&format!("x{i}"), &format!("s{i}"))));
-    let adds = (0..n).map(|i| node(&format!("n{i}"), "Add", &[&format!("x{i}"), "b"], &[&format!("y{i}")])).collect();
+    inputs.extend((0..symbols).map(|i| sym_vi(&format!("x{i}"), &format!("s{i}"))));
+    let adds =
+        (0..symbols).map(|i| node(&format!("n{i}"), "Add", &[&format!("x{i}"), "b"], &[&format!("y{i}")])).collect();
     let p = write(&dir, "symbols.onnx", &model(graph(adds, inputs, vec![])).encode_to_vec());
     let r = run(&[OsStr::new("check"), p.as_os_str()]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
 
     // As many graph outputs as nodes: annotate searched the outputs for each value (7.1 s
     // in release for 200,000).
+    let n = 100_000;
     let relus = (0..n).map(|i| node(&format!("n{i}"), "Relu", &["x"], &[&format!("y{i}")])).collect();
     let outputs = (0..n).map(|i| onnx::ValueInfoProto { name: Some(format!("y{i}")), ..Default::default() }).collect();
     let p = write(&dir, "outputs.onnx", &model(graph(relus, vec![vi("x", &[2])], outputs)).encode_to_vec());
