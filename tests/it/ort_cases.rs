@@ -2403,9 +2403,9 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
     let att = |mask: &[i64]| attention(&[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 6, 8], mask], None);
     let lrn = |x: &[i64]| case(13, &[("x", x)], &[], with_int(node("lrn", "LRN", &["x"], &["y"]), "size", 3));
     let gru = |layout: i64| {
-        let n = with_int(rnn("GRU", &[&[1, 12, 5], &[1, 12, 4]]).graph.unwrap().node[0].clone(), "layout", layout);
+        let n = with_int(node("rnn", "GRU", &["x", "w", "r"], &["y"]), "hidden_size", 4);
         let inputs = vec![input("x", &[2, 3, 5]), input("w", &[1, 12, 5]), input("r", &[1, 12, 4])];
-        build::model(14, inputs, vec![n], &["y"])
+        build::model(14, inputs, vec![with_int(n, "layout", layout)], &["y"])
     };
     let wrap = |x: &[i64]| {
         let n = with_str(node("pad", "Pad", &["x", "p"], &["y"]), "mode", "wrap");
