@@ -126,6 +126,17 @@ pub fn with_str(mut n: NodeProto, attr: &str, value: &str) -> NodeProto {
     n
 }
 
+/// `node` with an attribute of strings added.
+pub fn with_strs(mut n: NodeProto, attr: &str, values: &[&str]) -> NodeProto {
+    n.attribute.push(AttributeProto {
+        name: Some(attr.to_string()),
+        r#type: Some(AttributeType::Strings as i32),
+        strings: values.iter().map(|v| v.as_bytes().to_vec()).collect(),
+        ..Default::default()
+    });
+    n
+}
+
 /// A legacy (opset < 7) binary node with `broadcast=1` and, when given, `axis`.
 pub fn legacy(name: &str, op: &str, a: &str, b: &str, out: &str, axis: Option<i64>) -> NodeProto {
     let n = with_int(node(name, op, &[a, b], &[out]), "broadcast", 1);

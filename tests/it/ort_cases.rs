@@ -4,10 +4,13 @@
 //! of output `y` that onnxruntime produced, or `None` where onnxruntime refuses the model: then
 //! inference must report an error finding on the node.
 
-use crate::build::{self, input, node, typed, with_floats, with_int, with_ints, with_str};
+use crate::build::{self, input, node, typed, with_floats, with_int, with_ints, with_str, with_strs};
 
 use onnx_bcast::infer::{infer, Options};
-use onnx_bcast::io::proto::{tensor_proto::DataType, ModelProto, NodeProto, OperatorSetIdProto, TensorProto};
+use onnx_bcast::io::proto::attribute_proto::AttributeType;
+use onnx_bcast::io::proto::{
+    tensor_proto::DataType, AttributeProto, ModelProto, NodeProto, OperatorSetIdProto, TensorProto,
+};
 use onnx_bcast::shape::Dim;
 use onnx_bcast::{Model, Severity};
 
@@ -150,13 +153,59 @@ fn rnn(op: &str, shapes: &[&[i64]]) -> ModelProto {
     build::model(14, inputs, vec![n], &["y"])
 }
 
-/// An ai.onnx.ml TreeEnsemble of one leaf over x of shape `x`.
-fn tree_ensemble(x: &[i64]) -> ModelProto {
+/// An ai.onnx.ml TreeEnsemble of one branch reading feature `feature` over x of shape `x`.
+fn tree_ensemble(x: &[i64], feature: i64) -> ModelProto {
     let n = node("t", "TreeEnsemble", &["x"], &["y"]);
-    let mut n = with_ints(with_ints(n, "tree_roots", &[0]), "nodes_featureids", &[0]);
+    let n = with_ints(with_ints(n, "tree_roots", &[0]), "nodes_featureids", &[feature]);
+    let n = with_ints(with_ints(n, "nodes_truenodeids", &[0]), "nodes_falsenodeids", &[1]);
+    let mut n = with_ints(with_ints(n, "nodes_trueleafs", &[1]), "nodes_falseleafs", &[1]);
+    for (name, t) in [
+        (
+            "nodes_modes",
+            TensorProto {
+                dims: vec![1],
+                data_type: Some(DataType::Uint8 as i32),
+                int32_data: vec![0],
+                ..Default::default()
+            },
+        ),
+        ("nodes_splits", build::floats("", &[1], &[0.5])),
+        ("leaf_weights", build::floats("", &[2], &[1.0, 2.0])),
+    ] {
+        let r#type = Some(AttributeType::Tensor as i32);
+        n.attribute.push(AttributeProto { name: Some(name.into()), r#type, t: Some(t), ..Default::default() });
+    }
+    let n = with_int(with_ints(n, "leaf_targetids", &[0, 0]), "n_targets", 1);
+    ml(with_int(n, "aggregate_function", 1), x, 5)
+}
+
+/// `op` (an ai.onnx.ml tree ensemble of version 3) of one branch reading feature `feature`
+/// and two leaves claiming feature 7, over x of shape `x`.
+fn tree_v3(op: &str, x: &[i64], feature: i64) -> ModelProto {
+    let n = node("t", op, &["x"], if op == "TreeEnsembleClassifier" { &["l", "y"] } else { &["y"] });
+    let n = with_ints(with_ints(n, "nodes_treeids", &[0, 0, 0]), "nodes_nodeids", &[0, 1, 2]);
+    let n = with_ints(with_ints(n, "nodes_featureids", &[feature, 7, 7]), "nodes_truenodeids", &[1, 0, 0]);
+    let n = with_strs(with_ints(n, "nodes_falsenodeids", &[2, 0, 0]), "nodes_modes", &["BRANCH_LEQ", "LEAF", "LEAF"]);
+    let n = with_floats(n, "nodes_values", &[0.5, 0.0, 0.0]);
+    let n = match op {
+        "TreeEnsembleClassifier" => {
+            let n = with_ints(with_ints(n, "class_treeids", &[0, 0]), "class_nodeids", &[1, 2]);
+            let n = with_ints(with_ints(n, "class_ids", &[0, 1]), "classlabels_int64s", &[0, 1]);
+            with_floats(n, "class_weights", &[1.0, 1.0])
+        }
+        _ => {
+            let n = with_ints(with_ints(n, "target_treeids", &[0, 0]), "target_nodeids", &[1, 2]);
+            with_floats(with_ints(with_int(n, "n_targets", 1), "target_ids", &[0, 0]), "target_weights", &[1.0, 2.0])
+        }
+    };
+    ml(n, x, 3)
+}
+
+/// An ai.onnx.ml node `n` over x of shape `x`, at that domain's `version`.
+fn ml(mut n: NodeProto, x: &[i64], version: i64) -> ModelProto {
     n.domain = Some("ai.onnx.ml".into());
     let mut m = case(21, &[("x", x)], &[], n);
-    m.opset_import.push(OperatorSetIdProto { domain: Some("ai.onnx.ml".into()), version: Some(5) });
+    m.opset_import.push(OperatorSetIdProto { domain: Some("ai.onnx.ml".into()), version: Some(version) });
     m
 }
 
@@ -678,8 +727,27 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // Recurrent ops: "First input tensor must have rank 3".
         ("GRU x [2,3,5,1]", rnn_x("GRU", &[2, 3, 5, 1]), None),
         ("RNN x [2,3]", rnn_x("RNN", &[2, 3]), None),
-        // TreeEnsemble: "Input 0 expected to have rank 2 but has rank 1".
-        ("TreeEnsemble x [3]", tree_ensemble(&[3]), None),
+        // The tree ensembles: "Input 0 expected to have rank 2 but has rank 1"; "One path in
+        // the graph requests feature 2 but input tensor has 2 features" (a leaf's feature id
+        // is not read). LinearRegressor: "Input shape had more than 2 dimension".
+        ("TreeEnsemble x [3]", tree_ensemble(&[3], 0), None),
+        ("TreeEnsemble feature 2 of 3", tree_ensemble(&[4, 3], 2), Some(vec![4, 1])),
+        ("TreeEnsemble feature 2 of 2", tree_ensemble(&[4, 2], 2), None),
+        ("TreeEnsembleRegressor feature 2 of 3", tree_v3("TreeEnsembleRegressor", &[5, 3], 2), Some(vec![5, 1])),
+        ("TreeEnsembleRegressor feature 2 of 2", tree_v3("TreeEnsembleRegressor", &[5, 2], 2), None),
+        ("TreeEnsembleClassifier feature 2 of 0", tree_v3("TreeEnsembleClassifier", &[5, 0], 2), None),
+        ("TreeEnsembleClassifier x [2,3,4]", tree_v3("TreeEnsembleClassifier", &[2, 3, 4], 0), None),
+        (
+            "LinearRegressor x [2,3,4]",
+            ml(with_floats(node("l", "LinearRegressor", &["x"], &["y"]), "coefficients", &[1.0; 4]), &[2, 3, 4], 3),
+            None,
+        ),
+        // Einsum: "Cannot parse the diagonal elements along dims 1 and 2 for input shape
+        // {3,5,1}": a label twice in one term does not stretch, across terms it does.
+        ("Einsum ...ii of [3,5,1]", einsum("...ii->...i", &[&[3, 5, 1]]), None),
+        ("Einsum iij of [2,1,3]", einsum("iij->j", &[&[2, 1, 3]]), None),
+        ("Einsum iij of [2,2,3]", einsum("iij->j", &[&[2, 2, 3]]), Some(vec![3])),
+        ("Einsum ij,ij of [3,1], [3,4]", einsum("ij,ij->ij", &[&[3, 1], &[3, 4]]), Some(vec![3, 4])),
         // Scales: Resize's "greater than 0", Upsample's "greater than or equal to 1".
         ("Resize scale 0", rescale("Resize", &[1.0, 1.0, 0.0, 2.0]), None),
         ("Upsample scale 0.5", rescale("Upsample", &[1.0, 1.0, 0.5, 2.0]), None),
@@ -1395,6 +1463,10 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Attention nonpad [3]", attention_past(24, &[Q4, K4, K4, &[], &[], &[], &[3]]), None),
         ("Attention nonpad and past", attention_past(24, &[Q4, K4, K4, &[], PAST, PAST, &[2]]), None),
         ("Attention nonpad and present", with_present(attention_past(25, &[Q4, K4, K4, &[], &[], &[], &[2]])), None),
+        // The opset-25 body broadcasts nonpad_kv_seqlen against the batch ("Incompatible
+        // dimensions" at its Add): [1] runs, [5] of a batch of 2 does not.
+        ("Attention 25 nonpad [1]", attention_past(25, &[Q4, K4, K4, &[], &[], &[], &[1]]), Some(vec![2, 3, 4, 8])),
+        ("Attention 25 nonpad [5]", attention_past(25, &[Q4, K4, K4, &[], &[], &[], &[5]]), None),
     ]
     .into_iter()
     .chain(contrib_table())
@@ -2192,6 +2264,13 @@ fn tfidf(x: &[i64]) -> ModelProto {
     build::model(9, vec![typed("x", DataType::Int64, x)], vec![with_ints(n, "pool_int64s", &[2, 3])], &["y"])
 }
 
+/// Einsum (opset 12) of `equation` over inputs of `shapes`.
+fn einsum(equation: &str, shapes: &[&[i64]]) -> ModelProto {
+    let names = ["a", "b", "c"];
+    let inputs: Vec<(&str, &[i64])> = names.into_iter().zip(shapes.iter().copied()).collect();
+    case(12, &inputs, &[], with_str(node("e", "Einsum", &names[..shapes.len()], &["y"]), "equation", equation))
+}
+
 fn affine_grid(theta: &[i64], size: &[i64]) -> ModelProto {
     let n = node("ag", "AffineGrid", &["t", "s"], &["y"]);
     case(20, &[("t", theta)], &[("s", &[size.len() as i64], size)], n)
@@ -2346,20 +2425,24 @@ fn crop(x: &[i64], border: &[i64], scale: Option<&[i64]>) -> ModelProto {
     case(9, &[("x", x)], &[], scale.map_or(n.clone(), |s| with_ints(n, "scale", s)))
 }
 
-/// `ONNX_BCAST_ORT_ROWS=DIR cargo test ort_cases` also writes each row's model and expected
-/// shape to DIR, where `scripts/ort_rows.py DIR` runs them under onnxruntime.
+/// `ONNX_BCAST_ORT_ROWS=DIR cargo test ort_cases` also writes each row's model and what
+/// onnxruntime does with it (`None`: refuses it, `Some(shape)`: gives `y` that shape,
+/// `Differs(shape)`: not that) to DIR, where `scripts/ort_rows.py DIR` runs them under
+/// onnxruntime.
+fn dump(what: &str, m: &ModelProto, want: &str) {
+    let Some(dir) = std::env::var_os("ONNX_BCAST_ORT_ROWS").map(std::path::PathBuf::from) else { return };
+    use prost::Message;
+    let file = what.replace('/', "_");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join(format!("{file}.onnx")), m.encode_to_vec()).unwrap();
+    std::fs::write(dir.join(format!("{file}.want")), want).unwrap();
+}
+
 #[test]
 fn inference_agrees_with_onnxruntime() {
-    let dump = std::env::var_os("ONNX_BCAST_ORT_ROWS").map(std::path::PathBuf::from);
     let mut wrong = Vec::new();
     for (what, m, ort) in table() {
-        if let Some(dir) = &dump {
-            use prost::Message;
-            let file = what.replace('/', "_");
-            std::fs::create_dir_all(dir).unwrap();
-            std::fs::write(dir.join(format!("{file}.onnx")), m.encode_to_vec()).unwrap();
-            std::fs::write(dir.join(format!("{file}.want")), format!("{ort:?}")).unwrap();
-        }
+        dump(what, &m, &format!("{ort:?}"));
         let model = build::load(&m);
         let inf = infer(&model, &Options::default());
         let errors: Vec<&str> =
@@ -2423,7 +2506,38 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         let n = node("q", "QLinearMatMul", &["a", "as", "az", "b", "bs", "bz", "ys", "yz"], &["y"]);
         build::model(21, inputs, vec![n], &["y"])
     };
-    for (m, shape, ort) in [
+    let affine = |size: &[i64]| affine_grid(&[size[0], 2, 3], size);
+    let cubic = |x: &[i64], scales: &[f32], antialias: i64| {
+        let n =
+            with_int(with_str(node("r", "Resize", &["x", "", "s"], &["y"]), "mode", "cubic"), "antialias", antialias);
+        let mut m = case(19, &[("x", x)], &[], n);
+        m.graph.as_mut().unwrap().initializer.push(build::floats("s", &[scales.len() as i64], scales));
+        m
+    };
+    let linear = |x: &[i64], scales: &[f32]| {
+        let mut m = cubic(x, scales, 0);
+        m.graph.as_mut().unwrap().node[0].attribute[0].s = Some(b"linear".to_vec());
+        m
+    };
+    for (k, (m, shape, ort)) in [
+        // "size[2] (H=0) must be positive": the spec gives an empty grid.
+        (affine(&[2, 3, 0, 5]), vec![2, 0, 5, 2], Some("AffineGrid: size[2] is 0; onnxruntime refuses it")),
+        (affine(&[0, 3, 4, 5]), vec![0, 4, 5, 2], None),
+        // "Updating cos_cache and sin_cache in RotaryEmbedding is not currently supported": the
+        // spec's position ids index the cache, whatever its length.
+        (rotary(&[2, 3, 32], &[2, 4], &[2, 3], &[("num_heads", 4)]), vec![2, 3, 32], Some("over a cache of 2 rows")),
+        (rotary(&[2, 3, 32], &[3, 4], &[2, 3], &[("num_heads", 4)]), vec![2, 3, 32], None),
+        // "'Linear' mode only supports: 2-D inputs or 3-D inputs ... or 4-D inputs with the
+        // corresponding outermost 2 scale values being 1 or the corresponding outermost and
+        // innermost scale values being 1"; "'Cubic' mode only supports" 2-D, NCHW, and NHWC
+        // growing or with antialias.
+        (linear(&[8], &[2.0]), vec![16], Some("no linear kernel for scales [2]")),
+        (linear(&[1, 4, 4, 3], &[1.0, 2.0, 1.0, 2.0]), vec![1, 8, 4, 6], Some("no linear kernel")),
+        (linear(&[1, 4, 4, 3], &[1.0, 2.0, 2.0, 1.0]), vec![1, 8, 8, 3], None),
+        (cubic(&[3, 4, 4], &[1.0, 2.0, 2.0], 0), vec![3, 8, 8], Some("no cubic kernel")),
+        (cubic(&[1, 8, 8, 3], &[1.0, 0.5, 0.5, 1.0], 0), vec![1, 4, 4, 3], Some("no cubic kernel")),
+        (cubic(&[1, 8, 8, 3], &[1.0, 0.5, 0.5, 1.0], 1), vec![1, 4, 4, 3], None),
+        (cubic(&[1, 8, 8, 3], &[1.0, 2.0, 2.0, 1.0], 0), vec![1, 16, 16, 3], None),
         // "input zero point must be a scalar or 1D tensor of size 1"; "weight zero point must be
         // a scalar, 1D tensor of size 1, or last to second dimension is 1": the spec's per-row
         // and per-column forms.
@@ -2469,7 +2583,12 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         (back(&[0], -1, i64::MAX), vec![0], None),
         (one_hot(0), vec![3, 0], Some("onnxruntime refuses it")),
         (one_hot(2), vec![3, 2], None),
-    ] {
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let want = if ort.is_some() { format!("Differs({shape:?})") } else { format!("Some({shape:?})") };
+        dump(&format!("runtime-differs {k}"), &m, &want);
         let model = build::load(&m);
         let inf = infer(&model, &Options::default());
         let y = inf.shape(model.resolve(Model::MAIN, "y").unwrap());

@@ -425,6 +425,36 @@ fn a_scan_of_no_iterations_is_what_onnxruntime_refuses() {
     assert!(refused.origins.iter().any(|o| o.starts_with("'xs'")), "{:?}", refused.origins);
 }
 
+/// onnxruntime 1.32's refusals the spec does not make, over symbolic sizes, are conditions of
+/// the contract: RotaryEmbedding of a sequence longer than its caches' 50 positions ("Updating
+/// cos_cache and sin_cache in RotaryEmbedding is not currently supported": seq 50 runs, 51 is
+/// refused) and an AffineGrid of height `h-5` ("size[2] (H=0) must be positive": h = 6 runs, 5
+/// is refused).
+#[test]
+fn onnxruntime_s_refusals_over_symbols_are_conditions() {
+    let mut cache = f32_init("c", 200);
+    cache.dims = vec![50, 4];
+    let pos = input("p", tensor_proto::DataType::Int64, &[D::N(2), D::S("seq")]);
+    let rope = with_int(node("RotaryEmbedding", &["x", "c", "c", "p"], &["y"]), "num_heads", 4);
+    let x = f32_input("x", &[D::N(2), D::S("seq"), D::N(32)]);
+    let inf = infer(&model_at(graph(vec![rope], vec![x, pos], vec![cache], &["y"]), 23), &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert!(inf.contract.accepts("seq", 50) && !inf.contract.accepts("seq", 51), "{:?}", inf.contract);
+
+    let mut theta = f32_init("t", 12);
+    theta.dims = vec![2, 2, 3];
+    let nodes = vec![
+        node("Shape", &["x"], &["s0"]),
+        node("Sub", &["s0", "five"], &["s"]),
+        node("AffineGrid", &["t", "s"], &["y"]),
+    ];
+    let x = f32_input("x", &[D::N(2), D::N(3), D::S("h"), D::N(7)]);
+    let m = model_at(graph(nodes, vec![x], vec![theta, ints_init("five", &[0, 0, 5, 0])], &["y"]), 20);
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert!(inf.contract.accepts("h", 6) && !inf.contract.accepts("h", 5), "{:?}", inf.contract);
+}
+
 /// A Scan's state keeps its shape across iterations (the spec). onnxruntime 1.32 refuses a body
 /// that gives it back otherwise: at load ("Can't merge shape info ... Inferred=4 Declared=2")
 /// or at run time ("ensure the pre-allocated shapes match"). A state `s0` [n] added to scan

@@ -90,12 +90,20 @@ pub fn einsum(c: &Ctx) -> R {
             }
             ell.push(s[p..p + ne].to_vec());
         }
+        // A label named twice in one term takes a diagonal: its sizes there are equal, and a
+        // size of 1 does not stretch (numpy and onnxruntime refuse 'ii' over [5, 1]).
+        let mut mine: std::collections::BTreeMap<char, &Dim> = Default::default();
         for (j, &ch) in labels.iter().enumerate() {
             let axis = if at.is_some_and(|p| j >= p) { j + ne } else { j };
             let d = &s[axis];
             let (e, n) = sizes.entry(ch).or_insert_with(|| (d.clone(), 0));
             *n += 1;
-            if *n > 1 {
+            if let Some(first) = mine.insert(ch, d) {
+                let (_, same) = first.pin(d).ok_or_else(|| {
+                    RuleError::Invalid(format!("Einsum: label '{ch}' has sizes {first} and {d} in the term '{t}'"))
+                })?;
+                assumptions.extend(same.map(|a| (axis, a)));
+            } else if *n > 1 {
                 let b = multi(&[std::slice::from_ref(e), std::slice::from_ref(d)])
                     .map_err(|_| RuleError::Invalid(format!("Einsum: label '{ch}' has sizes {e} and {d}")))?;
                 // Conditions name the axis of the input that met the label again.

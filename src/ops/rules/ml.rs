@@ -7,7 +7,7 @@ use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ir::AttrValue;
 use crate::ops::{Ctx, Out, RuleError};
-use crate::shape::{multi, Dim, Shape, Type};
+use crate::shape::{multi, Assumption, Dim, Shape, Type};
 
 pub fn ml_float_same(c: &Ctx) -> R {
     outs(vec![ty(Some(DType::F32), c.shape(0).map(<[Dim]>::to_vec))])
@@ -208,10 +208,44 @@ pub fn label_encoder(c: &Ctx) -> R {
 }
 
 pub fn tree_ensemble(c: &Ctx) -> R {
-    expect_rank(c, 0, 2)?;
+    let mut out = model_input(c)?;
     let n = dim(c, 0, 0);
     let t = attr_dim(c, "n_targets");
-    outs(vec![ty(c.dtype(0), Some(vec![n, t]))])
+    out.types = smallvec::smallvec![ty(c.dtype(0), Some(vec![n, t]))];
+    Ok(out)
+}
+
+/// The input of an ai.onnx.ml model: of rank 2 for the tree ensembles and 1 or 2 for the linear
+/// ones (onnx's inference and onnxruntime's kernels refuse others). A tree's branches read its
+/// features by index, so it has more than the highest index a branch reads (onnxruntime: "One
+/// path in the graph requests feature 2 but input tensor has 2 features"); a leaf's is not read,
+/// and TreeEnsemble's nodes are all branches.
+fn model_input(c: &Ctx) -> Result<Out, RuleError> {
+    let (op, mut out) = (c.node.op_type.as_str(), Out::default());
+    let (ranks, want) = match op {
+        _ if op.starts_with("TreeEnsemble") => (2..=2, "2"),
+        "LinearClassifier" | "LinearRegressor" => (1..=2, "1 or 2"),
+        _ => return Ok(out),
+    };
+    let Some(x) = c.shape(0) else { return Ok(out) };
+    if !ranks.contains(&x.len()) {
+        return invalid(format!("{op}: input of rank {}, not {want}", x.len()));
+    }
+    let modes = match c.node.attr("nodes_modes") {
+        Some(AttrValue::Strings(m)) => m.as_slice(),
+        _ => &[],
+    };
+    let ids = c.node.attr_ints("nodes_featureids").unwrap_or_default();
+    let read = ids.iter().enumerate().filter(|(k, _)| modes.get(*k).is_none_or(|m| m != b"LEAF"));
+    let (Some(need), [_, features]) = (read.map(|(_, id)| id.saturating_add(1)).max(), x) else { return Ok(out) };
+    match features {
+        Dim::Known(n) if *n < need => {
+            return invalid(format!("{op}: a branch reads feature {} of an input with {n}", need - 1))
+        }
+        Dim::Term(t) if need > 1 => out.assumptions.push((1, Assumption::AtLeast { size: t.clone(), min: need })),
+        _ => {}
+    }
+    Ok(out)
 }
 
 pub fn array_feature_extractor(c: &Ctx) -> R {
@@ -244,16 +278,21 @@ fn ml_batch(c: &Ctx) -> Dim {
 /// LinearClassifier, SVMClassifier, TreeEnsembleClassifier: a label per row (int64 or string,
 /// as the class labels are) and a score per row and class.
 pub fn ml_classifier(c: &Ctx) -> R {
+    let mut out = model_input(c)?;
     let n = ml_batch(c);
     let label = if c.node.attr("classlabels_strings").is_some() { DType::Str } else { DType::I64 };
-    outs(vec![ty(Some(label), Some(vec![n.clone()])), ty(Some(DType::F32), Some(vec![n, Dim::Unknown]))])
+    out.types =
+        smallvec::smallvec![ty(Some(label), Some(vec![n.clone()])), ty(Some(DType::F32), Some(vec![n, Dim::Unknown]))];
+    Ok(out)
 }
 
 /// LinearRegressor, SVMRegressor, TreeEnsembleRegressor: `[N, targets]` floats.
 pub fn ml_regressor(c: &Ctx) -> R {
     let targets = c.node.attr_int("targets").or(c.node.attr_int("n_targets")).unwrap_or(1);
     let targets = if c.node.op_type == "SVMRegressor" { 1 } else { targets };
-    outs(vec![ty(Some(DType::F32), Some(vec![ml_batch(c), Dim::Known(targets)]))])
+    let mut out = model_input(c)?;
+    out.types = smallvec::smallvec![ty(Some(DType::F32), Some(vec![ml_batch(c), Dim::Known(targets)]))];
+    Ok(out)
 }
 
 /// FeatureVectorizer: `[N, sum(inputdimensions)]` floats.

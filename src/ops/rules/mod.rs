@@ -28,6 +28,7 @@ pub use signal::*;
 pub use tensor::*;
 
 use super::{Bounds, Ctx, Out, RuleError};
+use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ir::{Tensor, TensorData};
 use crate::shape::{arith, multi, render, Assumption, Dim, Shape, Term, Type};
@@ -349,6 +350,18 @@ pub(super) fn pin_shapes(a: &[Dim], b: &[Dim], out: &mut Out) -> Result<(), Stri
         out.assumptions.extend(same.map(|s| (k, s)));
     }
     Ok(())
+}
+
+/// An axis onnxruntime refuses to find empty where the spec allows it (Scan's iterations,
+/// AffineGrid's sizes): a known 0 is a `runtime-differs` warning, `what` and "onnxruntime refuses
+/// it"; a compound size gets the condition that it is 1 or more (a size named alone is 1 or more
+/// in every contract already).
+pub(super) fn not_empty(len: &Dim, axis: usize, what: &str, out: &mut Out) {
+    match len {
+        Dim::Known(0) => out.warnings.push((Code::RuntimeDiffers, format!("{what}; onnxruntime refuses it"))),
+        Dim::Term(t) if t.size() > 1 => out.assumptions.push((axis, Assumption::AtLeast { size: t.clone(), min: 1 })),
+        _ => {}
+    }
 }
 
 /// Input `i`, where present with a known shape, has the shape `want` (onnxruntime refuses

@@ -4,7 +4,8 @@
 
 use super::{
     attr_dtype, axes_or_all, axis_in, dim, exact_div, expect_count, expect_rank, expect_shape, float_size, invalid,
-    like_input, matmul_shape, numel, one, one_value, op_err, outs, pin_shapes, rank_only, ty, unknown_rank, R,
+    like_input, matmul_shape, not_empty, numel, one, one_value, op_err, outs, pin_shapes, rank_only, ty, unknown_rank,
+    R,
 };
 use crate::diag::Code;
 use crate::dtype::DType;
@@ -39,6 +40,8 @@ pub fn resize(c: &Ctx) -> R {
         }
     }
     let mut shape = data.to_vec();
+    // Each axis's scale where known, for the layouts onnxruntime interpolates (`ort_layout`).
+    let mut per_axis = vec![Some(1.0); rank];
     if let Some(i) = sizes_at.filter(|i| c.has(*i) && c.shape(*i).is_none_or(|s| s != [Dim::Known(0)])) {
         let Some(sizes) = c.value(i) else { return unknown() };
         if sizes.len() != axes.len() {
@@ -58,7 +61,14 @@ pub fn resize(c: &Ctx) -> R {
                 (Dim::Known(0), Dim::Known(n)) if *n > 0 => {
                     return invalid(format!("Resize: axis {a} is empty and cannot grow to {n}"));
                 }
-                _ if stretch => shape[*a] = s.clone(),
+                (d, s) if stretch => {
+                    per_axis[*a] = match (d.known(), s.known()) {
+                        (Some(0), _) => Some(1.0),
+                        (Some(d), Some(s)) => Some(s as f64 / d as f64),
+                        _ => Some(1.0).filter(|_| d == s),
+                    };
+                    shape[*a] = s.clone();
+                }
                 _ => {}
             }
         }
@@ -79,9 +89,13 @@ pub fn resize(c: &Ctx) -> R {
             }
             for (k, a) in axes.iter().enumerate() {
                 shape[*a] = float_size((scale * pairs[k].1 as f64 + 0.5).floor());
+                per_axis[*a] = Some(scale);
             }
         }
-        return outs(vec![ty(dtype, Some(shape))]);
+        let mut out = Out::default();
+        ort_layout(c, &per_axis, &mut out);
+        out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+        return Ok(out);
     }
     let scales: Option<Vec<f64>> = match scales_at {
         None => c.node.attr("scales").and_then(|a| match a {
@@ -98,6 +112,7 @@ pub fn resize(c: &Ctx) -> R {
     let (op, upsample) = (&c.node.op_type, c.node.op_type == "Upsample");
     let mut out = Out::default();
     for (&a, &s) in axes.iter().zip(&scales) {
+        per_axis[a] = Some(s);
         if !(s >= 1.0 || (s > 0.0 && !upsample)) {
             let least = if upsample { "1 or more" } else { "above 0" };
             return invalid(format!("{op}: scale {s} at axis {a}; scales must be {least}"));
@@ -118,8 +133,39 @@ pub fn resize(c: &Ctx) -> R {
             _ => Dim::Unknown,
         };
     }
+    ort_layout(c, &per_axis, &mut out);
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
+}
+
+/// onnxruntime interpolates linearly over a 2-D or 3-D input, or the inner axes of a 4-D or
+/// 5-D one (a 4-D one's middle two too), and cubically over a 2-D input or a 4-D one's inner
+/// or middle two axes, those only growing unless `antialias` (its "'Cubic' mode only
+/// supports"). The spec takes any axes: a layout onnxruntime refuses is `runtime-differs`.
+/// `scales` holds each axis's scale where known; a layout that may fit is not flagged.
+fn ort_layout(c: &Ctx, scales: &[Option<f64>], out: &mut Out) {
+    // Three-valued: 0 no, 1 maybe, 2 yes; `min` is and, `max` is or.
+    let is = |k: usize, f: fn(f64) -> bool| scales[k].map_or(1, |s| 2 * u8::from(f(s)));
+    let one = |k| is(k, |s| s == 1.0);
+    let grows = |k| is(k, |s| s >= 1.0);
+    let antialias = c.node.attr_int("antialias").unwrap_or(0) != 0;
+    let runs = match (c.node.attr_str("mode").as_deref(), scales.len()) {
+        (Some("linear"), 2 | 3) | (Some("cubic"), 2) => 2,
+        (Some("linear"), 4) => one(0).min(one(1).max(one(3))),
+        (Some("linear"), 5) => one(0).min(one(1)),
+        (Some("cubic"), 4) => {
+            let middle = one(3).min(if antialias { 2 } else { grows(1).min(grows(2)) });
+            one(0).min(one(1).max(middle))
+        }
+        (Some("linear" | "cubic"), _) => 0,
+        _ => 2,
+    };
+    if runs == 0 {
+        let (op, mode) = (&c.node.op_type, c.node.attr_str("mode").unwrap_or_default());
+        let scales: Vec<String> = scales.iter().map(|s| s.map_or("?".into(), |s| s.to_string())).collect();
+        let msg = format!("{op}: onnxruntime has no {mode} kernel for scales [{}]", scales.join(", "));
+        out.warnings.push((Code::RuntimeDiffers, msg));
+    }
 }
 
 pub fn matmul(c: &Ctx) -> R {
@@ -466,6 +512,10 @@ pub fn affine_grid(c: &Ctx) -> R {
     let axes = size.len() as i64 - 2;
     let mut out = Out::default();
     expect_shape(c, 0, &[size[0].clone(), Dim::Known(axes), Dim::Known(axes + 1)], &mut out)?;
+    // onnxruntime wants each spatial size positive ("size[2] (H=0) must be positive").
+    for (k, d) in size.iter().enumerate().skip(2) {
+        not_empty(d, k - 1, &format!("AffineGrid: size[{k}] is 0"), &mut out);
+    }
     let mut shape = vec![size[0].clone()];
     shape.extend(size[2..].iter().cloned());
     shape.push(Dim::Known(axes));

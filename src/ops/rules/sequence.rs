@@ -5,7 +5,7 @@
 
 use super::{
     attr_dim, attr_dtype, axis_in, dim, exact_div, expect_rank, expect_shape, first_value, invalid, like_input,
-    one_element, op_err, outs, pin_shapes, rank_only, same_type_of, ty, unknown_rank, with_dim, R,
+    not_empty, one_element, op_err, outs, pin_shapes, rank_only, same_type_of, ty, unknown_rank, with_dim, R,
 };
 use crate::diag::Code;
 use crate::dtype::DType;
@@ -101,7 +101,8 @@ pub fn attention(c: &Ctx) -> R {
     let mut out = Out::default();
     let sizes = [&b, &q_heads, &q_seq, &kv_heads, &kv_seq, &head, &v_head];
     attention_checks(q, k, v, sizes, heads, c.opset < 25, &mut out)?;
-    if c.opset < 25 {
+    // The opset-25 body broadcasts it against the batch, so [1] serves any batch there.
+    if c.opset < 25 || c.shape(6).is_some_and(|n| n.len() != 1 || n[0].known() != Some(1)) {
         expect_shape(c, 6, std::slice::from_ref(&b), &mut out)?;
     }
     // The spec's past_key [batch, kv heads, past, head size] and past_value (V's head size),
@@ -252,6 +253,7 @@ fn expect_ranks(c: &Ctx, ranks: &[usize]) -> Result<(), RuleError> {
 /// num_heads dividing hidden. The cos and sin caches, of one shape, hold half the rotary size
 /// (the head size unless `rotary_embedding_dim`, at most it, says): [batch, seq, rot/2], or
 /// [positions, rot/2] with position_ids [batch, seq]. The spec's rules, which onnxruntime checks.
+/// onnxruntime also refuses a sequence longer than the positions.
 pub fn rotary_embedding(c: &Ctx) -> R {
     let mut out = like_input(c);
     let Some(x) = c.shape(0) else { return Ok(out) };
@@ -271,7 +273,22 @@ pub fn rotary_embedding(c: &Ctx) -> R {
     let half = rot.div_floor(&Dim::Known(2));
     let cache = if c.has(3) {
         expect_shape(c, 3, &[b.clone(), seq.clone()], &mut out)?;
-        vec![dim(c, 1, 0), half]
+        // onnxruntime wants a cache row per position of the sequence ("Updating cos_cache and
+        // sin_cache in RotaryEmbedding is not currently supported"); the spec only that the
+        // ids index the cache.
+        let rows = dim(c, 1, 0);
+        match (seq, rows.known()) {
+            (Dim::Known(s), Some(r)) if *s > r => {
+                let msg =
+                    format!("RotaryEmbedding: a sequence of {s} over a cache of {r} rows; onnxruntime refuses it");
+                out.warnings.push((Code::RuntimeDiffers, msg));
+            }
+            (Dim::Term(t), Some(max)) => {
+                out.assumptions.push((x.len() - 2, Assumption::AtMost { size: t.clone(), max }))
+            }
+            _ => {}
+        }
+        vec![rows, half]
     } else {
         vec![b.clone(), seq.clone(), half]
     };
@@ -560,17 +577,6 @@ pub fn loop_outputs(c: &Ctx) -> R {
     outs(types)
 }
 
-/// onnxruntime refuses a Scan over an empty axis ("Invalid dim0_offset of 0"): the scan axis
-/// from opset 9, the batch before. The spec allows it (the body never runs).
-fn not_empty(len: &Dim, axis: usize, what: &str, out: &mut Out) {
-    match len {
-        Dim::Known(0) => out.warnings.push((Code::RuntimeDiffers, format!("Scan: {what}; onnxruntime refuses it"))),
-        // A size named alone is 1 or more in every contract already.
-        Dim::Term(t) if t.size() > 1 => out.assumptions.push((axis, Assumption::AtLeast { size: t.clone(), min: 1 })),
-        _ => {}
-    }
-}
-
 /// A Scan's state keeps its shape across iterations (the spec: "a restriction imposed to enable
 /// efficient memory allocation"): the body must give state `i` back as it got it. onnxruntime
 /// refuses another shape, at load or at run time.
@@ -622,7 +628,8 @@ pub fn scan_outputs(c: &Ctx) -> R {
             out.assumptions.extend(same.map(|x| (0, x)));
             batch = pinned;
         }
-        not_empty(&batch, 0, "a batch of 0", &mut out);
+        // Before opset 9 the batch (onnxruntime: "Invalid dim0_offset of 0").
+        not_empty(&batch, 0, "Scan: a batch of 0", &mut out);
     }
     let (mut seq, mut scan_axis) = (Dim::Unknown, 0);
     for i in first_scan..c.inputs.len() {
@@ -637,7 +644,8 @@ pub fn scan_outputs(c: &Ctx) -> R {
         scan_axis = a;
     }
     if c.opset >= 9 {
-        not_empty(&seq, scan_axis, "no iterations (the scan axis is empty)", &mut out);
+        // onnxruntime refuses it ("Invalid dim0_offset of 0"); the body never runs.
+        not_empty(&seq, scan_axis, "Scan: no iterations (the scan axis is empty)", &mut out);
     }
     let out_axes = c.node.attr_ints("scan_output_axes");
     let mut types = Vec::new();
