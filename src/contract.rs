@@ -190,14 +190,17 @@ pub fn fails_where_runs(a: &Assumption, constraints: &[Constraint]) -> Option<bo
     if others.len() > 256 {
         return None;
     }
-    let (mut settle, mut period) = window(a, &x)?;
-    for b in &others {
-        let (s, p) = window(b, &x)?;
-        settle = settle.max(s);
-        period = crate::shape::lcm(period, p)?;
-    }
+    let windows: Option<Vec<(i64, i64)>> =
+        std::iter::once(a).chain(others.iter().copied()).map(|b| window(b, &x)).collect();
+    let (settle, period) = joint(windows?)?;
     let end = Some(settle + period).filter(|e| *e <= 1 << 12)?;
     Some((1..=end).any(|v| !holds_at(a, &x, v) && others.iter().all(|b| holds_at(b, &x, v))))
+}
+
+/// The window of conditions over one size that each repeat past their own `(settle, period)`:
+/// past the latest settle, with the least common multiple of the periods.
+fn joint(windows: impl IntoIterator<Item = (i64, i64)>) -> Option<(i64, i64)> {
+    windows.into_iter().try_fold((0, 1), |(s, p), (t, q)| Some((s.max(t), crate::shape::lcm(p, q)?)))
 }
 
 /// The one size condition `a` is over, if it is over one.
@@ -251,8 +254,7 @@ pub fn solve(constraints: &[Constraint], skip: &BTreeSet<String>) -> (Contract, 
         if solved.is_empty() {
             continue;
         }
-        let settle = solved.iter().map(|s| s.settle).max().unwrap_or(0);
-        let Some(period) = solved.iter().try_fold(1, |p, s| crate::shape::lcm(p, s.period)) else {
+        let Some((settle, period)) = joint(solved.iter().map(|s| (s.settle, s.period))) else {
             inexact.insert(name.clone());
             continue;
         };

@@ -62,10 +62,11 @@ pub fn resize(c: &Ctx) -> R {
                     return invalid(format!("Resize: axis {a} is empty and cannot grow to {n}"));
                 }
                 (d, s) if stretch => {
-                    per_axis[*a] = match (d.known(), s.known()) {
-                        (Some(0), _) => Some(1.0),
-                        (Some(d), Some(s)) => Some(s as f64 / d as f64),
-                        _ => Some(1.0).filter(|_| d == s),
+                    per_axis[*a] = match (d, s) {
+                        (Dim::Known(0), _) => Some(1.0),
+                        (Dim::Known(d), Dim::Known(s)) => Some(*s as f64 / *d as f64),
+                        (Dim::Term(x), Dim::Term(y)) if x == y => Some(1.0),
+                        _ => None,
                     };
                     shape[*a] = s.clone();
                 }
