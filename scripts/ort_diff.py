@@ -22,7 +22,8 @@ Verdicts per variant:
                load-time checks saw only symbols): the error stands.
   machine-dependent  ORT failed where we warn that only machines of the other NCHWc block width
                (8 or 16 channels) run the node.
-  runtime-differs  ORT failed at a node of an op we warn `runtime-differs` on, or gave that op's
+  runtime-differs  ORT failed at a node of an op we warn `runtime-differs` on (or inside a
+               function body it expanded, with such a warning on any op), or gave that op's
                output another shape: the spec allows what ORT refuses (OneHot of depth 0) or
                means what ORT does otherwise (Squeeze of an empty axes list), and the warning
                says so.
@@ -666,8 +667,13 @@ def main():
                 machine = any(d["code"] == "machine-dependent" for d in ours["diagnostics"])
                 failing = re.search(r"running (\w+) node", err)
                 warned = [d["op_type"] for d in ours["diagnostics"] if d["code"] == "runtime-differs"]
-                # A kernel that refuses its attributes names no node: a warning on any op counts.
-                differs = failing.group(1) in warned if failing else bool(warned) and "during initialization" in err
+                # A kernel that refuses its attributes names no node, and a node of a function
+                # body ORT expanded is of no op of the graph: a warning on any op counts.
+                inside = failing and failing.group(1) not in {n.op_type for n in vm.graph.node}
+                if failing and not inside:
+                    differs = failing.group(1) in warned
+                else:
+                    differs = bool(warned) and (inside or "during initialization" in err)
                 if machine:
                     verdict = "machine-dependent"
                 elif differs:

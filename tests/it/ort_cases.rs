@@ -2519,7 +2519,11 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         m.graph.as_mut().unwrap().node[0].attribute[0].s = Some(b"linear".to_vec());
         m
     };
+    let causal = |x: &[i64]| over(27, &[x, &[4, 1, 3]], node("cc", "CausalConvWithState", &[], &["y", "state"]));
     for (k, (m, shape, ort)) in [
+        // "Invalid input shape: {3}" in the function body's Conv of the state and no input.
+        (causal(&[2, 4, 0]), vec![2, 4, 0], Some("CausalConvWithState: an empty sequence; onnxruntime refuses it")),
+        (causal(&[2, 4, 1]), vec![2, 4, 1], None),
         // "size[2] (H=0) must be positive": the spec gives an empty grid.
         (affine(&[2, 3, 0, 5]), vec![2, 0, 5, 2], Some("AffineGrid: size[2] is 0; onnxruntime refuses it")),
         (affine(&[0, 3, 4, 5]), vec![0, 4, 5, 2], None),
