@@ -2520,7 +2520,16 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         m
     };
     let causal = |x: &[i64]| over(27, &[x, &[4, 1, 3]], node("cc", "CausalConvWithState", &[], &["y", "state"]));
+    let grid_mode = |x: &[i64], g: &[i64], mode: &str| {
+        case(20, &[("x", x), ("g", g)], &[], with_str(node("gs", "GridSample", &["x", "g"], &["y"]), "mode", mode))
+    };
     for (k, (m, shape, ort)) in [
+        // "Only 4-D or 5-D tensor is supported", "Only support GridSample Cubic mode in 4-D
+        // cases": the spec's GridSample-20 samples N-D inputs.
+        (grid_mode(&[1, 2, 5], &[1, 4, 1], "linear"), vec![1, 2, 4], Some("no linear kernel for an input of rank 3")),
+        (grid_mode(&[1, 2, 4, 5, 6], &[1, 3, 3, 3, 3], "cubic"), vec![1, 2, 3, 3, 3], Some("no cubic kernel")),
+        (grid_mode(&[1, 2, 4, 5, 6], &[1, 3, 3, 3, 3], "nearest"), vec![1, 2, 3, 3, 3], None),
+        (grid_mode(&[1, 2, 4, 5], &[1, 3, 3, 2], "cubic"), vec![1, 2, 3, 3], None),
         // "Invalid input shape: {3}" in the function body's Conv of the state and no input.
         (causal(&[2, 4, 0]), vec![2, 4, 0], Some("CausalConvWithState: an empty sequence; onnxruntime refuses it")),
         (causal(&[2, 4, 1]), vec![2, 4, 1], None),

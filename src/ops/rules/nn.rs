@@ -491,6 +491,13 @@ pub fn grid_sample(c: &Ctx) -> R {
     if x[2..].contains(&Dim::Known(0)) {
         return invalid(format!("GridSample: an input spatial axis has size 0 in {}", render(x)));
     }
+    // The spec samples N-D inputs in every mode; onnxruntime 4-D and 5-D ones, cubically only
+    // 4-D ("Only 4-D or 5-D tensor is supported", "Only support GridSample Cubic mode in 4-D").
+    let mode = c.node.attr_str("mode").unwrap_or_else(|| "linear".into());
+    if !(4..=5).contains(&x.len()) || (mode.ends_with("cubic") && x.len() != 4) {
+        let msg = format!("GridSample: onnxruntime has no {mode} kernel for an input of rank {}", x.len());
+        out.warnings.push((Code::RuntimeDiffers, msg));
+    }
     let mut shape = vec![x[0].clone(), x[1].clone()];
     shape.extend(g[1..g.len() - 1].iter().cloned());
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
