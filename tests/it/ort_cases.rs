@@ -2523,7 +2523,21 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
     let grid_mode = |x: &[i64], g: &[i64], mode: &str| {
         case(20, &[("x", x), ("g", g)], &[], with_str(node("gs", "GridSample", &["x", "g"], &["y"]), "mode", mode))
     };
+    let x6: &[i64] = &[1, 2, 3, 3, 3, 3];
+    let pool4 = |op: &str, x: &[i64]| {
+        let n = node("p", op, &["x"], &["y"]);
+        let n = if op.starts_with("Global") { n } else { with_ints(n, "kernel_shape", &vec![2; x.len() - 2]) };
+        case(19, &[("x", x)], &[], n)
+    };
     for (k, (m, shape, ort)) in [
+        // "Unsupported pooling size", "Unsupported kernel dimension : 4", "Input dimension
+        // cannot be less than 3": the spec pools over any spatial axes.
+        (pool4("MaxPool", x6), vec![1, 2, 2, 2, 2, 2], Some("onnxruntime pools 1 to 3 spatial axes, not 4")),
+        (pool4("LpPool", x6), vec![1, 2, 2, 2, 2, 2], Some("not 4")),
+        (pool4("GlobalAveragePool", x6), vec![1, 2, 1, 1, 1, 1], Some("not 4")),
+        (pool4("GlobalMaxPool", &[3, 2]), vec![3, 2], Some("not 0")),
+        (pool4("AveragePool", &[1, 2, 3, 3, 3]), vec![1, 2, 2, 2, 2], None),
+        (pool4("GlobalLpPool", &[1, 2, 3, 3, 3]), vec![1, 2, 1, 1, 1], None),
         // "Only 4-D or 5-D tensor is supported", "Only support GridSample Cubic mode in 4-D
         // cases": the spec's GridSample-20 samples N-D inputs.
         (grid_mode(&[1, 2, 5], &[1, 4, 1], "linear"), vec![1, 2, 4], Some("no linear kernel for an input of rank 3")),

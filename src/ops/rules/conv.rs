@@ -336,6 +336,16 @@ fn pool_empty(c: &Ctx, x: &[Dim]) -> Result<(), RuleError> {
     Ok(())
 }
 
+/// onnxruntime pools over 1 to 3 spatial axes ("Unsupported pooling size", LpPool's
+/// "Unsupported kernel dimension"), its global pools too ("Input dimension cannot be less
+/// than 3"), and unpools as many; the spec over any number. `x` is a standard op's input.
+fn pooled_axes(c: &Ctx, x: &[Dim], out: &mut Out) {
+    if c.node.domain.is_empty() && !(3..=5).contains(&x.len()) {
+        let msg = format!("{}: onnxruntime pools 1 to 3 spatial axes, not {}", c.node.op_type, x.len() - 2);
+        out.warnings.push((Code::RuntimeDiffers, msg));
+    }
+}
+
 pub fn pool(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None), ty(Some(DType::I64), None)]) };
@@ -348,6 +358,7 @@ pub fn pool(c: &Ctx) -> R {
     };
     let ceil = c.node.attr_int("ceil_mode").unwrap_or(0) != 0;
     let mut out = Out::default();
+    pooled_axes(c, x, &mut out);
     let mut shape = vec![x[0].clone(), x[1].clone()];
     shape.extend(window_out(c, &x[2..], kernel, ceil, true, &mut out)?);
     out.types = smallvec::smallvec![ty(dtype, Some(shape.clone())), ty(Some(DType::I64), Some(shape))];
@@ -361,9 +372,12 @@ pub fn global_pool(c: &Ctx) -> R {
         return invalid(format!("{}: input rank {} is below 2", c.node.op_type, x.len()));
     }
     pool_empty(c, x)?;
+    let mut out = Out::default();
+    pooled_axes(c, x, &mut out);
     let mut shape = x[..2].to_vec();
     shape.extend(vec![Dim::Known(1); x.len() - 2]);
-    outs(vec![ty(dtype, Some(shape))])
+    out.types = smallvec::smallvec![ty(dtype, Some(shape))];
+    Ok(out)
 }
 
 pub fn max_roi_pool(c: &Ctx) -> R {
@@ -389,6 +403,7 @@ pub fn max_unpool(c: &Ctx) -> R {
     let least = match (c.shape(0), c.node.attr_ints("kernel_shape")) {
         (Some(x), Some(k)) => {
             expect_shape(c, 1, x, &mut out)?;
+            pooled_axes(c, x, &mut out);
             Some((x, unpooled(c, x, k)?))
         }
         _ => None,
