@@ -2529,7 +2529,17 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         let n = if op.starts_with("Global") { n } else { with_ints(n, "kernel_shape", &vec![2; x.len() - 2]) };
         case(19, &[("x", x)], &[], n)
     };
+    let deform = |x: &[i64], w: &[i64], offset: &[i64]| {
+        case(22, &[("x", x), ("w", w), ("o", offset)], &[], node("dc", "DeformConv", &["x", "w", "o"], &["y"]))
+    };
     for (k, (m, shape, ort)) in [
+        // "Input X must be 4D (N, C, H, W)": the spec's DeformConv is N-D.
+        (
+            deform(&[1, 2, 5], &[2, 2, 3], &[1, 3, 3]),
+            vec![1, 2, 3],
+            Some("onnxruntime takes only a 4-D input, not 3-D"),
+        ),
+        (deform(&[1, 2, 5, 5], &[2, 2, 3, 3], &[1, 18, 3, 3]), vec![1, 2, 3, 3], None),
         // "Unsupported pooling size", "Unsupported kernel dimension : 4", "Input dimension
         // cannot be less than 3": the spec pools over any spatial axes.
         (pool4("MaxPool", x6), vec![1, 2, 2, 2, 2, 2], Some("onnxruntime pools 1 to 3 spatial axes, not 4")),

@@ -211,6 +211,12 @@ pub fn conv(c: &Ctx) -> R {
             want[1] = channels;
             expect_shape(c, i, &want, &mut out)?;
         }
+        // The spec deforms over any spatial axes, onnxruntime 1.32 over two ("Input X must be
+        // 4D (N, C, H, W)").
+        if x.len() != 4 {
+            let msg = format!("{op}: onnxruntime takes only a 4-D input, not {}-D", x.len());
+            out.warnings.push((Code::RuntimeDiffers, msg));
+        }
     }
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
