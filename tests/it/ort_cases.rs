@@ -2514,6 +2514,11 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         m.graph.as_mut().unwrap().initializer.push(build::floats("s", &[scales.len() as i64], scales));
         m
     };
+    let nearest_aa = |antialias: i64| {
+        let mut m = cubic(&[1, 2, 8, 8], &[1.0, 1.0, 0.5, 0.5], antialias);
+        m.graph.as_mut().unwrap().node[0].attribute[0].s = Some(b"nearest".to_vec());
+        m
+    };
     let linear = |x: &[i64], scales: &[f32]| {
         let mut m = cubic(x, scales, 0);
         m.graph.as_mut().unwrap().node[0].attribute[0].s = Some(b"linear".to_vec());
@@ -2575,6 +2580,8 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         (cubic(&[1, 8, 8, 3], &[1.0, 0.5, 0.5, 1.0], 0), vec![1, 4, 4, 3], Some("no cubic kernel")),
         (cubic(&[1, 8, 8, 3], &[1.0, 0.5, 0.5, 1.0], 1), vec![1, 4, 4, 3], None),
         (cubic(&[1, 8, 8, 3], &[1.0, 2.0, 2.0, 1.0], 0), vec![1, 16, 16, 3], None),
+        (nearest_aa(1), vec![1, 2, 4, 4], Some("no nearest kernel with antialias")),
+        (nearest_aa(0), vec![1, 2, 4, 4], None),
         // "input zero point must be a scalar or 1D tensor of size 1"; "weight zero point must be
         // a scalar, 1D tensor of size 1, or last to second dimension is 1": the spec's per-row
         // and per-column forms.

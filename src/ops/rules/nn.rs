@@ -142,7 +142,8 @@ pub fn resize(c: &Ctx) -> R {
 /// onnxruntime interpolates linearly over a 2-D or 3-D input, or the inner axes of a 4-D or
 /// 5-D one (a 4-D one's middle two too), and cubically over a 2-D input or a 4-D one's inner
 /// or middle two axes, those only growing unless `antialias` (its "'Cubic' mode only
-/// supports"). The spec takes any axes: a layout onnxruntime refuses is `runtime-differs`.
+/// supports"), and no nearest with `antialias`. The spec takes any axes and has nearest
+/// ignore `antialias`: what onnxruntime refuses is `runtime-differs`.
 /// `scales` holds each axis's scale where known; a layout that may fit is not flagged.
 fn ort_layout(c: &Ctx, scales: &[Option<f64>], out: &mut Out) {
     // Three-valued: 0 no, 1 maybe, 2 yes; `min` is and, `max` is or.
@@ -150,21 +151,25 @@ fn ort_layout(c: &Ctx, scales: &[Option<f64>], out: &mut Out) {
     let one = |k| is(k, |s| s == 1.0);
     let grows = |k| is(k, |s| s >= 1.0);
     let antialias = c.node.attr_int("antialias").unwrap_or(0) != 0;
-    let runs = match (c.node.attr_str("mode").as_deref(), scales.len()) {
-        (Some("linear"), 2 | 3) | (Some("cubic"), 2) => 2,
-        (Some("linear"), 4) => one(0).min(one(1).max(one(3))),
-        (Some("linear"), 5) => one(0).min(one(1)),
-        (Some("cubic"), 4) => {
+    let (op, mode) = (&c.node.op_type, c.node.attr_str("mode").unwrap_or_else(|| "nearest".into()));
+    let runs = match (mode.as_str(), scales.len()) {
+        // "when anti-aliasing is set, Resize only supports mode `LINEAR` and `CUBIC`"; the
+        // spec has nearest ignore it.
+        ("nearest", _) if antialias => 0,
+        ("linear", 2 | 3) | ("cubic", 2) => 2,
+        ("linear", 4) => one(0).min(one(1).max(one(3))),
+        ("linear", 5) => one(0).min(one(1)),
+        ("cubic", 4) => {
             let middle = one(3).min(if antialias { 2 } else { grows(1).min(grows(2)) });
             one(0).min(one(1).max(middle))
         }
-        (Some("linear" | "cubic"), _) => 0,
+        ("linear" | "cubic", _) => 0,
         _ => 2,
     };
     if runs == 0 {
-        let (op, mode) = (&c.node.op_type, c.node.attr_str("mode").unwrap_or_default());
         let scales: Vec<String> = scales.iter().map(|s| s.map_or("?".into(), |s| s.to_string())).collect();
-        let msg = format!("{op}: onnxruntime has no {mode} kernel for scales [{}]", scales.join(", "));
+        let aa = if antialias { " with antialias" } else { "" };
+        let msg = format!("{op}: onnxruntime has no {mode} kernel{aa} for scales [{}]", scales.join(", "));
         out.warnings.push((Code::RuntimeDiffers, msg));
     }
 }
