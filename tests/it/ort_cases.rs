@@ -2524,6 +2524,11 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         m.graph.as_mut().unwrap().node[0].attribute[0].s = Some(b"linear".to_vec());
         m
     };
+    let group_norm_x = |opset: i64, x: &[i64]| {
+        let n = with_int(node("gn", "GroupNormalization", &["x", "s", "b"], &["y"]), "num_groups", 1);
+        let per: &[i64] = if opset >= 21 { &x[1..2] } else { &[1] };
+        case(opset, &[("x", x), ("s", per), ("b", per)], &[], n)
+    };
     let causal = |x: &[i64]| over(27, &[x, &[4, 1, 3]], node("cc", "CausalConvWithState", &[], &["y", "state"]));
     let grid_mode = |x: &[i64], g: &[i64], mode: &str| {
         case(20, &[("x", x), ("g", g)], &[], with_str(node("gs", "GridSample", &["x", "g"], &["y"]), "mode", mode))
@@ -2562,6 +2567,14 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         // "Invalid input shape: {3}" in the function body's Conv of the state and no input.
         (causal(&[2, 4, 0]), vec![2, 4, 0], Some("CausalConvWithState: an empty sequence; onnxruntime refuses it")),
         (causal(&[2, 4, 1]), vec![2, 4, 1], None),
+        // "The input tensor cannot be reshaped to the requested shape" in the function body.
+        (
+            group_norm_x(18, &[0, 2, 4]),
+            vec![0, 2, 4],
+            Some("GroupNormalization: an empty input; onnxruntime refuses it"),
+        ),
+        (group_norm_x(21, &[2, 2, 0, 3]), vec![2, 2, 0, 3], Some("an empty input")),
+        (group_norm_x(21, &[2, 2, 4]), vec![2, 2, 4], None),
         // "size[2] (H=0) must be positive": the spec gives an empty grid.
         (affine(&[2, 3, 0, 5]), vec![2, 0, 5, 2], Some("AffineGrid: size[2] is 0; onnxruntime refuses it")),
         (affine(&[0, 3, 4, 5]), vec![0, 4, 5, 2], None),

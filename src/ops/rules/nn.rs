@@ -329,6 +329,15 @@ pub fn group_norm(c: &Ctx) -> R {
             expect_count(c, i, &per, &mut out)?;
         }
     }
+    // onnxruntime 1.32 runs the function that defines the op, whose Reshape to [N, groups, -1]
+    // refuses an empty input ("The input tensor cannot be reshaped to the requested shape").
+    if let Some(x) = c.shape(0) {
+        let what = "GroupNormalization: an empty input";
+        match x.iter().position(|d| d.known() == Some(0)) {
+            Some(a) => not_empty(&x[a], a, what, &mut out),
+            None => x.iter().enumerate().for_each(|(a, d)| not_empty(d, a, what, &mut out)),
+        }
+    }
     Ok(out)
 }
 
