@@ -748,6 +748,9 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Einsum iij of [2,1,3]", einsum("iij->j", &[&[2, 1, 3]]), None),
         ("Einsum iij of [2,2,3]", einsum("iij->j", &[&[2, 2, 3]]), Some(vec![3])),
         ("Einsum ij,ij of [3,1], [3,4]", einsum("ij,ij->ij", &[&[3, 1], &[3, 4]]), Some(vec![3, 4])),
+        // Reshape: "A shape tensor must be a vector tensor".
+        ("Reshape to [[2,6]]", case(13, &[("x", &[3, 4])], &[("s", &[1, 2], &[2, 6])], reshape_node()), None),
+        ("Reshape to [2,6]", case(13, &[("x", &[3, 4])], &[("s", &[2], &[2, 6])], reshape_node()), Some(vec![2, 6])),
         // Scales: Resize's "greater than 0", Upsample's "greater than or equal to 1".
         ("Resize scale 0", rescale("Resize", &[1.0, 1.0, 0.0, 2.0]), None),
         ("Upsample scale 0.5", rescale("Upsample", &[1.0, 1.0, 0.5, 2.0]), None),
@@ -2262,6 +2265,10 @@ fn tfidf(x: &[i64]) -> ModelProto {
     let n = with_ints(with_ints(n, "ngram_counts", &[0]), "ngram_indexes", &[0, 1]);
     let n = with_int(with_int(with_int(n, "min_gram_length", 1), "max_gram_length", 1), "max_skip_count", 0);
     build::model(9, vec![typed("x", DataType::Int64, x)], vec![with_ints(n, "pool_int64s", &[2, 3])], &["y"])
+}
+
+fn reshape_node() -> NodeProto {
+    node("r", "Reshape", &["x", "s"], &["y"])
 }
 
 /// Einsum (opset 12) of `equation` over inputs of `shapes`.

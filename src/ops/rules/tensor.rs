@@ -465,6 +465,10 @@ fn reshape_condition(data: &[Dim], shape: &[Dim], minus: Option<usize>) -> Optio
 
 pub fn reshape(c: &Ctx) -> R {
     let dtype = c.dtype(0);
+    // The shape is a vector (the spec; onnxruntime: "A shape tensor must be a vector tensor").
+    if c.opset >= 5 {
+        expect_rank(c, 1, 1)?;
+    }
     let target: Option<Vec<Dim>> = if c.opset < 5 {
         c.node.attr_ints("shape").map(|v| v.iter().map(|x| Dim::Known(*x)).collect())
     } else {
