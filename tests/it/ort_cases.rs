@@ -748,6 +748,16 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Einsum iij of [2,1,3]", einsum("iij->j", &[&[2, 1, 3]]), None),
         ("Einsum iij of [2,2,3]", einsum("iij->j", &[&[2, 2, 3]]), Some(vec![3])),
         ("Einsum ij,ij of [3,1], [3,4]", einsum("ij,ij->ij", &[&[3, 1], &[3, 4]]), Some(vec![3, 4])),
+        // LpNormalization: "p_ == 1 || p_ == 2 was false" (the spec's "only 1 or 2").
+        ("LpNormalization p 3", case(1, &[("x", &[3, 4])], &[], with_int(lp_node(), "p", 3)), None),
+        ("LpNormalization p 1", case(1, &[("x", &[3, 4])], &[], with_int(lp_node(), "p", 1)), Some(vec![3, 4])),
+        // Pad: negative pads that leave a negative size.
+        ("Pad [3,4] by [0,-3,0,-2]", case(13, &[("x", &[3, 4])], &[("p", &[4], &[0, -3, 0, -2])], pad_node()), None),
+        (
+            "Pad [3,4] by [0,-4,0,0]",
+            case(13, &[("x", &[3, 4])], &[("p", &[4], &[0, -4, 0, 0])], pad_node()),
+            Some(vec![3, 0]),
+        ),
         // Reshape: "A shape tensor must be a vector tensor".
         ("Reshape to [[2,6]]", case(13, &[("x", &[3, 4])], &[("s", &[1, 2], &[2, 6])], reshape_node()), None),
         ("Reshape to [2,6]", case(13, &[("x", &[3, 4])], &[("s", &[2], &[2, 6])], reshape_node()), Some(vec![2, 6])),
@@ -2267,6 +2277,14 @@ fn tfidf(x: &[i64]) -> ModelProto {
     build::model(9, vec![typed("x", DataType::Int64, x)], vec![with_ints(n, "pool_int64s", &[2, 3])], &["y"])
 }
 
+fn lp_node() -> NodeProto {
+    node("l", "LpNormalization", &["x"], &["y"])
+}
+
+fn pad_node() -> NodeProto {
+    node("p", "Pad", &["x", "p"], &["y"])
+}
+
 fn reshape_node() -> NodeProto {
     node("r", "Reshape", &["x", "s"], &["y"])
 }
@@ -2842,4 +2860,14 @@ fn a_whisper_encoder_runs_on_the_features_it_is_fed() {
         let conditions: Vec<String> = inf.constraints.iter().map(|c| c.assumption.to_string()).collect();
         assert!(conditions.iter().all(|c| !c.contains('B')), "{conditions:?}");
     }
+}
+
+/// Negative pads that leave an axis a negative size say so in constant mode (the message spoke
+/// of reflecting, which only reflect mode does).
+#[test]
+fn a_crop_past_the_axis_says_what_is_left() {
+    let m = case(13, &[("x", &[3, 4])], &[("p", &[4], &[0, -3, 0, -2])], pad_node());
+    let inf = infer(&build::load(&m), &Options::default());
+    let found: Vec<&str> = inf.diagnostics.iter().map(|d| d.message.as_str()).collect();
+    assert_eq!(found, ["Pad (constant): negative pads leave axis 1 a size of -1; onnxruntime refuses it"]);
 }

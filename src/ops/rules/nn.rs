@@ -365,8 +365,13 @@ pub fn layer_norm(c: &Ctx) -> R {
 }
 
 /// Softmax, LogSoftmax, Hardmax, LpNormalization: like the input, along an axis it has.
+/// LpNormalization's order is 1 or 2 (the spec's "only 1 or 2 are supported"; onnxruntime
+/// refuses others when it builds the node).
 pub fn along_axis(c: &Ctx) -> R {
     let op = c.node.op_type.as_str();
+    if let Some(p) = c.node.attr_int("p").filter(|p| op == "LpNormalization" && !(1..=2).contains(p)) {
+        return invalid(format!("LpNormalization: p is {p}, not 1 or 2"));
+    }
     match c.shape(0) {
         Some([]) => return invalid(format!("{op}: a scalar input has no axis")),
         Some(x) => {

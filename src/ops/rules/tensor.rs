@@ -825,8 +825,11 @@ pub fn pad(c: &Ctx) -> R {
                 return Err(RuleError::Window(format!("Pad ({mode}): {why}; onnxruntime refuses it")));
             }
             Dim::Known(d) if !input_empty && d.saturating_add(crop) < min => {
-                let can = d.saturating_add(crop) - 1;
-                let why = format!("a pad of {widest} exceeds the {can} elements axis {a} can reflect");
+                let left = d.saturating_add(crop);
+                let why = match min {
+                    0 => format!("negative pads leave axis {a} a size of {left}"),
+                    _ => format!("a pad of {widest} exceeds the {} elements axis {a} can reflect", left - 1),
+                };
                 return Err(RuleError::Window(format!("Pad ({mode}): {why}; onnxruntime refuses it")));
             }
             Dim::Term(sym) if min > 1 => {
