@@ -6,8 +6,8 @@ runtime-differs row, that onnxruntime refuses it or gives `y` another shape than
     python3 scripts/ort_rows.py /tmp/rows
 
 Inputs are fed 0.5 (floats) or zeros (integers), so a row whose outcome depends on the values
-fed can differ; a row onnxruntime dies on counts as refused; the rows say so where that is known (SwiGLU: onnxruntime has no Swish-24
-kernel).
+fed can differ; the rows say so where that is known (SwiGLU: onnxruntime has no Swish-24
+kernel). A row onnxruntime dies on counts as refused.
 """
 import glob
 import os
@@ -56,7 +56,7 @@ def main():
         rest = rows[len(got):]
         p = subprocess.run([sys.executable, __file__, "--child", *rest], capture_output=True, text=True)
         got += p.stdout.splitlines()
-        if p.returncode != 0 and len(got) < len(rows):
+        if len(got) < len(rows):
             got.append("None")
     for path, outcome in zip(rows, got):
         want, outcome = open(path[:-5] + ".want").read().replace(" ", ""), outcome.replace(" ", "")

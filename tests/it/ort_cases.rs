@@ -521,6 +521,10 @@ const PAST: &[i64] = &[2, 3, 5, 8];
 
 /// (what, model, onnxruntime 1.32's output shape or `None` where it refuses the model).
 fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
+    let lp = |p: i64| case(1, &[("x", &[3, 4])], &[], with_int(node("l", "LpNormalization", &["x"], &["y"]), "p", p));
+    // Reshape of x [3, 4] by [2, 6] held in a shape tensor of shape `dims`.
+    let reshape =
+        |dims: &[i64]| case(13, &[("x", &[3, 4])], &[("s", dims, &[2, 6])], node("r", "Reshape", &["x", "s"], &["y"]));
     vec![
         // onnx's experimental ops of opsets 1 to 9 as onnxruntime runs them: "Bias size (2)
         // does not match the number of channels (3)", "Input is expected to have four
@@ -749,18 +753,14 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Einsum iij of [2,2,3]", einsum("iij->j", &[&[2, 2, 3]]), Some(vec![3])),
         ("Einsum ij,ij of [3,1], [3,4]", einsum("ij,ij->ij", &[&[3, 1], &[3, 4]]), Some(vec![3, 4])),
         // LpNormalization: "p_ == 1 || p_ == 2 was false" (the spec's "only 1 or 2").
-        ("LpNormalization p 3", case(1, &[("x", &[3, 4])], &[], with_int(lp_node(), "p", 3)), None),
-        ("LpNormalization p 1", case(1, &[("x", &[3, 4])], &[], with_int(lp_node(), "p", 1)), Some(vec![3, 4])),
+        ("LpNormalization p 3", lp(3), None),
+        ("LpNormalization p 1", lp(1), Some(vec![3, 4])),
         // Pad: negative pads that leave a negative size.
-        ("Pad [3,4] by [0,-3,0,-2]", case(13, &[("x", &[3, 4])], &[("p", &[4], &[0, -3, 0, -2])], pad_node()), None),
-        (
-            "Pad [3,4] by [0,-4,0,0]",
-            case(13, &[("x", &[3, 4])], &[("p", &[4], &[0, -4, 0, 0])], pad_node()),
-            Some(vec![3, 0]),
-        ),
+        ("Pad [3,4] by [0,-3,0,-2]", pad_by("constant", &[3, 4], &[0, -3, 0, -2]), None),
+        ("Pad [3,4] by [0,-4,0,0]", pad_by("constant", &[3, 4], &[0, -4, 0, 0]), Some(vec![3, 0])),
         // Reshape: "A shape tensor must be a vector tensor".
-        ("Reshape to [[2,6]]", case(13, &[("x", &[3, 4])], &[("s", &[1, 2], &[2, 6])], reshape_node()), None),
-        ("Reshape to [2,6]", case(13, &[("x", &[3, 4])], &[("s", &[2], &[2, 6])], reshape_node()), Some(vec![2, 6])),
+        ("Reshape to [[2,6]]", reshape(&[1, 2]), None),
+        ("Reshape to [2,6]", reshape(&[2]), Some(vec![2, 6])),
         // Scales: Resize's "greater than 0", Upsample's "greater than or equal to 1".
         ("Resize scale 0", rescale("Resize", &[1.0, 1.0, 0.0, 2.0]), None),
         ("Upsample scale 0.5", rescale("Upsample", &[1.0, 1.0, 0.5, 2.0]), None),
@@ -1340,6 +1340,8 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("MaxUnpool output_shape", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], Some(&[1, 1, 5, 5])), Some(vec![1, 1, 5, 5])),
         ("MaxUnpool I [1,1,2,3]", unpool(&[1, 1, 2, 2], &[1, 1, 2, 3], None), None),
         ("MaxUnpool I [1,2,2]", unpool(&[1, 1, 2, 2], &[1, 2, 2], None), None),
+        // A rank below 3 is refused before the spatial axes are counted (it panicked).
+        ("MaxUnpool x [4]", unpool(&[4], &[4], None), None),
         ("MaxUnpool output_shape [1,1,6,5]", unpool(&[1, 1, 3, 3], &[1, 1, 3, 3], Some(&[1, 1, 6, 5])), None),
         ("MaxUnpool output_shape [1,0,9,9]", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], Some(&[1, 0, 9, 9])), None),
         ("MaxUnpool output_shape [1,1,9]", unpool(&[1, 1, 2, 2], &[1, 1, 2, 2], Some(&[1, 1, 9])), None),
@@ -2277,18 +2279,6 @@ fn tfidf(x: &[i64]) -> ModelProto {
     build::model(9, vec![typed("x", DataType::Int64, x)], vec![with_ints(n, "pool_int64s", &[2, 3])], &["y"])
 }
 
-fn lp_node() -> NodeProto {
-    node("l", "LpNormalization", &["x"], &["y"])
-}
-
-fn pad_node() -> NodeProto {
-    node("p", "Pad", &["x", "p"], &["y"])
-}
-
-fn reshape_node() -> NodeProto {
-    node("r", "Reshape", &["x", "s"], &["y"])
-}
-
 /// Einsum (opset 12) of `equation` over inputs of `shapes`.
 fn einsum(equation: &str, shapes: &[&[i64]]) -> ModelProto {
     let names = ["a", "b", "c"];
@@ -2866,7 +2856,7 @@ fn a_whisper_encoder_runs_on_the_features_it_is_fed() {
 /// of reflecting, which only reflect mode does).
 #[test]
 fn a_crop_past_the_axis_says_what_is_left() {
-    let m = case(13, &[("x", &[3, 4])], &[("p", &[4], &[0, -3, 0, -2])], pad_node());
+    let m = pad_by("constant", &[3, 4], &[0, -3, 0, -2]);
     let inf = infer(&build::load(&m), &Options::default());
     let found: Vec<&str> = inf.diagnostics.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(found, ["Pad (constant): negative pads leave axis 1 a size of -1; onnxruntime refuses it"]);

@@ -344,7 +344,8 @@ fn pool_empty(c: &Ctx, x: &[Dim]) -> Result<(), RuleError> {
 
 /// onnxruntime pools over 1 to 3 spatial axes ("Unsupported pooling size", LpPool's
 /// "Unsupported kernel dimension"), its global pools too ("Input dimension cannot be less
-/// than 3"), and unpools as many; the spec over any number. `x` is a standard op's input.
+/// than 3"), and unpools as many; the spec over any number. `x` is a standard op's input,
+/// of rank 2 or more.
 fn pooled_axes(c: &Ctx, x: &[Dim], out: &mut Out) {
     if c.node.domain.is_empty() && !(3..=5).contains(&x.len()) {
         let msg = format!("{}: onnxruntime pools 1 to 3 spatial axes, not {}", c.node.op_type, x.len() - 2);
@@ -409,8 +410,9 @@ pub fn max_unpool(c: &Ctx) -> R {
     let least = match (c.shape(0), c.node.attr_ints("kernel_shape")) {
         (Some(x), Some(k)) => {
             expect_shape(c, 1, x, &mut out)?;
+            let least = unpooled(c, x, k)?;
             pooled_axes(c, x, &mut out);
-            Some((x, unpooled(c, x, k)?))
+            Some((x, least))
         }
         _ => None,
     };
