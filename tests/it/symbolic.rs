@@ -455,6 +455,27 @@ fn onnxruntime_s_refusals_over_symbols_are_conditions() {
     assert!(inf.contract.accepts("h", 6) && !inf.contract.accepts("h", 5), "{:?}", inf.contract);
 }
 
+/// onnxruntime runs onnx's StringNormalizer inference at load, which refuses a 2-D input whose
+/// first dim has no value of 1 ("Input shape must have either [C] or [1,C] dimensions where C >
+/// 0" for `x [b, n]`, at any b; `x [1, n]` and `x [n]` load and run). The spec's `[1, C]` makes
+/// `b` 1 in the contract; the load failure is a `runtime-differs` warning.
+#[test]
+fn a_string_normalizer_batch_not_declared_1_is_what_onnxruntime_refuses() {
+    let run = |dims: &[D]| {
+        let x = input("x", tensor_proto::DataType::String, dims);
+        let n = node("StringNormalizer", &["x"], &["y"]);
+        infer(&model_at(graph(vec![n], vec![x], vec![], &["y"]), 10), &Options::default())
+    };
+    let inf = run(&[D::S("b"), D::S("n")]);
+    assert_eq!(codes(&inf), vec!["runtime-differs"], "{:?}", inf.diagnostics);
+    assert!(inf.diagnostics[0].message.contains("not declared 1 (here b)"), "{:?}", inf.diagnostics);
+    assert!(inf.contract.accepts("b", 1) && !inf.contract.accepts("b", 2), "{:?}", inf.contract);
+    for dims in [&[D::N(1), D::S("n")][..], &[D::S("n")]] {
+        let inf = run(dims);
+        assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    }
+}
+
 /// A Scan's state keeps its shape across iterations (the spec). onnxruntime 1.32 refuses a body
 /// that gives it back otherwise: at load ("Can't merge shape info ... Inferred=4 Declared=2")
 /// or at run time ("ensure the pre-allocated shapes match"). A state `s0` [n] added to scan

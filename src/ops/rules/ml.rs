@@ -57,8 +57,16 @@ pub fn string_normalizer(c: &Ctx) -> R {
             return invalid("StringNormalizer: the input must be [C] or [1, C] with C > 0".into())
         }
         Some(x) => {
-            if let [_, n] = x {
+            if let [b, n] = x {
                 expect_shape(c, 0, &[Dim::Known(1), n.clone()], &mut out)?;
+                // onnxruntime runs the spec's inference at load, which wants a literal 1 there.
+                if *b != Dim::Known(1) {
+                    let msg = format!(
+                        "StringNormalizer: onnxruntime refuses to load a 2-D input whose first size is not \
+                         declared 1 (here {b})"
+                    );
+                    out.warnings.push((Code::RuntimeDiffers, msg));
+                }
             }
             let stops: Vec<String> = match c.node.attr("stopwords") {
                 Some(AttrValue::Strings(w)) => w.iter().map(|b| String::from_utf8_lossy(b).into_owned()).collect(),
