@@ -1378,6 +1378,14 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("NonMaxSuppression iou [0.5,3]", nms(&[2], &[0.5, 3.0]), Some(vec![3, 3])),
         ("NonMaxSuppression iou 1.5", nms(&[], &[1.5]), None),
         ("NonMaxSuppression iou -0.1", nms(&[], &[-0.1]), None),
+        // Unique of empty inputs: no slices are none distinct, empty slices one (numpy agrees).
+        ("Unique x [0,3] axis 0", unique(&[0, 3], Some(0)), Some(vec![0, 3])),
+        ("Unique x [0,3] axis 1", unique(&[0, 3], Some(1)), Some(vec![0, 1])),
+        ("Unique x [0,2,0] axis 1", unique(&[0, 2, 0], Some(1)), Some(vec![0, 1, 0])),
+        ("Unique x [2,0,3] axis 2", unique(&[2, 0, 3], Some(2)), Some(vec![2, 0, 1])),
+        ("Unique x [2,0]", unique(&[2, 0], None), Some(vec![0])),
+        ("Unique x [1,3] axis 0", unique(&[1, 3], Some(0)), Some(vec![1, 3])),
+        ("Unique x [1]", unique(&[1], None), Some(vec![1])),
         // --- seqops ---
         // LinearAttention, the schema's inference: "q_num_heads (6) must be a multiple of
         // kv_num_heads (4)", "update_rule 'gated_delta' requires decay input", "update_rule
@@ -2440,6 +2448,12 @@ fn crop(x: &[i64], border: &[i64], scale: Option<&[i64]>) -> ModelProto {
     case(9, &[("x", x)], &[], scale.map_or(n.clone(), |s| with_ints(n, "scale", s)))
 }
 
+/// Unique of `x`, along `axis` where given.
+fn unique(x: &[i64], axis: Option<i64>) -> ModelProto {
+    let n = node("u", "Unique", &["x"], &["y"]);
+    case(11, &[("x", x)], &[], axis.map_or(n.clone(), |a| with_int(n, "axis", a)))
+}
+
 /// `ONNX_BCAST_ORT_ROWS=DIR cargo test ort_cases` also writes each row's model and what
 /// onnxruntime does with it (`None`: refuses it, `Some(shape)`: gives `y` that shape,
 /// `Differs(shape)`: not that) to DIR, where `scripts/ort_rows.py DIR` runs them under
@@ -2504,6 +2518,13 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         let n = with_int(node("rnn", "GRU", &["x", "w", "r"], &["y"]), "hidden_size", 4);
         let inputs = vec![input("x", &[2, 3, 5]), input("w", &[1, 12, 5]), input("r", &[1, 12, 4])];
         build::model(14, inputs, vec![with_int(n, "layout", layout)], &["y"])
+    };
+    let rec = |op: &str, x: &[i64], hidden: Option<i64>| {
+        let h = hidden.unwrap_or(4);
+        let g = h * [("RNN", 1), ("GRU", 3), ("LSTM", 4)].iter().find(|(o, _)| *o == op).unwrap().1;
+        let n = node("rnn", op, &["x", "w", "r"], &["y"]);
+        let n = hidden.map_or(n.clone(), |h| with_int(n, "hidden_size", h));
+        build::model(14, vec![input("x", x), input("w", &[1, g, x[2]]), input("r", &[1, g, h])], vec![n], &["y"])
     };
     let wrap = |x: &[i64]| {
         let n = with_str(node("pad", "Pad", &["x", "p"], &["y"]), "mode", "wrap");
@@ -2626,6 +2647,28 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         // "X_shape.NumDimensions() == 4 was false": the spec takes [N, C, D1, ..., Dk].
         (lrn(&[5, 5, 5]), vec![5, 5, 5], Some("onnxruntime runs LRN only on 4-D input")),
         (lrn(&[1, 5, 5, 5]), vec![1, 5, 5, 5], None),
+        // onnxruntime aborts the process ("terminate called without an active exception") on
+        // an empty batch of GRU or LSTM, or a GRU's empty sequence or input; it wants
+        // hidden_size ("info.GetAttr(\"hidden_size\", ...).IsOK()"), above 0 for GRU and LSTM.
+        // The spec's reference takes the hidden size from R.
+        (rec("GRU", &[0, 3, 5], Some(4)), vec![0, 1, 3, 4], Some("GRU: an empty sequence; onnxruntime refuses it")),
+        (rec("GRU", &[2, 0, 5], Some(4)), vec![2, 1, 0, 4], Some("GRU: an empty batch")),
+        (rec("GRU", &[2, 3, 0], Some(4)), vec![2, 1, 3, 4], Some("GRU: an empty input size")),
+        (rec("LSTM", &[2, 0, 5], Some(4)), vec![2, 1, 0, 4], Some("LSTM: an empty batch")),
+        (rec("LSTM", &[0, 3, 0], Some(4)), vec![0, 1, 3, 4], None),
+        (rec("RNN", &[0, 0, 0], Some(4)), vec![0, 1, 0, 4], None),
+        (rec("GRU", &[2, 3, 5], Some(0)), vec![2, 1, 3, 0], Some("GRU: hidden_size 0; onnxruntime refuses it")),
+        (rec("LSTM", &[2, 3, 5], Some(0)), vec![2, 1, 3, 0], Some("LSTM: hidden_size 0")),
+        (rec("RNN", &[2, 3, 5], Some(0)), vec![2, 1, 3, 0], None),
+        (rec("LSTM", &[2, 3, 5], None), vec![2, 1, 3, 4], Some("LSTM: no hidden_size; onnxruntime refuses it")),
+        (rec("RNN", &[2, 3, 5], None), vec![2, 1, 3, 4], Some("RNN: no hidden_size")),
+        // onnxruntime aborts the process on a Unique whose slices along the axis are empty
+        // only after it.
+        (unique(&[3, 0], Some(0)), vec![1, 0], Some("along axis 0 are empty after it; onnxruntime refuses them")),
+        (unique(&[2, 3, 0], Some(1)), vec![2, 1, 0], Some("along axis 1 are empty")),
+        (unique(&[2, 0, 3], Some(0)), vec![1, 0, 3], Some("along axis 0 are empty")),
+        (unique(&[0, 3, 0], Some(1)), vec![0, 1, 0], None),
+        (unique(&[2, 0, 3], Some(1)), vec![2, 0, 3], None),
         // "Batchwise recurrent operations (layout == 1) are not supported".
         (gru(1), vec![2, 3, 1, 4], Some("onnxruntime runs only layout 0")),
         (gru(0), vec![2, 1, 3, 4], None),

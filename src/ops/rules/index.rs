@@ -381,18 +381,39 @@ pub fn unique(c: &Ctx) -> R {
                 .collect();
             Dim::Known(seen.len() as i64)
         }
-        _ => Dim::Unknown,
+        // Without them: no slices are none distinct, one slice or empty ones are one.
+        _ => {
+            let (len, slice) = match axis {
+                Some(a) => (x[a].clone(), Dim::product(&x[..a]).mul(&Dim::product(&x[a + 1..]))),
+                None => (Dim::product(x), Dim::Known(1)),
+            };
+            match (len.known(), slice.known()) {
+                (Some(0), _) => Dim::Known(0),
+                (Some(1), _) | (_, Some(0)) => Dim::Known(1),
+                _ => Dim::Unknown,
+            }
+        }
     };
     let (y, inverse) = match axis {
         Some(a) => (with_dim(x, a, count.clone()), x[a].clone()),
         None => (vec![count.clone()], Dim::product(x)),
     };
-    outs(vec![
+    let mut out = outs(vec![
         ty(dtype, Some(y)),
         ty(i64t, Some(vec![count.clone()])),
         ty(i64t, Some(vec![inverse])),
         ty(i64t, Some(vec![count])),
-    ])
+    ])?;
+    // onnxruntime 1.32 aborts the process where the sizes after the axis hold nothing and
+    // those before it and the axis do ([3, 0] along axis 0); [0, 3, 0] along 1 runs.
+    if let Some(a) = axis {
+        let none = |d: Dim| d.known() == Some(0);
+        if none(Dim::product(&x[a + 1..])) && !none(Dim::product(&x[..=a])) {
+            let msg = format!("Unique: the slices along axis {a} are empty after it; onnxruntime refuses them");
+            out.warnings.push((Code::RuntimeDiffers, msg));
+        }
+    }
+    Ok(out)
 }
 
 pub fn compress(c: &Ctx) -> R {

@@ -21,7 +21,9 @@ pub fn if_cond(c: &Ctx) -> R {
 pub fn rnn(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let dirs = Dim::Known(if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 });
-    let hidden = attr_dim(c, "hidden_size");
+    // Without the attribute the spec's hidden size is R's last (its reference reads it there).
+    let op = c.node.op_type.as_str();
+    let hidden = c.node.attr_int("hidden_size").map_or_else(|| dim(c, 2, 2), Dim::Known);
     let layout = c.node.attr_int("layout").unwrap_or(0);
     expect_rank(c, 0, 3)?;
     let Some(x) = c.shape(0) else {
@@ -39,7 +41,7 @@ pub fn rnn(c: &Ctx) -> R {
     // The weights as onnxruntime checks them: W [dirs, gates*hidden, input], R [dirs,
     // gates*hidden, hidden], B [dirs, 2*gates*hidden], sequence_lens [batch], initial states
     // like Y_h, LSTM's peepholes P [dirs, 3*hidden].
-    let gates = hidden.mul(&Dim::Known(match c.node.op_type.as_str() {
+    let gates = hidden.mul(&Dim::Known(match op {
         "LSTM" => 4,
         "GRU" => 3,
         _ => 1,
@@ -54,8 +56,25 @@ pub fn rnn(c: &Ctx) -> R {
     }
     expect_shape(c, 7, &[dirs, hidden.mul(&Dim::Known(3))], &mut out)?;
     if layout != 0 {
-        let msg = format!("{}: layout {layout}; onnxruntime runs only layout 0 (batch second)", c.node.op_type);
+        let msg = format!("{op}: layout {layout}; onnxruntime runs only layout 0 (batch second)");
         out.warnings.push((Code::RuntimeDiffers, msg));
+    }
+    // onnxruntime 1.32 wants the attribute (and above 0 for GRU and LSTM) at load, and aborts
+    // the process on an empty batch (and for GRU an empty sequence or input).
+    let refused = match c.node.attr_int("hidden_size") {
+        None => Some("no hidden_size"),
+        Some(0) if op != "RNN" => Some("hidden_size 0"),
+        _ => None,
+    };
+    if let Some(what) = refused {
+        out.warnings.push((Code::RuntimeDiffers, format!("{op}: {what}; onnxruntime refuses it")));
+    }
+    if layout == 0 && op != "RNN" {
+        not_empty(&x[1], 1, &format!("{op}: an empty batch"), &mut out);
+        if op == "GRU" {
+            not_empty(&x[0], 0, "GRU: an empty sequence", &mut out);
+            not_empty(&x[2], 2, "GRU: an empty input size", &mut out);
+        }
     }
     out.types = smallvec::smallvec![ty(dtype, Some(y)), ty(dtype, Some(yh.clone())), ty(dtype, Some(yh))];
     Ok(out)
