@@ -2603,6 +2603,13 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         // "Invalid input shape: {3}" in the function body's Conv of the state and no input.
         (causal(&[2, 4, 0]), vec![2, 4, 0], Some("CausalConvWithState: an empty sequence; onnxruntime refuses it")),
         (causal(&[2, 4, 1]), vec![2, 4, 1], None),
+        // Its Conv of 0 groups: SIGFPE.
+        (
+            over(27, &[&[2, 0, 8], &[0, 1, 3]], node("cc", "CausalConvWithState", &[], &["y", "state"])),
+            vec![2, 0, 8],
+            Some("CausalConvWithState: no channels; onnxruntime refuses it"),
+        ),
+        (causal(&[0, 4, 2]), vec![0, 4, 2], None),
         // "The input tensor cannot be reshaped to the requested shape" in the function body.
         (
             group_norm_x(18, &[0, 2, 4]),

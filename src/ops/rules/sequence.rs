@@ -459,8 +459,10 @@ pub fn causal_conv(c: &Ctx) -> R {
     }
     expect_shape(c, 3, &state, &mut out)?;
     // onnxruntime 1.32 runs the standard op as its function body, whose Conv of the state and
-    // an empty input is one window short ("Invalid input shape: {3}").
-    if let (true, Some([.., len])) = (c.node.domain.is_empty(), x) {
+    // an empty input is one window short ("Invalid input shape: {3}"), and whose Conv of 0
+    // groups kills the process (SIGFPE).
+    if let (true, Some([_, channels, .., len])) = (c.node.domain.is_empty(), x) {
+        not_empty(channels, 1, "CausalConvWithState: no channels", &mut out);
         not_empty(len, 2, "CausalConvWithState: an empty sequence", &mut out);
     }
     out.types = smallvec::smallvec![ty(dtype, x.map(<[Dim]>::to_vec)), ty(dtype, Some(state))];
