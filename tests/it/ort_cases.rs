@@ -1013,6 +1013,12 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("SCELoss x [3,0]", loss("SoftmaxCrossEntropyLoss", &[3, 0], &[3], None), None),
         ("SCELoss x [3,5,0]", loss("SoftmaxCrossEntropyLoss", &[3, 5, 0], &[3, 0], None), Some(vec![3, 0])),
         ("NLLLoss x [0,5,2]", loss("NegativeLogLikelihoodLoss", &[0, 5, 2], &[0, 2], None), Some(vec![0, 2])),
+        // No classes for a target (its body's GatherElements indexes past them; onnx's
+        // reference cannot reshape to [N, 0, -1]).
+        ("NLLLoss x [3,0]", loss("NegativeLogLikelihoodLoss", &[3, 0], &[3], None), None),
+        ("NLLLoss x [3,0,2]", loss("NegativeLogLikelihoodLoss", &[3, 0, 2], &[3, 2], None), None),
+        ("NLLLoss x [3,0,0]", loss("NegativeLogLikelihoodLoss", &[3, 0, 0], &[3, 0], None), Some(vec![3, 0])),
+        ("NLLLoss x [0,0]", loss("NegativeLogLikelihoodLoss", &[0, 0], &[0], None), Some(vec![0])),
         ("SCELoss weight [1]", loss("SoftmaxCrossEntropyLoss", &[3, 5, 2], &[3, 2], Some(&[1])), Some(vec![3, 2])),
         // LayerNormalization and RMSNormalization: "Scale and (optional) bias must match
         // X.shape[axis:] or be NumPy-broadcastable to it" (broadcast to all of X: [3, 4] runs
@@ -2603,6 +2609,14 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         // "Invalid input shape: {3}" in the function body's Conv of the state and no input.
         (causal(&[2, 4, 0]), vec![2, 4, 0], Some("CausalConvWithState: an empty sequence; onnxruntime refuses it")),
         (causal(&[2, 4, 1]), vec![2, 4, 1], None),
+        // SoftmaxCrossEntropyLoss's body reshapes [N, C, -1] back by the scores' shape: "Invalid
+        // position of 0" past axis 2.
+        (
+            loss("SoftmaxCrossEntropyLoss", &[3, 5, 2, 0], &[3, 2, 0], None),
+            vec![3, 2, 0],
+            Some("SoftmaxCrossEntropyLoss: axis 3 is empty; onnxruntime refuses it"),
+        ),
+        (loss("SoftmaxCrossEntropyLoss", &[3, 5, 0, 2], &[3, 0, 2], None), vec![3, 0, 2], None),
         // Its Conv of 0 groups: SIGFPE.
         (
             over(27, &[&[2, 0, 8], &[0, 1, 3]], node("cc", "CausalConvWithState", &[], &["y", "state"])),

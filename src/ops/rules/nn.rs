@@ -588,7 +588,15 @@ fn loss_shape(c: &Ctx, out: &mut Out) -> Result<Option<Shape>, RuleError> {
 
 pub fn nll_loss(c: &Ctx) -> R {
     let mut out = Out::default();
-    out.types = smallvec::smallvec![ty(c.dtype(0), loss_shape(c, &mut out)?)];
+    let loss = loss_shape(c, &mut out)?;
+    // No class for a target to name, ignored or not: onnx's reference cannot reshape the
+    // input to [N, 0, -1] and onnxruntime's body gathers out of range.
+    if let Some(x) = c.shape(0).filter(|x| x[1] == Dim::Known(0)) {
+        if let Some(n) = numel(&[&x[..1], &x[2..]].concat()).filter(|n| *n > 0) {
+            return invalid(format!("NegativeLogLikelihoodLoss: no classes for its {n} targets"));
+        }
+    }
+    out.types = smallvec::smallvec![ty(c.dtype(0), loss)];
     Ok(out)
 }
 
@@ -599,6 +607,11 @@ pub fn sce_loss(c: &Ctx) -> R {
     // undetermined: onnx's inference, so onnxruntime, refuses it.
     if c.shape(0).is_some_and(|x| x[..2].contains(&Dim::Known(0))) {
         return invalid("SoftmaxCrossEntropyLoss: a batch or class count of 0".into());
+    }
+    // The body then reshapes [N, C, -1] back by the scores' own shape, where a 0 past axis 2
+    // would copy an axis [N, C, -1] lacks ("Invalid position of 0" in onnxruntime 1.32).
+    for (a, d) in c.shape(0).unwrap_or_default().iter().enumerate().skip(3) {
+        not_empty(d, a, &format!("SoftmaxCrossEntropyLoss: axis {a} is empty"), &mut out);
     }
     out.types = smallvec::smallvec![ty(c.dtype(0), loss), ty(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))];
     Ok(out)
