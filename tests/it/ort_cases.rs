@@ -2662,6 +2662,37 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         // "output_padding (1) may be too large for stride (2). Expected input size 1 but got 0".
         (conv_t0(1), vec![1, 2, 8, 2], Some("output_padding 1 is not 0")),
         (conv_t0(0), vec![1, 2, 7, 1], None),
+        // SIGSEGV: 3 spatial axes, an empty one before a last that is not.
+        (
+            case(
+                17,
+                &[("x", &[1, 1, 3, 0, 5]), ("w", &[1, 2, 3, 3, 3])],
+                &[],
+                node("ct", "ConvTranspose", &["x", "w"], &["y"]),
+            ),
+            vec![1, 2, 5, 2, 7],
+            Some("an empty spatial axis of [1, 1, 3, 0, 5] before a last one that is not; onnxruntime refuses it"),
+        ),
+        (
+            case(
+                17,
+                &[("x", &[1, 1, 3, 4, 0]), ("w", &[1, 2, 3, 3, 3])],
+                &[],
+                node("ct", "ConvTranspose", &["x", "w"], &["y"]),
+            ),
+            vec![1, 2, 5, 6, 2],
+            None,
+        ),
+        (
+            case(
+                17,
+                &[("x", &[1, 0, 3, 0, 5]), ("w", &[0, 2, 3, 3, 3])],
+                &[],
+                node("ct", "ConvTranspose", &["x", "w"], &["y"]),
+            ),
+            vec![1, 2, 5, 2, 7],
+            None,
+        ),
         // "Unexpected mode of 3": any empty input in wrap mode.
         (wrap(&[0, 4]), vec![0, 6], Some("onnxruntime refuses")),
         (wrap(&[2, 4]), vec![2, 6], None),
