@@ -2617,6 +2617,14 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
             Some("SoftmaxCrossEntropyLoss: axis 3 is empty; onnxruntime refuses it"),
         ),
         (loss("SoftmaxCrossEntropyLoss", &[3, 5, 0, 2], &[3, 0, 2], None), vec![3, 0, 2], None),
+        // LinearAttention's body reshapes to [B, T, heads, -1]: "size != 0" where B or T is 0.
+        (
+            lin_att("linear", 4, &[&[0, 3, 32][..]; 3]),
+            vec![0, 3, 32],
+            Some("LinearAttention: an empty batch; onnxruntime refuses it"),
+        ),
+        (lin_att("linear", 4, &[&[2, 0, 32][..]; 3]), vec![2, 0, 32], Some("an empty sequence")),
+        (lin_att("linear", 4, &[&[2, 3, 0], &[2, 3, 0], QKV]), vec![2, 3, 32], None),
         // Its Conv of 0 groups: SIGFPE.
         (
             over(27, &[&[2, 0, 8], &[0, 1, 3]], node("cc", "CausalConvWithState", &[], &["y", "state"])),

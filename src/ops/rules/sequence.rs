@@ -381,6 +381,12 @@ pub fn linear_attention(c: &Ctx) -> R {
             return Err(op(format!("{name}'s last size {} is not {} or {}", s[2], lasts[0], lasts[1])));
         }
     }
+    // onnxruntime 1.32 runs the standard op as its function body, which reshapes the query to
+    // [B, T, heads, -1]: an empty batch or sequence leaves the -1 undetermined.
+    if !ms {
+        not_empty(b, 0, "LinearAttention: an empty batch", &mut out);
+        not_empty(t, 1, "LinearAttention: an empty sequence", &mut out);
+    }
     let heads = if ms { Dim::max_of(&[&qh, &kvh]) } else { qh };
     out.types =
         smallvec::smallvec![ty(dtype, Some(vec![b.clone(), t.clone(), heads.mul(&dv)])), ty(state, Some(present))];
