@@ -249,10 +249,15 @@ fn multi_head_attention(c: &Ctx) -> R {
     // num_heads splits a 3-D query's and value's hidden sizes (onnxruntime's reshape fails
     // otherwise; DecoderMaskedMultiHeadAttention splits the query's only).
     let split = if c.node.op_type == "MultiHeadAttention" { 2 } else { 1 };
+    // A hidden size of 0 kills onnxruntime 1.32 (SIGFPE) where it splits one.
     if let Some(n) = c.node.attr_int("num_heads").filter(|n| *n > 0) {
         for (i, s) in [(0, Some(q)), (2, c.shape(2))].into_iter().take(split) {
-            if let Some(h) = s.filter(|s| s.len() == 3).and_then(|s| s[2].known()).filter(|h| h % n != 0) {
-                return invalid(c, format!("num_heads {n} does not divide input {i}'s hidden size {h}"));
+            match s.filter(|s| s.len() == 3).and_then(|s| s[2].known()) {
+                Some(0) if split == 2 => return invalid(c, format!("input {i} has a hidden size of 0")),
+                Some(h) if h % n != 0 => {
+                    return invalid(c, format!("num_heads {n} does not divide input {i}'s hidden size {h}"))
+                }
+                _ => {}
             }
         }
     }

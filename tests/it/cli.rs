@@ -1247,6 +1247,14 @@ fn contrib_attention_checks_what_onnxruntime_checks() {
         mha(&[2, 5, 8], &[2, 5, 7]),
         ["MultiHeadAttention: num_heads 2 does not divide input 2's hidden size 7"]
     );
+    // A hidden size of 0 to split kills onnxruntime 1.32 (SIGFPE); an empty batch or
+    // sequence runs.
+    let last = |m: Vec<String>| m.last().cloned().unwrap_or_default();
+    assert_eq!(last(mha(&[2, 5, 8], &[2, 5, 0])), "MultiHeadAttention: input 2 has a hidden size of 0");
+    let q0 = infer("MultiHeadAttention", 2, &[("q", &[2, 3, 0]), ("k", &[2, 5, 0]), ("v", &[2, 5, 6])]);
+    assert_eq!(last(q0), "MultiHeadAttention: input 0 has a hidden size of 0");
+    let seq0 = infer("MultiHeadAttention", 2, &[("q", &[2, 0, 8]), ("k", &[2, 0, 8]), ("v", &[2, 0, 6])]);
+    assert!(seq0.iter().all(|m| m.contains("declares size 0")), "{seq0:?}");
     // BiasGelu's and FastGelu's bias is a vector of the input's last size ("Input 1 is
     // expected to have 1 dimensions, got 2", "Input 1 dimension 0 should have same length as
     // the last dimension of input 0"); it broadcast.
