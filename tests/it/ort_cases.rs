@@ -83,6 +83,16 @@ fn gather_el(x: &[i64], i: &[i64], axis: i64) -> ModelProto {
     build::model(13, vec![input("x", x), typed("i", DataType::Int64, i)], vec![n], &["y"])
 }
 
+/// Gather along axis 0, or GatherND with no batch axes, of `x` by int64 indices `i`.
+fn take(op: &str, x: &[i64], i: &[i64]) -> ModelProto {
+    build::model(
+        13,
+        vec![input("x", x), typed("i", DataType::Int64, i)],
+        vec![node("g", op, &["x", "i"], &["y"])],
+        &["y"],
+    )
+}
+
 fn grid(x: &[i64], g: &[i64]) -> ModelProto {
     case(16, &[("x", x), ("g", g)], &[], node("gs", "GridSample", &["x", "g"], &["y"]))
 }
@@ -1041,6 +1051,16 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("GatherElements [3,4] by [4,2] axis 1", gather_el(&[3, 4], &[4, 2], 1), None),
         ("GatherElements [3,4] by [2,9] axis 1", gather_el(&[3, 4], &[2, 9], 1), Some(vec![2, 9])),
         ("GatherElements [3,4] by [5,2] axis 0", gather_el(&[3, 4], &[5, 2], 0), Some(vec![5, 2])),
+        // No index fits an empty axis: "indices element out of data bounds", "invalid index
+        // found"; no indices run.
+        ("GatherElements [3,0] by [3,2] axis 1", gather_el(&[3, 0], &[3, 2], 1), None),
+        ("GatherElements [3,0] by [3,0] axis 1", gather_el(&[3, 0], &[3, 0], 1), Some(vec![3, 0])),
+        ("Gather [0,3] by [2]", take("Gather", &[0, 3], &[2]), None),
+        ("Gather [0,3] by [2,0]", take("Gather", &[0, 3], &[2, 0]), Some(vec![2, 0, 3])),
+        ("GatherND [0,3] by [2,1]", take("GatherND", &[0, 3], &[2, 1]), None),
+        ("GatherND [3,0] by [2,2]", take("GatherND", &[3, 0], &[2, 2]), None),
+        ("GatherND [3,0] by [2,1]", take("GatherND", &[3, 0], &[2, 1]), Some(vec![2, 0])),
+        ("GatherND [0,3] by [0,1]", take("GatherND", &[0, 3], &[0, 1]), Some(vec![0, 3])),
         // GridSample: "The last dimension of the grid tensor must be the rank of the grid tensor
         // - 2", "Dimension mismatch in unification between 2 and 1" (batch), and at run time
         // "Input spatial dimensions must be non-empty for sampling".

@@ -278,6 +278,11 @@ pub fn gather_nd(c: &Ctx) -> R {
             return invalid(format!("GatherND: a data batch of {d} does not divide the {i} index tuples"));
         }
     }
+    // As ScatterND: no tuple indexes an empty axis.
+    let tuples = Dim::product(&ind[..ind.len() - 1]).known();
+    if data[b..b + k].contains(&Dim::Known(0)) && tuples.is_some_and(|n| n > 0) {
+        return invalid(format!("GatherND: index tuples into the empty axis of data {}", render(data)));
+    }
     let mut shape = ind[..ind.len() - 1].to_vec();
     shape.extend(data[b + k..].iter().cloned());
     let mut out = Out { types: smallvec::smallvec![ty(dtype, Some(shape))], ..Out::default() };

@@ -191,6 +191,12 @@ fn moved(c: &Ctx, t: Option<Type>) -> Out {
 /// greatest element fit ([`within`]); `axis` is the output axis the conditions concern.
 pub(super) fn indices_fit(c: &Ctx, size: &Dim, axis: usize, out: &mut Out) -> Result<(), RuleError> {
     let op = &c.node.op_type;
+    // No index fits an empty axis, whatever the values fed (onnxruntime: "indices element out
+    // of data bounds").
+    let count = c.shape(1).and_then(|i| Dim::product(i).known());
+    if let (Some(0), Some(n @ 1..)) = (size.known(), count) {
+        return invalid(format!("{op}: {n} indices into an empty axis"));
+    }
     if let (Some(idx), Some(d)) = (c.ints(1), size.known()) {
         return match idx.iter().find(|i| !(-d..d).contains(*i)) {
             Some(i) => invalid(format!("{op}: index {i} is outside the {d} elements of its axis")),
