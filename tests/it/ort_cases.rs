@@ -2645,6 +2645,14 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         ),
         (lin_att("linear", 4, &[&[2, 0, 32][..]; 3]), vec![2, 0, 32], Some("an empty sequence")),
         (lin_att("linear", 4, &[&[2, 3, 0], &[2, 3, 0], QKV]), vec![2, 3, 32], None),
+        // and where it repeats 4 key and value heads for 8 query heads, "input_shape_size ==
+        // requested_shape_size" over heads of size 0.
+        (
+            lin_att("linear", 8, &[&[2, 3, 64], QKV, &[2, 3, 0]]),
+            vec![2, 3, 0],
+            Some("LinearAttention: grouped heads of size 0; onnxruntime refuses it"),
+        ),
+        (lin_att("linear", 8, &[&[2, 3, 0], &[2, 3, 0], QKV]), vec![2, 3, 64], Some("grouped heads of size 0")),
         // Its Conv of 0 groups: SIGFPE.
         (
             over(27, &[&[2, 0, 8], &[0, 1, 3]], node("cc", "CausalConvWithState", &[], &["y", "state"])),

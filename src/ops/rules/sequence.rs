@@ -382,10 +382,15 @@ pub fn linear_attention(c: &Ctx) -> R {
         }
     }
     // onnxruntime 1.32 runs the standard op as its function body, which reshapes the query to
-    // [B, T, heads, -1]: an empty batch or sequence leaves the -1 undetermined.
+    // [B, T, heads, -1]: an empty batch or sequence leaves the -1 undetermined, and so do empty
+    // heads where it repeats the key and value heads for the query's.
     if !ms {
         not_empty(b, 0, "LinearAttention: an empty batch", &mut out);
         not_empty(t, 1, "LinearAttention: an empty sequence", &mut out);
+        if qh != kvh {
+            not_empty(&dk, 2, "LinearAttention: grouped heads of size 0", &mut out);
+            not_empty(&dv, 2, "LinearAttention: grouped heads of size 0", &mut out);
+        }
     }
     let heads = if ms { Dim::max_of(&[&qh, &kvh]) } else { qh };
     out.types =
