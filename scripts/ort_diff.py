@@ -36,8 +36,8 @@ Run by hand (needs onnx, onnxruntime, numpy), against the debug binary (overflow
     python3 scripts/ort_diff.py [--seed 1] [--count 4000] [--op Slice] [--case NAME] \
         [--variants 6] [--sym] [--bin target/debug/onnx-bcast]
 
-With --zeros each case's variants are instead every dim of every data input set to 0 in turn
-(a sweep of the empty sizes, no randomness). With --untested it instead runs one small model of each shipped op that no node case uses
+With --sweep N each case's variants are instead every dim of every data input set to N in turn
+(--sweep 0 the empty sizes, --sweep 1 the stretching ones; no randomness). With --untested it instead runs one small model of each shipped op that no node case uses
 (UNTESTED); with --contrib it mutates a valid model of each of onnxruntime's contrib ops that
 deployed graphs use (CONTRIB) in place of the node cases. The models of every non-pass are
 kept under target/ort-diff/VERDICT/ with a .txt beside each
@@ -564,8 +564,8 @@ def main():
     ap.add_argument("-v", "--verbose", action="store_true")
     ap.add_argument("--untested", action="store_true", help="check the shipped ops no node case uses")
     ap.add_argument("--contrib", action="store_true", help="mutate the CONTRIB models instead of the node cases")
-    ap.add_argument("--zeros", action="store_true", help="in place of random variants, each dim of each data "
-                    "input set to 0 in turn")
+    ap.add_argument("--sweep", type=int, help="in place of random variants, each dim of each data input set "
+                    "to this size in turn (0: the empty sizes)")
     a = ap.parse_args()
     if a.untested:
         os.makedirs(a.out, exist_ok=True)
@@ -608,16 +608,17 @@ def main():
         producer = {o: n.op_type for n in model.graph.node for o in n.output}
         op = c["ops"][0] if len(c["ops"]) == 1 else "(multi-node)"
         names = [i.name for i in model.graph.input]
-        zeros = [(i, k) for i, x in enumerate(ins) if names[i] not in driving for k in range(x.ndim) if x.shape[k]]
-        for v in range(len(zeros) if a.zeros else a.variants):
+        sweep = [(i, k) for i, x in enumerate(ins) if names[i] not in driving
+                 for k in range(x.ndim) if x.shape[k] != a.sweep]
+        for v in range(len(sweep) if a.sweep is not None else a.variants):
             shapes = [list(x.shape) for x in ins]
             values = {}
             what = []
-            if a.zeros:
-                i, k = zeros[v]
-                shapes[i][k] = 0
+            if a.sweep is not None:
+                i, k = sweep[v]
+                shapes[i][k] = a.sweep
                 values = {n: ins[j] for j, n in enumerate(names) if n in driving}
-                what.append(f"zero in{i}[{k}]")
+                what.append(f"dim in{i}[{k}]={a.sweep}")
             elif driving and rng.random() < 0.5:
                 for i, n in enumerate(names):
                     if n in driving:
