@@ -23,7 +23,8 @@ pub fn rnn(c: &Ctx) -> R {
     let dirs = Dim::Known(if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 });
     // Without the attribute the spec's hidden size is R's last (its reference reads it there).
     let op = c.node.op_type.as_str();
-    let hidden = c.node.attr_int("hidden_size").map_or_else(|| dim(c, 2, 2), Dim::Known);
+    let hidden_size = c.node.attr_int("hidden_size");
+    let hidden = hidden_size.map_or_else(|| dim(c, 2, 2), Dim::Known);
     let layout = c.node.attr_int("layout").unwrap_or(0);
     expect_rank(c, 0, 3)?;
     let Some(x) = c.shape(0) else {
@@ -61,7 +62,7 @@ pub fn rnn(c: &Ctx) -> R {
     }
     // onnxruntime 1.32 wants the attribute (and above 0 for GRU and LSTM) at load, and aborts
     // the process on an empty batch (and for GRU an empty sequence or input).
-    let refused = match c.node.attr_int("hidden_size") {
+    let refused = match hidden_size {
         None => Some("no hidden_size"),
         Some(0) if op != "RNN" => Some("hidden_size 0"),
         _ => None,
@@ -388,8 +389,7 @@ pub fn linear_attention(c: &Ctx) -> R {
         not_empty(b, 0, "LinearAttention: an empty batch", &mut out);
         not_empty(t, 1, "LinearAttention: an empty sequence", &mut out);
         if qh != kvh {
-            not_empty(&dk, 2, "LinearAttention: grouped heads of size 0", &mut out);
-            not_empty(&dv, 2, "LinearAttention: grouped heads of size 0", &mut out);
+            not_empty(&dk.mul(&dv), 2, "LinearAttention: grouped heads of size 0", &mut out);
         }
     }
     let heads = if ms { Dim::max_of(&[&qh, &kvh]) } else { qh };
