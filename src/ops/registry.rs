@@ -278,7 +278,7 @@ pub static OPS: &[Meaning] = &[
     custom("MaxPool", r::pool),
     custom("MaxRoiPool", r::max_roi_pool),
     custom("MaxUnpool", r::max_unpool),
-    op("MeanVarianceNormalization", Unary),
+    custom("MeanVarianceNormalization", r::mean_variance_norm),
     custom("MelWeightMatrix", r::mel_weight_matrix),
     op("Mish", Unary),
     custom("Multinomial", r::multinomial),

@@ -1404,6 +1404,39 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("NonMaxSuppression iou [0.5,3]", nms(&[2], &[0.5, 3.0]), Some(vec![3, 3])),
         ("NonMaxSuppression iou 1.5", nms(&[], &[1.5]), None),
         ("NonMaxSuppression iou -0.1", nms(&[], &[-0.1]), None),
+        // Ranks onnxruntime refuses: "Invalid input X: NumDimensions() < 1", GroupNormalization's
+        // body "Invalid position of 0", MeanVarianceNormalization's "No valid axes are
+        // specified" (it drops axes beyond the rank), MaxRoiPool's "Input tensor must have at
+        // least 4 dimensions" and kernel of 2 pooled sizes.
+        (
+            "BatchNormalization x []",
+            case(
+                15,
+                &[("x", &[]), ("s", &[1]), ("b", &[1]), ("m", &[1]), ("v", &[1])],
+                &[],
+                node("bn", "BatchNormalization", &["x", "s", "b", "m", "v"], &["y"]),
+            ),
+            None,
+        ),
+        (
+            "BatchNormalization x [3]",
+            case(
+                15,
+                &[("x", &[3]), ("s", &[1]), ("b", &[1]), ("m", &[1]), ("v", &[1])],
+                &[],
+                node("bn", "BatchNormalization", &["x", "s", "b", "m", "v"], &["y"]),
+            ),
+            Some(vec![3]),
+        ),
+        ("GroupNormalization x [3]", group_norm_of(&[3]), None),
+        ("GroupNormalization x [2,3]", group_norm_of(&[2, 3]), Some(vec![2, 3])),
+        ("MVN x [2,3] axes [5]", mvn(&[2, 3], Some(&[5])), None),
+        ("MVN x [2,3] axes [1,5]", mvn(&[2, 3], Some(&[1, 5])), Some(vec![2, 3])),
+        ("MVN x []", mvn(&[], None), None),
+        ("MVN x [3]", mvn(&[3], None), Some(vec![3])),
+        ("MaxRoiPool x [1,2,4,4]", roi_pool(&[1, 2, 4, 4], &[1, 1]), Some(vec![1, 2, 1, 1])),
+        ("MaxRoiPool x [1,2,4]", roi_pool(&[1, 2, 4], &[1, 1]), None),
+        ("MaxRoiPool x [1,2,4,4,4]", roi_pool(&[1, 2, 4, 4, 4], &[1, 1, 1]), None),
         // Unique of empty inputs: no slices are none distinct, empty slices one (numpy agrees).
         ("Unique x [0,3] axis 0", unique(&[0, 3], Some(0)), Some(vec![0, 3])),
         ("Unique x [0,3] axis 1", unique(&[0, 3], Some(1)), Some(vec![0, 1])),
@@ -2472,6 +2505,25 @@ fn float_size(nodes: Vec<NodeProto>, consts: &[(&str, DataType, f64)]) -> ModelP
 fn crop(x: &[i64], border: &[i64], scale: Option<&[i64]>) -> ModelProto {
     let n = with_ints(node("c", "Crop", &["x"], &["y"]), "border", border);
     case(9, &[("x", x)], &[], scale.map_or(n.clone(), |s| with_ints(n, "scale", s)))
+}
+
+/// GroupNormalization-21 of one group over `x`, scale and bias of its channels.
+fn group_norm_of(x: &[i64]) -> ModelProto {
+    let per: &[i64] = if x.len() > 1 { &x[1..2] } else { &[1] };
+    let n = with_int(node("gn", "GroupNormalization", &["x", "s", "b"], &["y"]), "num_groups", 1);
+    case(21, &[("x", x), ("s", per), ("b", per)], &[], n)
+}
+
+/// MeanVarianceNormalization of `x` over `axes` (the default [0, 2, 3] without).
+fn mvn(x: &[i64], axes: Option<&[i64]>) -> ModelProto {
+    let n = node("mvn", "MeanVarianceNormalization", &["x"], &["y"]);
+    case(13, &[("x", x)], &[], axes.map_or(n.clone(), |a| with_ints(n, "axes", a)))
+}
+
+/// MaxRoiPool of `x` by one roi to `pooled`.
+fn roi_pool(x: &[i64], pooled: &[i64]) -> ModelProto {
+    let n = with_ints(node("rp", "MaxRoiPool", &["x", "r"], &["y"]), "pooled_shape", pooled);
+    case(1, &[("x", x), ("r", &[1, 5])], &[], n)
 }
 
 /// Unique of `x`, along `axis` where given.

@@ -401,6 +401,13 @@ pub fn max_roi_pool(c: &Ctx) -> R {
     let (Some(x), Some(r), Some(p)) = (c.shape(0), c.shape(1), c.node.attr_ints("pooled_shape")) else {
         return outs(vec![ty(dtype, None)]);
     };
+    // X [N, C, H, W], pooled to (height, width) (onnx's inference; onnxruntime's kernel).
+    if x.len() != 4 || p.len() != 2 {
+        return invalid(format!(
+            "MaxRoiPool: pooled_shape {p:?} for an input of rank {}; it pools [N, C, H, W] to 2 sizes",
+            x.len()
+        ));
+    }
     // Rois [n, 5]: a batch index and four corners each.
     let mut out = Out::default();
     expect_shape(c, 1, &[r.first().cloned().unwrap_or(Dim::Unknown), Dim::Known(5)], &mut out)?;

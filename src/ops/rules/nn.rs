@@ -278,6 +278,10 @@ pub fn gemm(c: &Ctx) -> R {
 pub fn batch_norm(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let x = c.shape(0).map(<[Dim]>::to_vec);
+    // [N, C, ...], or [N] of one channel (onnxruntime: "Invalid input X: NumDimensions() < 1").
+    if x.as_ref().is_some_and(Vec::is_empty) {
+        return invalid("BatchNormalization: a scalar input; it takes [N] or [N, C, ...]".into());
+    }
     let mut out = Out::default();
     // Scale, bias, mean and variance hold one value per channel (but per element with
     // `spatial=0`, opsets 7 and 8).
@@ -295,6 +299,19 @@ pub fn batch_norm(c: &Ctx) -> R {
         types.extend((1..n).map(|_| ty(dtype, Some(vec![ch.clone()]))));
     }
     out.types = types.into();
+    Ok(out)
+}
+
+/// MeanVarianceNormalization: like its input, over `axes` (default [0, 2, 3]). onnxruntime
+/// 1.32 normalizes over those within the input's rank and refuses none ("No valid axes are
+/// specified"), as the spec's body refuses any outside.
+pub fn mean_variance_norm(c: &Ctx) -> R {
+    let out = like_input(c);
+    let Some(r) = c.shape(0).map(|x| x.len() as i64) else { return Ok(out) };
+    let axes = c.node.attr_ints("axes").map_or(vec![0, 2, 3], <[i64]>::to_vec);
+    if !axes.iter().any(|a| (-r..r).contains(a)) {
+        return invalid(format!("MeanVarianceNormalization: no axis of {axes:?} is within rank {r}"));
+    }
     Ok(out)
 }
 
@@ -318,6 +335,10 @@ pub fn group_norm(c: &Ctx) -> R {
     let g = c.node.attr_int("num_groups").unwrap_or(0);
     if g < 1 {
         return invalid(format!("GroupNormalization: num_groups {g} is not positive"));
+    }
+    // [N, C, ...]: its body's Reshape to [N, groups, -1] fails at load below rank 2.
+    if let Some(r) = c.shape(0).map(<[Dim]>::len).filter(|r| *r < 2) {
+        return invalid(format!("GroupNormalization: input rank {r} is below 2"));
     }
     if let Some([_, ch, ..]) = c.shape(0) {
         let (_, multiple) =
