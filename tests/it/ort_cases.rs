@@ -1407,7 +1407,8 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // Ranks onnxruntime refuses: "Invalid input X: NumDimensions() < 1", GroupNormalization's
         // body "Invalid position of 0", MeanVarianceNormalization's "No valid axes are
         // specified" (it drops axes beyond the rank), MaxRoiPool's "Input tensor must have at
-        // least 4 dimensions" and kernel of 2 pooled sizes.
+        // least 4 dimensions" and kernel of 2 pooled sizes, Multinomial's "Input tensor must have
+        // rank 2".
         (
             "BatchNormalization x []",
             case(
@@ -1434,6 +1435,12 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("MVN x [2,3] axes [1,5]", mvn(&[2, 3], Some(&[1, 5])), Some(vec![2, 3])),
         ("MVN x []", mvn(&[], None), None),
         ("MVN x [3]", mvn(&[3], None), Some(vec![3])),
+        ("Multinomial x [3]", case(7, &[("x", &[3])], &[], node("mn", "Multinomial", &["x"], &["y"])), None),
+        (
+            "Multinomial x [2,3]",
+            case(7, &[("x", &[2, 3])], &[], node("mn", "Multinomial", &["x"], &["y"])),
+            Some(vec![2, 1]),
+        ),
         ("MaxRoiPool x [1,2,4,4]", roi_pool(&[1, 2, 4, 4], &[1, 1]), Some(vec![1, 2, 1, 1])),
         ("MaxRoiPool x [1,2,4]", roi_pool(&[1, 2, 4], &[1, 1]), None),
         ("MaxRoiPool x [1,2,4,4,4]", roi_pool(&[1, 2, 4, 4, 4], &[1, 1, 1]), None),

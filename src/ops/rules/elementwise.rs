@@ -153,7 +153,10 @@ pub fn random_like(c: &Ctx) -> R {
     outs(vec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))])
 }
 
+/// Multinomial: [batch, sample_size] samples of a [batch, classes] input (onnx's inference:
+/// "Input tensor must have rank 2").
 pub fn multinomial(c: &Ctx) -> R {
+    expect_rank(c, 0, 2)?;
     let dtype = attr_dtype(c, "dtype", Some(DType::I32));
     let batch = dim(c, 0, 0);
     let n = Dim::Known(c.node.attr_int("sample_size").unwrap_or(1));
