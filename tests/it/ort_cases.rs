@@ -2788,6 +2788,18 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
             vec![1, 2, 5, 2, 7],
             None,
         ),
+        // "Input tensor has no dimensions": the spec pads a scalar by no pads.
+        (
+            case(18, &[("x", &[])], &[("p", &[0], &[])], node("pad", "Pad", &["x", "p"], &["y"])),
+            vec![],
+            Some("Pad: a scalar input, which onnxruntime refuses"),
+        ),
+        (
+            case(18, &[("x", &[])], &[("s", &[0], &[])], node("ccp", "CenterCropPad", &["x", "s"], &["y"])),
+            vec![],
+            Some("CenterCropPad: a scalar input"),
+        ),
+        (case(18, &[("x", &[3])], &[("p", &[2], &[0, 0])], node("pad", "Pad", &["x", "p"], &["y"])), vec![3], None),
         // "Unexpected mode of 3": any empty input in wrap mode.
         (wrap(&[0, 4]), vec![0, 6], Some("onnxruntime refuses")),
         (wrap(&[2, 4]), vec![2, 6], None),

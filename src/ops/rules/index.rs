@@ -477,5 +477,7 @@ pub fn center_crop_pad(c: &Ctx) -> R {
     for (k, a) in axes.iter().enumerate() {
         shape[*a] = v[k].clone();
     }
-    outs(vec![ty(dtype, Some(shape))])
+    let mut out = outs(vec![ty(dtype, Some(shape))])?;
+    super::tensor::scalar_pad(c, x.len(), &mut out);
+    Ok(out)
 }

@@ -854,8 +854,18 @@ pub fn pad(c: &Ctx) -> R {
         let msg = "Pad (wrap): an empty input, which onnxruntime refuses (\"Unexpected mode of 3\")";
         out.warnings.push((Code::RuntimeDiffers, msg.into()));
     }
+    scalar_pad(c, rank, &mut out);
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
+}
+
+/// The spec pads a scalar by no pads; onnxruntime 1.32's Pad, and so CenterCropPad's body,
+/// refuses one ("Input tensor has no dimensions").
+pub(super) fn scalar_pad(c: &Ctx, rank: usize, out: &mut Out) {
+    if rank == 0 {
+        let msg = format!("{}: a scalar input, which onnxruntime refuses", c.node.op_type);
+        out.warnings.push((Code::RuntimeDiffers, msg));
+    }
 }
 
 pub fn topk(c: &Ctx) -> R {
