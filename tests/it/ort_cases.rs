@@ -453,6 +453,15 @@ fn resize_kept(policy: &str, x: &[i64], sizes: &'static [i64]) -> ModelProto {
 }
 
 /// Resize (opset 13) of x of shape `x` to `sizes`.
+/// Resize of x [1, 1, 4, 4] by scales [1, 1, 2, 2] and sizes [1, 1, 8, 8] both.
+fn resize_both() -> ModelProto {
+    let mut m = resize_to(&[1, 1, 4, 4], &[1, 1, 8, 8]);
+    let g = m.graph.as_mut().unwrap();
+    g.node[0].input[2] = "sc".into();
+    g.initializer.push(build::floats("sc", &[4], &[1.0, 1.0, 2.0, 2.0]));
+    m
+}
+
 fn resize_to(x: &[i64], sizes: &'static [i64]) -> ModelProto {
     let n = node("r", "Resize", &["x", "", "", "s"], &["y"]);
     case(13, &[("x", x)], &[("s", &[4], sizes)], n)
@@ -780,6 +789,15 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("Resize [1,1,4,4] to [1,1,0,4]", resize_to(&[1, 1, 4, 4], &[1, 1, 0, 4]), None),
         ("Resize [1,1,0,4] to [1,1,2,4]", resize_to(&[1, 1, 0, 4], &[1, 1, 2, 4]), None),
         ("Resize [1,1,0,4] to [1,1,0,8]", resize_to(&[1, 1, 0, 4], &[1, 1, 0, 8]), Some(vec![1, 1, 0, 8])),
+        // "Either `sizes` or `scales` must be provided, but not both of them": an empty one
+        // is none, so a scalar cannot be resized.
+        ("Resize scales and sizes", resize_both(), None),
+        ("Resize neither", case(13, &[("x", &[1, 1, 4, 4])], &[], node("r", "Resize", &["x"], &["y"])), None),
+        (
+            "Resize a scalar",
+            case(13, &[("x", &[])], &[("s", &[0], &[])], node("r", "Resize", &["x", "", "", "s"], &["y"])),
+            None,
+        ),
         // "Invalid sequence length: 3. Value must be in range [0,2]".
         ("ReverseSequence lens [3,3,3] over 2", rev_lens(&[3, 3, 3]), None),
         ("ReverseSequence lens [2,0,1] over 2", rev_lens(&[2, 0, 1]), Some(vec![2, 3])),

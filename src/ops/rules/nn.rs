@@ -29,6 +29,16 @@ pub fn resize(c: &Ctx) -> R {
         ("Upsample", _) | ("Resize", 10) => (Some(1), None),
         _ => (Some(2), Some(3)),
     };
+    // One of scales and sizes, an empty one counting as none (onnx's inference: "Either
+    // `sizes` or `scales` must be provided, but not both of them").
+    let given = |i: usize| c.has(i) && c.shape(i).is_none_or(|s| s != [Dim::Known(0)]);
+    if let (Some(a), Some(b)) = (scales_at, sizes_at) {
+        if given(a) == given(b) {
+            let what =
+                if given(a) { "both scales and sizes" } else { "neither scales nor sizes (an empty one is none)" };
+            return invalid(format!("Resize: {what}; it takes one of them"));
+        }
+    }
     let axes = axes_or_all(c.node.attr_ints("axes"), rank, &c.node.op_type)?;
     // A crop takes a start and an end for each axis, or for each listed one (onnxruntime:
     // "size of roi array should be 2 * N where N is the rank of input tensor X").
@@ -42,7 +52,7 @@ pub fn resize(c: &Ctx) -> R {
     let mut shape = data.to_vec();
     // Each axis's scale where known, for the layouts onnxruntime interpolates (`ort_layout`).
     let mut per_axis = vec![Some(1.0); rank];
-    if let Some(i) = sizes_at.filter(|i| c.has(*i) && c.shape(*i).is_none_or(|s| s != [Dim::Known(0)])) {
+    if let Some(i) = sizes_at.filter(|i| given(*i)) {
         let Some(sizes) = c.value(i) else { return unknown() };
         if sizes.len() != axes.len() {
             return invalid(format!("Resize: {} sizes for {} axes", sizes.len(), axes.len()));
