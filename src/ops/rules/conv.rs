@@ -336,8 +336,11 @@ pub fn conv_transpose(c: &Ctx) -> R {
     let empty_before_last = x[2..x.len() - 1].contains(&Dim::Known(0)) && x[x.len() - 1].known() != Some(0);
     let work = [&x[0], &x[1], &shape[1]].iter().all(|d| d.known() != Some(0));
     if n >= 3 && work && empty_before_last {
-        let msg = format!("ConvTranspose: an empty spatial axis of {} before a last one that is not", render(x));
-        out.warnings.push((Code::RuntimeDiffers, format!("{msg}; onnxruntime refuses it")));
+        let msg = format!(
+            "ConvTranspose: an empty spatial axis of {} before a last one that is not; onnxruntime refuses it",
+            render(x)
+        );
+        out.warnings.push((Code::RuntimeDiffers, msg));
     }
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)

@@ -234,12 +234,8 @@ pub fn scatter_nd(c: &Ctx) -> R {
     let Some(inner) = usize::try_from(k).ok().and_then(|k| x.get(k..)) else {
         return invalid(format!("ScatterND: index length {k} for data of rank {}", x.len()));
     };
-    // Each index within its axis (the spec; onnxruntime: "invalid indice found"), so none
-    // into an empty one ("indices must be empty when an indexed data dimension has size 0").
+    // Each index within its axis (the spec; onnxruntime: "invalid indice found").
     let indexed = &x[..x.len() - inner.len()];
-    if indexed.contains(&Dim::Known(0)) && Dim::product(outer).known().is_some_and(|n| n > 0) {
-        return invalid(format!("ScatterND: indices into the empty axis of data {}", render(x)));
-    }
     index_tuples(c, indexed, &mut out)?;
     let tuples = c.value(1).unwrap_or_default().chunks(indexed.len().max(1));
     let outside = tuples.flat_map(|t| t.iter().zip(indexed)).find_map(|(i, d)| {
@@ -278,11 +274,6 @@ pub fn gather_nd(c: &Ctx) -> R {
             return invalid(format!("GatherND: a data batch of {d} does not divide the {i} index tuples"));
         }
     }
-    // As ScatterND: no tuple indexes an empty axis.
-    let tuples = Dim::product(&ind[..ind.len() - 1]).known();
-    if data[b..b + k].contains(&Dim::Known(0)) && tuples.is_some_and(|n| n > 0) {
-        return invalid(format!("GatherND: index tuples into the empty axis of data {}", render(data)));
-    }
     let mut shape = ind[..ind.len() - 1].to_vec();
     shape.extend(data[b + k..].iter().cloned());
     let mut out = Out { types: smallvec::smallvec![ty(dtype, Some(shape))], ..Out::default() };
@@ -292,7 +283,14 @@ pub fn gather_nd(c: &Ctx) -> R {
 
 /// GatherND's and ScatterND's index tuples (input 1), each index within the axis of `axes` it
 /// indexes: by its column's bounds, or by the bounds of all, which only one column reaches.
+/// None fits an empty axis, whatever the values fed (onnxruntime: "invalid index found",
+/// "indices must be empty when an indexed data dimension has size 0").
 fn index_tuples(c: &Ctx, axes: &[Dim], out: &mut Out) -> Result<(), RuleError> {
+    let tuples = c.shape(1).and_then(|i| Dim::product(i.split_last()?.1).known());
+    if axes.contains(&Dim::Known(0)) && tuples.is_some_and(|n| n > 0) {
+        let data = c.shape(0).map_or_else(|| "?".into(), render);
+        return invalid(format!("{}: indices into the empty axis of data {data}", c.node.op_type));
+    }
     let cols = match (c.spreads.get(1).copied().flatten(), c.between(1)) {
         (Some(Spread::Columns(cols)), _) if cols.len() == axes.len() => cols.clone(),
         (_, Some(all)) if axes.len() == 1 => vec![all],
