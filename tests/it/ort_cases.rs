@@ -1447,8 +1447,8 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             ),
             Some(vec![3]),
         ),
-        ("GroupNormalization x [3]", group_norm_of(&[3]), None),
-        ("GroupNormalization x [2,3]", group_norm_of(&[2, 3]), Some(vec![2, 3])),
+        ("GroupNormalization x [3]", group_norm_of(21, &[3]), None),
+        ("GroupNormalization x [2,3]", group_norm_of(21, &[2, 3]), Some(vec![2, 3])),
         ("MVN x [2,3] axes [5]", mvn(&[2, 3], Some(&[5])), None),
         ("MVN x [2,3] axes [1,5]", mvn(&[2, 3], Some(&[1, 5])), Some(vec![2, 3])),
         ("MVN x []", mvn(&[], None), None),
@@ -2532,11 +2532,12 @@ fn crop(x: &[i64], border: &[i64], scale: Option<&[i64]>) -> ModelProto {
     case(9, &[("x", x)], &[], scale.map_or(n.clone(), |s| with_ints(n, "scale", s)))
 }
 
-/// GroupNormalization-21 of one group over `x`, scale and bias of its channels.
-fn group_norm_of(x: &[i64]) -> ModelProto {
-    let per: &[i64] = if x.len() > 1 { &x[1..2] } else { &[1] };
+/// GroupNormalization of one group over `x`, scale and bias of its channels from opset 21
+/// (of the group before).
+fn group_norm_of(opset: i64, x: &[i64]) -> ModelProto {
+    let per: &[i64] = if opset >= 21 && x.len() > 1 { &x[1..2] } else { &[1] };
     let n = with_int(node("gn", "GroupNormalization", &["x", "s", "b"], &["y"]), "num_groups", 1);
-    case(21, &[("x", x), ("s", per), ("b", per)], &[], n)
+    case(opset, &[("x", x), ("s", per), ("b", per)], &[], n)
 }
 
 /// MeanVarianceNormalization of `x` over `axes` (the default [0, 2, 3] without).
@@ -2637,6 +2638,8 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         let n = with_ints(node("ct", "ConvTranspose", &["x", "w"], &["y"]), "strides", &[2, 2]);
         case(17, &[("x", &[1, 1, 3, 0]), ("w", &[1, 2, 3, 3])], &[], with_ints(n, "output_padding", &[opad, opad]))
     };
+    let conv_t3 =
+        |x: &[i64], w: &[i64]| case(17, &[("x", x), ("w", w)], &[], node("ct", "ConvTranspose", &["x", "w"], &["y"]));
     let qmatmul3 = |col: &[i64]| {
         let u8_in = |n: &str, s: &[i64]| typed(n, DataType::Uint8, s);
         let (f, a, b) = (|n: &str, s: &[i64]| input(n, s), u8_in("a", &[2, 2, 3]), u8_in("b", &[2, 3, 4]));
@@ -2662,11 +2665,6 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         let mut m = cubic(x, scales, 0);
         m.graph.as_mut().unwrap().node[0].attribute[0].s = Some(b"linear".to_vec());
         m
-    };
-    let group_norm_x = |opset: i64, x: &[i64]| {
-        let n = with_int(node("gn", "GroupNormalization", &["x", "s", "b"], &["y"]), "num_groups", 1);
-        let per: &[i64] = if opset >= 21 { &x[1..2] } else { &[1] };
-        case(opset, &[("x", x), ("s", per), ("b", per)], &[], n)
     };
     let causal = |x: &[i64]| over(27, &[x, &[4, 1, 3]], node("cc", "CausalConvWithState", &[], &["y", "state"]));
     let grid_mode = |x: &[i64], g: &[i64], mode: &str| {
@@ -2739,12 +2737,12 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         (causal(&[0, 4, 2]), vec![0, 4, 2], None),
         // "The input tensor cannot be reshaped to the requested shape" in the function body.
         (
-            group_norm_x(18, &[0, 2, 4]),
+            group_norm_of(18, &[0, 2, 4]),
             vec![0, 2, 4],
             Some("GroupNormalization: an empty input; onnxruntime refuses it"),
         ),
-        (group_norm_x(21, &[2, 2, 0, 3]), vec![2, 2, 0, 3], Some("an empty input")),
-        (group_norm_x(21, &[2, 2, 4]), vec![2, 2, 4], None),
+        (group_norm_of(21, &[2, 2, 0, 3]), vec![2, 2, 0, 3], Some("an empty input")),
+        (group_norm_of(21, &[2, 2, 4]), vec![2, 2, 4], None),
         // "size[2] (H=0) must be positive": the spec gives an empty grid.
         (affine(&[2, 3, 0, 5]), vec![2, 0, 5, 2], Some("AffineGrid: size[2] is 0; onnxruntime refuses it")),
         (affine(&[0, 3, 4, 5]), vec![0, 4, 5, 2], None),
@@ -2777,35 +2775,12 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         (conv_t0(0), vec![1, 2, 7, 1], None),
         // SIGSEGV: 3 spatial axes, an empty one before a last that is not.
         (
-            case(
-                17,
-                &[("x", &[1, 1, 3, 0, 5]), ("w", &[1, 2, 3, 3, 3])],
-                &[],
-                node("ct", "ConvTranspose", &["x", "w"], &["y"]),
-            ),
+            conv_t3(&[1, 1, 3, 0, 5], &[1, 2, 3, 3, 3]),
             vec![1, 2, 5, 2, 7],
             Some("an empty spatial axis of [1, 1, 3, 0, 5] before a last one that is not; onnxruntime refuses it"),
         ),
-        (
-            case(
-                17,
-                &[("x", &[1, 1, 3, 4, 0]), ("w", &[1, 2, 3, 3, 3])],
-                &[],
-                node("ct", "ConvTranspose", &["x", "w"], &["y"]),
-            ),
-            vec![1, 2, 5, 6, 2],
-            None,
-        ),
-        (
-            case(
-                17,
-                &[("x", &[1, 0, 3, 0, 5]), ("w", &[0, 2, 3, 3, 3])],
-                &[],
-                node("ct", "ConvTranspose", &["x", "w"], &["y"]),
-            ),
-            vec![1, 2, 5, 2, 7],
-            None,
-        ),
+        (conv_t3(&[1, 1, 3, 4, 0], &[1, 2, 3, 3, 3]), vec![1, 2, 5, 6, 2], None),
+        (conv_t3(&[1, 0, 3, 0, 5], &[0, 2, 3, 3, 3]), vec![1, 2, 5, 2, 7], None),
         // "Input tensor has no dimensions": the spec pads a scalar by no pads.
         (
             case(18, &[("x", &[])], &[("p", &[0], &[])], node("pad", "Pad", &["x", "p"], &["y"])),
