@@ -77,8 +77,8 @@ const RULES: &[(&str, Rule)] = &[
 /// with the channel count rounded up to the block.
 const NCHWC: &[(&str, Rule)] = &[
     ("Conv", nchwc_conv),
-    ("MaxPool", |c| blocked(c, rules::pool)),
-    ("AveragePool", |c| blocked(c, rules::pool)),
+    ("MaxPool", |c| blocked(c, |c| pooled_not_empty(c, 2..3, "NCHWc", rules::pool(c)?))),
+    ("AveragePool", |c| blocked(c, |c| pooled_not_empty(c, 2..3, "NCHWc", rules::pool(c)?))),
     ("GlobalMaxPool", |c| blocked(c, rules::global_pool)),
     ("GlobalAveragePool", |c| blocked(c, rules::global_pool)),
     ("ReorderInput", reorder_input),
@@ -119,7 +119,7 @@ fn layout(c: &Ctx, rule: Rule) -> R {
 }
 
 /// An NHWC op (`channels_last`) by the NCHW rule: input 0's channels moved to axis 1 for the
-/// rule, and output 0's moved back to the end.
+/// rule, and output 0's (and the axes its conditions name) moved back to the end.
 fn channels_last(c: &Ctx, rule: Rule) -> R {
     let Some(x) = c.shape(0).filter(|x| x.len() >= 3) else { return rule(c) };
     let mut nchw = x.to_vec();
@@ -128,6 +128,13 @@ fn channels_last(c: &Ctx, rule: Rule) -> R {
     let mut o = rule(&c.view(c.opset, Some((0, &t)), None))?;
     if let Some(Some(Type::Tensor { shape: Some(y), .. })) = o.types.first_mut() {
         y[1..].rotate_left(1);
+    }
+    for (axis, _) in &mut o.assumptions {
+        *axis = match *axis {
+            0 => 0,
+            1 => x.len() - 1,
+            a => a - 1,
+        };
     }
     Ok(o)
 }
@@ -388,7 +395,36 @@ fn fused_matmul(c: &Ctx) -> R {
 /// points are scalars (onnxruntime: "Scale and Zero-point must be a scalar").
 fn qlinear_average_pool(c: &Ctx) -> R {
     (1..5).try_for_each(|i| expect_rank(c, i, 0))?;
-    layout(c, rules::pool)
+    if c.node.attr_int("channels_last").unwrap_or(0) == 0 {
+        return rules::pool(c);
+    }
+    let o = channels_last(c, rules::pool)?;
+    pooled_not_empty(c, 1..c.shape(0).map_or(0, |x| x.len().saturating_sub(1)), "NHWC", o)
+}
+
+/// onnxruntime's NHWC and NCHWc pooling kernels die (SIGFPE) on an output that is empty at
+/// `axes` where its NCHW kernel runs one (a window larger than the padded input): at those axes
+/// of `o`'s output 0 a known 0 is an error and a compound size has the condition that it is 1
+/// or more.
+fn pooled_not_empty(c: &Ctx, axes: std::ops::Range<usize>, kernel: &str, mut o: Out) -> R {
+    let Some(Some(Type::Tensor { shape: Some(y), .. })) = o.types.first() else { return Ok(o) };
+    let mut conditions = Vec::new();
+    for a in axes.filter(|a| *a < y.len()) {
+        match &y[a] {
+            Dim::Known(0) => {
+                return Err(RuleError::Window(format!(
+                    "{}: the output {} is empty at axis {a}, the window being larger than the padded input; \
+                     onnxruntime's {kernel} kernel dies on it",
+                    c.node.op_type,
+                    render(y)
+                )))
+            }
+            Dim::Term(t) if t.size() > 1 => conditions.push((a, Assumption::AtLeast { size: t.clone(), min: 1 })),
+            _ => {}
+        }
+    }
+    o.assumptions.extend(conditions);
+    Ok(o)
 }
 
 /// MaxpoolWithMask: MaxPool of X; the int32 mask has X's rank and spatial sizes, and a batch

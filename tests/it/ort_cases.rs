@@ -1826,6 +1826,14 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("NhwcMaxPool kernel 3 on 1", nhwc_max(&[1, 1, 6, 3], &[3, 2]), None),
         ("QLinearAveragePool NHWC", pool("QLinearAveragePool", &[1, 5, 6, 3], &[2, 2], true), Some(vec![1, 4, 5, 3])),
         ("QLinearAveragePool NCHW", pool("QLinearAveragePool", &[1, 3, 5, 6], &[2, 2], false), Some(vec![1, 3, 4, 5])),
+        // An empty output: NCHW runs it; NHWC dies of SIGFPE, at any spatial axis.
+        (
+            "QLinearAveragePool NCHW window 2 on 1",
+            pool("QLinearAveragePool", &[1, 3, 1, 6], &[2, 2], false),
+            Some(vec![1, 3, 0, 5]),
+        ),
+        ("QLinearAveragePool NHWC window 2 on 1", pool("QLinearAveragePool", &[1, 1, 6, 3], &[2, 2], true), None),
+        ("QLinearAveragePool NHWC window 7 on 6", pool("QLinearAveragePool", &[1, 5, 6, 3], &[5, 7], true), None),
         (
             "QLinearConv NHWC",
             {
@@ -1887,6 +1895,9 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("NCHWc Conv [1,16,4,6] [12,16,1,1]", nchwc_conv(&[1, 16, 4, 6], &[12, 16, 1, 1]), None),
         ("NCHWc MaxPool [1,16,4,6]", nchwc_max(&[1, 16, 4, 6]), Some(vec![1, 16, 2, 5])),
         ("NCHWc MaxPool [1,4,4,6]", nchwc_max(&[1, 4, 4, 6]), None),
+        // An output empty in height dies (SIGFPE); empty in width runs.
+        ("NCHWc MaxPool [1,16,2,6]", nchwc_max(&[1, 16, 2, 6]), None),
+        ("NCHWc MaxPool [1,16,4,1]", nchwc_max(&[1, 16, 4, 1]), Some(vec![1, 16, 2, 0])),
         ("ReorderInput [1,32,4,6]", reorder_in(&[1, 32, 4, 6]), Some(vec![1, 32, 4, 6])),
         ("ReorderInput [1,6,4,6]", reorder_in(&[1, 6, 4, 6]), None),
         ("ReorderOutput 12 of 16", reorder_out(&[1, 16, 4, 6], 12), Some(vec![1, 12, 4, 6])),
