@@ -404,8 +404,8 @@ fn qlinear_average_pool(c: &Ctx) -> R {
 
 /// onnxruntime's NHWC and NCHWc pooling kernels die (SIGFPE) on an output that is empty at
 /// `axes` where its NCHW kernel runs one (a window larger than the padded input): at those axes
-/// of `o`'s output 0 a known 0 is an error and a compound size has the condition that it is 1
-/// or more.
+/// of `o`'s output 0 a known 0 is an error, and a symbolic size the condition that it is 1 or
+/// more where inputs of 1 or more may leave it at 0.
 fn pooled_not_empty(c: &Ctx, axes: std::ops::Range<usize>, kernel: &str, mut o: Out) -> R {
     let Some(Some(Type::Tensor { shape: Some(y), .. })) = o.types.first() else { return Ok(o) };
     let mut conditions = Vec::new();
@@ -419,7 +419,9 @@ fn pooled_not_empty(c: &Ctx, axes: std::ops::Range<usize>, kernel: &str, mut o: 
                     render(y)
                 )))
             }
-            Dim::Term(t) if t.size() > 1 => conditions.push((a, Assumption::AtLeast { size: t.clone(), min: 1 })),
+            Dim::Term(t) if t.bounds(&|_| (1, None)).0 < 1 => {
+                conditions.push((a, Assumption::AtLeast { size: t.clone(), min: 1 }))
+            }
             _ => {}
         }
     }
