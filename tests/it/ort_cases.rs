@@ -2626,6 +2626,11 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         let n: &[Const] = &[("n", &[], n)];
         case(17, &[("x", x)], n, node("dft", "DFT", &["x", "n"], &["y"]))
     };
+    let upsample_scalar = || {
+        let mut m = case(9, &[("x", &[])], &[], node("u", "Upsample", &["x", "s"], &["y"]));
+        m.graph.as_mut().unwrap().initializer.push(build::floats("s", &[0], &[]));
+        m
+    };
     let max32 = i64::from(i32::MAX);
     let att = |mask: &[i64]| attention(&[&[2, 3, 4, 8], &[2, 3, 6, 8], &[2, 3, 6, 8], mask], None);
     let lrn = |x: &[i64]| case(13, &[("x", x)], &[], with_int(node("lrn", "LRN", &["x"], &["y"]), "size", 3));
@@ -2860,6 +2865,8 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         (back(&[5], -1, i64::MIN), vec![5], None),
         (back(&[0], -1, i64::MAX), vec![0], None),
         (one_hot(0), vec![3, 0], Some("onnxruntime refuses it")),
+        // "Either scales or sizes MUST be provided as input": an empty scales is none there.
+        (upsample_scalar(), vec![], Some("onnxruntime takes for none")),
         (one_hot(2), vec![3, 2], None),
     ]
     .into_iter()

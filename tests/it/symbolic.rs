@@ -1761,6 +1761,10 @@ fn inputs_that_do_not_fit_are_errors_as_in_onnxruntime() {
             Err("index length 3 for data of rank 2"),
         ),
         ("ScatterND", 18, &[], &[("x", &[4, 3]), ("i", &[2, 1]), ("u", &[2, 3])], Ok(&[4, 3])),
+        // "input tensor and indices tensor must have rank larger than 0"; GatherND: "Both `data`
+        // and `indices` input tensors in GatherND op need to have rank larger than 0"
+        ("ScatterND", 18, &[], &[("x", &[]), ("i", &[0]), ("u", &[])], Err("data and indices of rank 1 or more")),
+        ("GatherND", 18, &[], &[("x", &[]), ("i", &[0])], Err("data and indices of rank 1 or more")),
         // "'axis' must be in [-2 , 1]. Its actual value is: 2" (and at opset 11 by default on
         // rank 1: "must be in [-1 , 0]. Its actual value is: 1")
         ("Softmax", 18, &[("axis", 2)], &[("x", &[2, 3])], Err("axis 2 is outside")),
@@ -2843,6 +2847,18 @@ fn a_running_sum_of_a_mask_into_a_table_reads_its_axis() {
     let relations: Vec<_> = inf.contract.relations.iter().map(|r| (r.dims.clone(), r.node.as_str())).collect();
     assert_eq!(relations, vec![(vec!["s".to_string()], "Gather_e")], "{:?}", inf.contract.relations);
     assert!(inf.contract.relations[0].condition.contains("the indices of Gather_e"));
+}
+
+/// A ScatterND whose index length is a symbol gives the data's shape (it once read the
+/// unknown length as scalar indices, an error). onnxruntime 1.32 runs it at k = 1.
+#[test]
+fn scatter_nd_of_a_symbolic_index_length_keeps_the_data_shape() {
+    let i = input("i", tensor_proto::DataType::Int64, &[D::N(2), D::S("k")]);
+    let inputs = vec![f32_input("x", &[D::N(4), D::N(5)]), i, f32_input("u", &[D::N(2), D::N(5)])];
+    let m = model(graph(vec![node("ScatterND", &["x", "i", "u"], &["y"])], inputs, vec![], &["y"]));
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![d(4), d(5)]));
 }
 
 /// BART's `shift_tokens_right` as TorchScript writes it: ScatterND (or GatherND) of index

@@ -228,9 +228,10 @@ fn elements_fit(c: &Ctx, out: &mut Out) -> Result<(), RuleError> {
 pub fn scatter_nd(c: &Ctx) -> R {
     let mut out = like_input(c);
     let (Some(x), Some(i)) = (c.shape(0), c.shape(1)) else { return Ok(out) };
-    let Some((Some(k), outer)) = i.split_last().map(|(k, outer)| (k.known(), outer)) else {
-        return invalid("ScatterND: indices are a scalar".into());
-    };
+    if x.is_empty() || i.is_empty() {
+        return invalid("ScatterND needs data and indices of rank 1 or more".into());
+    }
+    let Some((Some(k), outer)) = i.split_last().map(|(k, outer)| (k.known(), outer)) else { return Ok(out) };
     let Some(inner) = usize::try_from(k).ok().and_then(|k| x.get(k..)) else {
         return invalid(format!("ScatterND: index length {k} for data of rank {}", x.len()));
     };
@@ -256,7 +257,9 @@ pub fn gather_nd(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let (Some(data), Some(ind)) = (c.shape(0), c.shape(1)) else { return outs(vec![ty(dtype, None)]) };
     let b = c.node.attr_int("batch_dims").unwrap_or(0).max(0) as usize;
-    let Some(last) = ind.last() else { return invalid("GatherND needs indices of rank 1 or more".into()) };
+    let Some(last) = ind.last().filter(|_| !data.is_empty()) else {
+        return invalid("GatherND needs data and indices of rank 1 or more".into());
+    };
     if b >= ind.len() {
         return invalid(format!("GatherND: batch_dims {b} leaves indices of rank {} no index axis", ind.len()));
     }

@@ -144,6 +144,11 @@ pub fn resize(c: &Ctx) -> R {
             _ => Dim::Unknown,
         };
     }
+    // Upsample 9 and Resize 10: an input of scales (Upsample 7's attribute runs).
+    if rank == 0 && scales_at.is_some() && sizes_at.is_none() {
+        let msg = format!("{op} of a scalar: its scales are empty, which onnxruntime takes for none; it refuses it");
+        out.warnings.push((Code::RuntimeDiffers, msg));
+    }
     ort_layout(c, &per_axis, &mut out);
     out.types = smallvec::smallvec![ty(dtype, Some(shape))];
     Ok(out)
