@@ -18,11 +18,15 @@ import subprocess
 import sys
 import tempfile
 
+import numpy as np
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-RANKS = ([], [3], [2, 3], [2, 3, 4], [1, 2, 3, 3, 3, 3], [1, 2, 3, 3, 3, 3, 3])
+RANKS = ([], [3], [2, 3], [2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 3, 3], [1, 2, 3, 3, 3, 3], [1, 2, 3, 3, 3, 3, 3])
 
 # (op, attributes, opset, extra inputs for a shape s): "f" float inputs of the shapes given,
-# "i" int64 constants of the values given (None: an absent input), or None to skip the rank.
+# "i" int64 constants of the values given (None: an absent input), "m" a list of such
+# ("f" | "i" | "c" for float constants | "b" for bool ones, value) pairs, or None for no
+# extra input.
 ch = lambda s: s[1] if len(s) > 1 else 1  # noqa: E731 - the channels, or 1
 OPS = [
     ("InstanceNormalization", {}, 17, lambda s: ("f", [[ch(s)], [ch(s)]])),
@@ -82,6 +86,44 @@ OPS = [
     ("Resize", {"mode": "linear"}, 19, lambda s: ("i", [None, None, [2] * len(s)])),
     ("Resize", {"mode": "cubic"}, 19, lambda s: ("i", [None, None, [2] * len(s)])),
     ("Unique", {}, 11, None),
+    ("LayerNormalization", {"axis": 1}, 17, lambda s: ("f", [s[1:] or [1]])),
+    ("Softmax", {"axis": 1}, 13, None),
+    ("Flatten", {"axis": 2}, 13, None),
+    ("Concat", {"axis": 1}, 13, lambda s: ("f", [s])),
+    ("Split", {"axis": 1}, 18, lambda s: ("i", [[s[1] if len(s) > 1 else 1]])),
+    ("CumSum", {}, 14, lambda s: ("i", [1])),
+    ("TopK", {"axis": 1}, 11, lambda s: ("i", [[1]])),
+    ("ArgMin", {"axis": 1}, 13, None),
+    ("ReduceMean", {"keepdims": 0}, 18, lambda s: ("i", [[1]])),
+    ("Gather", {}, 13, lambda s: ("i", [[0]])),
+    ("Gather", {"axis": 1}, 13, lambda s: ("i", [0])),
+    ("GatherElements", {}, 13, lambda s: ("i", [np.zeros(s, int).tolist()])),
+    ("GatherND", {}, 13, lambda s: ("i", [[0] * min(len(s), 2)])),
+    ("ScatterElements", {}, 18, lambda s: ("m", [("i", np.zeros(s, int).tolist()), ("f", s)])),
+    ("Compress", {"axis": 1}, 11, lambda s: ("m", [("b", [True])])),
+    ("ReverseSequence", {}, 10, lambda s: ("i", [[1] * (s[1] if len(s) > 1 else 1)])),
+    ("MaxUnpool", {"kernel_shape": [1]}, 11, lambda s: ("i", [np.zeros(s, int).tolist()])),
+    ("LpPool", {"kernel_shape": [1, 1]}, 18, None),
+    ("MaxPool", {"kernel_shape": [1, 1]}, 12, None),
+    ("Einsum", {"equation": "ij->ji"}, 12, None),
+    ("Einsum", {"equation": "...ij->...ji"}, 12, None),
+    ("Transpose", {"perm": [1, 0]}, 13, None),
+    ("Unsqueeze", {}, 13, lambda s: ("i", [[-1, 1]])),
+    ("Attention", {}, 23, lambda s: ("f", [s, s])),
+    ("RoiAlign", {}, 16, lambda s: ("m", [("f", [1, 4]), ("i", [0])])),
+    ("AffineGrid", {}, 20, lambda s: ("i", [[1, 1, 2, 2]])),
+    ("STFT", {}, 17, lambda s: ("i", [1])),
+    ("NonMaxSuppression", {}, 11, lambda s: ("f", [[1, 1, s[1] if len(s) > 1 else 1]])),
+    ("InstanceNormalization", {}, 22, lambda s: ("f", [[1], [1]])),
+    ("Col2Im", {}, 18, lambda s: ("i", [[2, 2], [1, 1]])),
+    ("DeformConv", {}, 19, lambda s: ("f", [[1, ch(s)] + [1] * (len(s) - 2),
+                                          [s[0] if s else 1, 2 * max(len(s) - 2, 0)] + s[2:]])),
+    ("QuantizeLinear", {"axis": 1}, 13, lambda s: ("f", [[ch(s)]])),
+    ("LpNormalization", {"axis": 1}, 17, None),
+    ("Hardmax", {"axis": -2}, 13, None),
+    ("Shape", {"start": 1, "end": -1}, 15, None),
+    ("Size", {}, 13, None),
+    ("Upsample", {"mode": "nearest"}, 9, lambda s: ("m", [("c", [1.0] * len(s))])),
 ]
 
 
@@ -95,15 +137,16 @@ def one(binary, op, attrs, opset, shape, extra):
     from onnx import helper as h
     from onnx import numpy_helper as nh
     kind, values = extra
+    pairs = values if kind == "m" else [(kind, v) for v in values]
     ins = [h.make_tensor_value_info("x", T.FLOAT, shape)]
     names, inits = ["x"], []
-    for k, v in enumerate(values):
+    for k, (kind, v) in enumerate(pairs):
         name = f"e{k}" if v is not None else ""
         names.append(name)
         if v is not None and kind == "f":
             ins.append(h.make_tensor_value_info(name, T.FLOAT, v))
         elif v is not None:
-            inits.append(nh.from_array(np.array(v, dtype=np.int64), name))
+            inits.append(nh.from_array(np.array(v, dtype={"i": np.int64, "c": np.float32, "b": bool}[kind]), name))
     outs = ["y", "indices"] if op == "TopK" else ["y"]
     node = h.make_node(op, names, outs, **attrs)
     graph = h.make_graph([node], "g", ins, [onnx.ValueInfoProto(name=o) for o in outs], inits)
