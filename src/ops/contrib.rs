@@ -338,7 +338,7 @@ fn group_query_attention(c: &Ctx) -> R {
         }
     }
     expect_shape(c, 5, std::slice::from_ref(&q[0]), &mut checked)?;
-    expect_one_value(c, 6)?;
+    expect_one_value(c, 6, &mut checked)?;
     let output = vec![q[0].clone(), q[1].clone(), hidden];
     let total = c.value(6).and_then(|v| v.first().cloned());
     // onnxruntime continues a past (a total longer than the new positions) one position at a
@@ -858,7 +858,7 @@ fn qgemm(c: &Ctx) -> R {
     let mut checked = Out::default();
     let Some((_, same)) = k.pin(kb) else { return invalid(c, format!("A's inner size {k} and B's {kb} differ")) };
     checked.assumptions.extend(same.map(|s| (0, s)));
-    [1, 2, 7, 8].into_iter().try_for_each(|i| expect_one_value(c, i))?;
+    [1, 2, 7, 8].into_iter().try_for_each(|i| expect_one_value(c, i, &mut checked))?;
     for i in [4, 5] {
         rules::one_or_each(c, i, n, "column", &mut checked)?;
     }
@@ -894,15 +894,17 @@ fn qlinear_concat(c: &Ctx) -> R {
 /// QLinearGlobalAveragePool: every spatial axis 1 (NCHW: axes 2..; `channels_last`: 1..r-1).
 fn qlinear_global_average_pool(c: &Ctx) -> R {
     // The scales and zero points hold one value (onnxruntime: "IsScalarOr1ElementVector").
-    (1..5).try_for_each(|i| expect_one_value(c, i))?;
+    let mut checked = Out::default();
+    (1..5).try_for_each(|i| expect_one_value(c, i, &mut checked))?;
     let dtype = c.dtype(0);
-    let Some(x) = c.shape(0).filter(|s| s.len() >= 2) else { return out(vec![tensor(dtype, None)]) };
-    let r = x.len();
-    let last = c.node.attr_int("channels_last").unwrap_or(0) != 0;
-    let spatial = if last { 1..r - 1 } else { 2..r };
-    let shape =
-        x.iter().enumerate().map(|(i, d)| if spatial.contains(&i) { Dim::Known(1) } else { d.clone() }).collect();
-    out(vec![tensor(dtype, Some(shape))])
+    let shape = c.shape(0).filter(|s| s.len() >= 2).map(|x| {
+        let r = x.len();
+        let last = c.node.attr_int("channels_last").unwrap_or(0) != 0;
+        let spatial = if last { 1..r - 1 } else { 2..r };
+        x.iter().enumerate().map(|(i, d)| if spatial.contains(&i) { Dim::Known(1) } else { d.clone() }).collect()
+    });
+    checked.types = smallvec::smallvec![tensor(dtype, shape)];
+    Ok(checked)
 }
 
 /// RotaryEmbedding: output like the input, [B, S, hidden] or [B, N, S, H]. As onnxruntime
@@ -1040,8 +1042,10 @@ fn matmul_nbits(c: &Ctx) -> R {
 /// QLinearSigmoid and QLinearLeakyRelu: like X, with X's and Y's scale and zero point one
 /// value each (onnxruntime builds one lookup table from them).
 fn qlinear_lookup(c: &Ctx) -> R {
-    (1..5).try_for_each(|i| expect_one_value(c, i))?;
-    out(vec![tensor(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))])
+    let mut checked = Out::default();
+    (1..5).try_for_each(|i| expect_one_value(c, i, &mut checked))?;
+    checked.types = smallvec::smallvec![tensor(c.dtype(0), c.shape(0).map(<[Dim]>::to_vec))];
+    Ok(checked)
 }
 
 /// The contrib QuantizeLinear: like x, in y_zero_point's type, uint8 without one.
@@ -1131,7 +1135,8 @@ fn generation(c: &Ctx, g: &Generation) -> R {
         (Some(v), _) => Dim::Known(v),
         (None, w) => w.map_or(Dim::Unknown, Dim::Known),
     };
-    g.scalars.iter().try_for_each(|i| expect_one_value(c, *i))?;
+    let mut checked = Out::default();
+    g.scalars.iter().try_for_each(|i| expect_one_value(c, *i, &mut checked))?;
     if let Some(i) = g.firsts.iter().find(|i| c.shape(**i).is_some_and(|s| s.contains(&Dim::Known(0)))) {
         return invalid(c, format!("input {i} is empty, where one value is read"));
     }
@@ -1151,7 +1156,6 @@ fn generation(c: &Ctx, g: &Generation) -> R {
     }
     let batch = ids.map_or(Dim::Unknown, |x| x[0].clone());
     let seq = ids.filter(|_| !whisper).map_or(Dim::Unknown, |x| x[1].clone());
-    let mut checked = Out::default();
     // "max_length (3) shall be greater than input sequence length (3)"; over a symbolic S, a
     // bound on input_ids' axis 1. Whisper's prompt is its decoder's: without decoder_input_ids
     // (input 10), the start token alone.

@@ -2861,6 +2861,23 @@ fn scatter_nd_of_a_symbolic_index_length_keeps_the_data_shape() {
     assert_eq!(shape_of(&m, &inf, "y"), Some(&vec![d(4), d(5)]));
 }
 
+/// A zero point that must hold one value, declared `[k]`, is the condition k = 1, not an
+/// error. onnxruntime 1.32 runs ConvInteger at k = 1 and refuses k = 2
+/// ("IsScalarOr1ElementVector(X_Zero_Point) was false").
+#[test]
+fn one_value_of_a_symbolic_length_is_a_condition() {
+    use tensor_proto::DataType::Uint8 as U8;
+    let inputs = vec![
+        input("x", U8, &[D::N(1), D::N(1), D::N(3), D::N(3)]),
+        input("w", U8, &[D::N(1), D::N(1), D::N(1), D::N(1)]),
+        input("xz", U8, &[D::S("k")]),
+    ];
+    let m = model(graph(vec![node("ConvInteger", &["x", "w", "xz"], &["y"])], inputs, vec![], &["y"]));
+    let inf = infer(&m, &Options::default());
+    assert!(inf.diagnostics.is_empty(), "{:?}", inf.diagnostics);
+    assert!(inf.contract.accepts("k", 1) && !inf.contract.accepts("k", 2), "{:?}", inf.contract);
+}
+
 /// BART's `shift_tokens_right` as TorchScript writes it: ScatterND (or GatherND) of index
 /// tuples `(arange(b)[:, None], arange(s)[1:])` expanded to [b, s-1], empty where s is 1.
 fn shifted_tuples(op: &str) -> Model {

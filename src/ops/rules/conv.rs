@@ -182,7 +182,7 @@ pub fn conv(c: &Ctx) -> R {
         "ConvInteger" => (&[2], &[3]),
         _ => (&[], &[]),
     };
-    single.iter().try_for_each(|i| expect_one_value(c, *i))?;
+    single.iter().try_for_each(|i| expect_one_value(c, *i, &mut out))?;
     for &i in per_channel {
         one_or_each(c, i, &w[0], "output channel", &mut out)?;
     }

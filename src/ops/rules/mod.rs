@@ -501,9 +501,14 @@ pub(super) fn one_value(s: &[Dim]) -> bool {
     matches!(s, [] | [Dim::Known(1)])
 }
 
-/// Input `i`, where present with a known shape, is one value: a scalar or a vector of one.
-pub(super) fn expect_one_value(c: &Ctx, i: usize) -> Result<(), RuleError> {
+/// Input `i`, where present with a known shape, is one value: a scalar or a vector of one (of
+/// a symbolic length, the condition that it is 1).
+pub(super) fn expect_one_value(c: &Ctx, i: usize, out: &mut Out) -> Result<(), RuleError> {
     match c.shape(i) {
+        Some([Dim::Term(t)]) => {
+            out.assumptions.push((0, Assumption::OneOf { sym: t.clone(), sizes: vec![1] }));
+            Ok(())
+        }
         Some(s) if !one_value(s) => {
             invalid(format!("{}: input {i} of shape {} is not one value (a scalar or [1])", c.node.op_type, render(s)))
         }
