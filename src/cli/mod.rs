@@ -156,8 +156,9 @@ enum Command {
     Run {
         /// The ONNX model to run.
         model: PathBuf,
-        /// A graph input and its file (.npy, or an ONNX TensorProto .pb).
-        #[arg(long = "input", value_name = "NAME=FILE", value_parser = parse_input, num_args = 1.., required = true)]
+        /// A graph input and its file (.npy, or an ONNX TensorProto .pb); one for each input
+        /// without an initializer.
+        #[arg(long = "input", value_name = "NAME=FILE", value_parser = parse_input, num_args = 1..)]
         inputs: Vec<(String, PathBuf)>,
         /// Where to write the outputs (default: the current folder).
         #[arg(long)]

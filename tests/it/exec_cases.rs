@@ -247,6 +247,23 @@ fn cli_run_writes_npy_outputs() {
 }
 
 #[test]
+fn cli_run_takes_no_input_flag_for_a_model_without_inputs() {
+    // test_constant has no graph input; test_add_bcast without its inputs names the first.
+    let dir = common::data().join("node/test_constant");
+    let tmp = std::env::temp_dir().join(format!("onnx-bcast-run-none-{}", std::process::id()));
+    let out = bin().arg("run").arg(dir.join("model.onnx")).arg("--output-dir").arg(&tmp).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let got = exec::npy::read(&tmp.join("values.npy"), u64::MAX).unwrap();
+    std::fs::remove_dir_all(&tmp).unwrap();
+    let want = read(&dir.join("test_data_set_0/output_0.pb")).1;
+    assert_eq!(mismatch(&got, &want), None);
+    let out = bin().arg("run").arg(common::data().join("node/test_add_bcast/model.onnx")).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("input 'x' is required and was not given"), "{stderr}");
+}
+
+#[test]
 fn cli_verify_compares_two_models() {
     // A model against itself is identical; Add against Sub on the same inputs is not.
     let node = common::data().join("node");
