@@ -47,7 +47,7 @@ float16 1e-2), EXEC-FAIL where it refuses, exec-unsupported where it lacks an op
 sweeps 0, 1 and 2 and `--seed 61 --variants 8` give no EXEC-FAIL and one EXEC-DIFF class:
 Pow of int64 by a float whose result overflows int64, which ORT converts as x86 does
 (INT64_MIN) and we saturate (INT64_MAX); C++ leaves it undefined. With --rewrite each variant
-ORT ran with no finding of ours is rewritten by `expand`, then `implicit`, and each rewrite
+ORT ran with no finding of ours is rewritten by `annotate` and `expand`, then `implicit`, and each rewrite
 run under ORT on the same inputs (REWRITE-DIFF, REWRITE-FAIL); the sweeps 0, 1, 2 and
 --sweep-sym and `--sym --seed 67 --variants 8` give none. With --untested it instead runs one small model of each shipped op that no node case uses
 (UNTESTED); with --contrib it mutates a valid model of each of onnxruntime's contrib ops that
@@ -390,19 +390,20 @@ def run_exec(binary, path, feeds, got, names, d):
 
 
 def run_rewrites(binary, path, dims, feeds, got, pool, d):
-    """Rewrites the variant with `expand`, then that with `implicit`, and runs each under ORT on
-    the same feeds: (verdict, detail), REWRITE-DIFF where an output differs from the
+    """Rewrites the variant with `annotate` and with `expand`, then that with `implicit`, and
+    runs each under ORT on the same feeds (an annotation ORT's inference contradicts fails
+    there): (verdict, detail), REWRITE-DIFF where an output differs from the
     original's (floats by over 1e-5, 1e-2 in a graph with float16) and the original run again
     does not (else ort-nondeterministic), REWRITE-FAIL where a rewrite is refused or ORT
     refuses it, else pass."""
     os.makedirs(d, exist_ok=True)
     half = any(isinstance(v, np.ndarray) and v.dtype == np.float16 for v, _ in got.values())
-    src = path
-    for cmd in ("expand", "implicit"):
+    for cmd in ("annotate", "expand", "implicit"):
+        src = os.path.join(d, "expand.onnx") if cmd == "implicit" else path
         dst = os.path.join(d, f"{cmd}.onnx")
         args = [binary, cmd, src, "-o", dst]
         for k, v in dims.items():
-            if cmd == "expand":
+            if cmd != "implicit":
                 args += ["--dim", f"{k}={v}"]
         try:
             p = subprocess.run(args, capture_output=True, text=True, timeout=60)
@@ -432,7 +433,6 @@ def run_rewrites(binary, path, dims, feeds, got, pool, d):
                 if not np.array_equal(again.get(name, (None,))[0], want, equal_nan=want.dtype.kind in "fc"):
                     return "ort-nondeterministic", ""
                 return "REWRITE-DIFF", f"{cmd}: {name} differs"
-        src = dst
     return "pass", ""
 
 
