@@ -77,8 +77,8 @@ const RULES: &[(&str, Rule)] = &[
 /// with the channel count rounded up to the block.
 const NCHWC: &[(&str, Rule)] = &[
     ("Conv", nchwc_conv),
-    ("MaxPool", |c| blocked(c, |c| pooled_not_empty(c, 2..3, "NCHWc", rules::pool(c)?))),
-    ("AveragePool", |c| blocked(c, |c| pooled_not_empty(c, 2..3, "NCHWc", rules::pool(c)?))),
+    ("MaxPool", |c| blocked(c, nchwc_pool)),
+    ("AveragePool", |c| blocked(c, nchwc_pool)),
     ("GlobalMaxPool", |c| blocked(c, rules::global_pool)),
     ("GlobalAveragePool", |c| blocked(c, rules::global_pool)),
     ("ReorderInput", reorder_input),
@@ -400,6 +400,12 @@ fn qlinear_average_pool(c: &Ctx) -> R {
     }
     let o = channels_last(c, rules::pool)?;
     pooled_not_empty(c, 1..c.shape(0).map_or(0, |x| x.len().saturating_sub(1)), "NHWC", o)
+}
+
+/// The NCHWc MaxPool and AveragePool: the standard pool, whose output must not be empty in
+/// height.
+fn nchwc_pool(c: &Ctx) -> R {
+    pooled_not_empty(c, 2..3, "NCHWc", rules::pool(c)?)
 }
 
 /// onnxruntime's NHWC and NCHWc pooling kernels die (SIGFPE) on an output that is empty at
