@@ -191,7 +191,8 @@ fn attention(c: &Ctx) -> R {
         match c.shape(3) {
             Some([n]) => {
                 if let (Some(n), Some(b)) = (n.known(), x[0].known()) {
-                    if ![b, 2 * b, 3 * b + 2].contains(&n) {
+                    let allowed = [Some(b), b.checked_mul(2), b.checked_mul(3).and_then(|x| x.checked_add(2))];
+                    if !allowed.contains(&Some(n)) {
                         return invalid(c, format!("a 1-D mask_index of {n} for a batch of {b}"));
                     }
                 }
@@ -660,7 +661,9 @@ fn moe(c: &Ctx) -> R {
         _ => return invalid(c, format!("no intermediate size fits fc2 [.., {f1}, {f2}] and a hidden size of {h}")),
     };
     let fused = c.node.attr_int("swiglu_fusion").unwrap_or(0) != 0;
-    let fc1 = if fused { 2 * inter } else { inter };
+    let Some(fc1) = (if fused { inter.checked_mul(2) } else { Some(inter) }) else {
+        return invalid(c, format!("twice the intermediate size {inter} overflows"));
+    };
     let fc1_rows = c.shape(w[0]).and_then(|s| s.get(1)).and_then(Dim::known);
     let legacy = (h != inter && f1 == inter) || (h == inter && fused && fc1_rows == Some(h));
     let k = |n: i64| Dim::Known(n);
@@ -1367,7 +1370,7 @@ fn gated_delta_net(c: &Ctx) -> R {
         let (hv, dv, dk) = (s[1].clone(), s[2].clone(), s[3].clone());
         let width = q[q.len() - 1].sub(&hv.mul(&dv));
         if let (Some(w), Some(d)) = (width.known(), dk.known()) {
-            if d <= 0 || w <= 0 || w % (2 * d) != 0 {
+            if d <= 0 || w <= 0 || d.checked_mul(2).is_none_or(|t| w % t != 0) {
                 return invalid(c, format!("the packed query's {} is not 2 Hq {d} + {}", q[q.len() - 1], hv.mul(&dv)));
             }
         }

@@ -1483,6 +1483,31 @@ fn einsum_equations_with_stray_dots_are_refused() {
     }
 }
 
+/// The contrib Attention's 1-D mask_index is [B], [2B] or [3B + 2]; over a batch of 2^62
+/// (`--dim batch=4611686018427387904` on an optimized BERT) `2 * B` overflowed, a debug-build
+/// panic. Such a mask fits none of them.
+#[test]
+fn attention_mask_index_over_a_huge_batch_does_not_overflow() {
+    let mut n = node("att", "Attention", &["x", "w", "b", "m"], &["y"]);
+    n.domain = Some("com.microsoft".into());
+    n.attribute.push(onnx::AttributeProto {
+        name: Some("num_heads".into()),
+        r#type: Some(onnx::attribute_proto::AttributeType::Int as i32),
+        i: Some(2),
+        ..Default::default()
+    });
+    let mut mask = vi("m", &[5]);
+    if let Some(type_proto::Value::TensorType(t)) = mask.r#type.as_mut().and_then(|t| t.value.as_mut()) {
+        t.elem_type = Some(6);
+    }
+    let inputs = vec![vi("x", &[1 << 62, 3, 12]), vi("w", &[12, 36]), vi("b", &[36]), mask];
+    let mut m = model(graph(vec![n], inputs, vec![]));
+    m.opset_import.push(onnx::OperatorSetIdProto { domain: Some("com.microsoft".into()), version: Some(1) });
+    let dir = scratch("attention-huge-batch");
+    let path = write(&dir, "att.onnx", &m.encode_to_vec());
+    expect_check(&path, 1, &["invalid-node", "a 1-D mask_index of 5 for a batch of 4611686018427387904"]);
+}
+
 /// A pooling over a symbolic dim with a stride past `i64::MAX / 2` overflowed (a debug-build
 /// panic) where its side condition on the dim took `2 * stride` from the window. Such a stride
 /// leaves nothing to assume: the output size is inferred with no side condition.
