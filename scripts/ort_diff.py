@@ -330,16 +330,38 @@ def concrete_refused(pool, model, shapes, values, feeds, tmp):
     return got is None and not any(s in err for s in UNSUPPORTED + VALUE_ERRORS)
 
 
+def run_bin(args, timeout):
+    """Our binary on `args`: (process, why), `why` "timeout" (no process) or "exit N" where it
+    ran over `timeout`, panicked or exited with another code than 0, 1 or 2, else None."""
+    try:
+        p = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timeout"
+    if p.returncode not in (0, 1, 2) or "panicked" in p.stderr:
+        return p, f"exit {p.returncode}"
+    return p, None
+
+
+def first_difference(have, want, tol):
+    """Where array `have` is not `want`: their shapes or dtypes, or the first element apart
+    (floats by over `tol`, relative and absolute, NaN matching NaN); None where they agree."""
+    if not isinstance(have, np.ndarray) or have.shape != want.shape or have.dtype != want.dtype:
+        what = f"{have.dtype}{list(have.shape)}" if isinstance(have, np.ndarray) else "nothing"
+        return f"{what}, not {want.dtype}{list(want.shape)}"
+    bad = ~np.isclose(have, want, rtol=tol, atol=tol, equal_nan=True) if want.dtype.kind == "f" else have != want
+    if not np.any(bad):
+        return None
+    at = np.argwhere(bad)[0].tolist()
+    return f"at {at} {have[tuple(at)]}, not {want[tuple(at)]}"
+
+
 def run_ours(binary, path, dims):
     args = [binary, "infer", path, "--format", "json"]
     for k, v in dims.items():
         args += ["--dim", f"{k}={v}"]
-    try:
-        p = subprocess.run(args, capture_output=True, text=True, timeout=30)
-    except subprocess.TimeoutExpired:
-        return None, "timeout", ""
-    if p.returncode not in (0, 1, 2) or "panicked" in p.stderr:
-        return None, f"exit {p.returncode}", p.stderr[-2000:]
+    p, why = run_bin(args, 30)
+    if why:
+        return None, why, p.stderr[-2000:] if p else ""
     if p.returncode == 2:
         return None, "exit 2", p.stderr[-2000:]
     return json.loads(p.stdout), None, ""
@@ -358,12 +380,9 @@ def run_exec(binary, path, feeds, got, names, d):
         f = os.path.join(d, f"in{k}.npy")
         np.save(f, arr)
         args += ["--input", f"{n}={f}"]
-    try:
-        p = subprocess.run(args, capture_output=True, text=True, timeout=60)
-    except subprocess.TimeoutExpired:
-        return "CRASH", "run: timeout"
-    if p.returncode not in (0, 1, 2) or "panicked" in p.stderr:
-        return "CRASH", f"run: exit {p.returncode}\n{p.stderr[-2000:]}"
+    p, why = run_bin(args, 60)
+    if why:
+        return "CRASH", f"run: {why}\n{p.stderr[-2000:] if p else ''}"
     if p.returncode != 0:
         if "does not run" in p.stderr or "unsupported" in p.stderr:
             return "exec-unsupported", ""
@@ -373,19 +392,12 @@ def run_exec(binary, path, feeds, got, names, d):
     for name, f in zip(names, files):
         if name not in got or not isinstance(got[name][0], np.ndarray):
             continue
-        want, ours = np.asarray(got[name][0]), np.load(f)
+        want = np.asarray(got[name][0])
         if want.dtype == object:
             continue
-        if want.shape != ours.shape or want.dtype != ours.dtype:
-            diffs.append(f"{name}: ours {ours.dtype}{list(ours.shape)} ORT {want.dtype}{list(want.shape)}")
-        elif want.dtype.kind == "f":
-            tol = 1e-2 if want.dtype == np.float16 else 1e-4
-            if not np.allclose(ours, want, rtol=tol, atol=tol, equal_nan=True):
-                bad = np.argwhere(~np.isclose(ours, want, rtol=tol, atol=tol, equal_nan=True))[0]
-                diffs.append(f"{name}: at {bad.tolist()} ours {ours[tuple(bad)]} ORT {want[tuple(bad)]}")
-        elif not np.array_equal(ours, want):
-            bad = np.argwhere(ours != want)[0]
-            diffs.append(f"{name}: at {bad.tolist()} ours {ours[tuple(bad)]} ORT {want[tuple(bad)]}")
+        diff = first_difference(np.load(f), want, 1e-2 if want.dtype == np.float16 else 1e-4)
+        if diff:
+            diffs.append(f"{name}: ours {diff} (ORT's)")
     return ("EXEC-DIFF", "\n".join(diffs)) if diffs else ("pass", "")
 
 
@@ -405,12 +417,9 @@ def run_rewrites(binary, path, dims, feeds, got, pool, d):
         for k, v in dims.items():
             if cmd != "implicit":
                 args += ["--dim", f"{k}={v}"]
-        try:
-            p = subprocess.run(args, capture_output=True, text=True, timeout=60)
-        except subprocess.TimeoutExpired:
-            return "CRASH", f"{cmd}: timeout"
-        if p.returncode not in (0, 1, 2) or "panicked" in p.stderr:
-            return "CRASH", f"{cmd}: exit {p.returncode}\n{p.stderr[-2000:]}"
+        p, why = run_bin(args, 60)
+        if why:
+            return "CRASH", f"{cmd}: {why}\n{p.stderr[-2000:] if p else ''}"
         if p.returncode != 0:
             return "REWRITE-FAIL", f"{cmd}: exit {p.returncode}: {p.stderr.strip()[-1500:]}"
         res, err = pool.submit(run_ort, dst, feeds).result(timeout=120)  # a death: the caller's
@@ -423,16 +432,14 @@ def run_rewrites(binary, path, dims, feeds, got, pool, d):
             # Floats within a tolerance: ORT's kernels special-case a broadcast scalar (Pow by 3
             # multiplies, a float16 Mul by a scalar is not always rounded exactly, and what is
             # computed from it, float32 after a Cast too).
-            tol = (1e-2 if half else 1e-5) if want.dtype.kind == "f" else 0
-            same = isinstance(have, np.ndarray) and have.shape == want.shape and have.dtype == want.dtype and (
-                np.array_equal(have, want) if not tol else np.allclose(have, want, rtol=tol, atol=tol, equal_nan=True))
-            if not same:
+            diff = first_difference(have, want, 1e-2 if half else 1e-5)
+            if diff:
                 # ORT leaves some outputs partly unwritten (RotaryEmbedding of an odd head size):
                 # the original run again is then not the same either.
                 again = pool.submit(run_ort, path, feeds).result(timeout=120)[0] or {}
-                if not np.array_equal(again.get(name, (None,))[0], want, equal_nan=want.dtype.kind in "fc"):
+                if first_difference(again.get(name, (None,))[0], want, 0):
                     return "ort-nondeterministic", ""
-                return "REWRITE-DIFF", f"{cmd}: {name} differs"
+                return "REWRITE-DIFF", f"{cmd}: {name}: {diff} (the original's)"
     return "pass", ""
 
 
