@@ -30,9 +30,26 @@ def element_code(type_str):
         return None
 
 
+def kinds(strs):
+    """The kinds of value a formal input takes, as `Kinds` spells them: "T" tensors, "S"
+    sequences, "O" optionals; None where it takes others too (maps, sparse tensors)."""
+    out = set()
+    for t in strs:
+        if t.startswith("tensor(") and element_code(t) is not None:
+            out.add("T")
+        elif t.startswith("seq("):
+            out.add("S")
+        elif t.startswith("optional("):
+            out.add("O")
+        else:
+            return None
+    return "".join(k for k in "TSO" if k in out)
+
+
 def constraints(s, masks):
     """The schema's input constraints as Rust: each formal input's type variable (an index
-    into the row's list of element-type sets, NO_VAR where no tensor type is allowed), the
+    into the row's list of element-type sets, NO_VAR where nothing is checked: it takes maps or
+    sparse tensors), the
     sets, and how the last input repeats. Sets are named constants, collected in `masks`."""
     allowed = {t.type_param_str: list(t.allowed_type_strs) for t in s.type_constraints}
     variables, sets, ins = {}, [], []
@@ -42,16 +59,17 @@ def constraints(s, masks):
         # A formal input's type is a variable of the schema or one type written out.
         strs = allowed.get(ts, [ts])
         codes = sorted({c for c in map(element_code, strs) if c is not None})
-        if not codes:
+        kind = kinds(strs)
+        if not codes and kind is None:
             ins.append(NO_VAR)
             continue
         if ts not in variables:
             mask = sum(1 << c for c in codes)
-            name = masks.setdefault(mask, f"E{len(masks)}")
+            name = masks.setdefault(mask, f"E{len(masks)}") if codes else "0"
             variables[ts] = len(sets)
             # One type written out binds nothing: a second input of that type is checked
             # against the set alone, as it would be anyway.
-            sets.append((name, ts in allowed))
+            sets.append((name, ts in allowed, kind))
         ins.append(variables[ts])
     last = s.inputs[-1] if s.inputs else None
     if last is not None and str(last.option).endswith("Variadic"):
@@ -59,7 +77,10 @@ def constraints(s, masks):
         rep = "R::Same" if (last.isHomogeneous if homogeneous is None else homogeneous) else "R::Each"
     else:
         rep = "R::No"
-    sets_rs = ", ".join(f"{'var' if var else 'one'}({name})" for name, var in sets)
+    def elements(name, var, kind):
+        rs = f"{'var' if var else 'one'}({name})"
+        return rs if kind == "T" else f"{rs}.of(K::{kind or 'TSO'})"
+    sets_rs = ", ".join(elements(*x) for x in sets)
     return f"C::new(&[{', '.join(map(str, ins))}], &[{sets_rs}], {rep})"
 
 
@@ -112,16 +133,17 @@ def main():
         "//! schemas: one row per op and per opset version at which its schema changed; and",
         f"//! onnxruntime {onnxruntime.__version__}'s own ops, by its schemas.",
         "",
-        "use super::{Arity, Attrs, Constraints as C, Elements, Repeat as R, Schema};",
+        "use super::{Arity, Attrs, Constraints as C, Elements, Kinds as K, Repeat as R, Schema};",
         "",
-        "/// A type variable of the schema: every input it types has one element type, from the set.",
+        "/// A type variable of the schema: every input it types has one element type, from the set;",
+        "/// tensors only, unless `Elements::of` says more.",
         "const fn var(set: u64) -> Elements {",
-        "    Elements { set, binds: true }",
+        "    Elements { set, binds: true, kinds: K::T }",
         "}",
         "",
         "/// One type written out in the schema (`tensor(int64)`): each input it types is checked alone.",
         "const fn one(set: u64) -> Elements {",
-        "    Elements { set, binds: false }",
+        "    Elements { set, binds: false, kinds: K::T }",
         "}",
         "",
         "const fn r(domain: &'static str, op: &'static str, since: i64, arity: Arity, inputs: C, attrs: &'static str) -> Schema {",

@@ -481,13 +481,56 @@ pub struct Constraints {
     pub repeat: Repeat,
 }
 
-/// One type constraint: a set of element types, bit `c` for ONNX type code `c`.
+/// One type constraint: a set of element types, bit `c` for ONNX type code `c`, and the kinds
+/// of value it takes.
 #[derive(Clone, Copy, Debug)]
 pub struct Elements {
     pub set: u64,
     /// A type variable (`T`): the inputs it types take one element type. False for a type
     /// written out (`tensor(int64)`), which binds nothing.
     pub binds: bool,
+    pub kinds: Kinds,
+}
+
+impl Elements {
+    pub(crate) const fn of(self, kinds: Kinds) -> Elements {
+        Elements { kinds, ..self }
+    }
+}
+
+/// The kinds of value an input takes: tensors, sequences, optionals (bits 1, 2, 4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Kinds(u8);
+
+impl Kinds {
+    pub const T: Kinds = Kinds(1);
+    pub const S: Kinds = Kinds(2);
+    pub const O: Kinds = Kinds(4);
+    pub const TS: Kinds = Kinds(3);
+    pub const TO: Kinds = Kinds(5);
+    pub const SO: Kinds = Kinds(6);
+    pub const TSO: Kinds = Kinds(7);
+
+    /// Whether a value of type `t` is of a kind taken (a type of no kind here always is).
+    pub fn takes(self, t: &Type) -> bool {
+        kind(t).is_none_or(|(k, _)| self.0 & k != 0)
+    }
+
+    /// The kinds in words: "a tensor or a sequence".
+    pub fn words(self) -> String {
+        let all = [(1, "a tensor"), (2, "a sequence"), (4, "an optional")];
+        all.iter().filter(|(k, _)| self.0 & k != 0).map(|(_, w)| *w).collect::<Vec<_>>().join(" or ")
+    }
+}
+
+/// A type's kind as a `Kinds` bit and in words; `None` for `Type::Other`.
+pub fn kind(t: &Type) -> Option<(u8, &'static str)> {
+    match t {
+        Type::Tensor { .. } => Some((1, "a tensor")),
+        Type::Sequence(_) => Some((2, "a sequence")),
+        Type::Optional(_) => Some((4, "an optional")),
+        Type::Other => None,
+    }
 }
 
 /// Whether an op's last formal input repeats (is variadic), and how.

@@ -73,6 +73,9 @@ pub enum Fuse {
     Expand,
 }
 
+/// A check of a node beyond its family's rule: an error where the spec refuses the node.
+pub type Check = fn(&super::Ctx) -> Result<(), super::RuleError>;
+
 /// What one op means.
 #[derive(Clone, Copy, Debug)]
 pub struct Meaning {
@@ -91,6 +94,9 @@ pub struct Meaning {
     /// The inputs whose elements the output's are, moved or selected, where the op computes
     /// none (Reshape's data; Pad's data and padding value); empty for the others.
     pub moves: &'static [usize],
+    /// What the spec refuses of an op whose family's rule needs no code (an attribute that
+    /// the inputs' element types rule out), checked before that rule.
+    pub check: Option<Check>,
 }
 
 const fn op(op: &'static str, family: Family) -> Meaning {
@@ -104,6 +110,7 @@ const fn op(op: &'static str, family: Family) -> Meaning {
         kernel: None,
         fuse: None,
         moves: &[],
+        check: None,
     }
 }
 
@@ -129,6 +136,9 @@ impl Meaning {
     }
     const fn moves(self, moves: &'static [usize]) -> Meaning {
         Meaning { moves, ..self }
+    }
+    const fn check(self, check: Check) -> Meaning {
+        Meaning { check: Some(check), ..self }
     }
     const fn domain(self, domain: &'static str) -> Meaning {
         Meaning { domain, ..self }
@@ -157,7 +167,7 @@ pub static OPS: &[Meaning] = &[
     op("Max", Nary).fold(F::Binary(|a, b| Dim::max_of(&[a, b]))).floats(FF::Binary(f64::max)).kernel(|c| k::nary(c, k::Arith::Max, false)).fuse(Fuse::Max),
     op("Mean", Nary).kernel(|c| k::nary(c, k::Arith::Add, true)),
     op("Min", Nary).fold(F::Binary(|a, b| Dim::min_of(&[a, b]))).floats(FF::Binary(f64::min)).kernel(|c| k::nary(c, k::Arith::Min, false)).fuse(Fuse::Min),
-    op("Mod", Binary).fold(F::Binary(Dim::modulo)).kernel(k::modulo),
+    op("Mod", Binary).fold(F::Binary(Dim::modulo)).kernel(k::modulo).check(r::float_mod),
     op("Mul", Binary).fold(F::Binary(Dim::mul)).floats(FF::Binary(|a, b| a * b)).ratio(R::Mul).kernel(|c| k::arith(c, k::Arith::Mul)).fuse(Fuse::Mul),
     op("Or", Compare).fold(F::Binary(fold::or)).kernel(|c| k::logical(c, |p, q| p | q)),
     op("PRelu", PRelu).kernel(k::prelu),
@@ -371,6 +381,90 @@ pub static OPS: &[Meaning] = &[
     custom("Gradient", r::unknown_outputs).domain("ai.onnx.preview.training"),
     custom("Momentum", r::optimizer).domain("ai.onnx.preview.training"),
 ];
+
+const AUTO_PAD: &[&str] = &["NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID", ""];
+const DIRECTION: &[&str] = &["forward", "reverse", "bidirectional"];
+const BLOCKS: &[&str] = &["DCR", "CRD"];
+const ROUND: &[&str] = &["up", "down", "nearest"];
+const TRANSFORM: &[&str] = &["NONE", "SOFTMAX", "LOGISTIC", "SOFTMAX_ZERO", "PROBIT"];
+const AGGREGATE: &[&str] = &["AVERAGE", "SUM", "MIN", "MAX"];
+const NODE_MODES: &[&str] = &["BRANCH_LEQ", "BRANCH_LT", "BRANCH_GTE", "BRANCH_GT", "BRANCH_EQ", "BRANCH_NEQ", "LEAF"];
+const KERNELS: &[&str] = &["LINEAR", "POLY", "RBF", "SIGMOID"];
+const ML: &str = "ai.onnx.ml";
+
+/// The values a string attribute (or each string of a list) takes: (domain, op, attribute,
+/// the opset version from which the list holds, the list). A value outside it is an error,
+/// where onnxruntime refuses it too; where it is looser than the spec's list, its list is the
+/// one here (an empty `auto_pad`, Pad's `wrap` before opset 19, Resize 10's `cubic`). Not
+/// listed: attributes onnxruntime reads no further than the spec (a Scatter's or loss's
+/// `reduction`), and those the rules check themselves (Resize's `nearest_mode`, Einsum's
+/// equation).
+#[rustfmt::skip]
+pub static CHOICES: &[(&str, &str, &str, i64, &[&str])] = &[
+    ("", "AveragePool", "auto_pad", 1, AUTO_PAD),
+    ("", "BitShift", "direction", 11, &["LEFT", "RIGHT"]),
+    ("", "Cast", "round_mode", 24, ROUND),
+    ("", "CastLike", "round_mode", 24, ROUND),
+    ("", "Conv", "auto_pad", 1, AUTO_PAD),
+    ("", "ConvInteger", "auto_pad", 10, AUTO_PAD),
+    ("", "ConvTranspose", "auto_pad", 1, AUTO_PAD),
+    ("", "DepthToSpace", "mode", 11, BLOCKS),
+    ("", "GRU", "direction", 1, DIRECTION),
+    ("", "Gelu", "approximate", 20, &["none", "tanh"]),
+    ("", "GridSample", "mode", 16, &["bilinear", "nearest", "bicubic"]),
+    ("", "GridSample", "mode", 20, &["linear", "nearest", "cubic"]),
+    ("", "GridSample", "padding_mode", 16, &["zeros", "border", "reflection"]),
+    ("", "LSTM", "direction", 1, DIRECTION),
+    ("", "LpPool", "auto_pad", 1, AUTO_PAD),
+    ("", "MaxPool", "auto_pad", 1, AUTO_PAD),
+    ("", "Pad", "mode", 1, &["constant", "reflect", "edge", "wrap"]),
+    ("", "QLinearConv", "auto_pad", 10, AUTO_PAD),
+    ("", "RNN", "direction", 1, DIRECTION),
+    ("", "Resize", "coordinate_transformation_mode", 11, &["half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+        "align_corners", "asymmetric", "tf_half_pixel_for_nn", "tf_crop_and_resize"]),
+    ("", "Resize", "keep_aspect_ratio_policy", 18, &["stretch", "not_larger", "not_smaller"]),
+    ("", "Resize", "mode", 10, &["nearest", "linear", "cubic"]),
+    ("", "RoiAlign", "mode", 10, &["avg", "max"]),
+    ("", "SpaceToDepth", "mode", 28, BLOCKS),
+    ("", "StringNormalizer", "case_change_action", 10, &["LOWER", "UPPER", "NONE"]),
+    ("", "TfIdfVectorizer", "mode", 9, &["TF", "IDF", "TFIDF"]),
+    ("", "Upsample", "mode", 7, &["nearest", "linear"]),
+    (ML, "LinearClassifier", "post_transform", 1, TRANSFORM),
+    (ML, "LinearRegressor", "post_transform", 1, TRANSFORM),
+    (ML, "Normalizer", "norm", 1, &["MAX", "L1", "L2"]),
+    (ML, "SVMClassifier", "kernel_type", 1, KERNELS),
+    (ML, "SVMClassifier", "post_transform", 1, TRANSFORM),
+    (ML, "SVMRegressor", "kernel_type", 1, KERNELS),
+    (ML, "SVMRegressor", "post_transform", 1, TRANSFORM),
+    (ML, "TreeEnsembleClassifier", "nodes_modes", 1, NODE_MODES),
+    (ML, "TreeEnsembleClassifier", "post_transform", 1, TRANSFORM),
+    (ML, "TreeEnsembleRegressor", "aggregate_function", 1, AGGREGATE),
+    (ML, "TreeEnsembleRegressor", "nodes_modes", 1, NODE_MODES),
+    (ML, "TreeEnsembleRegressor", "post_transform", 1, TRANSFORM),
+];
+
+/// The first string attribute of `node` (or string of a list) whose value `CHOICES` does not
+/// list at `opset`: (attribute, value, the values taken).
+pub fn bad_choice(node: &crate::ir::Node, opset: i64) -> Option<(&'static str, String, &'static [&'static str])> {
+    let domain = crate::ir::norm_domain(&node.domain);
+    let rows =
+        CHOICES.iter().filter(|(d, op, _, since, _)| (*d, *op) == (domain, node.op_type.as_str()) && *since <= opset);
+    // Each attribute's newest list at `opset` (rows are oldest first).
+    let mut lists: Vec<(&'static str, &'static [&'static str])> = Vec::new();
+    for (_, _, attr, _, list) in rows {
+        lists.retain(|(a, _)| a != attr);
+        lists.push((attr, list));
+    }
+    lists.into_iter().find_map(|(attr, list)| {
+        let values = match node.attr(attr)? {
+            crate::ir::AttrValue::String(s) => std::slice::from_ref(s),
+            crate::ir::AttrValue::Strings(v) => v.as_slice(),
+            _ => return None,
+        };
+        let bad = values.iter().map(|v| String::from_utf8_lossy(v)).find(|v| !list.contains(&v.as_ref()))?;
+        Some((attr, bad.into_owned(), list))
+    })
+}
 
 #[cfg(test)]
 mod tests {

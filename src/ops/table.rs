@@ -2,16 +2,17 @@
 //! schemas: one row per op and per opset version at which its schema changed; and
 //! onnxruntime 1.32.0's own ops, by its schemas.
 
-use super::{Arity, Attrs, Constraints as C, Elements, Repeat as R, Schema};
+use super::{Arity, Attrs, Constraints as C, Elements, Kinds as K, Repeat as R, Schema};
 
-/// A type variable of the schema: every input it types has one element type, from the set.
+/// A type variable of the schema: every input it types has one element type, from the set;
+/// tensors only, unless `Elements::of` says more.
 const fn var(set: u64) -> Elements {
-    Elements { set, binds: true }
+    Elements { set, binds: true, kinds: K::T }
 }
 
 /// One type written out in the schema (`tensor(int64)`): each input it types is checked alone.
 const fn one(set: u64) -> Elements {
-    Elements { set, binds: false }
+    Elements { set, binds: false, kinds: K::T }
 }
 
 const fn r(domain: &'static str, op: &'static str, since: i64, arity: Arity, inputs: C, attrs: &'static str) -> Schema {
@@ -231,7 +232,7 @@ pub static TABLE: &[Schema] = &[
     r("", "Concat", 4, a(1, u32::MAX, 1, 1), C::new(&[0], &[var(E12)], R::Same), "axis:i!"),
     r("", "Concat", 11, a(1, u32::MAX, 1, 1), C::new(&[0], &[var(E12)], R::Same), "axis:i!"),
     r("", "Concat", 13, a(1, u32::MAX, 1, 1), C::new(&[0], &[var(E13)], R::Same), "axis:i!"),
-    r("", "ConcatFromSequence", 11, a(1, 1, 1, 1), C::new(&[C::NONE], &[], R::No), "axis:i! new_axis:i"),
+    r("", "ConcatFromSequence", 11, a(1, 1, 1, 1), C::new(&[0], &[var(0).of(K::S)], R::No), "axis:i! new_axis:i"),
     r("", "Constant", 1, a(0, 0, 1, 1), C::new(&[], &[], R::No), "value:t!"),
     r("", "Constant", 9, a(0, 0, 1, 1), C::new(&[], &[], R::No), "value:t!"),
     r("", "Constant", 11, a(0, 0, 1, 1), C::new(&[], &[], R::No), "sparse_value:p value:t"),
@@ -373,13 +374,13 @@ pub static TABLE: &[Schema] = &[
     r("", "Hardmax", 13, a(1, 1, 1, 1), C::new(&[0], &[var(E0)], R::No), "axis:i"),
     r("", "Identity", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E12)], R::No), ""),
     r("", "Identity", 13, a(1, 1, 1, 1), C::new(&[0], &[var(E13)], R::No), ""),
-    r("", "Identity", 14, a(1, 1, 1, 1), C::new(&[0], &[var(E13)], R::No), ""),
-    r("", "Identity", 16, a(1, 1, 1, 1), C::new(&[0], &[var(E13)], R::No), ""),
-    r("", "Identity", 19, a(1, 1, 1, 1), C::new(&[0], &[var(E63)], R::No), ""),
-    r("", "Identity", 21, a(1, 1, 1, 1), C::new(&[0], &[var(E56)], R::No), ""),
-    r("", "Identity", 23, a(1, 1, 1, 1), C::new(&[0], &[var(E57)], R::No), ""),
-    r("", "Identity", 24, a(1, 1, 1, 1), C::new(&[0], &[var(E58)], R::No), ""),
-    r("", "Identity", 25, a(1, 1, 1, 1), C::new(&[0], &[var(E59)], R::No), ""),
+    r("", "Identity", 14, a(1, 1, 1, 1), C::new(&[0], &[var(E13).of(K::TS)], R::No), ""),
+    r("", "Identity", 16, a(1, 1, 1, 1), C::new(&[0], &[var(E13).of(K::TSO)], R::No), ""),
+    r("", "Identity", 19, a(1, 1, 1, 1), C::new(&[0], &[var(E63).of(K::TSO)], R::No), ""),
+    r("", "Identity", 21, a(1, 1, 1, 1), C::new(&[0], &[var(E56).of(K::TSO)], R::No), ""),
+    r("", "Identity", 23, a(1, 1, 1, 1), C::new(&[0], &[var(E57).of(K::TSO)], R::No), ""),
+    r("", "Identity", 24, a(1, 1, 1, 1), C::new(&[0], &[var(E58).of(K::TSO)], R::No), ""),
+    r("", "Identity", 25, a(1, 1, 1, 1), C::new(&[0], &[var(E59).of(K::TSO)], R::No), ""),
     r("", "If", 1, a(1, 1, 1, u32::MAX), C::new(&[0], &[var(E44)], R::No), "else_branch:g! then_branch:g!"),
     r("", "If", 11, a(1, 1, 1, u32::MAX), C::new(&[0], &[var(E44)], R::No), "else_branch:g! then_branch:g!"),
     r("", "If", 13, a(1, 1, 1, u32::MAX), C::new(&[0], &[var(E44)], R::No), "else_branch:g! then_branch:g!"),
@@ -423,13 +424,13 @@ pub static TABLE: &[Schema] = &[
     r("", "LogSoftmax", 13, a(1, 1, 1, 1), C::new(&[0], &[var(E0)], R::No), "axis:i"),
     r("", "Loop", 1, a(3, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E12)], R::Each), "body:g!"),
     r("", "Loop", 11, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E12)], R::Each), "body:g!"),
-    r("", "Loop", 13, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E12)], R::Each), "body:g!"),
-    r("", "Loop", 16, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E13)], R::Each), "body:g!"),
-    r("", "Loop", 19, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E63)], R::Each), "body:g!"),
-    r("", "Loop", 21, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E56)], R::Each), "body:g!"),
-    r("", "Loop", 23, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E57)], R::Each), "body:g!"),
-    r("", "Loop", 24, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E58)], R::Each), "body:g!"),
-    r("", "Loop", 25, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E59)], R::Each), "body:g!"),
+    r("", "Loop", 13, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E12).of(K::TS)], R::Each), "body:g!"),
+    r("", "Loop", 16, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E13).of(K::TSO)], R::Each), "body:g!"),
+    r("", "Loop", 19, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E63).of(K::TSO)], R::Each), "body:g!"),
+    r("", "Loop", 21, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E56).of(K::TSO)], R::Each), "body:g!"),
+    r("", "Loop", 23, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E57).of(K::TSO)], R::Each), "body:g!"),
+    r("", "Loop", 24, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E58).of(K::TSO)], R::Each), "body:g!"),
+    r("", "Loop", 25, a(2, u32::MAX, 1, u32::MAX), C::new(&[0, 1, 2], &[var(E2), var(E44), var(E59).of(K::TSO)], R::Each), "body:g!"),
     r("", "LpNormalization", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E3)], R::No), "axis:i p:i"),
     r("", "LpNormalization", 22, a(1, 1, 1, 1), C::new(&[0], &[var(E0)], R::No), "axis:i p:i"),
     r("", "LpPool", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E3)], R::No), "auto_pad:s kernel_shape:I p:f pads:I strides:I"),
@@ -495,14 +496,14 @@ pub static TABLE: &[Schema] = &[
     r("", "OneHot", 9, a(3, 3, 1, 1), C::new(&[0, 1, 2], &[var(E22), var(E22), var(E12)], R::No), "axis:i"),
     r("", "OneHot", 11, a(3, 3, 1, 1), C::new(&[0, 1, 2], &[var(E22), var(E22), var(E12)], R::No), "axis:i"),
     r("", "OneHot", 28, a(3, 3, 1, 1), C::new(&[0, 1, 2], &[var(E22), var(E22), var(E13)], R::No), "axis:i"),
-    r("", "Optional", 15, a(0, 1, 1, 1), C::new(&[0], &[var(E12)], R::No), "type:y"),
-    r("", "Optional", 28, a(0, 1, 1, 1), C::new(&[0], &[var(E20)], R::No), "type:y"),
-    r("", "OptionalGetElement", 15, a(1, 1, 1, 1), C::new(&[C::NONE], &[], R::No), ""),
-    r("", "OptionalGetElement", 18, a(1, 1, 1, 1), C::new(&[0], &[var(E12)], R::No), ""),
-    r("", "OptionalGetElement", 28, a(1, 1, 1, 1), C::new(&[0], &[var(E20)], R::No), ""),
-    r("", "OptionalHasElement", 15, a(1, 1, 1, 1), C::new(&[C::NONE], &[], R::No), ""),
-    r("", "OptionalHasElement", 18, a(0, 1, 1, 1), C::new(&[0], &[var(E12)], R::No), ""),
-    r("", "OptionalHasElement", 28, a(0, 1, 1, 1), C::new(&[0], &[var(E20)], R::No), ""),
+    r("", "Optional", 15, a(0, 1, 1, 1), C::new(&[0], &[var(E12).of(K::TS)], R::No), "type:y"),
+    r("", "Optional", 28, a(0, 1, 1, 1), C::new(&[0], &[var(E20).of(K::TS)], R::No), "type:y"),
+    r("", "OptionalGetElement", 15, a(1, 1, 1, 1), C::new(&[0], &[var(0).of(K::O)], R::No), ""),
+    r("", "OptionalGetElement", 18, a(1, 1, 1, 1), C::new(&[0], &[var(E12).of(K::TSO)], R::No), ""),
+    r("", "OptionalGetElement", 28, a(1, 1, 1, 1), C::new(&[0], &[var(E20).of(K::TSO)], R::No), ""),
+    r("", "OptionalHasElement", 15, a(1, 1, 1, 1), C::new(&[0], &[var(0).of(K::O)], R::No), ""),
+    r("", "OptionalHasElement", 18, a(0, 1, 1, 1), C::new(&[0], &[var(E12).of(K::TSO)], R::No), ""),
+    r("", "OptionalHasElement", 28, a(0, 1, 1, 1), C::new(&[0], &[var(E20).of(K::TSO)], R::No), ""),
     r("", "Or", 1, a(2, 2, 1, 1), C::new(&[0, 0], &[var(E44)], R::No), "axis:i broadcast:i"),
     r("", "Or", 7, a(2, 2, 1, 1), C::new(&[0, 0], &[var(E44)], R::No), ""),
     r("", "PRelu", 1, a(2, 2, 1, 1), C::new(&[0, 0], &[var(E3)], R::No), "consumed_inputs:I"),
@@ -649,13 +650,13 @@ pub static TABLE: &[Schema] = &[
     r("", "Selu", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E3)], R::No), "alpha:f consumed_inputs:I gamma:f"),
     r("", "Selu", 6, a(1, 1, 1, 1), C::new(&[0], &[var(E3)], R::No), "alpha:f gamma:f"),
     r("", "Selu", 22, a(1, 1, 1, 1), C::new(&[0], &[var(E0)], R::No), "alpha:f gamma:f"),
-    r("", "SequenceAt", 11, a(2, 2, 1, 1), C::new(&[C::NONE, 0], &[var(E9)], R::No), ""),
+    r("", "SequenceAt", 11, a(2, 2, 1, 1), C::new(&[0, 1], &[var(0).of(K::S), var(E9)], R::No), ""),
     r("", "SequenceConstruct", 11, a(1, u32::MAX, 1, 1), C::new(&[0], &[var(E12)], R::Same), ""),
     r("", "SequenceEmpty", 11, a(0, 0, 1, 1), C::new(&[], &[], R::No), "dtype:i"),
-    r("", "SequenceErase", 11, a(1, 2, 1, 1), C::new(&[C::NONE, 0], &[var(E9)], R::No), ""),
-    r("", "SequenceInsert", 11, a(2, 3, 1, 1), C::new(&[C::NONE, 0, 1], &[var(E12), var(E9)], R::No), ""),
-    r("", "SequenceLength", 11, a(1, 1, 1, 1), C::new(&[C::NONE], &[], R::No), ""),
-    r("", "SequenceMap", 17, a(1, u32::MAX, 1, u32::MAX), C::new(&[C::NONE, 0], &[var(E12)], R::Each), "body:g!"),
+    r("", "SequenceErase", 11, a(1, 2, 1, 1), C::new(&[0, 1], &[var(0).of(K::S), var(E9)], R::No), ""),
+    r("", "SequenceInsert", 11, a(2, 3, 1, 1), C::new(&[0, 1, 2], &[var(0).of(K::S), var(E12), var(E9)], R::No), ""),
+    r("", "SequenceLength", 11, a(1, 1, 1, 1), C::new(&[0], &[var(0).of(K::S)], R::No), ""),
+    r("", "SequenceMap", 17, a(1, u32::MAX, 1, u32::MAX), C::new(&[0, 1], &[var(0).of(K::S), var(E12).of(K::TS)], R::Each), "body:g!"),
     r("", "Shape", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E12)], R::No), ""),
     r("", "Shape", 13, a(1, 1, 1, 1), C::new(&[0], &[var(E13)], R::No), ""),
     r("", "Shape", 15, a(1, 1, 1, 1), C::new(&[0], &[var(E13)], R::No), "end:i start:i"),
@@ -818,8 +819,8 @@ pub static CONTRIB: &[Schema] = &[
     r("", "GivenTensorFill", 10, a(0, 1, 1, 1), C::new(&[0], &[var(E3)], R::No), "extra_shape:I input_as_shape:i shape:I values:F"),
     r("", "ImageScaler", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E3)], R::No), "bias:F scale:f"),
     r("", "ImageScaler", 10, a(1, 1, 1, 1), C::new(&[0], &[var(E3)], R::No), "bias:F scale:f"),
-    r("", "MemcpyFromHost", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E73)], R::No), ""),
-    r("", "MemcpyToHost", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E73)], R::No), ""),
+    r("", "MemcpyFromHost", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E73).of(K::TS)], R::No), ""),
+    r("", "MemcpyToHost", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E73).of(K::TS)], R::No), ""),
     r("", "MultilevelCropAndResize_TRT", 1, a(5, 5, 1, 1), C::new(&[0, 0, 0, 0, 0], &[var(E4)], R::No), "image_size:I! plugin_version:s! pooled_size:i!"),
     r("", "ParametricSoftplus", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E3)], R::No), "alpha:f beta:f"),
     r("", "ParametricSoftplus", 10, a(1, 1, 1, 1), C::new(&[0], &[var(E3)], R::No), "alpha:f beta:f"),

@@ -349,6 +349,36 @@ fn axes_twice(op: &str, axes: &'static [i64]) -> ModelProto {
 }
 
 /// Pad-19 in `mode` of x of shape `x` by `pads`.
+fn flatten(opset: i64, axis: i64) -> ModelProto {
+    case(opset, &[("x", &[2, 3, 4])], &[], with_int(node("f", "Flatten", &["x"], &["y"]), "axis", axis))
+}
+
+fn modulo(opset: i64, fmod: i64) -> ModelProto {
+    case(opset, &[("a", &[2, 3]), ("b", &[2, 3])], &[], with_int(node("m", "Mod", &["a", "b"], &["y"]), "fmod", fmod))
+}
+
+fn grid_mode(opset: i64, mode: &str) -> ModelProto {
+    let n = with_str(node("gs", "GridSample", &["x", "g"], &["y"]), "mode", mode);
+    case(opset, &[("x", &[1, 1, 3, 2]), ("g", &[1, 2, 4, 2])], &[], n)
+}
+
+fn max_pool_pad(auto_pad: &str) -> ModelProto {
+    let n = with_ints(node("p", "MaxPool", &["x"], &["y"]), "kernel_shape", &[2, 2]);
+    case(22, &[("x", &[1, 1, 4, 4])], &[], with_str(n, "auto_pad", auto_pad))
+}
+
+/// Resize of x [1, 1, 2, 2] to sizes [1, 1, 4, 4], roi and scales left empty.
+fn resize_sizes(opset: i64) -> ModelProto {
+    let n = node("r", "Resize", &["x", "", "", "s"], &["y"]);
+    case(opset, &[("x", &[1, 1, 2, 2])], &[("s", &[4], &[1, 1, 4, 4])], n)
+}
+
+/// Resize-19 of x [1, 1, 2, 2] to [1, 1, 4, 4].
+fn resize_nearest(mode: &str, nearest_mode: &str) -> ModelProto {
+    let n = with_str(node("r", "Resize", &["x", "", "", "s"], &["y"]), "mode", mode);
+    case(19, &[("x", &[1, 1, 2, 2])], &[("s", &[4], &[1, 1, 4, 4])], with_str(n, "nearest_mode", nearest_mode))
+}
+
 fn pad_by(mode: &str, x: &[i64], pads: &'static [i64]) -> ModelProto {
     let n = with_str(node("p", "Pad", &["x", "p"], &["y"]), "mode", mode);
     case(19, &[("x", x)], &[("p", &[4], pads)], n)
@@ -1574,6 +1604,44 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // dimensions" at its Add): [1] runs, [5] of a batch of 2 does not.
         ("Attention 25 nonpad [1]", attention_past(25, &[Q4, K4, K4, &[], &[], &[], &[1]]), Some(vec![2, 3, 4, 8])),
         ("Attention 25 nonpad [5]", attention_past(25, &[Q4, K4, K4, &[], &[], &[], &[5]]), None),
+        // Read at older opsets (`ort_diff.py --opsets`). Flatten: "Invalid value(-1) for
+        // attribute 'axis'" before opset 11. Mod: "fmod || supports_float_floor_mod was false"
+        // for floats with fmod=0 before opset 28.
+        ("Flatten axis -1 opset 10", flatten(10, -1), None),
+        ("Flatten axis -1 opset 11", flatten(11, -1), Some(vec![6, 4])),
+        ("Flatten axis 2 opset 10", flatten(10, 2), Some(vec![6, 4])),
+        ("Mod float fmod 0 opset 13", modulo(13, 0), None),
+        ("Mod float fmod 1 opset 13", modulo(13, 1), Some(vec![2, 3])),
+        ("Mod float fmod 0 opset 28", modulo(28, 0), Some(vec![2, 3])),
+        // Resize 11 requires roi and scales ("input 1 is marked single but has an empty
+        // string in the graph"); 13 makes them optional.
+        ("Resize 11 no roi", resize_sizes(11), None),
+        ("Resize 13 no roi", resize_sizes(13), Some(vec![1, 1, 4, 4])),
+        // onnxruntime makes a Constant an initializer before checking its schema: it runs
+        // value_int before opset 12 (a runtime-differs warning here; onnx's checker refuses).
+        (
+            "Constant value_int opset 11",
+            case(11, &[], &[], with_int(node("c", "Constant", &[], &["y"]), "value_int", 3)),
+            Some(vec![]),
+        ),
+        // String attributes outside their lists: onnxruntime refuses each kernel ("mode
+        // \"linear\" not supported, expect bilinear, nearest or bicubic"; "Unknown AutoPadType
+        // String"; "Invalid normalize value of foo").
+        ("GridSample 16 mode linear", grid_mode(16, "linear"), None),
+        ("GridSample 16 mode bilinear", grid_mode(16, "bilinear"), Some(vec![1, 1, 2, 4])),
+        ("GridSample 20 mode bilinear", grid_mode(20, "bilinear"), None),
+        ("GridSample 20 mode linear", grid_mode(20, "linear"), Some(vec![1, 1, 2, 4])),
+        ("Pad mode empty", pad_by("", &[3, 4], &[0, 1, 0, 1]), None),
+        ("MaxPool auto_pad same_upper", max_pool_pad("same_upper"), None),
+        ("MaxPool auto_pad empty", max_pool_pad(""), Some(vec![1, 1, 3, 3])),
+        ("Resize nearest_mode foo", resize_nearest("nearest", "foo"), None),
+        ("Resize linear nearest_mode foo", resize_nearest("linear", "foo"), Some(vec![1, 1, 4, 4])),
+        ("Normalizer norm foo", ml(with_str(node("n", "Normalizer", &["x"], &["y"]), "norm", "foo"), &[2, 3], 1), None),
+        (
+            "Normalizer norm L1",
+            ml(with_str(node("n", "Normalizer", &["x"], &["y"]), "norm", "L1"), &[2, 3], 1),
+            Some(vec![2, 3]),
+        ),
     ]
     .into_iter()
     .chain(contrib_table())

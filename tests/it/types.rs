@@ -184,3 +184,54 @@ fn a_value_info_element_type_that_contradicts_inference_is_an_error() {
     assert_eq!(size.len(), 1, "{size:?}");
     assert_eq!((size[0].0, size[0].1), (Severity::Warning, "declared-shape-mismatch"));
 }
+
+#[test]
+fn a_value_of_another_kind_than_the_schema_takes_is_unsupported() {
+    use onnx_bcast::io::proto::{type_proto, TypeProto};
+    // `name` declared as a sequence (or an optional) of float32 [2, 3].
+    let wrapped = |name: &str, optional: bool| {
+        let inner = Box::new(f32(name).r#type.expect("a type"));
+        let value = match optional {
+            false => type_proto::Value::SequenceType(Box::new(type_proto::Sequence { elem_type: Some(inner) })),
+            true => type_proto::Value::OptionalType(Box::new(type_proto::Optional { elem_type: Some(inner) })),
+        };
+        ValueInfoProto { r#type: Some(TypeProto { denotation: None, value: Some(value) }), ..f32(name) }
+    };
+    // onnxruntime: "Type Error: Type 'tensor(float)' of input parameter (x) of operator
+    // (SequenceLength) in node (n) is invalid", and the same for 'seq(tensor(float))' fed to Add.
+    let length = one_node(17, vec![f32("x")], node("n", "SequenceLength", &["x"], &["y"]));
+    assert_eq!(
+        type_findings(&length),
+        [(
+            "type-unsupported",
+            "input 'x' is a tensor, which SequenceLength (opset 17) does not take there; it takes a sequence"
+                .to_string()
+        )]
+    );
+    let add = one_node(17, vec![wrapped("s", false), f32("x")], node("n", "Add", &["s", "x"], &["y"]));
+    assert_eq!(
+        type_findings(&add),
+        [(
+            "type-unsupported",
+            "input 's' is a sequence, which Add (opset 17) does not take there; it takes a tensor".into()
+        )]
+    );
+    // Identity takes sequences from opset 14 and optionals from 16; OptionalGetElement
+    // takes tensors from 18. onnxruntime loads each of these from that version on.
+    let identity =
+        |opset, optional| one_node(opset, vec![wrapped("s", optional)], node("n", "Identity", &["s"], &["y"]));
+    assert_eq!(type_findings(&identity(13, false)).len(), 1);
+    assert!(type_findings(&identity(14, false)).is_empty());
+    assert_eq!(type_findings(&identity(15, true)).len(), 1);
+    assert!(type_findings(&identity(16, true)).is_empty());
+    let get = |opset| one_node(opset, vec![f32("x")], node("n", "OptionalGetElement", &["x"], &["y"]));
+    assert_eq!(
+        type_findings(&get(15)),
+        [(
+            "type-unsupported",
+            "input 'x' is a tensor, which OptionalGetElement (opset 15) does not take there; it takes an optional"
+                .to_string()
+        )]
+    );
+    assert!(type_findings(&get(18)).is_empty());
+}

@@ -10,6 +10,17 @@ use crate::dtype::DType;
 use crate::ops::{Bounds, Ctx, Out, Spread};
 use crate::shape::{render, Dim, Type};
 
+/// Mod of floats before opset 28 must set `fmod=1` ("If the input type is floating point, then
+/// `fmod` attribute must be set to 1"); onnxruntime refuses at run time. Mod 28 defines it.
+pub fn float_mod(c: &Ctx) -> Result<(), crate::ops::RuleError> {
+    match c.dtype(0) {
+        Some(d) if c.opset < 28 && d.is_float() && c.node.attr_int("fmod").unwrap_or(0) == 0 => {
+            invalid(format!("Mod: {} inputs need fmod=1 before opset 28 (the model imports {})", d.name(), c.opset))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Clip's min and max are scalars (onnxruntime also runs one-element vectors).
 pub fn clip(c: &Ctx) -> R {
     for i in [1, 2] {

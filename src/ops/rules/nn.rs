@@ -39,6 +39,15 @@ pub fn resize(c: &Ctx) -> R {
             return invalid(format!("Resize: {what}; it takes one of them"));
         }
     }
+    // How nearest rounds, read (and refused by onnxruntime when unknown) in nearest mode only.
+    let nearest = c.node.attr_str("mode").is_none_or(|m| m == "nearest");
+    if let Some(m) = c.node.attr_str("nearest_mode").filter(|_| c.opset >= 11 && nearest) {
+        if !["round_prefer_floor", "round_prefer_ceil", "floor", "ceil", ""].contains(&m.as_str()) {
+            return invalid(format!(
+                "Resize: nearest_mode '{m}'; it takes round_prefer_floor, round_prefer_ceil, floor or ceil"
+            ));
+        }
+    }
     let axes = axes_or_all(c.node.attr_ints("axes"), rank, &c.node.op_type)?;
     // A crop takes a start and an end for each axis, or for each listed one (onnxruntime:
     // "size of roi array should be 2 * N where N is the rank of input tensor X").
