@@ -1,6 +1,7 @@
 """Element-type checks against onnxruntime: for every op schema of the standard domains (each
 version), one-node models whose inputs take element types that are allowed and consistent,
-that bind one type variable to two types, or that fall outside an input's type constraint.
+that bind one type variable to two types, that fall outside an input's type constraint, or
+whose one input is of a kind (tensor, sequence, optional) its constraint does not take.
 onnxruntime refuses a model whose node breaks its schema's type constraints with a
 "Type Error"; `onnx-bcast check` should report `type-mismatch` or `type-unsupported` for
 exactly those. A model onnxruntime refuses for another reason (a missing attribute, a bad
@@ -93,10 +94,51 @@ def types(schema, n, mode, rng):
     return picks
 
 
+def type_proto(t):
+    """The TypeProto of a schema's type string ("seq(tensor(float))"); None for maps and the like."""
+    if t.startswith("tensor("):
+        c = code(t)
+        return helper.make_tensor_type_proto(c, [2, 3]) if c else None
+    for kind, make in (("seq(", helper.make_sequence_type_proto), ("optional(", helper.make_optional_type_proto)):
+        if t.startswith(kind):
+            inner = type_proto(t[len(kind):-1])
+            return make(inner) if inner else None
+    return None
+
+
+def wrong_kind(schema, rng):
+    """Input types for one model of mode "kind": every slot of a type its schema allows, but one
+    of a kind (tensor, sequence, optional) it does not; None when the schema gives no such slot."""
+    allowed = {t.type_param_str: t.allowed_type_strs for t in schema.type_constraints}
+    n = slots(schema, rng)
+    per_slot, chosen = [], {}
+    for i in range(n):
+        f = schema.inputs[min(i, len(schema.inputs) - 1)]
+        strs = list(allowed.get(f.type_str, [f.type_str]))
+        if f.type_str not in chosen:
+            ok = [t for t in strs if type_proto(t)]
+            if not ok:
+                return None
+            chosen[f.type_str] = rng.choice(ok)
+        per_slot.append((strs, chosen[f.type_str]))
+    kinds = lambda strs: {t.split("(")[0] for t in strs}  # noqa: E731
+    candidates = [i for i, (strs, _) in enumerate(per_slot)
+                  if not kinds(strs) & {"map", "sparse_tensor"} and not kinds(strs) >= {"tensor", "seq", "optional"}]
+    if not candidates:
+        return None
+    i = rng.choice(candidates)
+    other = [k for k in ("tensor", "seq", "optional") if k not in kinds(per_slot[i][0])]
+    types = [type_proto(t) for _, t in per_slot]
+    elem = "tensor(float)"
+    types[i] = type_proto({"tensor": elem, "seq": f"seq({elem})", "optional": f"optional({elem})"}[rng.choice(other)])
+    return types
+
+
 def model(schema, picks):
     domain = "" if schema.domain == "ai.onnx" else schema.domain
     names = [f"x{i}" for i in range(len(picks))]
-    inputs = [helper.make_tensor_value_info(nm, c, [2, 3]) for nm, c in zip(names, picks)]
+    inputs = [helper.make_value_info(nm, c) if isinstance(c, onnx.TypeProto) else
+              helper.make_tensor_value_info(nm, c, [2, 3]) for nm, c in zip(names, picks)]
     outputs = [f"y{i}" for i in range(max(schema.min_output, 1))]
     node = helper.make_node(schema.name, names, outputs, domain=domain, name="n")
     g = helper.make_graph([node], "g", inputs, [onnx.ValueInfoProto(name=o) for o in outputs])
@@ -142,9 +184,12 @@ def main():
             domain = "" if schema.domain == "ai.onnx" else schema.domain
             if domain not in ORT_NEWEST or schema.deprecated or schema.since_version > ORT_NEWEST[domain]:
                 continue
-            for mode in ("valid", "mismatch", "unsupported"):
+            for mode in ("valid", "mismatch", "unsupported", "kind"):
                 n = slots(schema, rng)
-                picks = types(schema, n, mode, rng) if n else None
+                if mode == "kind":
+                    picks = wrong_kind(schema, rng) if n else None
+                else:
+                    picks = types(schema, n, mode, rng) if n else None
                 if picks is None:
                     continue
                 path = os.path.join(tmp, "m.onnx")
@@ -155,8 +200,10 @@ def main():
                 if (theirs, mine) in (("loads", "flagged"), ("type error", "clean")) or mine.startswith("exit"):
                     kept = os.path.join(tmp, "..", f"type_oracle_{schema.name}_{schema.since_version}_{mode}.onnx")
                     onnx.save(model(schema, picks), kept)
+                    said = [helper.printable_type(c) if isinstance(c, onnx.TypeProto) else TensorProto.DataType.Name(c)
+                            for c in picks]
                     bad.append(f"{theirs}, {mine}: {domain or 'ai.onnx'}.{schema.name} v{schema.since_version} "
-                               f"{mode} {[TensorProto.DataType.Name(c) for c in picks]} ({os.path.abspath(kept)})")
+                               f"{mode} {said} ({os.path.abspath(kept)})")
     for (mode, theirs, mine), k in sorted(counts.items()):
         print(f"{mode:>11}: onnxruntime {theirs:>10}, onnx-bcast {mine:>7}: {k}")
     print(f"\n{len(bad)} disagreements")
