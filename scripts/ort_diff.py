@@ -53,7 +53,12 @@ run under ORT on the same inputs (REWRITE-DIFF, REWRITE-FAIL); the sweeps 0, 1, 
 it is, at every older default-domain opset at which one of its ops had another schema and
 onnx's checker still takes the model (negative Flatten axes before 11, Mod of floats with
 fmod=0 before 28, GridSample 16's mode names): 4447 variants, 2 MISSED left, Max and Min of
-float16 at opset 1, where ORT breaks its own inserted Cast. With --untested it instead runs one small model of each shipped op that no node case uses
+float16 at opset 1, where ORT breaks its own inserted Cast. With --attrs each int attribute
+of each node is set to each of ATTR_VALUES in turn, once per op, version, attribute and value
+over the run (flags ORT reads as 0 or 1 only, keepdims of 2, dtype codes that name no type,
+negative counts): 1495 variants, 5 FALSE-ALARM left, where the spec refuses what ORT runs:
+ReverseSequence axes of -1 and -2, and a Split of num_outputs -1 whose input shape ORT's
+load-time inference does not know (it refuses the same node where it does). With --untested it instead runs one small model of each shipped op that no node case uses
 (UNTESTED); with --contrib it mutates a valid model of each of onnxruntime's contrib ops that
 deployed graphs use (CONTRIB) in place of the node cases. The models of every non-pass are
 kept under target/ort-diff/VERDICT/ with a .txt beside each
@@ -322,6 +327,33 @@ def older_opsets(model):
         except Exception:  # noqa: BLE001 - the node is not valid under that opset
             continue
         out.append(v)
+    return out
+
+
+ATTR_VALUES = [-2, -1, 0, 1, 2, 3, 7]
+
+
+def attr_variants(model, seen):
+    """(node index, attribute, value) for each int attribute the schema of each default- or
+    ml-domain node of the main graph defines, set to each of ATTR_VALUES it does not hold;
+    once per op, schema version, attribute and value over the run (`seen`)."""
+    out = []
+    ids = {o.domain or "": o.version for o in model.opset_import}
+    for k, n in enumerate(model.graph.node):
+        domain = "" if n.domain in ("", "ai.onnx") else n.domain
+        try:
+            schema = onnx.defs.get_schema(n.op_type, ids.get(domain, ids.get("ai.onnx", 1)), domain)
+        except Exception:  # noqa: BLE001 - no schema
+            continue
+        held = {a.name: a.i for a in n.attribute if a.type == onnx.AttributeProto.INT}
+        for name, a in sorted(schema.attributes.items()):
+            if a.type != onnx.defs.OpSchema.AttrType.INT:
+                continue
+            for v in ATTR_VALUES:
+                key = (domain, n.op_type, schema.since_version, name, v)
+                if held.get(name) != v and key not in seen:
+                    seen.add(key)
+                    out.append((k, name, v))
     return out
 
 
@@ -719,6 +751,8 @@ def main():
                     "(`run`) and compare the outputs")
     ap.add_argument("--sweep-sym", action="store_true", help="in place of random variants, each dim of each data "
                     "input declared as a symbol no --dim binds, in turn, then all of them at once")
+    ap.add_argument("--attrs", action="store_true", help="in place of random variants, each int attribute "
+                    "of each node set to each of " + str(ATTR_VALUES) + " in turn")
     ap.add_argument("--opsets", action="store_true", help="in place of random variants, each earlier opset "
                     "at which an op of the case had another schema and the case still passes onnx's checker")
     a = ap.parse_args()
@@ -750,6 +784,7 @@ def main():
     pool = ProcessPoolExecutor(1)  # ORT in a process of its own: some models abort it
     summary = collections.Counter()
     by_op = collections.defaultdict(collections.Counter)
+    attrs_seen = set()
     total = 0
     for c in cases:
         try:
@@ -772,7 +807,9 @@ def main():
                 sweep.append({i: set(range(x.ndim)) for i, x in enumerate(ins)})
         free = None
         opsets = older_opsets(model) if a.opsets else []
-        count = len(sweep) if a.sweep is not None or a.sweep_sym else len(opsets) if a.opsets else a.variants
+        attrs = attr_variants(model, attrs_seen) if a.attrs else []
+        count = (len(sweep) if a.sweep is not None or a.sweep_sym else len(opsets) if a.opsets
+                 else len(attrs) if a.attrs else a.variants)
         for v in range(count):
             shapes = [list(x.shape) for x in ins]
             values = {}
@@ -781,9 +818,9 @@ def main():
                 free = sweep[v]
                 values = {n: ins[j] for j, n in enumerate(names) if n in driving and j not in free}
                 what.append("symbols " + " ".join(f"in{i}{sorted(ks)}" for i, ks in free.items()))
-            elif a.opsets:
+            elif a.opsets or a.attrs:
                 values = {n: ins[j] for j, n in enumerate(names) if n in driving}
-                what.append(f"opset {opsets[v]}")
+                what.append(f"opset {opsets[v]}" if a.opsets else "attr {1}={2} on node {0}".format(*attrs[v]))
             elif a.sweep is not None:
                 i, k = sweep[v]
                 shapes[i][k] = a.sweep
@@ -805,13 +842,19 @@ def main():
             shapes = [list(values[n].shape) if n in values else s for n, s in zip(names, shapes)]
             if any(int(np.prod(s)) > MAX_ELEMS for s in shapes):
                 continue
-            feeds = {n: ins[i] if n in driving or a.opsets else random_input(rng, np_rng, ins[i], shapes[i])
+            feeds = {n: ins[i] if n in driving or a.opsets or a.attrs else random_input(rng, np_rng, ins[i], shapes[i])
                      for i, n in enumerate(names) if n not in values}
             sym = a.sym and rng.random() < 0.3
             vm, dims = build(model, shapes, values, sym, free)
             for o in vm.opset_import:
                 if a.opsets and o.domain in ("", "ai.onnx"):
                     o.version = opsets[v]
+            if a.attrs:
+                k, name, value = attrs[v]
+                node = vm.graph.node[k]
+                kept = [x for x in node.attribute if x.name != name]
+                del node.attribute[:]
+                node.attribute.extend(kept + [onnx.helper.make_attribute(name, value)])
             onnx.save(vm, tmp)
             total += 1
             job = pool.submit(run_ort, tmp, feeds)
