@@ -27,6 +27,9 @@ pub enum DType {
 }
 
 impl DType {
+    /// The last `TensorProto.DataType` code onnx 1.23 defines (FLOAT6E3M2).
+    pub const LAST_CODE: i32 = 28;
+
     /// The type for an ONNX `data_type` / `elem_type` code; `None` for 0 (UNDEFINED).
     pub fn from_onnx(code: i32) -> Option<DType> {
         Some(match code {

@@ -919,7 +919,8 @@ impl Infer<'_> {
         }
         if let Some((attr, value, list)) = ops::registry::bad_choice(node, opset) {
             let op = &node.op_type;
-            let msg = format!("{op} (opset {opset}) has {attr}='{value}'; it takes {}", quoted(list));
+            let value = if value.is_empty() { "''" } else { value.as_str() };
+            let msg = format!("{op} (opset {opset}) has {attr}={value}; it takes {}", or_list(&list));
             self.flag(n, Severity::Error, Code::InvalidNode, msg);
         }
         // The first input bound to each type variable: (variable, element type, input).
@@ -1539,11 +1540,11 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
     Ok(out)
 }
 
-/// `'a', 'b' or 'c'`.
-fn quoted(list: &[&str]) -> String {
-    let q: Vec<String> = list.iter().map(|v| format!("'{v}'")).collect();
+/// `a, b or c`; an empty string as ''.
+fn or_list(list: &[String]) -> String {
+    let q: Vec<&str> = list.iter().map(|v| if v.is_empty() { "''" } else { v.as_str() }).collect();
     match q.split_last() {
-        Some((last, [])) => last.clone(),
+        Some((last, [])) => last.to_string(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
         None => String::new(),
     }

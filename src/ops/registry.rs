@@ -443,26 +443,59 @@ pub static CHOICES: &[(&str, &str, &str, i64, &[&str])] = &[
     (ML, "TreeEnsembleRegressor", "post_transform", 1, TRANSFORM),
 ];
 
-/// The first string attribute of `node` (or string of a list) whose value `CHOICES` does not
-/// list at `opset`: (attribute, value, the values taken).
-pub fn bad_choice(node: &crate::ir::Node, opset: i64) -> Option<(&'static str, String, &'static [&'static str])> {
+const FLAG: &[i64] = &[0, 1];
+
+/// The same for int attributes onnxruntime refuses other values of: flags it reads as 0 or 1
+/// only, and TreeEnsemble's enumerations.
+#[rustfmt::skip]
+pub static INT_CHOICES: &[(&str, &str, &str, i64, &[i64])] = &[
+    ("", "CumProd", "exclusive", 26, FLAG),
+    ("", "CumProd", "reverse", 26, FLAG),
+    ("", "CumSum", "exclusive", 11, FLAG),
+    ("", "CumSum", "reverse", 11, FLAG),
+    ("", "MaxPool", "storage_order", 8, FLAG),
+    ("", "Mod", "fmod", 10, FLAG),
+    (ML, "TreeEnsemble", "aggregate_function", 5, &[0, 1, 2, 3]),
+    (ML, "TreeEnsemble", "post_transform", 5, &[0, 1, 2, 3, 4]),
+];
+
+/// The newest list at `opset` of each attribute that `rows` give `node`'s op.
+fn lists<T>(
+    rows: &'static [(&str, &str, &str, i64, &[T])],
+    node: &crate::ir::Node,
+    opset: i64,
+) -> Vec<(&'static str, &'static [T])> {
     let domain = crate::ir::norm_domain(&node.domain);
-    let rows =
-        CHOICES.iter().filter(|(d, op, _, since, _)| (*d, *op) == (domain, node.op_type.as_str()) && *since <= opset);
-    // Each attribute's newest list at `opset` (rows are oldest first).
-    let mut lists: Vec<(&'static str, &'static [&'static str])> = Vec::new();
-    for (_, _, attr, _, list) in rows {
-        lists.retain(|(a, _)| a != attr);
-        lists.push((attr, list));
+    let mut out: Vec<(&'static str, &'static [T])> = Vec::new();
+    // Rows are oldest first: a later one replaces an earlier list.
+    for (_, _, attr, _, list) in
+        rows.iter().filter(|(d, op, _, since, _)| (*d, *op) == (domain, node.op_type.as_str()) && *since <= opset)
+    {
+        out.retain(|(a, _)| a != attr);
+        out.push((attr, list));
     }
-    lists.into_iter().find_map(|(attr, list)| {
+    out
+}
+
+/// The first attribute of `node` (or element of a list) whose value `CHOICES` or
+/// `INT_CHOICES` does not list at `opset`: (attribute, value, the values taken), in words.
+pub fn bad_choice(node: &crate::ir::Node, opset: i64) -> Option<(&'static str, String, Vec<String>)> {
+    use crate::ir::AttrValue;
+    let words = |list: &[&str]| list.iter().map(|v| v.to_string()).collect();
+    let strings = lists(CHOICES, node, opset).into_iter().find_map(|(attr, list)| {
         let values = match node.attr(attr)? {
-            crate::ir::AttrValue::String(s) => std::slice::from_ref(s),
-            crate::ir::AttrValue::Strings(v) => v.as_slice(),
+            AttrValue::String(s) => std::slice::from_ref(s),
+            AttrValue::Strings(v) => v.as_slice(),
             _ => return None,
         };
         let bad = values.iter().map(|v| String::from_utf8_lossy(v)).find(|v| !list.contains(&v.as_ref()))?;
-        Some((attr, bad.into_owned(), list))
+        Some((attr, bad.into_owned(), words(list)))
+    });
+    strings.or_else(|| {
+        lists(INT_CHOICES, node, opset).into_iter().find_map(|(attr, list)| {
+            let v = node.attr_int(attr).filter(|v| !list.contains(v))?;
+            Some((attr, v.to_string(), list.iter().map(i64::to_string).collect()))
+        })
     })
 }
 

@@ -78,6 +78,31 @@ fn norm(op: &str, x: &[i64], scale: &[i64], bias: Option<&[i64]>, axis: i64) -> 
     build::model(opset, inputs, vec![with_int(node("norm", op, &names, &["y"]), "axis", axis)], &["y"])
 }
 
+/// LayerNormalization-17 of x [2, 3] with its mean and inverse deviation asked for.
+fn layer_norm_stats(stash_type: i64) -> ModelProto {
+    let n = node("norm", "LayerNormalization", &["x", "s"], &["y", "mean", "inv"]);
+    build::model(17, vec![input("x", &[2, 3]), input("s", &[3])], vec![with_int(n, "stash_type", stash_type)], &["y"])
+}
+
+/// TfIdfVectorizer-9 (TF) of 4 int64 values, counting the unigram 2.
+fn tfidf_grams(min: i64, max: i64, skip: i64) -> ModelProto {
+    let n = with_str(node("t", "TfIdfVectorizer", &["x"], &["y"]), "mode", "TF");
+    let n = with_int(with_int(with_int(n, "min_gram_length", min), "max_gram_length", max), "max_skip_count", skip);
+    let n = with_ints(with_ints(with_ints(n, "ngram_counts", &[0]), "ngram_indexes", &[0]), "pool_int64s", &[2]);
+    build::model(9, vec![typed("x", DataType::Int64, &[4])], vec![n], &["y"])
+}
+
+/// QuantizeLinear-21 of x [2, 3] by a scalar scale with a uint8 zero point, to `to`.
+fn quantize_to(to: DataType) -> ModelProto {
+    let n = with_int(node("q", "QuantizeLinear", &["x", "s", "z"], &["y"]), "output_dtype", to as i64);
+    build::model(
+        21,
+        vec![input("x", &[2, 3]), input::<i64>("s", &[]), typed::<i64>("z", DataType::Uint8, &[])],
+        vec![n],
+        &["y"],
+    )
+}
+
 fn gather_el(x: &[i64], i: &[i64], axis: i64) -> ModelProto {
     let n = with_int(node("ge", "GatherElements", &["x", "i"], &["y"]), "axis", axis);
     build::model(13, vec![input("x", x), typed("i", DataType::Int64, i)], vec![n], &["y"])
@@ -349,6 +374,54 @@ fn axes_twice(op: &str, axes: &'static [i64]) -> ModelProto {
 }
 
 /// Pad-19 in `mode` of x of shape `x` by `pads`.
+/// `m` with its first node's int attribute `name` set to `value`.
+fn with_int_at(mut m: ModelProto, name: &str, value: i64) -> ModelProto {
+    let n = &mut m.graph.as_mut().unwrap().node[0];
+    n.attribute.retain(|a| a.name() != name);
+    *n = with_int(std::mem::take(n), name, value);
+    m
+}
+
+/// ReduceSum-13 of x [2, 3, 4] over `axes` with an int attribute set.
+fn reduce_sum(axes: &'static [i64], attr: &str, value: i64) -> ModelProto {
+    let n = with_int(node("r", "ReduceSum", &["x", "a"], &["y"]), attr, value);
+    case(13, &[("x", &[2, 3, 4])], &[("a", &[axes.len() as i64], axes)], n)
+}
+
+fn arg_max() -> ModelProto {
+    case(13, &[("x", &[2, 3, 4])], &[], with_int(node("a", "ArgMax", &["x"], &["y"]), "axis", 1))
+}
+
+fn cum_sum(attr: &str, value: i64) -> ModelProto {
+    let n = with_int(node("c", "CumSum", &["x", "a"], &["y"]), attr, value);
+    case(14, &[("x", &[2, 3])], &[("a", &[], &[1])], n)
+}
+
+fn cast_to(to: i64) -> ModelProto {
+    case(21, &[("x", &[2, 3])], &[], with_int(node("c", "Cast", &["x"], &["y"]), "to", to))
+}
+
+/// Split-18 of x [4, 2] along axis 0 into two outputs, with num_outputs `k` and, if `sizes`,
+/// a split input [2, 2].
+fn split_n(k: i64, sizes: bool) -> ModelProto {
+    let inputs: &[&str] = if sizes { &["x", "s"] } else { &["x"] };
+    let n = with_int(node("s", "Split", inputs, &["y", "z"]), "num_outputs", k);
+    case(18, &[("x", &[4, 2])], &[("s", &[2], &[2, 2])], n)
+}
+
+/// RotaryEmbedding-23 of x [2, 3, 4, 8] with position ids [2, 4] and caches [8, 4].
+fn rotary_4d() -> ModelProto {
+    let n = node("r", "RotaryEmbedding", &["x", "c", "s", "p"], &["y"]);
+    case(23, &[("x", &[2, 3, 4, 8]), ("c", &[8, 4]), ("s", &[8, 4])], &[("p", &[2, 4], &[0, 1, 2, 3, 0, 1, 2, 3])], n)
+}
+
+/// BatchNormalization-15 of x [2, 3, 4, 4] in training mode or not, with `outputs` outputs.
+fn batch_norm(training: i64, outputs: usize) -> ModelProto {
+    let n = node("bn", "BatchNormalization", &["x", "s", "b", "m", "v"], &["y", "rm", "rv"][..outputs]);
+    let inputs: [(&str, &[i64]); 5] = [("x", &[2, 3, 4, 4]), ("s", &[3]), ("b", &[3]), ("m", &[3]), ("v", &[3])];
+    case(15, &inputs, &[], with_int(n, "training_mode", training))
+}
+
 fn flatten(opset: i64, axis: i64) -> ModelProto {
     case(opset, &[("x", &[2, 3, 4])], &[], with_int(node("f", "Flatten", &["x"], &["y"]), "axis", axis))
 }
@@ -1642,6 +1715,77 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             ml(with_str(node("n", "Normalizer", &["x"], &["y"]), "norm", "L1"), &[2, 3], 1),
             Some(vec![2, 3]),
         ),
+        // Int attributes (`ort_diff.py --attrs`). onnx's inference and onnxruntime keep reduced
+        // axes for keepdims=1 only, and read an empty axes list as none for
+        // noop_with_empty_axes=1 only.
+        ("ReduceSum keepdims 2", reduce_sum(&[1], "keepdims", 2), Some(vec![2, 4])),
+        ("ReduceSum keepdims 1", reduce_sum(&[1], "keepdims", 1), Some(vec![2, 1, 4])),
+        ("ReduceSum noop 2", reduce_sum(&[], "noop_with_empty_axes", 2), Some(vec![1, 1, 1])),
+        ("ReduceSum noop 1", reduce_sum(&[], "noop_with_empty_axes", 1), Some(vec![2, 3, 4])),
+        ("ArgMax keepdims -1", with_int_at(arg_max(), "keepdims", -1), Some(vec![2, 4])),
+        // "fmod must have value either 0 or 1", "exclusive == 0 || exclusive == 1 was false",
+        // storage_order likewise.
+        ("Mod fmod 2", modulo(13, 2), None),
+        ("CumSum exclusive 2", cum_sum("exclusive", 2), None),
+        // "Required min_gram_length must be positive", "max_gram_length must be inbounds of
+        // ngram_counts", "max_skip_count must be non-negative".
+        ("TfIdfVectorizer min_gram_length 0", tfidf_grams(0, 1, 0), None),
+        ("TfIdfVectorizer max_gram_length 2 of 1 count", tfidf_grams(1, 2, 0), None),
+        ("TfIdfVectorizer max_skip_count -1", tfidf_grams(1, 1, -1), None),
+        ("TfIdfVectorizer", tfidf_grams(1, 1, 0), Some(vec![1])),
+        // "output_dtype INT8 does not match y_zero_point type UINT8".
+        ("QuantizeLinear output_dtype int8, uint8 zero point", quantize_to(DataType::Int8), None),
+        ("QuantizeLinear output_dtype uint8, uint8 zero point", quantize_to(DataType::Uint8), Some(vec![2, 3])),
+        ("CumSum reverse 1", cum_sum("reverse", 1), Some(vec![2, 3])),
+        ("MaxPool storage_order 2", with_int_at(max_pool_pad("NOTSET"), "storage_order", 2), None),
+        // "Attribute to does not specify a valid type"; an EyeLike of dtype 0 has no type.
+        ("Cast to 99", cast_to(99), None),
+        ("Cast to 10", cast_to(10), Some(vec![2, 3])),
+        (
+            "EyeLike dtype 0",
+            with_int_at(case(21, &[("x", &[3, 3])], &[], node("e", "EyeLike", &["x"], &["y"])), "dtype", 0),
+            None,
+        ),
+        // Split: "Both 'split' input and 'num_outputs' attribute were given", "cannot be lower
+        // than 1", "Number of outputs (2) does not match num_outputs (3)".
+        ("Split num_outputs and split", split_n(2, true), None),
+        ("Split num_outputs 0", split_n(0, false), None),
+        ("Split num_outputs 3 of 2", split_n(3, false), None),
+        ("Split num_outputs -1", split_n(-1, false), None),
+        ("Split num_outputs 2", split_n(2, false), Some(vec![2, 2])),
+        // "Integer overflow" on a negative batch_dims.
+        ("GatherND batch_dims -1", with_int_at(take("GatherND", &[2, 3], &[2, 1]), "batch_dims", -1), None),
+        // Attention 23 and 24: a positive head count must be the 4-D input's; 25 takes none.
+        ("Attention 23 4-D heads 1", attention_at(23, &[Q4, K4, K4], Some((1, 1))), None),
+        ("Attention 23 4-D heads 3", attention_at(23, &[Q4, K4, K4], Some((3, 3))), Some(vec![2, 3, 4, 8])),
+        ("Attention 25 4-D heads 3", attention_at(25, &[Q4, K4, K4], Some((3, 3))), None),
+        ("RotaryEmbedding num_heads -1", with_int_at(rotary_4d(), "num_heads", -1), None),
+        ("RotaryEmbedding 4-D", rotary_4d(), Some(vec![2, 3, 4, 8])),
+        // "This number of op outputs should be 3 when Training_mode = True", "... 1 when
+        // Training_mode = False".
+        ("BatchNorm training 1 output", batch_norm(1, 1), None),
+        ("BatchNorm inference 3 outputs", batch_norm(0, 3), None),
+        ("BatchNorm training 3 outputs", batch_norm(1, 3), Some(vec![2, 3, 4, 4])),
+        (
+            "LayerNorm stash_type -1",
+            with_int_at(norm("LayerNormalization", &[2, 3], &[3], None, -1), "stash_type", -1),
+            Some(vec![2, 3]),
+        ),
+        ("LayerNorm stash_type -1 with statistics", layer_norm_stats(-1), None),
+        ("LayerNorm stash_type 1 with statistics", layer_norm_stats(1), Some(vec![2, 3])),
+        (
+            "LayerNorm stash_type 0",
+            with_int_at(norm("LayerNormalization", &[2, 3], &[3], None, -1), "stash_type", 0),
+            Some(vec![2, 3]),
+        ),
+        (
+            "RMSNorm stash_type -1",
+            with_int_at(norm("RMSNormalization", &[2, 3], &[3], None, -1), "stash_type", -1),
+            Some(vec![2, 3]),
+        ),
+        // "target/class count must be positive"; the aggregate is one of four.
+        ("TreeEnsemble n_targets 0", with_int_at(tree_ensemble(&[2, 3], 0), "n_targets", 0), None),
+        ("TreeEnsemble aggregate_function 7", with_int_at(tree_ensemble(&[2, 3], 0), "aggregate_function", 7), None),
     ]
     .into_iter()
     .chain(contrib_table())
@@ -2935,6 +3079,9 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         (one_hot(0), vec![3, 0], Some("onnxruntime refuses it")),
         // "Either scales or sizes MUST be provided as input": an empty scales is none there.
         (upsample_scalar(), vec![], Some("onnxruntime takes for none")),
+        // "Attribute saturate is only used for cast to float 8 types".
+        (with_int_at(cast_to(1), "saturate", 0), vec![2, 3], Some("onnxruntime refuses it")),
+        (with_int_at(cast_to(1), "saturate", 1), vec![2, 3], None),
         (one_hot(2), vec![3, 2], None),
     ]
     .into_iter()

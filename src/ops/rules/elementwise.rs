@@ -98,24 +98,44 @@ fn cast_to(c: &Ctx, to: Option<DType>) -> R {
 }
 
 pub fn cast(c: &Ctx) -> R {
-    cast_to(c, attr_dtype(c, "to", None))
+    saturated(c, attr_dtype(c, "to", None)?)
 }
 
 pub fn cast_like(c: &Ctx) -> R {
-    cast_to(c, c.dtype(1))
+    saturated(c, c.dtype(1))
+}
+
+/// Cast and CastLike to `to`. The spec reads saturate for float8 targets only; onnxruntime
+/// refuses saturate=0 for the others ("Attribute saturate is only used for cast to float 8
+/// types").
+fn saturated(c: &Ctx, to: Option<DType>) -> R {
+    let mut out = cast_to(c, to)?;
+    let float8 = matches!(to, Some(DType::Other(17..=20 | 24)));
+    if c.node.attr_int("saturate") == Some(0) && to.is_some() && !float8 {
+        let msg = format!("{}: saturate=0 to a type other than float8; onnxruntime refuses it", c.node.op_type);
+        out.warnings.push((crate::diag::Code::RuntimeDiffers, msg));
+    }
+    Ok(out)
 }
 
 pub fn bit_cast(c: &Ctx) -> R {
-    outs(vec![ty(attr_dtype(c, "to", None), c.shape(0).map(<[Dim]>::to_vec))])
+    outs(vec![ty(attr_dtype(c, "to", None)?, c.shape(0).map(<[Dim]>::to_vec))])
 }
 
 pub fn quantize(c: &Ctx) -> R {
-    let dtype = if c.has(2) { c.dtype(2) } else { attr_dtype(c, "output_dtype", Some(DType::U8)).or(Some(DType::U8)) };
+    let given = attr_dtype(c, "output_dtype", None)?;
+    // onnx's inference: "output_dtype INT8 does not match y_zero_point type UINT8".
+    if let (Some(want), Some(zero), true) = (given, c.dtype(2), c.has(2)) {
+        if want != zero {
+            return invalid(format!("QuantizeLinear: output_dtype {} and a {} zero point", want.name(), zero.name()));
+        }
+    }
+    let dtype = if c.has(2) { c.dtype(2) } else { given.or(Some(DType::U8)) };
     quantized(c, dtype)
 }
 
 pub fn dequantize(c: &Ctx) -> R {
-    quantized(c, attr_dtype(c, "output_dtype", c.dtype(1)).or(c.dtype(1)))
+    quantized(c, attr_dtype(c, "output_dtype", c.dtype(1))?.or(c.dtype(1)))
 }
 
 /// QuantizeLinear and DequantizeLinear: like the input, in `dtype`. The scale (input 1) holds
@@ -150,7 +170,7 @@ pub fn dynamic_quantize(c: &Ctx) -> R {
 }
 
 pub fn random(c: &Ctx) -> R {
-    let dtype = attr_dtype(c, "dtype", Some(DType::F32));
+    let dtype = attr_dtype(c, "dtype", Some(DType::F32))?;
     outs(vec![ty(dtype, c.node.attr_ints("shape").map(known_shape))])
 }
 
@@ -160,7 +180,7 @@ pub fn eye_like(c: &Ctx) -> R {
 }
 
 pub fn random_like(c: &Ctx) -> R {
-    let dtype = attr_dtype(c, "dtype", c.dtype(0));
+    let dtype = attr_dtype(c, "dtype", c.dtype(0))?;
     outs(vec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))])
 }
 
@@ -168,7 +188,7 @@ pub fn random_like(c: &Ctx) -> R {
 /// "Input tensor must have rank 2").
 pub fn multinomial(c: &Ctx) -> R {
     expect_rank(c, 0, 2)?;
-    let dtype = attr_dtype(c, "dtype", Some(DType::I32));
+    let dtype = attr_dtype(c, "dtype", Some(DType::I32))?;
     let batch = dim(c, 0, 0);
     let n = Dim::Known(c.node.attr_int("sample_size").unwrap_or(1));
     outs(vec![ty(dtype, Some(vec![batch, n]))])

@@ -255,8 +255,10 @@ pub fn scatter_nd(c: &Ctx) -> R {
 
 pub fn gather_nd(c: &Ctx) -> R {
     let dtype = c.dtype(0);
+    let b = c.node.attr_int("batch_dims").unwrap_or(0);
+    // onnxruntime: "Integer overflow" on a negative count.
+    let Ok(b) = usize::try_from(b) else { return invalid(format!("GatherND: batch_dims {b} is negative")) };
     let (Some(data), Some(ind)) = (c.shape(0), c.shape(1)) else { return outs(vec![ty(dtype, None)]) };
-    let b = c.node.attr_int("batch_dims").unwrap_or(0).max(0) as usize;
     let Some(last) = ind.last().filter(|_| !data.is_empty()) else {
         return invalid("GatherND needs data and indices of rank 1 or more".into());
     };

@@ -14,6 +14,25 @@ pub fn ml_float_same(c: &Ctx) -> R {
 }
 
 pub fn tfidf(c: &Ctx) -> R {
+    // The n-gram lengths run from min_gram_length (1 or more) to max_gram_length, each with
+    // its entry of ngram_counts, which onnxruntime checks ("Required min_gram_length must be
+    // positive", "max_gram_length must be inbounds of ngram_counts", "max_skip_count must be
+    // non-negative").
+    let attr = |name| c.node.attr_int(name);
+    let (lo, hi, skip) = (attr("min_gram_length"), attr("max_gram_length"), attr("max_skip_count"));
+    let counts = c.node.attr_ints("ngram_counts").map_or(0, <[i64]>::len);
+    let problem = match (lo, hi, skip) {
+        (Some(lo), ..) if lo < 1 => Some(format!("min_gram_length {lo}; it takes 1 or more")),
+        (Some(lo), Some(hi), _) if hi < lo => Some(format!("max_gram_length {hi} is below min_gram_length {lo}")),
+        (_, Some(hi), _) if hi as u64 > counts as u64 => {
+            Some(format!("max_gram_length {hi} with {counts} ngram_counts"))
+        }
+        (.., Some(skip)) if skip < 0 => Some(format!("max_skip_count {skip} is negative")),
+        _ => None,
+    };
+    if let Some(p) = problem {
+        return invalid(format!("TfIdfVectorizer: {p}"));
+    }
     let width = c
         .node
         .attr_ints("ngram_indexes")
@@ -216,6 +235,7 @@ pub fn label_encoder(c: &Ctx) -> R {
 }
 
 pub fn tree_ensemble(c: &Ctx) -> R {
+    targets_fit(c, "leaf_targetids", c.node.attr_int("n_targets"))?;
     let mut out = model_input(c)?;
     let n = dim(c, 0, 0);
     let t = attr_dim(c, "n_targets");
@@ -295,7 +315,22 @@ pub fn ml_classifier(c: &Ctx) -> R {
 }
 
 /// LinearRegressor, SVMRegressor, TreeEnsembleRegressor: `[N, targets]` floats.
+/// The tree ensembles give `count` targets, each leaf's id one of them (onnxruntime: "target/class
+/// count must be positive", "At least one value (3) in target/class ids is greater or equal to
+/// the target/class count (3)").
+fn targets_fit(c: &Ctx, ids: &str, count: Option<i64>) -> Result<(), RuleError> {
+    let op = &c.node.op_type;
+    match (count, c.node.attr_ints(ids).and_then(|v| v.iter().max())) {
+        (Some(n), _) if n < 1 => invalid(format!("{op}: n_targets {n}; it takes 1 or more")),
+        (Some(n), Some(id)) if *id >= n => invalid(format!("{op}: {ids} holds {id}, past the {n} targets")),
+        _ => Ok(()),
+    }
+}
+
 pub fn ml_regressor(c: &Ctx) -> R {
+    if c.node.op_type == "TreeEnsembleRegressor" {
+        targets_fit(c, "target_ids", c.node.attr_int("n_targets"))?;
+    }
     let targets = c.node.attr_int("targets").or(c.node.attr_int("n_targets")).unwrap_or(1);
     let targets = if c.node.op_type == "SVMRegressor" { 1 } else { targets };
     let mut out = model_input(c)?;

@@ -306,6 +306,16 @@ pub fn batch_norm(c: &Ctx) -> R {
     if x.as_ref().is_some_and(Vec::is_empty) {
         return invalid("BatchNormalization: a scalar input; it takes [N] or [N, C, ...]".into());
     }
+    // From opset 14, one output in inference mode and three in training mode (onnx's inference:
+    // "This number of op outputs should be 3 when Training_mode = True").
+    let (training, n) = (c.node.attr_int("training_mode").unwrap_or(0) != 0, c.node.outputs.len());
+    if c.opset >= 14 && n != if training { 3 } else { 1 } {
+        let mode = if training { "training" } else { "inference" };
+        return invalid(format!(
+            "BatchNormalization: {n} outputs in {mode} mode; it gives {}",
+            if training { 3 } else { 1 }
+        ));
+    }
     let mut out = Out::default();
     // Scale, bias, mean and variance hold one value per channel (but per element with
     // `spatial=0`, opsets 7 and 8).
@@ -391,7 +401,14 @@ pub fn group_norm(c: &Ctx) -> R {
 pub fn layer_norm(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return outs(vec![ty(dtype, None), ty(None, None), ty(None, None)]) };
-    let stash = attr_dtype(c, "stash_type", Some(DType::F32));
+    // The statistics outputs are of stash_type, which onnxruntime refuses to make of a code
+    // past the known ones ("Invalid tensor data type -1"); with no statistics asked for (and
+    // for 0) it runs any.
+    let stats = c.node.outputs().iter().skip(1).any(Option::is_some);
+    if let Some(t) = c.node.attr_int("stash_type").filter(|t| stats && !(0..=i64::from(DType::LAST_CODE)).contains(t)) {
+        return invalid(format!("{}: stash_type={t} names no element type", c.node.op_type));
+    }
+    let stash = attr_dtype(c, "stash_type", Some(DType::F32)).unwrap_or(Some(DType::F32));
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(-1), x.len(), &c.node.op_type)?;
     let mut out = Out::default();
     // Scale and bias stretch to the input (onnxruntime 1.32 takes a scale of the input's whole

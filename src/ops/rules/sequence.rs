@@ -93,6 +93,30 @@ pub fn attention(c: &Ctx) -> R {
     };
     let qh = attr_dim(c, "q_num_heads");
     let kvh = attr_dim(c, "kv_num_heads");
+    // onnx's inference: "left_window_size must be -1 or nonnegative, got -2".
+    for side in ["left_window_size", "right_window_size"] {
+        if let Some(w) = c.node.attr_int(side).filter(|w| *w < -1) {
+            return invalid(format!("Attention: {side} {w}; it takes -1 (no window) or 0 or more"));
+        }
+    }
+    // The kernels of opsets 23 and 24 give the scores asked for as output 3 at one of four
+    // points, or none at -1 ("qk_matmul_output_mode must be 0, 1, 2, or 3").
+    let mode = c.node.attr_int("qk_matmul_output_mode").unwrap_or(0);
+    if c.opset < 25 && c.node.outputs().get(3).is_some_and(Option::is_some) && !(-1..=3).contains(&mode) {
+        return invalid(format!("Attention: qk_matmul_output_mode {mode}; it takes 0 to 3 (or -1)"));
+    }
+    // Head counts with 4-D inputs: onnx 25's inference refuses any ("q_num_heads and
+    // kv_num_heads must not be specified for 4D inputs"); the kernels of opsets 23 and 24 check
+    // a positive one against the heads axis ("q_num_heads different from Q.shape[1]").
+    for (attr, x, given) in [("q_num_heads", q, &qh), ("kv_num_heads", k, &kvh)] {
+        let Some(n) = given.known().filter(|_| x.len() == 4) else { continue };
+        if c.opset >= 25 && q.len() == 4 {
+            return invalid(format!("Attention: {attr} is given with 4-D inputs, which opset {} refuses", c.opset));
+        }
+        if n > 0 && x[1].known().is_some_and(|h| h != n) {
+            return invalid(format!("Attention: {attr}={n}, and the 4-D input has {} heads", x[1]));
+        }
+    }
     // The schema wants both head counts for a 3-D Q, at every opset.
     let heads = match (q.len(), qh.known(), kvh.known()) {
         (3, Some(a), Some(b)) => Some((a, b)),
@@ -276,6 +300,10 @@ fn expect_ranks(c: &Ctx, ranks: &[usize]) -> Result<(), RuleError> {
 /// onnxruntime also refuses a sequence longer than the positions.
 pub fn rotary_embedding(c: &Ctx) -> R {
     let mut out = like_input(c);
+    // onnxruntime: "num_heads_attr >= 0" (0, the default, reads the heads from a 4-D input).
+    if let Some(n) = c.node.attr_int("num_heads").filter(|n| *n < 0) {
+        return invalid(format!("RotaryEmbedding: num_heads {n} is negative"));
+    }
     let Some(x) = c.shape(0) else { return Ok(out) };
     let (b, seq, head) = match (x.len(), c.node.attr_int("num_heads")) {
         (4, _) => (&x[0], &x[2], x[3].clone()),
@@ -554,7 +582,7 @@ pub fn sequence_construct(c: &Ctx) -> R {
 }
 
 pub fn sequence_empty(c: &Ctx) -> R {
-    outs(vec![sequence_of(attr_dtype(c, "dtype", Some(DType::F32)))])
+    outs(vec![sequence_of(attr_dtype(c, "dtype", Some(DType::F32))?)])
 }
 
 pub fn sequence_same(c: &Ctx) -> R {

@@ -135,7 +135,7 @@ pub fn stft(c: &Ctx) -> R {
 }
 
 pub fn window(c: &Ctx) -> R {
-    let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
+    let dtype = attr_dtype(c, "output_datatype", Some(DType::F32))?;
     let n = first_value(c, 0);
     if let Some(n) = n.known().filter(|n| *n <= 0) {
         return invalid(format!("{}: size {n}; it must be above 0", c.node.op_type));
@@ -149,7 +149,7 @@ pub fn mel_weight_matrix(c: &Ctx) -> R {
     expect_rank(c, 0, 0)?;
     expect_rank(c, 1, 0)?;
     (2..5).try_for_each(|i| one_element(c, i))?;
-    let dtype = attr_dtype(c, "output_datatype", Some(DType::F32));
+    let dtype = attr_dtype(c, "output_datatype", Some(DType::F32))?;
     let bins = first_value(c, 0);
     // dft_length / 2 + 1, dividing toward zero as onnxruntime does (a length of -1 gives 1).
     let dft = first_value(c, 1);

@@ -593,8 +593,10 @@ fn list_len(c: &Ctx, i: usize) -> Option<i64> {
 
 pub fn reduce(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    let keep = c.node.attr_int("keepdims").unwrap_or(1) != 0;
-    let noop = c.node.attr_int("noop_with_empty_axes").unwrap_or(0) != 0;
+    // onnx's inference and onnxruntime keep the axes only for keepdims=1, and take an empty
+    // axes list as none only for noop_with_empty_axes=1 (any other value is false).
+    let keep = c.node.attr_int("keepdims").unwrap_or(1) == 1;
+    let noop = c.node.attr_int("noop_with_empty_axes").unwrap_or(0) == 1;
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None)]) };
     let Ok(axes) = ints_from(c, "axes", 1) else {
         let shape = if keep { Some(unknown_rank(data.len())) } else { fewer_axes(c, 1, data.len()) };
@@ -621,7 +623,7 @@ pub fn reduce(c: &Ctx) -> R {
 }
 
 pub fn arg_reduce(c: &Ctx) -> R {
-    let keep = c.node.attr_int("keepdims").unwrap_or(1) != 0;
+    let keep = c.node.attr_int("keepdims").unwrap_or(1) == 1;
     let Some(data) = c.shape(0) else { return outs(vec![ty(Some(DType::I64), None)]) };
     let axis = c.node.attr_int("axis").unwrap_or(0);
     // An empty axis has no index to give, unless the output is empty too (onnxruntime runs
@@ -710,9 +712,17 @@ pub fn flatten(c: &Ctx) -> R {
 pub fn split(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let n = c.node.outputs.len();
+    let num_outputs = c.node.attr_int("num_outputs");
+    // onnx's inference: "Both 'split' input and 'num_outputs' attribute were given", "cannot be
+    // lower than 1"; onnxruntime: "Number of outputs (2) does not match num_outputs (3)".
+    match num_outputs {
+        Some(k) if k < 1 => return invalid(format!("Split: num_outputs={k}; it takes 1 or more")),
+        Some(_) if c.has(1) => return invalid("Split: both a split input and num_outputs are given".into()),
+        Some(k) if k != n as i64 => return invalid(format!("Split: num_outputs={k}, and the node has {n} outputs")),
+        _ => {}
+    }
     let Some(data) = c.shape(0) else { return outs(vec![ty(dtype, None); n]) };
     let axis = axis_in(c.node.attr_int("axis").unwrap_or(0), data.len(), &c.node.op_type)?;
-    let num_outputs = c.node.attr_int("num_outputs");
     let d = &data[axis];
     let mut condition = None;
     let sizes: Vec<Dim> = match ints_from(c, "split", 1) {
