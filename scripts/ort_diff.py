@@ -54,9 +54,11 @@ it is, at every older default-domain opset at which one of its ops had another s
 onnx's checker still takes the model (negative Flatten axes before 11, Mod of floats with
 fmod=0 before 28, GridSample 16's mode names): 4447 variants, 2 MISSED left, Max and Min of
 float16 at opset 1, where ORT breaks its own inserted Cast. With --attrs each int attribute
-of each node is set to each of ATTR_VALUES in turn, once per op, version, attribute and value
-over the run (flags ORT reads as 0 or 1 only, keepdims of 2, dtype codes that name no type,
-negative counts): 1495 variants, 5 FALSE-ALARM left, where the spec refuses what ORT runs:
+of each node is set to each of ATTR_VALUES in turn, and each int list it holds emptied, made
+one longer or shorter, or its first entry 0, -1 or doubled, once per op, version, attribute
+and change over the run (flags ORT reads as 0 or 1 only, keepdims of 2, dtype codes that name
+no type, negative counts, tree ensembles whose lists disagree or whose branches loop): 1826
+variants, 5 FALSE-ALARM left, where the spec refuses what ORT runs:
 ReverseSequence axes of -1 and -2, and a Split of num_outputs -1 whose input shape ORT's
 load-time inference does not know (it refuses the same node where it does). With --untested it instead runs one small model of each shipped op that no node case uses
 (UNTESTED); with --contrib it mutates a valid model of each of onnxruntime's contrib ops that
@@ -346,7 +348,19 @@ def attr_variants(model, seen):
         except Exception:  # noqa: BLE001 - no schema
             continue
         held = {a.name: a.i for a in n.attribute if a.type == onnx.AttributeProto.INT}
+        lists = {a.name: list(a.ints) for a in n.attribute if a.type == onnx.AttributeProto.INTS}
         for name, a in sorted(schema.attributes.items()):
+            if a.type == onnx.defs.OpSchema.AttrType.INTS and name in lists:
+                # A list held: emptied, one longer or shorter, its first entry 0, -1 or doubled.
+                v = lists[name]
+                changes = {"empty": [], "longer": v + [1], "shorter": v[:-1]}
+                if v:
+                    changes.update({f"first={x}": [x] + v[1:] for x in (0, -1, 2 * v[0] + 1)})
+                for what, new in changes.items():
+                    key = (domain, n.op_type, schema.since_version, name, what)
+                    if new != v and key not in seen:
+                        seen.add(key)
+                        out.append((k, name, new))
             if a.type != onnx.defs.OpSchema.AttrType.INT:
                 continue
             for v in ATTR_VALUES:
@@ -854,7 +868,9 @@ def main():
                 node = vm.graph.node[k]
                 kept = [x for x in node.attribute if x.name != name]
                 del node.attribute[:]
-                node.attribute.extend(kept + [onnx.helper.make_attribute(name, value)])
+                attr = onnx.helper.make_attribute(name, value, attr_type=onnx.AttributeProto.INTS
+                                                  if isinstance(value, list) else None)
+                node.attribute.extend(kept + [attr])
             onnx.save(vm, tmp)
             total += 1
             job = pool.submit(run_ort, tmp, feeds)
