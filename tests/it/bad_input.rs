@@ -1368,6 +1368,7 @@ fn attribute_arithmetic_never_overflows() {
     assert!(y.len() == 2 && y[1].known().is_none(), "{y:?}");
     let mut tfidf = node("t", "TfIdfVectorizer", &["x"], &["y"]);
     tfidf.attribute.push(ints_attr("ngram_indexes", &[0, big]));
+    tfidf.attribute.push(ints_attr("pool_int64s", &[1, 2]));
     let (shapes, _) = infer(tfidf.clone(), &[5], 13);
     let y = shapes[0].clone().unwrap();
     assert!(y.len() == 1 && y[0].known().is_none(), "{y:?}");

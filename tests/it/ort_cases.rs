@@ -92,6 +92,11 @@ fn tfidf_grams(min: i64, max: i64, skip: i64) -> ModelProto {
     build::model(9, vec![typed("x", DataType::Int64, &[4])], vec![n], &["y"])
 }
 
+/// TfIdfVectorizer-9 counting unigrams and bigrams, the bigrams from pool entry 1 on.
+fn bigrams() -> ModelProto {
+    with_ints_at(tfidf_grams(1, 2, 0), "ngram_counts", &[0, 1])
+}
+
 /// QuantizeLinear-21 of x [2, 3] by a scalar scale with a uint8 zero point, to `to`.
 fn quantize_to(to: DataType) -> ModelProto {
     let n = with_int(node("q", "QuantizeLinear", &["x", "s", "z"], &["y"]), "output_dtype", to as i64);
@@ -380,6 +385,27 @@ fn with_int_at(mut m: ModelProto, name: &str, value: i64) -> ModelProto {
     n.attribute.retain(|a| a.name() != name);
     *n = with_int(std::mem::take(n), name, value);
     m
+}
+
+/// `m` with its first node's int-list attribute `name` set to `values`.
+fn with_ints_at(mut m: ModelProto, name: &str, values: &[i64]) -> ModelProto {
+    let n = &mut m.graph.as_mut().unwrap().node[0];
+    n.attribute.retain(|a| a.name() != name);
+    *n = with_ints(std::mem::take(n), name, values);
+    m
+}
+
+/// MaxUnpool-11 of x [1, 1, 2, 2] by 2x2 windows.
+fn max_unpool() -> ModelProto {
+    let n = with_ints(node("u", "MaxUnpool", &["x", "i"], &["y"]), "kernel_shape", &[2, 2]);
+    let inputs = vec![input("x", &[1, 1, 2, 2]), typed("i", DataType::Int64, &[1, 1, 2, 2])];
+    build::model(11, inputs, vec![n], &["y"])
+}
+
+/// LabelEncoder-2 of x [2, 3] from the keys 1, 2, 3 to `values`.
+fn label_encoder(values: &[f32]) -> ModelProto {
+    let n = with_floats(node("l", "LabelEncoder", &["x"], &["y"]), "keys_floats", &[1.0, 2.0, 3.0]);
+    ml(with_floats(n, "values_floats", values), &[2, 3], 2)
 }
 
 /// ReduceSum-13 of x [2, 3, 4] over `axes` with an int attribute set.
@@ -1783,6 +1809,45 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             with_int_at(norm("RMSNormalization", &[2, 3], &[3], None, -1), "stash_type", -1),
             Some(vec![2, 3]),
         ),
+        // Int lists: "Explicit output size must be positive", "All stride values must be
+        // positive", "The number of keys 3 and the number of values 2 must be the same",
+        // "ngram_indexes must be non-empty", "items % ngram_size == 0".
+        (
+            "ConvTranspose output_shape [0,5]",
+            with_ints_at(conv_t(&[1, 1, 3, 3], &[1, 2, 3, 3], "NOTSET", 1, 0), "output_shape", &[0, 5]),
+            None,
+        ),
+        (
+            "ConvTranspose output_shape [5,5]",
+            with_ints_at(conv_t(&[1, 1, 3, 3], &[1, 2, 3, 3], "NOTSET", 1, 0), "output_shape", &[5, 5]),
+            Some(vec![1, 2, 5, 5]),
+        ),
+        ("MaxUnpool strides [0,2]", with_ints_at(max_unpool(), "strides", &[0, 2]), None),
+        ("MaxUnpool strides [2,2]", with_ints_at(max_unpool(), "strides", &[2, 2]), Some(vec![1, 1, 4, 4])),
+        ("LabelEncoder 3 keys 2 values", label_encoder(&[1.0, 2.0]), None),
+        ("LabelEncoder 3 keys 3 values", label_encoder(&[1.0, 2.0, 3.0]), Some(vec![2, 3])),
+        ("TfIdfVectorizer no ngram_indexes", with_ints_at(tfidf_grams(1, 1, 0), "ngram_indexes", &[]), None),
+        ("TfIdfVectorizer half a bigram", with_ints_at(bigrams(), "pool_int64s", &[2, 3]), None),
+        ("TfIdfVectorizer a bigram", with_ints_at(bigrams(), "pool_int64s", &[2, 3, 4]), Some(vec![1])),
+        (
+            "TfIdfVectorizer 2 unigrams 2 indexes",
+            with_ints_at(with_ints_at(tfidf_grams(1, 1, 0), "pool_int64s", &[2, 3]), "ngram_indexes", &[0, 1]),
+            Some(vec![2]),
+        ),
+        // "TreeEnsemble contains a cycle or shared internal node"; onnx's inference: "Attribute
+        // 'nodes_truenodeids' must have 2 elements"; a root past the nodes.
+        (
+            "TreeEnsemble branch to itself",
+            with_ints_at(with_ints_at(tree_ensemble(&[2, 3], 0), "nodes_trueleafs", &[0]), "nodes_truenodeids", &[0]),
+            None,
+        ),
+        (
+            "TreeEnsemble 2 featureids for 1 node",
+            with_ints_at(tree_ensemble(&[2, 3], 0), "nodes_featureids", &[0, 0]),
+            None,
+        ),
+        ("TreeEnsemble root 1 of 1 node", with_ints_at(tree_ensemble(&[2, 3], 0), "tree_roots", &[1]), None),
+        ("TreeEnsemble 1 target for 2 leaves", with_ints_at(tree_ensemble(&[2, 3], 0), "leaf_targetids", &[0]), None),
         // "target/class count must be positive"; the aggregate is one of four.
         ("TreeEnsemble n_targets 0", with_int_at(tree_ensemble(&[2, 3], 0), "n_targets", 0), None),
         ("TreeEnsemble aggregate_function 7", with_int_at(tree_ensemble(&[2, 3], 0), "aggregate_function", 7), None),

@@ -247,6 +247,10 @@ pub fn conv_transpose(c: &Ctx) -> R {
     if let Some(os) = os.filter(|os| os.len() != n) {
         return invalid(format!("ConvTranspose: output_shape has {} entries for {n} spatial axes", os.len()));
     }
+    // onnxruntime: "Explicit output size must be positive".
+    if let Some(d) = os.and_then(|os| os.iter().find(|d| **d <= 0)) {
+        return invalid(format!("ConvTranspose: output_shape holds {d}; its sizes must be positive"));
+    }
     let Some(kernel) = kernel_of(c, w)? else {
         shape.extend(match os {
             Some(os) => os.iter().copied().map(Dim::Known).collect(),
@@ -426,6 +430,12 @@ pub fn max_roi_pool(c: &Ctx) -> R {
 pub fn max_unpool(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let mut out = Out::default();
+    // onnxruntime: "kernel_shape_[dim] > 0", "All stride values must be positive".
+    for attr in ["kernel_shape", "strides"] {
+        if let Some(v) = c.node.attr_ints(attr).and_then(|v| v.iter().find(|v| **v <= 0)) {
+            return invalid(format!("MaxUnpool: {attr} holds {v}; it takes positive sizes"));
+        }
+    }
     let least = match (c.shape(0), c.node.attr_ints("kernel_shape")) {
         (Some(x), Some(k)) => {
             expect_shape(c, 1, x, &mut out)?;

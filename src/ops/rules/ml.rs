@@ -30,7 +30,7 @@ pub fn tfidf(c: &Ctx) -> R {
         (.., Some(skip)) if skip < 0 => Some(format!("max_skip_count {skip} is negative")),
         _ => None,
     };
-    if let Some(p) = problem {
+    if let Some(p) = problem.or_else(|| tfidf_pool(c)) {
         return invalid(format!("TfIdfVectorizer: {p}"));
     }
     let width = c
@@ -47,6 +47,32 @@ pub fn tfidf(c: &Ctx) -> R {
         Some(s) => return invalid(format!("TfIdfVectorizer needs a 1-D or 2-D input, not {}-D", s.len())),
     };
     outs(vec![ty(Some(DType::F32), shape)])
+}
+
+/// What is wrong with a TfIdfVectorizer's pool: ngram_counts[i] is where its (i+1)-grams
+/// start, so each run of the pool holds whole n-grams (onnx's inference: "ngram_indexes must
+/// be non-empty with no negative values"; onnxruntime: "non-empty pool_int64s", "items %
+/// ngram_size == 0").
+fn tfidf_pool(c: &Ctx) -> Option<String> {
+    let indexes = c.node.attr_ints("ngram_indexes").unwrap_or_default();
+    if indexes.is_empty() || indexes.iter().any(|i| *i < 0) {
+        return Some("ngram_indexes must be non-empty with no negative values".into());
+    }
+    let pool = match (c.node.attr("pool_int64s"), c.node.attr("pool_strings")) {
+        (Some(AttrValue::Ints(v)), _) => v.len(),
+        (_, Some(AttrValue::Strings(v))) => v.len(),
+        _ => 0,
+    };
+    if pool == 0 {
+        return Some("the pool is empty".into());
+    }
+    let counts = c.node.attr_ints("ngram_counts").unwrap_or_default();
+    let whole = counts.iter().enumerate().all(|(i, start)| {
+        let end = counts.get(i + 1).copied().unwrap_or(pool as i64);
+        let items = end.checked_sub(*start).filter(|n| *start >= 0 && *n >= 0);
+        items.is_some_and(|n| n % (i as i64 + 1) == 0)
+    });
+    (!whole).then(|| format!("ngram_counts {counts:?} do not cut the pool of {pool} into whole n-grams"))
 }
 
 pub fn string_split(c: &Ctx) -> R {
@@ -221,6 +247,23 @@ fn image_size(b: &[u8]) -> Option<(i64, i64)> {
 }
 
 pub fn label_encoder(c: &Ctx) -> R {
+    // onnx's inference: one key per value ("The number of keys 3 and the number of values 4
+    // must be the same"), and some values at all.
+    let count = |names: [&str; 4]| {
+        names.iter().find_map(|a| match c.node.attr(a)? {
+            AttrValue::Strings(v) => Some(v.len()),
+            AttrValue::Ints(v) => Some(v.len()),
+            AttrValue::Floats(v) => Some(v.len()),
+            AttrValue::Tensor(t) => t.dims.iter().try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?)),
+            _ => None,
+        })
+    };
+    let keys = count(["keys_strings", "keys_int64s", "keys_floats", "keys_tensor"]);
+    match (keys, count(["values_strings", "values_int64s", "values_floats", "values_tensor"])) {
+        (_, None) => return invalid("LabelEncoder: no values are given".into()),
+        (Some(k), Some(v)) if k != v => return invalid(format!("LabelEncoder: {k} keys for {v} values")),
+        _ => {}
+    }
     let dtype = ["values_strings", "values_int64s", "values_floats", "values_tensor"]
         .iter()
         .find_map(|a| c.node.attr(a).map(|v| (*a, v)))
@@ -236,6 +279,9 @@ pub fn label_encoder(c: &Ctx) -> R {
 
 pub fn tree_ensemble(c: &Ctx) -> R {
     targets_fit(c, "leaf_targetids", c.node.attr_int("n_targets"))?;
+    if let Some(p) = tree_structure(c) {
+        return invalid(format!("TreeEnsemble: {p}"));
+    }
     let mut out = model_input(c)?;
     let n = dim(c, 0, 0);
     let t = attr_dim(c, "n_targets");
@@ -315,6 +361,74 @@ pub fn ml_classifier(c: &Ctx) -> R {
 }
 
 /// LinearRegressor, SVMRegressor, TreeEnsembleRegressor: `[N, targets]` floats.
+/// What is wrong with TreeEnsemble's nodes and leaves: one entry per node in each nodes_*
+/// attribute and one target per leaf weight (onnx's inference: "Attribute 'nodes_falseleafs'
+/// must have 3 elements"), roots that are nodes, and each branch to a node or, where its leaf
+/// flag is set, a leaf that exists (onnxruntime checks each tree as it reads it).
+fn tree_structure(c: &Ctx) -> Option<String> {
+    let ints = |a: &str| c.node.attr_ints(a).unwrap_or_default();
+    let len = |a: &str| match c.node.attr(a) {
+        Some(AttrValue::Tensor(t)) => t.dims.iter().try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?)),
+        Some(AttrValue::Ints(v)) => Some(v.len()),
+        _ => None,
+    };
+    let nodes = len("nodes_featureids")?;
+    let per_node = [
+        "nodes_truenodeids",
+        "nodes_falsenodeids",
+        "nodes_trueleafs",
+        "nodes_falseleafs",
+        "nodes_modes",
+        "nodes_splits",
+    ];
+    if let Some((a, k)) = per_node.iter().find_map(|a| len(a).filter(|k| *k != nodes).map(|k| (a, k))) {
+        return Some(format!("{a} has {k} entries for {nodes} nodes"));
+    }
+    let leaves = len("leaf_weights").unwrap_or(0);
+    if let Some(k) = len("leaf_targetids").filter(|k| *k != leaves) {
+        return Some(format!("{k} leaf_targetids for {leaves} leaf_weights"));
+    }
+    if let Some(r) = ints("tree_roots").iter().find(|r| usize::try_from(**r).map_or(true, |r| r >= nodes)) {
+        return Some(format!("tree root {r} is not one of the {nodes} nodes"));
+    }
+    if let Some(f) = ints("nodes_featureids").iter().find(|f| **f < 0) {
+        return Some(format!("nodes_featureids holds {f}"));
+    }
+    if let Some(t) = ints("leaf_targetids").iter().find(|t| **t < 0) {
+        return Some(format!("leaf_targetids holds {t}"));
+    }
+    let branches = [("nodes_truenodeids", "nodes_trueleafs"), ("nodes_falsenodeids", "nodes_falseleafs")];
+    for (ids, flags) in branches {
+        for (k, (to, leaf)) in ints(ids).iter().zip(ints(flags)).enumerate() {
+            let (bound, what) = if *leaf != 0 { (leaves, "leaves") } else { (nodes, "nodes") };
+            if usize::try_from(*to).map_or(true, |t| t >= bound) {
+                return Some(format!("node {k} branches ({ids}) to {to}, not one of the {bound} {what}"));
+            }
+        }
+    }
+    // Within a tree no node is reached twice, by a cycle or by two branches (onnxruntime:
+    // "TreeEnsemble contains a cycle or shared internal node"); trees may share nodes.
+    let (flags, ids): (Vec<_>, Vec<_>) = branches.iter().map(|(i, f)| (ints(f), ints(i))).unzip();
+    // Each node's branches to nodes (checked above to be nodes' indices).
+    let next: Vec<Vec<usize>> = (0..nodes)
+        .map(|k| {
+            let inner = (0..2).filter(|b| flags[*b].get(k).is_some_and(|f| *f == 0));
+            inner.filter_map(|b| ids[b].get(k).and_then(|t| usize::try_from(*t).ok())).collect()
+        })
+        .collect();
+    let mut seen = vec![usize::MAX; nodes];
+    for (tree, root) in ints("tree_roots").iter().filter_map(|r| usize::try_from(*r).ok()).enumerate() {
+        let mut stack = vec![root];
+        while let Some(k) = stack.pop() {
+            if std::mem::replace(&mut seen[k], tree) == tree {
+                return Some(format!("node {k} is reached twice in tree {tree}"));
+            }
+            stack.extend(&next[k]);
+        }
+    }
+    None
+}
+
 /// The tree ensembles give `count` targets, each leaf's id one of them (onnxruntime: "target/class
 /// count must be positive", "At least one value (3) in target/class ids is greater or equal to
 /// the target/class count (3)").
