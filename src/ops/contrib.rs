@@ -375,6 +375,12 @@ fn group_query_attention(c: &Ctx) -> R {
 fn fused_matmul(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let (Some(a), Some(b)) = (c.shape(0), c.shape(1)) else { return out(vec![tensor(dtype, None)]) };
+    // onnxruntime: "Two inputs should have same rank and rank >= 3 if transBatchA or
+    // transBatchB is true".
+    let batch = ["transBatchA", "transBatchB"].iter().any(|t| c.node.attr_int(t).unwrap_or(0) != 0);
+    if batch && (a.len() < 3 || a.len() != b.len()) {
+        return invalid(c, format!("transBatchA or transBatchB with inputs of ranks {} and {}", a.len(), b.len()));
+    }
     let view = |s: &[Dim], trans: &str, batch: &str| -> Shape {
         let r = s.len();
         if r < 2 {
@@ -619,9 +625,10 @@ fn unfold_tensor(c: &Ctx) -> R {
     Ok(checked)
 }
 
-/// MurmurHash3: one hash per element, uint32 (int32 with `positive` 0).
+/// MurmurHash3: one hash per element, uint32 (int32 with `positive` other than 1).
 fn murmur_hash3(c: &Ctx) -> R {
-    let dtype = if c.node.attr_int("positive").unwrap_or(1) == 0 { DType::I32 } else { DType::U32 };
+    // onnxruntime gives uint32 for positive=1 only.
+    let dtype = if c.node.attr_int("positive").unwrap_or(1) == 1 { DType::U32 } else { DType::I32 };
     out(vec![tensor(Some(dtype), c.shape(0).map(<[Dim]>::to_vec))])
 }
 
@@ -660,7 +667,9 @@ fn moe(c: &Ctx) -> R {
         Some(n) if h > 0 && n % h == 0 && n > 0 => n / h,
         _ => return invalid(c, format!("no intermediate size fits fc2 [.., {f1}, {f2}] and a hidden size of {h}")),
     };
-    let fused = c.node.attr_int("swiglu_fusion").unwrap_or(0) != 0;
+    // onnxruntime reads swiglu_fusion only for the swiglu activation.
+    let swiglu = c.node.attr_str("activation_type").as_deref() == Some("swiglu");
+    let fused = swiglu && c.node.attr_int("swiglu_fusion").unwrap_or(0) != 0;
     let Some(fc1) = (if fused { inter.checked_mul(2) } else { Some(inter) }) else {
         return invalid(c, format!("twice the intermediate size {inter} overflows"));
     };
@@ -918,7 +927,8 @@ fn qlinear_global_average_pool(c: &Ctx) -> R {
 
 /// RotaryEmbedding: output like the input, [B, S, hidden] or [B, N, S, H]. As onnxruntime
 /// checks them: position_ids a scalar or [1] (an offset) or [B, S]; cos and sin caches 2-D of one
-/// shape, [positions, rot / 2] with rot the rotary_embedding_dim or else the head size.
+/// shape, [positions, rot / 2] with rot the rotary_embedding_dim or else the head size (or
+/// half the head size with any rotary_embedding_dim).
 fn rotary_embedding(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None)]) };
@@ -947,8 +957,16 @@ fn rotary_embedding(c: &Ctx) -> R {
             _ if heads > 0 => x[2].div_floor(&Dim::Known(heads)),
             _ => Dim::Unknown,
         };
-        let rot = c.node.attr_int("rotary_embedding_dim").filter(|r| *r > 0).map_or(head, Dim::Known);
-        if let Some((half, r)) = cos[1].known().zip(rot.known()).filter(|(half, r)| *half != r / 2) {
+        let rot = c.node.attr_int("rotary_embedding_dim").filter(|r| *r > 0).map_or(head.clone(), Dim::Known);
+        // onnxruntime takes a cache of half the head size whatever the rotary size, which is
+        // at most the head size ("rotary_embedding_dim must be less than or equal to head_size").
+        let half_head = head.known().map(|h| h / 2);
+        if let Some((r, h)) = rot.known().zip(head.known()).filter(|(r, h)| r > h) {
+            return invalid(c, format!("rotary_embedding_dim {r} exceeds the head size {h}"));
+        }
+        if let Some((half, r)) =
+            cos[1].known().zip(rot.known()).filter(|(half, r)| *half != r / 2 && Some(*half) != half_head)
+        {
             return invalid(c, format!("cos_cache holds {half} per position, not half the rotary size {r}"));
         }
         // The sequence fits the caches' positions ("Updating cos_cache and sin_cache in
@@ -1139,7 +1157,8 @@ fn generation(c: &Ctx, g: &Generation) -> R {
     let logits = c.subgraph_outputs.iter().find(|(n, _)| *n == "decoder").and_then(|(_, o)| o.first()?.as_ref());
     let dtype = g.penalties.iter().find(|i| c.has(**i)).map_or(logits.and_then(Type::dtype), |i| c.dtype(*i));
     let width = logits.and_then(Type::shape).and_then(|s| s.last()?.known());
-    let vocab = match (c.node.attr_int("vocab_size").filter(|v| *v != -1), width) {
+    // A vocab_size of 0 or less is not given (onnxruntime reads the logits' width then).
+    let vocab = match (c.node.attr_int("vocab_size").filter(|v| *v > 0), width) {
         (Some(v), Some(w)) if v > w => return invalid(c, format!("vocab_size {v} exceeds the decoder's {w} logits")),
         (Some(v), _) => Dim::Known(v),
         (None, w) => w.map_or(Dim::Unknown, Dim::Known),

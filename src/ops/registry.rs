@@ -459,6 +459,25 @@ pub static INT_CHOICES: &[(&str, &str, &str, i64, &[i64])] = &[
     (ML, "TreeEnsemble", "post_transform", 5, &[0, 1, 2, 3, 4]),
 ];
 
+const MS: &str = "com.microsoft";
+
+/// The least value of int attributes onnxruntime's own kernels check: head counts ("num_heads >
+/// 0"), MoE's k, GatedDeltaNet's chunk size, the contrib RotaryEmbedding's sizes.
+#[rustfmt::skip]
+pub static INT_LEAST: &[(&str, &str, &str, i64, i64)] = &[
+    (MS, "Attention", "num_heads", 1, 1),
+    (MS, "DecoderMaskedMultiHeadAttention", "num_heads", 1, 1),
+    (MS, "GatedDeltaNet", "chunk_size", 1, 1),
+    (MS, "GroupQueryAttention", "kv_num_heads", 1, 1),
+    (MS, "GroupQueryAttention", "num_heads", 1, 1),
+    (MS, "MoE", "k", 1, 1),
+    (MS, "MultiHeadAttention", "num_heads", 1, 1),
+    (MS, "PackedMultiHeadAttention", "num_heads", 1, 1),
+    (MS, "RotaryEmbedding", "num_heads", 1, 0),
+    (MS, "RotaryEmbedding", "rotary_embedding_dim", 1, 0),
+    (MS, "Sampling", "min_tokens_to_keep", 1, 0),
+];
+
 /// The newest list at `opset` of each attribute that `rows` give `node`'s op.
 fn lists<T>(
     rows: &'static [(&str, &str, &str, i64, &[T])],
@@ -478,7 +497,8 @@ fn lists<T>(
 }
 
 /// The first attribute of `node` (or element of a list) whose value `CHOICES` or
-/// `INT_CHOICES` does not list at `opset`: (attribute, value, the values taken), in words.
+/// `INT_CHOICES` does not list at `opset`, or below its `INT_LEAST`: (attribute, value, the
+/// values taken), in words.
 pub fn bad_choice(node: &crate::ir::Node, opset: i64) -> Option<(&'static str, String, Vec<String>)> {
     use crate::ir::AttrValue;
     let words = |list: &[&str]| list.iter().map(|v| v.to_string()).collect();
@@ -491,12 +511,22 @@ pub fn bad_choice(node: &crate::ir::Node, opset: i64) -> Option<(&'static str, S
         let bad = values.iter().map(|v| String::from_utf8_lossy(v)).find(|v| !list.contains(&v.as_ref()))?;
         Some((attr, bad.into_owned(), words(list)))
     });
-    strings.or_else(|| {
+    let ints = || {
         lists(INT_CHOICES, node, opset).into_iter().find_map(|(attr, list)| {
             let v = node.attr_int(attr).filter(|v| !list.contains(v))?;
             Some((attr, v.to_string(), list.iter().map(i64::to_string).collect()))
         })
-    })
+    };
+    let domain = crate::ir::norm_domain(&node.domain);
+    let least = || {
+        INT_LEAST.iter().filter(|(d, op, ..)| (*d, *op) == (domain, node.op_type.as_str())).find_map(
+            |(_, _, attr, since, min)| {
+                let v = node.attr_int(attr).filter(|v| opset >= *since && v < min)?;
+                Some((*attr, v.to_string(), vec![format!("{min} or more")]))
+            },
+        )
+    };
+    strings.or_else(ints).or_else(least)
 }
 
 #[cfg(test)]

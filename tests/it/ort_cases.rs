@@ -2275,6 +2275,43 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             generate("Sampling", &[2, 3], &[("presence_mask", &[1, 10], &[1; 10], I32)], None),
             None,
         ),
+        // Int attributes (`ort_diff.py --attrs --contrib`): "num_heads > 0", "MoE attribute 'k'
+        // must be >= 1"; swiglu_fusion is read for the swiglu activation only; "Two inputs
+        // should have same rank and rank >= 3 if transBatchA or transBatchB is true".
+        (
+            "DecoderMaskedMultiHeadAttention num_heads 0",
+            with_int_at(dmmha(&[2, 1, 16], &[2, 1, 16], &[2, 1, 16]), "num_heads", 0),
+            None,
+        ),
+        ("MoE k 0", with_int_at(moe(&[10, 4], &[4, 8, 16], &[4, 16, 8]), "k", 0), None),
+        (
+            "MoE relu swiglu_fusion 1",
+            with_int_at(moe(&[10, 4], &[4, 8, 16], &[4, 16, 8]), "swiglu_fusion", 1),
+            Some(vec![2, 5, 8]),
+        ),
+        (
+            "FusedMatMul transBatchA [2,3,4] by [4,5]",
+            with_int_at(
+                ms(MS, node("f", "FusedMatMul", &["a", "b"], &["y"]), &[("a", &[2, 3, 4], F), ("b", &[4, 5], F)], &[]),
+                "transBatchA",
+                1,
+            ),
+            None,
+        ),
+        (
+            "FusedMatMul transBatchA [2,3,4] by [3,4,5]",
+            with_int_at(
+                ms(
+                    MS,
+                    node("f", "FusedMatMul", &["a", "b"], &["y"]),
+                    &[("a", &[2, 3, 4], F), ("b", &[3, 4, 5], F)],
+                    &[],
+                ),
+                "transBatchA",
+                1,
+            ),
+            Some(vec![3, 2, 5]),
+        ),
     ]
     .into_iter()
     .chain(recurrent_table())
