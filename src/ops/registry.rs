@@ -501,6 +501,15 @@ fn lists<T>(
 /// values taken), in words.
 pub fn bad_choice(node: &crate::ir::Node, opset: i64) -> Option<(&'static str, String, Vec<String>)> {
     use crate::ir::AttrValue;
+    // The ops the tables name, so that every other node (nearly all) is passed over at once.
+    static NAMED: std::sync::OnceLock<std::collections::HashSet<&'static str>> = std::sync::OnceLock::new();
+    let named = NAMED.get_or_init(|| {
+        let ops = CHOICES.iter().map(|r| r.1).chain(INT_CHOICES.iter().map(|r| r.1));
+        ops.chain(INT_LEAST.iter().map(|r| r.1)).collect()
+    });
+    if !named.contains(node.op_type.as_str()) {
+        return None;
+    }
     let words = |list: &[&str]| list.iter().map(|v| v.to_string()).collect();
     let strings = lists(CHOICES, node, opset).into_iter().find_map(|(attr, list)| {
         let values = match node.attr(attr)? {
