@@ -896,10 +896,12 @@ impl Infer<'_> {
         }
     }
 
-    /// Reports inputs whose element types the op's schema, at the model's opset, does not
-    /// allow (`type-unsupported`) or which a type variable binds to different element types
-    /// (`type-mismatch`: `Add(float32, float16)`), and attributes it does not define, as
-    /// onnxruntime refuses such a model.
+    /// Reports inputs whose element types or kinds (a sequence fed to Add) the op's schema, at
+    /// the model's opset, does not allow (`type-unsupported`) or which a type variable binds
+    /// to different element types (`type-mismatch`: `Add(float32, float16)`), attributes it
+    /// does not define, and attribute values `registry::bad_choice` refuses, as onnxruntime
+    /// refuses such a model. Constant's newer value_* attributes, which onnxruntime reads at
+    /// any opset, are a warning.
     fn check_types(&mut self, n: NodeId, node: &crate::ir::Node, schema: &ops::Schema, opset: i64) {
         if let Some(why) = attr_misfit(node, schema.attrs) {
             // onnxruntime makes a Constant an initializer before it checks schemas, reading
