@@ -1157,7 +1157,15 @@ fn generation(c: &Ctx, g: &Generation) -> R {
     let logits = c.subgraph_outputs.iter().find(|(n, _)| *n == "decoder").and_then(|(_, o)| o.first()?.as_ref());
     let dtype = g.penalties.iter().find(|i| c.has(**i)).map_or(logits.and_then(Type::dtype), |i| c.dtype(*i));
     let width = logits.and_then(Type::shape).and_then(|s| s.last()?.known());
-    // A vocab_size of 0 or less is not given (onnxruntime reads the logits' width then).
+    // A T5 model (model_type 1) runs an encoder first (onnxruntime: "GetAttr<GraphProto>
+    // (\"encoder\") ... was false").
+    if c.node.attr_int("model_type") == Some(1) && c.node.attr("encoder").is_none() {
+        return invalid(c, "model_type 1 (T5) without an encoder graph".into());
+    }
+    // A vocab_size of -1 or 0 is not given (onnxruntime reads the logits' width then).
+    if let Some(v) = c.node.attr_int("vocab_size").filter(|v| *v < -1) {
+        return invalid(c, format!("vocab_size {v} is negative"));
+    }
     let vocab = match (c.node.attr_int("vocab_size").filter(|v| *v > 0), width) {
         (Some(v), Some(w)) if v > w => return invalid(c, format!("vocab_size {v} exceeds the decoder's {w} logits")),
         (Some(v), _) => Dim::Known(v),

@@ -444,9 +444,11 @@ pub static CHOICES: &[(&str, &str, &str, i64, &[&str])] = &[
 ];
 
 const FLAG: &[i64] = &[0, 1];
+const MS: &str = "com.microsoft";
 
 /// The same for int attributes onnxruntime refuses other values of: flags it reads as 0 or 1
-/// only, and TreeEnsemble's enumerations.
+/// only, TreeEnsemble's enumerations, and the model types its generation ops run (GPT; T5
+/// and Whisper for BeamSearch).
 #[rustfmt::skip]
 pub static INT_CHOICES: &[(&str, &str, &str, i64, &[i64])] = &[
     ("", "CumProd", "exclusive", 26, FLAG),
@@ -455,11 +457,12 @@ pub static INT_CHOICES: &[(&str, &str, &str, i64, &[i64])] = &[
     ("", "CumSum", "reverse", 11, FLAG),
     ("", "MaxPool", "storage_order", 8, FLAG),
     ("", "Mod", "fmod", 10, FLAG),
+    (MS, "BeamSearch", "model_type", 1, &[0, 1, 2]),
+    (MS, "GreedySearch", "model_type", 1, &[0]),
+    (MS, "Sampling", "model_type", 1, &[0]),
     (ML, "TreeEnsemble", "aggregate_function", 5, &[0, 1, 2, 3]),
     (ML, "TreeEnsemble", "post_transform", 5, &[0, 1, 2, 3, 4]),
 ];
-
-const MS: &str = "com.microsoft";
 
 /// The least value of int attributes onnxruntime's own kernels check: head counts ("num_heads >
 /// 0"), MoE's k, GatedDeltaNet's chunk size, the contrib RotaryEmbedding's sizes.
@@ -472,6 +475,7 @@ pub static INT_LEAST: &[(&str, &str, &str, i64, i64)] = &[
     (MS, "GroupQueryAttention", "num_heads", 1, 1),
     (MS, "MoE", "k", 1, 1),
     (MS, "MultiHeadAttention", "num_heads", 1, 1),
+    (MS, "NGramRepeatBlock", "ngram_size", 1, 1),
     (MS, "PackedMultiHeadAttention", "num_heads", 1, 1),
     (MS, "RotaryEmbedding", "num_heads", 1, 0),
     (MS, "RotaryEmbedding", "rotary_embedding_dim", 1, 0),

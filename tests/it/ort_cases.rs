@@ -2275,6 +2275,20 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
             generate("Sampling", &[2, 3], &[("presence_mask", &[1, 10], &[1; 10], I32)], None),
             None,
         ),
+        // "ngram_size_ > 0"; "model_type == kModelTypeGpt" for GreedySearch and Sampling, and
+        // BeamSearch's T5 wants its encoder; a vocab_size below -1 is compared with the masks.
+        ("NGramRepeatBlock ngram_size 0", with_int_at(ngram(&[2, 5]), "ngram_size", 0), None),
+        ("Sampling model_type 1", with_int_at(generate("Sampling", &[2, 3], &[], None), "model_type", 1), None),
+        (
+            "BeamSearch model_type 1 without encoder",
+            with_int_at(generate("BeamSearch", &[2, 3], &[], None), "model_type", 1),
+            None,
+        ),
+        (
+            "GreedySearch vocab_size -2",
+            with_int_at(generate("GreedySearch", &[2, 3], &[], None), "vocab_size", -2),
+            None,
+        ),
         // Int attributes (`ort_diff.py --attrs --contrib`): "num_heads > 0", "MoE attribute 'k'
         // must be >= 1"; swiglu_fusion is read for the swiglu activation only; "Two inputs
         // should have same rank and rank >= 3 if transBatchA or transBatchB is true".
