@@ -511,6 +511,9 @@ impl Kinds {
     pub const SO: Kinds = Kinds(6);
     pub const TSO: Kinds = Kinds(7);
 
+    /// Each kind's bit, in words.
+    const WORDS: [(u8, &'static str); 3] = [(1, "a tensor"), (2, "a sequence"), (4, "an optional")];
+
     /// Whether a value of type `t` is of a kind taken (a type of no kind here always is).
     pub fn takes(self, t: &Type) -> bool {
         kind(t).is_none_or(|(k, _)| self.0 & k != 0)
@@ -518,19 +521,20 @@ impl Kinds {
 
     /// The kinds in words: "a tensor or a sequence".
     pub fn words(self) -> String {
-        let all = [(1, "a tensor"), (2, "a sequence"), (4, "an optional")];
-        all.iter().filter(|(k, _)| self.0 & k != 0).map(|(_, w)| *w).collect::<Vec<_>>().join(" or ")
+        let taken = Kinds::WORDS.iter().filter(|(k, _)| self.0 & k != 0);
+        taken.map(|(_, w)| *w).collect::<Vec<_>>().join(" or ")
     }
 }
 
 /// A type's kind as a `Kinds` bit and in words; `None` for `Type::Other`.
 pub fn kind(t: &Type) -> Option<(u8, &'static str)> {
-    match t {
-        Type::Tensor { .. } => Some((1, "a tensor")),
-        Type::Sequence(_) => Some((2, "a sequence")),
-        Type::Optional(_) => Some((4, "an optional")),
-        Type::Other => None,
-    }
+    let i = match t {
+        Type::Tensor { .. } => 0,
+        Type::Sequence(_) => 1,
+        Type::Optional(_) => 2,
+        Type::Other => return None,
+    };
+    Some(Kinds::WORDS[i])
 }
 
 /// Whether an op's last formal input repeats (is variadic), and how.

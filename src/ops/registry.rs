@@ -482,20 +482,20 @@ pub static INT_LEAST: &[(&str, &str, &str, i64, i64)] = &[
     (MS, "Sampling", "min_tokens_to_keep", 1, 0),
 ];
 
-/// The newest list at `opset` of each attribute that `rows` give `node`'s op.
-fn lists<T>(
-    rows: &'static [(&str, &str, &str, i64, &[T])],
+/// The newest row's value at `opset` for each attribute that `rows` give `node`'s op.
+fn lists<V: Copy>(
+    rows: &'static [(&str, &str, &str, i64, V)],
     node: &crate::ir::Node,
     opset: i64,
-) -> Vec<(&'static str, &'static [T])> {
+) -> Vec<(&'static str, V)> {
     let domain = crate::ir::norm_domain(&node.domain);
-    let mut out: Vec<(&'static str, &'static [T])> = Vec::new();
+    let mut out: Vec<(&'static str, V)> = Vec::new();
     // Rows are oldest first: a later one replaces an earlier list.
     for (_, _, attr, _, list) in
         rows.iter().filter(|(d, op, _, since, _)| (*d, *op) == (domain, node.op_type.as_str()) && *since <= opset)
     {
         out.retain(|(a, _)| a != attr);
-        out.push((attr, list));
+        out.push((attr, *list));
     }
     out
 }
@@ -530,14 +530,11 @@ pub fn bad_choice(node: &crate::ir::Node, opset: i64) -> Option<(&'static str, S
             Some((attr, v.to_string(), list.iter().map(i64::to_string).collect()))
         })
     };
-    let domain = crate::ir::norm_domain(&node.domain);
     let least = || {
-        INT_LEAST.iter().filter(|(d, op, ..)| (*d, *op) == (domain, node.op_type.as_str())).find_map(
-            |(_, _, attr, since, min)| {
-                let v = node.attr_int(attr).filter(|v| opset >= *since && v < min)?;
-                Some((*attr, v.to_string(), vec![format!("{min} or more")]))
-            },
-        )
+        lists(INT_LEAST, node, opset).into_iter().find_map(|(attr, min)| {
+            let v = node.attr_int(attr).filter(|v| *v < min)?;
+            Some((attr, v.to_string(), vec![format!("{min} or more")]))
+        })
     };
     strings.or_else(ints).or_else(least)
 }

@@ -249,15 +249,7 @@ fn image_size(b: &[u8]) -> Option<(i64, i64)> {
 pub fn label_encoder(c: &Ctx) -> R {
     // onnx's inference: one key per value ("The number of keys 3 and the number of values 4
     // must be the same"), and some values at all.
-    let count = |names: [&str; 4]| {
-        names.iter().find_map(|a| match c.node.attr(a)? {
-            AttrValue::Strings(v) => Some(v.len()),
-            AttrValue::Ints(v) => Some(v.len()),
-            AttrValue::Floats(v) => Some(v.len()),
-            AttrValue::Tensor(t) => t.dims.iter().try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?)),
-            _ => None,
-        })
-    };
+    let count = |names: [&str; 4]| names.iter().find_map(|a| attr_len(c, a));
     let keys = count(["keys_strings", "keys_int64s", "keys_floats", "keys_tensor"]);
     match (keys, count(["values_strings", "values_int64s", "values_floats", "values_tensor"])) {
         (_, None) => return invalid("LabelEncoder: no values are given".into()),
@@ -367,11 +359,7 @@ pub fn ml_classifier(c: &Ctx) -> R {
 /// flag is set, a leaf that exists (onnxruntime checks each tree as it reads it).
 fn tree_structure(c: &Ctx) -> Option<String> {
     let ints = |a: &str| c.node.attr_ints(a).unwrap_or_default();
-    let len = |a: &str| match c.node.attr(a) {
-        Some(AttrValue::Tensor(t)) => t.dims.iter().try_fold(1usize, |n, d| n.checked_mul(usize::try_from(*d).ok()?)),
-        Some(AttrValue::Ints(v)) => Some(v.len()),
-        _ => None,
-    };
+    let len = |a: &str| attr_len(c, a);
     let nodes = len("nodes_featureids")?;
     let per_node = [
         "nodes_truenodeids",
@@ -397,25 +385,21 @@ fn tree_structure(c: &Ctx) -> Option<String> {
     if let Some(t) = ints("leaf_targetids").iter().find(|t| **t < 0) {
         return Some(format!("leaf_targetids holds {t}"));
     }
-    let branches = [("nodes_truenodeids", "nodes_trueleafs"), ("nodes_falsenodeids", "nodes_falseleafs")];
-    for (ids, flags) in branches {
+    // Each node's branches to nodes (the lists hold one entry per node, checked above).
+    let mut next = vec![Vec::new(); nodes];
+    for (ids, flags) in [("nodes_truenodeids", "nodes_trueleafs"), ("nodes_falsenodeids", "nodes_falseleafs")] {
         for (k, (to, leaf)) in ints(ids).iter().zip(ints(flags)).enumerate() {
             let (bound, what) = if *leaf != 0 { (leaves, "leaves") } else { (nodes, "nodes") };
-            if usize::try_from(*to).map_or(true, |t| t >= bound) {
+            let Some(to) = usize::try_from(*to).ok().filter(|t| *t < bound) else {
                 return Some(format!("node {k} branches ({ids}) to {to}, not one of the {bound} {what}"));
+            };
+            if *leaf == 0 {
+                next[k].push(to);
             }
         }
     }
     // Within a tree no node is reached twice, by a cycle or by two branches (onnxruntime:
     // "TreeEnsemble contains a cycle or shared internal node"); trees may share nodes.
-    let (flags, ids): (Vec<_>, Vec<_>) = branches.iter().map(|(i, f)| (ints(f), ints(i))).unzip();
-    // Each node's branches to nodes (checked above to be nodes' indices).
-    let next: Vec<Vec<usize>> = (0..nodes)
-        .map(|k| {
-            let inner = (0..2).filter(|b| flags[*b].get(k).is_some_and(|f| *f == 0));
-            inner.filter_map(|b| ids[b].get(k).and_then(|t| usize::try_from(*t).ok())).collect()
-        })
-        .collect();
     let mut seen = vec![usize::MAX; nodes];
     for (tree, root) in ints("tree_roots").iter().filter_map(|r| usize::try_from(*r).ok()).enumerate() {
         let mut stack = vec![root];
@@ -427,6 +411,17 @@ fn tree_structure(c: &Ctx) -> Option<String> {
         }
     }
     None
+}
+
+/// The number of entries of an attribute: a list's length, a tensor's elements.
+fn attr_len(c: &Ctx, name: &str) -> Option<usize> {
+    match c.node.attr(name)? {
+        AttrValue::Ints(v) => Some(v.len()),
+        AttrValue::Floats(v) => Some(v.len()),
+        AttrValue::Strings(v) => Some(v.len()),
+        AttrValue::Tensor(t) => t.len(),
+        _ => None,
+    }
 }
 
 /// The tree ensembles give `count` targets, each leaf's id one of them (onnxruntime: "target/class

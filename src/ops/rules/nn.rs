@@ -308,13 +308,11 @@ pub fn batch_norm(c: &Ctx) -> R {
     }
     // From opset 14, one output in inference mode and three in training mode (onnx's inference:
     // "This number of op outputs should be 3 when Training_mode = True").
-    let (training, n) = (c.node.attr_int("training_mode").unwrap_or(0) != 0, c.node.outputs.len());
-    if c.opset >= 14 && n != if training { 3 } else { 1 } {
-        let mode = if training { "training" } else { "inference" };
-        return invalid(format!(
-            "BatchNormalization: {n} outputs in {mode} mode; it gives {}",
-            if training { 3 } else { 1 }
-        ));
+    let training = c.node.attr_int("training_mode").unwrap_or(0) != 0;
+    let (want, mode) = if training { (3, "training") } else { (1, "inference") };
+    let n = c.node.outputs.len();
+    if c.opset >= 14 && n != want {
+        return invalid(format!("BatchNormalization: {n} outputs in {mode} mode; it gives {want}"));
     }
     let mut out = Out::default();
     // Scale, bias, mean and variance hold one value per channel (but per element with
