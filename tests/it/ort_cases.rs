@@ -97,6 +97,20 @@ fn bigrams() -> ModelProto {
     with_ints_at(tfidf_grams(1, 2, 0), "ngram_counts", &[0, 1])
 }
 
+/// A unigram and a bigram (pool [2, 3, 4]), counted at `indexes`.
+fn tfidf_bigram(indexes: &[i64]) -> ModelProto {
+    with_ints_at(with_ints_at(bigrams(), "pool_int64s", &[2, 3, 4]), "ngram_indexes", indexes)
+}
+
+/// The same in IDF mode, weighing the n-grams by `weights`.
+fn tfidf_weighted(weights: &[f32]) -> ModelProto {
+    let mut m = tfidf_bigram(&[0, 1]);
+    let n = &mut m.graph.as_mut().unwrap().node[0];
+    n.attribute.retain(|a| a.name() != "mode");
+    *n = with_floats(with_str(std::mem::take(n), "mode", "IDF"), "weights", weights);
+    m
+}
+
 /// QuantizeLinear-21 of x [2, 3] by a scalar scale with a uint8 zero point, to `to`.
 fn quantize_to(to: DataType) -> ModelProto {
     let n = with_int(node("q", "QuantizeLinear", &["x", "s", "z"], &["y"]), "output_dtype", to as i64);
@@ -378,7 +392,6 @@ fn axes_twice(op: &str, axes: &'static [i64]) -> ModelProto {
     case(18, &[("x", &[2, 3, 4])], &[("s", &[2], &[2, 2])], n)
 }
 
-/// Pad-19 in `mode` of x of shape `x` by `pads`.
 /// `m` with its first node's int attribute `name` set to `value`.
 fn with_int_at(mut m: ModelProto, name: &str, value: i64) -> ModelProto {
     let n = &mut m.graph.as_mut().unwrap().node[0];
@@ -1828,7 +1841,10 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("LabelEncoder 3 keys 3 values", label_encoder(&[1.0, 2.0, 3.0]), Some(vec![2, 3])),
         ("TfIdfVectorizer no ngram_indexes", with_ints_at(tfidf_grams(1, 1, 0), "ngram_indexes", &[]), None),
         ("TfIdfVectorizer half a bigram", with_ints_at(bigrams(), "pool_int64s", &[2, 3]), None),
-        ("TfIdfVectorizer a bigram", with_ints_at(bigrams(), "pool_int64s", &[2, 3, 4]), Some(vec![1])),
+        ("TfIdfVectorizer a bigram", tfidf_bigram(&[0, 1]), Some(vec![2])),
+        // "weights and indexes must have equal size".
+        ("TfIdfVectorizer 1 weight 2 indexes", tfidf_weighted(&[1.0]), None),
+        ("TfIdfVectorizer 2 weights 2 indexes", tfidf_weighted(&[1.0, 2.0]), Some(vec![2])),
         (
             "TfIdfVectorizer 2 unigrams 2 indexes",
             with_ints_at(with_ints_at(tfidf_grams(1, 1, 0), "pool_int64s", &[2, 3]), "ngram_indexes", &[0, 1]),
@@ -3303,6 +3319,20 @@ fn an_empty_prompt_is_refused_where_onnxruntime_crashes() {
     }
     let inf = infer(&build::load(&generate("BeamSearch", &[2, 0], &[], None)), &Options::default());
     assert!(inf.diagnostics.iter().all(|d| d.severity != Severity::Error), "{:?}", inf.diagnostics);
+}
+
+/// The i-th n-gram of TfIdfVectorizer's pool counts at ngram_indexes[i] (the spec: "parallel
+/// to the specified 'pool_*' attribute"). onnxruntime 1.32 reads past a shorter list: it ran a
+/// pool of 7 n-grams with 6 indexes and died (SIGABRT) with 4. Not a row, as what onnxruntime
+/// does depends on the memory past the list.
+#[test]
+fn tfidf_takes_an_index_for_every_n_gram() {
+    let inf = infer(&build::load(&tfidf_bigram(&[0])), &Options::default());
+    let errors: Vec<&str> =
+        inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.as_str()).collect();
+    assert_eq!(errors, ["TfIdfVectorizer: 1 ngram_indexes for the pool's 2 n-grams"]);
+    let inf = infer(&build::load(&tfidf_bigram(&[1, 0, 2])), &Options::default());
+    assert!(!inf.has_errors(), "more indexes than n-grams widen the output: {:?}", inf.diagnostics);
 }
 
 /// WhisperBeamSearch takes audio features [B, 80, 3000]; its prompt is the decoder's start

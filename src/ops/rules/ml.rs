@@ -58,21 +58,28 @@ fn tfidf_pool(c: &Ctx) -> Option<String> {
     if indexes.is_empty() || indexes.iter().any(|i| *i < 0) {
         return Some("ngram_indexes must be non-empty with no negative values".into());
     }
-    let pool = match (c.node.attr("pool_int64s"), c.node.attr("pool_strings")) {
-        (Some(AttrValue::Ints(v)), _) => v.len(),
-        (_, Some(AttrValue::Strings(v))) => v.len(),
-        _ => 0,
-    };
+    let pool = attr_len(c, "pool_int64s").or_else(|| attr_len(c, "pool_strings")).unwrap_or(0);
     if pool == 0 {
         return Some("the pool is empty".into());
     }
     let counts = c.node.attr_ints("ngram_counts").unwrap_or_default();
-    let whole = counts.iter().enumerate().all(|(i, start)| {
+    let mut ngrams = 0;
+    for (i, start) in counts.iter().enumerate() {
         let end = counts.get(i + 1).copied().unwrap_or(pool as i64);
-        let items = end.checked_sub(*start).filter(|n| *start >= 0 && *n >= 0);
-        items.is_some_and(|n| n % (i as i64 + 1) == 0)
-    });
-    (!whole).then(|| format!("ngram_counts {counts:?} do not cut the pool of {pool} into whole n-grams"))
+        match end.checked_sub(*start).filter(|n| *start >= 0 && *n >= 0) {
+            Some(n) if n % (i as i64 + 1) == 0 => ngrams += n / (i as i64 + 1),
+            _ => return Some(format!("ngram_counts {counts:?} do not cut the pool of {pool} into whole n-grams")),
+        }
+    }
+    // The i-th n-gram of the pool counts at ngram_indexes[i]: onnxruntime reads past a
+    // shorter list (it ran one such model and died on another). It refuses weights that are
+    // not one per index ("weights and indexes must have equal size").
+    if (indexes.len() as i64) < ngrams {
+        return Some(format!("{} ngram_indexes for the pool's {ngrams} n-grams", indexes.len()));
+    }
+    attr_len(c, "weights")
+        .filter(|w| *w != indexes.len())
+        .map(|w| format!("{w} weights for {} ngram_indexes; it takes one per index", indexes.len()))
 }
 
 pub fn string_split(c: &Ctx) -> R {
