@@ -7,6 +7,7 @@ use super::rules::{
     self, axis_in, expect_count, expect_one_value, expect_rank, expect_shape, outs as out, ty as tensor,
 };
 use super::{Ctx, Out, RuleError};
+use crate::diag::Code;
 use crate::dtype::DType;
 use crate::shape::{render, uni, Assumption, Dim, Shape, Type};
 
@@ -657,6 +658,15 @@ fn moe(c: &Ctx) -> R {
     if let Some(e) = experts.known().filter(|e| top > *e) {
         return invalid(c, format!("k {top} is more than the {e} experts"));
     }
+    // onnxruntime: "Sparse mixer only supports k=2" (every kernel), and its CPU kernel
+    // refuses to clamp after the activation, which CUDA's does.
+    if c.node.attr_int("use_sparse_mixer") == Some(1) && top != 2 {
+        return invalid(c, format!("the sparse mixer picks 2 experts, not k {top}"));
+    }
+    if c.node.attr_int("swiglu_limit_after_activation").is_some_and(|v| v != 0) {
+        let msg = "onnxruntime's CPU kernel refuses swiglu_limit_after_activation (its CUDA kernel runs it)";
+        checked.warnings.push((Code::RuntimeDiffers, msg.into()));
+    }
     let pack = if q { 8 / c.node.attr_int("expert_weight_bits").unwrap_or(4).clamp(1, 8) } else { 1 };
     let (Some(h), Some([_, f1, f2])) = (hidden.known(), c.shape(w[1]).map(|s| [&s[0], &s[1], &s[2]])) else {
         return Ok(checked);
@@ -713,6 +723,34 @@ fn decoder_masked_mha(c: &Ctx) -> R {
     if let Some(s) = q[1].known().filter(|s| *s != 1) {
         return invalid(c, format!("a query of {s} positions: it decodes one"));
     }
+    // Self-attention (a 3-D key, or none beside a packed query) keeps its keys in one buffer:
+    // past_key [B, N, max length, H], which is also present_key, with past_sequence_length
+    // (input 7) of them filled. onnxruntime's kernel takes a past only in that form ("past_present_share_buffer_
+    // was false"), and then wants the length and room for one more key ("past_sequence_length
+    // (0) plus kv_sequence_length (1) must not exceed max_sequence_length (0)").
+    if c.shape(1).is_none_or(|k| k.len() == 3) {
+        let shared = c.node.attr_int("past_present_share_buffer").unwrap_or(0) != 0;
+        let room = c.shape(5).filter(|p| p.len() == 4).map(|p| &p[2]);
+        match (shared, c.has(5), c.has(7)) {
+            (false, true, _) => return invalid(c, "a past_key without past_present_share_buffer".into()),
+            (true, false, _) => return invalid(c, "past_present_share_buffer with no past_key to share".into()),
+            (true, true, false) => return invalid(c, "past_present_share_buffer with no past_sequence_length".into()),
+            _ if shared && room.and_then(Dim::known) == Some(0) => {
+                return invalid(c, "a shared past_key with room for no key".into())
+            }
+            // It writes the new key and value through the present outputs (a segfault without).
+            _ if shared && (1..3).any(|o| c.node.outputs.get(o).is_none_or(Option::is_none)) => {
+                return invalid(c, "a shared past without present_key and present_value: onnxruntime crashes".into());
+            }
+            _ => {}
+        }
+        let filled = c.value(7).and_then(|v| v.first()).and_then(Dim::known);
+        if let (Some(n), Some(room)) = (filled, room.and_then(Dim::known)) {
+            if n < 0 || n >= room {
+                return invalid(c, format!("past_sequence_length {n} leaves no room in a past_key of {room}"));
+            }
+        }
+    }
     let mut checked = multi_head_attention(c)?;
     if let Some(k) = c.shape(1).filter(|k| k.len() == 4) {
         expect_shape(c, 1, &[[q[0].clone()].as_slice(), &k[1..]].concat(), &mut checked)?;
@@ -745,12 +783,21 @@ fn word_conv_embedding(c: &Ctx) -> R {
             return invalid(c, format!("a kernel {width} wide over words of {len}"));
         }
     }
+    // Each size attribute, unless -1 (the default), must be the weights' own (onnxruntime:
+    // "Conv filter size does not match embedding_size attribute").
+    let chars = c.shape(3).and_then(|e| e.get(1)).unwrap_or(&w[3]);
+    for (attr, have) in [("embedding_size", &w[0]), ("conv_window_size", &w[2]), ("char_embedding_size", chars)] {
+        let given = c.node.attr_int(attr).filter(|v| *v != -1);
+        if let Some((v, have)) = given.zip(have.known()).filter(|(v, have)| v != have) {
+            return invalid(c, format!("{attr} {v}, where the weights give {have}"));
+        }
+    }
     let first = s.first().cloned().unwrap_or(Dim::Unknown);
     checked.types = smallvec::smallvec![tensor(dtype, Some(vec![first, w[0].clone()]))];
     Ok(checked)
 }
 
-/// MatMulBnb4: A [.., K] times B [K, N] packed two 4-bit values a byte in blocks of
+/// MatMulBnb4: A [.., K] times B [K, N] (A [.., N] times [N, K] with transB=0) packed two 4-bit values a byte in blocks of
 /// `block_size` with one absmax each: [.., N]. onnxruntime wants at least N*K/2 bytes and
 /// N*K/block_size scales.
 fn matmul_bnb4(c: &Ctx) -> R {
@@ -768,12 +815,14 @@ fn matmul_bnb4(c: &Ctx) -> R {
         }
     }
     let Some(a) = c.shape(0).filter(|a| !a.is_empty()) else { return out(vec![tensor(dtype, None)]) };
+    // B is held as [N, K]; transB (default 1, any other value true) multiplies by its transpose.
+    let (inner, outer) = if c.node.attr_int("transB") == Some(0) { (n, k) } else { (k, n) };
     let (mut checked, last) = (Out::default(), a.len() - 1);
     let mut want = a.to_vec();
-    want[last] = Dim::Known(k);
+    want[last] = Dim::Known(inner);
     expect_shape(c, 0, &want, &mut checked)?;
     let mut y = a.to_vec();
-    y[last] = Dim::Known(n);
+    y[last] = Dim::Known(outer);
     checked.types = smallvec::smallvec![tensor(dtype, Some(y))];
     Ok(checked)
 }
@@ -856,6 +905,10 @@ fn nchwc_upsample(c: &Ctx) -> R {
     };
     if scales.len() != x.len() || scales.iter().any(|s| *s <= 0) {
         return invalid(c, format!("scales {scales:?} for an input of rank {}", x.len()));
+    }
+    // onnxruntime: "scales_[0] == 1 && scales_[1] == 1 && ..." (it scales height and width).
+    if scales.iter().take(2).any(|s| *s != 1) {
+        return invalid(c, format!("scales {scales:?}: it scales height and width only"));
     }
     out(vec![tensor(dtype, Some(x.iter().zip(scales).map(|(d, s)| d.mul(&Dim::Known(*s))).collect()))])
 }

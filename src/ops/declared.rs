@@ -20,7 +20,8 @@
 //! inputs must have, in the same vocabulary: known sizes that differ are the node's error,
 //! symbolic ones a condition. With `"trailing": true` the shape is the input's last sizes;
 //! `"ranks": [..]` lists the ranks it may have, `"rank_at_most": j` bounds its rank by input
-//! j's, and `"nonzero": [axes]` names axes whose size must not be 0.
+//! j's, `"nonzero": [axes]` names axes whose size must not be 0, and `"axis": "A"` an int
+//! attribute that, when given, must name one of its axes.
 
 use std::collections::HashMap;
 
@@ -76,6 +77,9 @@ struct InputOf {
     /// Axes (negative from the end) whose size must not be 0.
     #[serde(default)]
     nonzero: Vec<i64>,
+    /// An int attribute that names an axis of the input, when given.
+    #[serde(default)]
+    axis: Option<String>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -211,6 +215,9 @@ fn apply(inputs: &[InputOf], outputs: &[Output], c: &Ctx) -> Result<Out, RuleErr
             }
         }
         if let Some(s) = have {
+            if let Some(a) = i.axis.as_deref().and_then(|a| c.node.attr_int(a)) {
+                axis_in(a, s.len(), op)?;
+            }
             for &a in &i.nonzero {
                 if s[axis_in(a, s.len(), op)?].known() == Some(0) {
                     return invalid(format!("{op}: input {} is empty at axis {a}", i.input));

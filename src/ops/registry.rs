@@ -447,8 +447,8 @@ const FLAG: &[i64] = &[0, 1];
 const MS: &str = "com.microsoft";
 
 /// The same for int attributes onnxruntime refuses other values of: flags it reads as 0 or 1
-/// only, TreeEnsemble's enumerations, and the model types its generation ops run (GPT; T5
-/// and Whisper for BeamSearch).
+/// only, TreeEnsemble's enumerations, the model types its generation ops run (GPT; T5
+/// and Whisper for BeamSearch), MatMulBnb4's quantizations (FP4, NF4).
 #[rustfmt::skip]
 pub static INT_CHOICES: &[(&str, &str, &str, i64, &[i64])] = &[
     ("", "CumProd", "exclusive", 26, FLAG),
@@ -458,6 +458,7 @@ pub static INT_CHOICES: &[(&str, &str, &str, i64, &[i64])] = &[
     ("", "MaxPool", "storage_order", 8, FLAG),
     ("", "Mod", "fmod", 10, FLAG),
     (MS, "BeamSearch", "model_type", 1, &[0, 1, 2]),
+    (MS, "MatMulBnb4", "quant_type", 1, &[0, 1]),
     (MS, "GreedySearch", "model_type", 1, &[0]),
     (MS, "Sampling", "model_type", 1, &[0]),
     (ML, "TreeEnsemble", "aggregate_function", 5, &[0, 1, 2, 3]),

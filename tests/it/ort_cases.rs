@@ -1897,6 +1897,46 @@ fn ms(domain: &str, n: NodeProto, inputs: &[(&str, &[i64], DataType)], consts: &
     m
 }
 
+/// MoE with the sparse mixer.
+fn sparse_mixer() -> ModelProto {
+    with_int_at(moe(&[10, 4], &[4, 8, 16], &[4, 16, 8]), "use_sparse_mixer", 1)
+}
+
+/// DecoderMaskedMultiHeadAttention-1 of one position, 2 heads of 4, over a `past` key and value
+/// with past_present_share_buffer `shared` and `filled` of them held.
+fn shared_past(shared: i64, past: Option<&[i64]>, filled: Option<i64>) -> ModelProto {
+    use DataType::{Float as F, Int32};
+    let names = ["q", "k", "v", "", "", "pk", "pv", "n"];
+    let used = if filled.is_some() {
+        8
+    } else if past.is_some() {
+        7
+    } else {
+        3
+    };
+    let outs: &[&str] = if past.is_some() { &["y", "pk_out", "pv_out"] } else { &["y"] };
+    let n = with_int(node("d", "DecoderMaskedMultiHeadAttention", &names[..used], outs), "num_heads", 2);
+    let mut ins: Vec<(&str, &[i64], DataType)> = vec![("q", &[2, 1, 8], F), ("k", &[2, 1, 8], F), ("v", &[2, 1, 8], F)];
+    ins.extend(past.into_iter().flat_map(|p| [("pk", p, F), ("pv", p, F)]));
+    let filled = filled.map(|f| [f]);
+    let consts: Vec<Int> = filled.iter().map(|f| ("n", &[1][..], &f[..], Int32)).collect();
+    ms(MS, with_int(n, "past_present_share_buffer", shared), &ins, &consts)
+}
+
+/// WordConvEmbedding of words [2, 3, 4] by a conv [5, 1, 2, 6] with a size attribute set.
+fn word_conv_with(attr: &str, value: i64) -> ModelProto {
+    use DataType::{Float as F, Int32};
+    let ins = [("s", &[2, 3, 4][..], Int32), ("w", &[5, 1, 2, 6], F), ("b", &[5], F), ("c", &[10, 6], F)];
+    ms(MS, with_int(node("w", "WordConvEmbedding", &["s", "w", "b", "c"], &["y"]), attr, value), &ins, &[])
+}
+
+/// MoE of x [2, 5, 8] over 4 experts, each picking k=1.
+fn moe(router: &[i64], fc1: &[i64], fc2: &[i64]) -> ModelProto {
+    use DataType::Float as F;
+    let ins = [("x", &[2, 5, 8][..], F), ("r", router, F), ("w1", fc1, F), ("b1", &[4, 16], F), ("w2", fc2, F)];
+    ms(MS, with_int(node("m", "MoE", &["x", "r", "w1", "b1", "w2"], &["y"]), "k", 1), &ins, &[])
+}
+
 const MS: &str = "com.microsoft";
 const NCHWC: &str = "com.microsoft.nchwc";
 
@@ -1995,10 +2035,6 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
     let reorder_out = |x: &[i64], channels: i64| {
         ms(NCHWC, with_int(node("r", "ReorderOutput", &["x"], &["y"]), "channels", channels), &[("x", x, F)], &[])
     };
-    let moe = |router: &[i64], fc1: &[i64], fc2: &[i64]| {
-        let ins = [("x", &[2, 5, 8][..], F), ("r", router, F), ("w1", fc1, F), ("b1", &[4, 16], F), ("w2", fc2, F)];
-        ms(MS, with_int(node("m", "MoE", &["x", "r", "w1", "b1", "w2"], &["y"]), "k", 1), &ins, &[])
-    };
     let dmmha = |q: &[i64], k: &[i64], v: &[i64]| {
         let n = with_int(node("d", "DecoderMaskedMultiHeadAttention", &["q", "k", "v"], &["y"]), "num_heads", 2);
         ms(MS, n, &[("q", q, F), ("k", k, F), ("v", v, F)], &[])
@@ -2016,6 +2052,14 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         let n = with_int(with_int(node("m", "MatMulBnb4", &["a", "b", "m"], &["y"]), "K", 16), "N", 8);
         let n = with_int(with_int(n, "block_size", 16), "quant_type", 1);
         ms(MS, n, &[("a", a, F), ("b", b, U8), ("m", &[8], F)], &[])
+    };
+    let qsoftmax = |axis: i64| {
+        let n = with_int(
+            with_int(node("s", "QLinearSoftmax", &["x", "xs", "xz", "ys", "yz"], &["y"]), "opset", 13),
+            "axis",
+            axis,
+        );
+        ms(MS, n, &[&[("x", &[2, 3][..], U8)][..], &q].concat(), &[])
     };
     let ngram = |ids: &[i64]| {
         let n = with_int(node("n", "NGramRepeatBlock", &["i", "s"], &["y"]), "ngram_size", 2);
@@ -2069,19 +2113,47 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("MoE other layout", moe(&[10, 4], &[4, 16, 8], &[4, 8, 16]), Some(vec![2, 5, 8])),
         ("MoE router [5,4]", moe(&[5, 4], &[4, 8, 16], &[4, 16, 8]), None),
         ("MoE fc2 [4,16,9]", moe(&[10, 4], &[4, 8, 16], &[4, 16, 9]), None),
+        // "Sparse mixer only supports k=2".
+        ("MoE sparse mixer k 1", with_int_at(moe(&[10, 4], &[4, 8, 16], &[4, 16, 8]), "use_sparse_mixer", 1), None),
+        ("MoE sparse mixer k 2", with_int_at(sparse_mixer(), "k", 2), Some(vec![2, 5, 8])),
         // DecoderMaskedMultiHeadAttention decodes one position; the value's heads are not
         // checked ("Input sequence length should be 1").
         ("DMMHA", dmmha(&[2, 1, 8], &[2, 1, 8], &[2, 1, 9]), Some(vec![2, 1, 9])),
         ("DMMHA 4-D key and value", dmmha(&[2, 1, 8], &[2, 2, 5, 4], &[2, 2, 5, 4]), Some(vec![2, 1, 8])),
         ("DMMHA query of 3", dmmha(&[2, 3, 8], &[2, 3, 8], &[2, 3, 8]), None),
         ("DMMHA 4-D key of batch 3", dmmha(&[2, 1, 8], &[3, 2, 5, 4], &[3, 2, 5, 4]), None),
+        // Self-attention's past is a buffer shared with present, with the length filled
+        // ("past_present_share_buffer_ was false", "past_sequence_length (0) plus
+        // kv_sequence_length (1) must not exceed max_sequence_length (0)", "past_sequence_length
+        // tensor must be of one element when past_present_share_buffer is set", "past_sequence_length
+        // must be non-negative and less than max_sequence_length (4), got 4").
+        ("DMMHA shared, past 4, 3 filled", shared_past(1, Some(&[2, 2, 4, 4]), Some(3)), Some(vec![2, 1, 8])),
+        ("DMMHA shared, past 4, 4 filled", shared_past(1, Some(&[2, 2, 4, 4]), Some(4)), None),
+        ("DMMHA shared, past 4, no length", shared_past(1, Some(&[2, 2, 4, 4]), None), None),
+        ("DMMHA shared, no past", shared_past(1, None, None), None),
+        ("DMMHA past 4 not shared", shared_past(0, Some(&[2, 2, 4, 4]), Some(3)), None),
         ("UnfoldTensor size 7 of 7", unfold(7), Some(vec![2, 1, 4, 7])),
         ("UnfoldTensor size 8 of 7", unfold(8), None),
         ("WordConvEmbedding", word_conv(&[2, 3, 4], &[5, 1, 2, 6]), Some(vec![2, 5])),
         ("WordConvEmbedding kernel wider than words", word_conv(&[2, 3, 4], &[5, 1, 4, 6]), None),
+        // "Conv filter size does not match embedding_size attribute", and likewise the window
+        // and the char embedding; -1 is "not given".
+        ("WordConvEmbedding embedding_size 5", word_conv_with("embedding_size", 5), Some(vec![2, 5])),
+        ("WordConvEmbedding embedding_size 4", word_conv_with("embedding_size", 4), None),
+        ("WordConvEmbedding conv_window_size 3", word_conv_with("conv_window_size", 3), None),
+        ("WordConvEmbedding char_embedding_size 5", word_conv_with("char_embedding_size", 5), None),
+        ("WordConvEmbedding char_embedding_size -1", word_conv_with("char_embedding_size", -1), Some(vec![2, 5])),
         ("MatMulBnb4", bnb4(&[2, 3, 16], &[64]), Some(vec![2, 3, 8])),
         ("MatMulBnb4 B of 60 bytes", bnb4(&[2, 3, 16], &[60]), None),
         ("MatMulBnb4 K 12", bnb4(&[2, 3, 12], &[64]), None),
+        // "only 0 (FP4) and 1 (NF4) are supported"; with transB=0 A's last size is N and Y's K
+        // ("Incompatible dimensions for matrix multiplication").
+        ("MatMulBnb4 quant_type 2", with_int_at(bnb4(&[2, 3, 16], &[64]), "quant_type", 2), None),
+        ("MatMulBnb4 transB 0 A [2,3,8]", with_int_at(bnb4(&[2, 3, 8], &[64]), "transB", 0), Some(vec![2, 3, 16])),
+        ("MatMulBnb4 transB 0 A [2,3,16]", with_int_at(bnb4(&[2, 3, 16], &[64]), "transB", 0), None),
+        // "'axis' must be in [-2 , 1]".
+        ("QLinearSoftmax axis -2", qsoftmax(-2), Some(vec![2, 3])),
+        ("QLinearSoftmax axis 2", qsoftmax(2), None),
         ("NGramRepeatBlock", ngram(&[2, 5]), Some(vec![2, 10])),
         ("NGramRepeatBlock ids [1,2,5]", ngram(&[1, 2, 5]), None),
         (
@@ -2205,6 +2277,17 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
                 &[],
             ),
             Some(vec![1, 16, 6, 6]),
+        ),
+        // "scales_[0] == 1 && scales_[1] == 1 && scales_[2] >= 1 && scales_[3] >= 1 was false".
+        (
+            "NCHWc Upsample scales [1,2,2,2]",
+            ms(
+                NCHWC,
+                with_ints(node("u", "Upsample", &["x"], &["y"]), "scales", &[1, 2, 2, 2]),
+                &[("x", &[1, 16, 3, 3], F)],
+                &[],
+            ),
+            None,
         ),
         // Generation over the smallest decoder onnxruntime's GPT-2 check takes (below): input_ids
         // [2, 3] and BeamSearch's max_length 6, num_beams 3, num_return_sequences 2 unless set.
@@ -3215,6 +3298,12 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         (with_int_at(cast_to(1), "saturate", 0), vec![2, 3], Some("onnxruntime refuses it")),
         (with_int_at(cast_to(1), "saturate", 1), vec![2, 3], None),
         (one_hot(2), vec![3, 2], None),
+        // "Post-activation SwiGLU ... CUDA": the CPU kernel refuses it.
+        (
+            with_int_at(moe(&[10, 4], &[4, 8, 16], &[4, 16, 8]), "swiglu_limit_after_activation", 1),
+            vec![2, 5, 8],
+            Some("onnxruntime's CPU kernel refuses swiglu_limit_after_activation"),
+        ),
     ]
     .into_iter()
     .enumerate()
@@ -3333,6 +3422,23 @@ fn tfidf_takes_an_index_for_every_n_gram() {
     assert_eq!(errors, ["TfIdfVectorizer: 1 ngram_indexes for the pool's 2 n-grams"]);
     let inf = infer(&build::load(&tfidf_bigram(&[1, 0, 2])), &Options::default());
     assert!(!inf.has_errors(), "more indexes than n-grams widen the output: {:?}", inf.diagnostics);
+}
+
+/// DecoderMaskedMultiHeadAttention with a shared past writes the new key and value through
+/// present_key and present_value: without both outputs onnxruntime 1.32 dies of SIGSEGV. Not
+/// a row, as a crash would take `ort_rows.py`'s runner with it.
+#[test]
+fn a_shared_past_without_its_present_outputs_is_refused() {
+    for outputs in [&["y"][..], &["y", "pk_out"], &["y", "", "pv_out"]] {
+        let mut m = shared_past(1, Some(&[2, 2, 4, 4]), Some(3));
+        m.graph.as_mut().unwrap().node[0].output = outputs.iter().map(|o| o.to_string()).collect();
+        let inf = infer(&build::load(&m), &Options::default());
+        let errors: Vec<&str> =
+            inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.as_str()).collect();
+        let want =
+            "DecoderMaskedMultiHeadAttention: a shared past without present_key and present_value: onnxruntime crashes";
+        assert_eq!(errors, [want], "{outputs:?}");
+    }
 }
 
 /// WhisperBeamSearch takes audio features [B, 80, 3000]; its prompt is the decoder's start
