@@ -63,7 +63,10 @@ ReverseSequence axes of -1 and -2, and a Split of num_outputs -1 whose input sha
 load-time inference does not know (it refuses the same node where it does). `--attrs
 --contrib` reads onnxruntime's own ops' attributes from its schemas: 804 variants, no WRONG,
 FALSE-ALARM or MISSED; 6 runtime-differs, MoE's swiglu_limit_after_activation, which only
-onnxruntime's CUDA kernel runs. With --untested it instead runs one small model of each shipped op that no node case uses
+onnxruntime's CUDA kernel runs. `--attrs --floats` sets float attributes instead, each to
+-1, 0, 0.5, 3, NaN and infinity, and changes float lists as int lists: 365 variants, no WRONG,
+FALSE-ALARM or MISSED (22 runtime-differs: LRN's alpha and beta and Attention's scale, which
+ORT wants positive, and the known GRU and LSTM ones); with --contrib 211 variants, none. With --untested it instead runs one small model of each shipped op that no node case uses
 (UNTESTED); with --contrib it mutates a valid model of each of onnxruntime's contrib ops that
 deployed graphs use (CONTRIB) in place of the node cases. The models of every non-pass are
 kept under target/ort-diff/VERDICT/ with a .txt beside each
@@ -341,10 +344,16 @@ ORT_SCHEMAS = {(x.domain, x.name): x for x in sorted(ort.capi._pybind_state.get_
                                                       key=lambda x: x.since_version)}
 
 
-def attr_variants(model, seen):
+FLOAT_VALUES = [-1.0, 0.0, 0.5, 3.0, float("nan"), float("inf")]
+
+
+def attr_variants(model, seen, floats=False):
     """(node index, attribute, value) for each int attribute the schema of each default- or
     ml-domain node of the main graph defines, set to each of ATTR_VALUES it does not hold;
-    once per op, schema version, attribute and value over the run (`seen`)."""
+    once per op, schema version, attribute and value over the run (`seen`). With `floats`,
+    each float attribute set to each of FLOAT_VALUES and each float list held changed so."""
+    if floats:
+        return float_attr_variants(model, seen)
     out = []
     ids = {o.domain or "": o.version for o in model.opset_import}
     for k, n in enumerate(model.graph.node):
@@ -373,6 +382,40 @@ def attr_variants(model, seen):
                 continue
             for v in ATTR_VALUES:
                 key = (domain, n.op_type, schema.since_version, name, v)
+                if held.get(name) != v and key not in seen:
+                    seen.add(key)
+                    out.append((k, name, v))
+    return out
+
+
+def float_attr_variants(model, seen):
+    out = []
+    ids = {o.domain or "": o.version for o in model.opset_import}
+    for k, n in enumerate(model.graph.node):
+        domain = "" if n.domain in ("", "ai.onnx") else n.domain
+        try:
+            schema = onnx.defs.get_schema(n.op_type, ids.get(domain, ids.get("ai.onnx", 1)), domain)
+        except Exception:  # noqa: BLE001 - not onnx's: onnxruntime's own op, or none
+            schema = ORT_SCHEMAS.get((domain, n.op_type))
+            if schema is None:
+                continue
+        held = {a.name: a.f for a in n.attribute if a.type == onnx.AttributeProto.FLOAT}
+        lists = {a.name: list(a.floats) for a in n.attribute if a.type == onnx.AttributeProto.FLOATS}
+        for name, a in sorted(schema.attributes.items()):
+            if a.type == onnx.defs.OpSchema.AttrType.FLOATS and name in lists:
+                v = lists[name]
+                changes = {"empty": [], "longer": v + [1.0], "shorter": v[:-1]}
+                if v:
+                    changes.update({f"first={x}": [x] + v[1:] for x in (0.0, -1.0, 0.5, float("nan"))})
+                for what, new in changes.items():
+                    key = (domain, n.op_type, schema.since_version, name, what)
+                    if new != v and key not in seen:
+                        seen.add(key)
+                        out.append((k, name, [float(x) for x in new]))
+            if a.type != onnx.defs.OpSchema.AttrType.FLOAT:
+                continue
+            for v in FLOAT_VALUES:
+                key = (domain, n.op_type, schema.since_version, name, str(v))
                 if held.get(name) != v and key not in seen:
                     seen.add(key)
                     out.append((k, name, v))
@@ -777,6 +820,8 @@ def main():
                     "of each node set to each of " + str(ATTR_VALUES) + " in turn")
     ap.add_argument("--opsets", action="store_true", help="in place of random variants, each earlier opset "
                     "at which an op of the case had another schema and the case still passes onnx's checker")
+    ap.add_argument("--floats", action="store_true", help="with --attrs, the float attributes instead: each set "
+                    "to each of " + str(FLOAT_VALUES) + ", each float list held changed")
     a = ap.parse_args()
     if a.untested:
         os.makedirs(a.out, exist_ok=True)
@@ -829,7 +874,7 @@ def main():
                 sweep.append({i: set(range(x.ndim)) for i, x in enumerate(ins)})
         free = None
         opsets = older_opsets(model) if a.opsets else []
-        attrs = attr_variants(model, attrs_seen) if a.attrs else []
+        attrs = attr_variants(model, attrs_seen, a.floats) if a.attrs else []
         count = (len(sweep) if a.sweep is not None or a.sweep_sym else len(opsets) if a.opsets
                  else len(attrs) if a.attrs else a.variants)
         for v in range(count):
@@ -876,8 +921,10 @@ def main():
                 node = vm.graph.node[k]
                 kept = [x for x in node.attribute if x.name != name]
                 del node.attribute[:]
-                attr = onnx.helper.make_attribute(name, value, attr_type=onnx.AttributeProto.INTS
-                                                  if isinstance(value, list) else None)
+                kind = None
+                if isinstance(value, list):
+                    kind = onnx.AttributeProto.FLOATS if a.floats else onnx.AttributeProto.INTS
+                attr = onnx.helper.make_attribute(name, value, attr_type=kind)
                 node.attribute.extend(kept + [attr])
             onnx.save(vm, tmp)
             total += 1

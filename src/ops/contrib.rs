@@ -739,7 +739,7 @@ fn decoder_masked_mha(c: &Ctx) -> R {
                 return invalid(c, "a shared past_key with room for no key".into())
             }
             // It writes the new key and value through the present outputs (a segfault without).
-            _ if shared && (1..3).any(|o| c.node.outputs.get(o).is_none_or(Option::is_none)) => {
+            _ if shared && (1..3).any(|o| c.node.outputs().get(o).is_none_or(Option::is_none)) => {
                 return invalid(c, "a shared past without present_key and present_value: onnxruntime crashes".into());
             }
             _ => {}

@@ -501,16 +501,29 @@ fn lists<V: Copy>(
     out
 }
 
+/// A float attribute's values onnxruntime's kernel takes, with those values in words.
+pub type FloatRange = (fn(f32) -> bool, &'static str);
+
+/// The float attributes of onnxruntime's own ops that its kernels bound: epsilons (`epsilon_ >=
+/// 0`, which NaN fails too) and GatedDeltaNet's gate bound (finite and below 0). The bounds
+/// onnxruntime adds to the standard ops' spec are `runtime-differs` warnings in their rules.
+#[rustfmt::skip]
+pub static FLOAT_IN: &[(&str, &str, &str, i64, FloatRange)] = &[
+    (MS, "GatedDeltaNet", "gate_lower_bound", 1, (|g| g.is_finite() && g < 0.0, "a finite value below 0")),
+    (MS, "SkipLayerNormalization", "epsilon", 1, (|e| e >= 0.0, "0 or more")),
+    (MS, "SkipSimplifiedLayerNormalization", "epsilon", 1, (|e| e >= 0.0, "0 or more")),
+];
+
 /// The first attribute of `node` (or element of a list) whose value `CHOICES` or
-/// `INT_CHOICES` does not list at `opset`, or below its `INT_LEAST`: (attribute, value, the
-/// values taken), in words.
+/// `INT_CHOICES` does not list at `opset`, below its `INT_LEAST` or outside its `FLOAT_IN`:
+/// (attribute, value, the values taken), in words.
 pub fn bad_choice(node: &crate::ir::Node, opset: i64) -> Option<(&'static str, String, Vec<String>)> {
     use crate::ir::AttrValue;
     // The ops the tables name, so that every other node (nearly all) is passed over at once.
     static NAMED: std::sync::OnceLock<std::collections::HashSet<&'static str>> = std::sync::OnceLock::new();
     let named = NAMED.get_or_init(|| {
         let ops = CHOICES.iter().map(|r| r.1).chain(INT_CHOICES.iter().map(|r| r.1));
-        ops.chain(INT_LEAST.iter().map(|r| r.1)).collect()
+        ops.chain(INT_LEAST.iter().map(|r| r.1)).chain(FLOAT_IN.iter().map(|r| r.1)).collect()
     });
     if !named.contains(node.op_type.as_str()) {
         return None;
@@ -537,7 +550,13 @@ pub fn bad_choice(node: &crate::ir::Node, opset: i64) -> Option<(&'static str, S
             Some((attr, v.to_string(), vec![format!("{min} or more")]))
         })
     };
-    strings.or_else(ints).or_else(least)
+    let floats = || {
+        lists(FLOAT_IN, node, opset).into_iter().find_map(|(attr, (takes, words))| {
+            let v = node.attr_float(attr).filter(|v| !takes(*v))?;
+            Some((attr, v.to_string(), vec![words.to_string()]))
+        })
+    };
+    strings.or_else(ints).or_else(least).or_else(floats)
 }
 
 #[cfg(test)]

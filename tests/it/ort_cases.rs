@@ -2093,6 +2093,17 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // above 0 ("hidden_size must be positive").
         ("SkipLayerNorm [3,4] [1,3,4]", skip("SkipLayerNormalization", &[3, 4], &[1, 3, 4]), None),
         ("SkipLayerNorm [2,3,4] [3,4]", skip("SkipLayerNormalization", &[2, 3, 4], &[3, 4]), Some(vec![2, 3, 4])),
+        // "epsilon_ >= 0 was false".
+        (
+            "SkipLayerNorm epsilon -1",
+            float_at(skip("SkipLayerNormalization", &[2, 3, 4], &[3, 4]), "epsilon", -1.0),
+            None,
+        ),
+        (
+            "SkipSimplifiedLayerNorm epsilon 0",
+            float_at(skip("SkipSimplifiedLayerNormalization", &[2, 3, 4], &[3, 4]), "epsilon", 0.0),
+            Some(vec![2, 3, 4]),
+        ),
         ("SkipSimplifiedLayerNorm [3,4] [1,3,4]", skip("SkipSimplifiedLayerNormalization", &[3, 4], &[1, 3, 4]), None),
         ("SkipSimplifiedLayerNorm [2,3,0]", skip("SkipSimplifiedLayerNormalization", &[2, 3, 0], &[2, 3, 0]), None),
         // DynamicQuantizeMatMul reads its bias as one value per column, in any shape ("bias
@@ -2529,6 +2540,18 @@ fn recurrent_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("GatedDeltaNet state_update", delta(2, dq, dq, dv, dd, ds), Some(vec![2, 0])),
         ("GatedDeltaNet packed", delta(0, &[6, 52], &[], &[], dd, ds), Some(vec![6, 4, 5])),
         ("GatedDeltaNet packed 53", delta(0, &[6, 53], &[], &[], dd, ds), None),
+        // "std::isfinite(gate_lower_bound_) && gate_lower_bound_ < 0.0f was false".
+        (
+            "GatedDeltaNet gate bound -1",
+            float_at(delta(0, dq, dq, dv, dd, ds), "gate_lower_bound", -1.0),
+            Some(vec![6, 4, 5]),
+        ),
+        ("GatedDeltaNet gate bound 0", float_at(delta(0, dq, dq, dv, dd, ds), "gate_lower_bound", 0.0), None),
+        (
+            "GatedDeltaNet gate bound -inf",
+            float_at(delta(0, dq, dq, dv, dd, ds), "gate_lower_bound", f32::NEG_INFINITY),
+            None,
+        ),
         (
             "GatedDeltaNet rank 4",
             delta(0, &[2, 3, 2, 8], &[2, 3, 2, 8], &[2, 3, 4, 5], &[2, 3, 4], &[]),
@@ -2908,6 +2931,14 @@ fn two(n: NodeProto) -> ModelProto {
 }
 
 /// `n` with a float attribute `f`, or else a floats one.
+/// `m` with its first node's float attribute `name` set to `value`.
+fn float_at(mut m: ModelProto, name: &str, value: f32) -> ModelProto {
+    let n = &mut m.graph.as_mut().unwrap().node[0];
+    n.attribute.retain(|a| a.name() != name);
+    *n = with_attr(std::mem::take(n), name, Some(value), &[]);
+    m
+}
+
 fn with_attr(mut n: NodeProto, name: &str, f: Option<f32>, floats: &[f32]) -> NodeProto {
     use onnx_bcast::io::proto::{attribute_proto::AttributeType, AttributeProto};
     let kind = if f.is_some() { AttributeType::Float } else { AttributeType::Floats };
@@ -3242,6 +3273,10 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         // "X_shape.NumDimensions() == 4 was false": the spec takes [N, C, D1, ..., Dk].
         (lrn(&[5, 5, 5]), vec![5, 5, 5], Some("onnxruntime runs LRN only on 4-D input")),
         (lrn(&[1, 5, 5, 5]), vec![1, 5, 5, 5], None),
+        // "alpha_ > 0.0f was false", "beta_ > 0.0f was false": the spec bounds neither.
+        (float_at(lrn(&[1, 5, 5, 5]), "alpha", 0.0), vec![1, 5, 5, 5], Some("alpha 0; onnxruntime refuses")),
+        (float_at(lrn(&[1, 5, 5, 5]), "beta", f32::NAN), vec![1, 5, 5, 5], Some("beta NaN; onnxruntime refuses")),
+        (float_at(lrn(&[1, 5, 5, 5]), "beta", 0.5), vec![1, 5, 5, 5], None),
         // onnxruntime aborts the process ("terminate called without an active exception") on
         // an empty batch of GRU or LSTM, or a GRU's empty sequence or input; it wants
         // hidden_size ("info.GetAttr(\"hidden_size\", ...).IsOK()"), above 0 for GRU and LSTM.
@@ -3275,6 +3310,9 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         (att(&[6]), vec![2, 3, 4, 8], Some("onnxruntime takes a mask")),
         (att(&[2, 3, 4, 1]), vec![2, 3, 4, 8], Some("onnxruntime takes a mask")),
         (att(&[3, 4, 6]), vec![2, 3, 4, 8], None),
+        // "scale must be greater than 0 if specified", in the kernels of opsets 23 and 24.
+        (float_at(att(&[3, 4, 6]), "scale", -1.0), vec![2, 3, 4, 8], Some("scale -1; onnxruntime's kernel refuses")),
+        (float_at(att(&[3, 4, 6]), "scale", 0.5), vec![2, 3, 4, 8], None),
         // Opset 24 pads a short mask; onnxruntime's kernel does not.
         (
             attention_at(24, &[&[2, 4, 8, 16], &[2, 4, 6, 16], &[2, 4, 6, 16], &[8, 5]], None),

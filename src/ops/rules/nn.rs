@@ -475,6 +475,13 @@ pub fn lrn(c: &Ctx) -> R {
                 let msg = format!("LRN: an input of rank {r}; onnxruntime runs LRN only on 4-D input");
                 out.warnings.push((Code::RuntimeDiffers, msg));
             }
+            // The spec puts no bound on them; onnxruntime: "alpha_ > 0.0f was false".
+            for attr in ["alpha", "beta"] {
+                if let Some(v) = c.node.attr_float(attr).filter(|v| v.is_nan() || *v <= 0.0) {
+                    let msg = format!("LRN: {attr} {v}; onnxruntime refuses one that is not positive");
+                    out.warnings.push((Code::RuntimeDiffers, msg));
+                }
+            }
             Ok(out)
         }
     }

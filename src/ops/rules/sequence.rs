@@ -143,6 +143,11 @@ pub fn attention(c: &Ctx) -> R {
     // K's and V's sequence K's, and split a 3-D input's last size into its heads (see
     // `attention_checks`); the kernels also want nonpad_kv_seqlen [batch] (as the spec says).
     let mut out = Out::default();
+    // The kernels refuse a scale of 0 or below ("scale must be greater than 0 if specified").
+    if let Some(s) = c.node.attr_float("scale").filter(|s| *s <= 0.0 && c.opset < 25) {
+        let msg = format!("Attention: scale {s}; onnxruntime's kernel refuses a scale that is not positive");
+        out.warnings.push((Code::RuntimeDiffers, msg));
+    }
     let sizes = [&b, &q_heads, &q_seq, &kv_heads, &kv_seq, &head, &v_head];
     attention_checks(q, k, v, sizes, heads, c.opset < 25, &mut out)?;
     // The opset-25 body broadcasts it against the batch, so [1] serves any batch there.
