@@ -66,7 +66,11 @@ FALSE-ALARM or MISSED; 6 runtime-differs, MoE's swiglu_limit_after_activation, w
 onnxruntime's CUDA kernel runs. `--attrs --floats` sets float attributes instead, each to
 -1, 0, 0.5, 3, NaN and infinity, and changes float lists as int lists: 365 variants, no WRONG,
 FALSE-ALARM or MISSED (22 runtime-differs: LRN's alpha and beta and Attention's scale, which
-ORT wants positive, and the known GRU and LSTM ones); with --contrib 211 variants, none. With --untested it instead runs one small model of each shipped op that no node case uses
+ORT wants positive, and the known GRU and LSTM ones); with --contrib 211 variants, none.
+`--attrs --drop` leaves out each attribute a node holds in turn (the schema's default, or a
+required one missing): 473 variants, none left (12 runtime-differs: Resize's exclude_outside
+outside cubic mode, RegexFullMatch without a pattern, the known recurrent ones); with
+--contrib 64, none (FusedGemm must name its activation). With --untested it instead runs one small model of each shipped op that no node case uses
 (UNTESTED); with --contrib it mutates a valid model of each of onnxruntime's contrib ops that
 deployed graphs use (CONTRIB) in place of the node cases. The models of every non-pass are
 kept under target/ort-diff/VERDICT/ with a .txt beside each
@@ -344,6 +348,7 @@ ORT_SCHEMAS = {(x.domain, x.name): x for x in sorted(ort.capi._pybind_state.get_
                                                       key=lambda x: x.since_version)}
 
 
+DROP = False
 FLOAT_VALUES = [-1.0, 0.0, 0.5, 3.0, float("nan"), float("inf")]
 
 
@@ -354,6 +359,16 @@ def attr_variants(model, seen, floats=False):
     each float attribute set to each of FLOAT_VALUES and each float list held changed so."""
     if floats:
         return float_attr_variants(model, seen)
+    if DROP:
+        # Each attribute a node holds, left out: the schema's default (or a required one missing).
+        out = []
+        for k, n in enumerate(model.graph.node):
+            for a in n.attribute:
+                key = (n.domain, n.op_type, a.name, tuple(sorted(x.name for x in n.attribute)))
+                if key not in seen:
+                    seen.add(key)
+                    out.append((k, a.name, None))
+        return out
     out = []
     ids = {o.domain or "": o.version for o in model.opset_import}
     for k, n in enumerate(model.graph.node):
@@ -822,7 +837,10 @@ def main():
                     "at which an op of the case had another schema and the case still passes onnx's checker")
     ap.add_argument("--floats", action="store_true", help="with --attrs, the float attributes instead: each set "
                     "to each of " + str(FLOAT_VALUES) + ", each float list held changed")
+    ap.add_argument("--drop", action="store_true", help="with --attrs, each attribute a node holds left out instead")
     a = ap.parse_args()
+    global DROP
+    DROP = a.drop
     if a.untested:
         os.makedirs(a.out, exist_ok=True)
         return untested(a.bin, a.out)
@@ -922,10 +940,13 @@ def main():
                 kept = [x for x in node.attribute if x.name != name]
                 del node.attribute[:]
                 kind = None
-                if isinstance(value, list):
+                if value is None:
+                    node.attribute.extend(kept)
+                    what[-1] = f"attr {name} left out on node {k}"
+                elif isinstance(value, list):
                     kind = onnx.AttributeProto.FLOATS if a.floats else onnx.AttributeProto.INTS
-                attr = onnx.helper.make_attribute(name, value, attr_type=kind)
-                node.attribute.extend(kept + [attr])
+                if value is not None:
+                    node.attribute.extend(kept + [onnx.helper.make_attribute(name, value, attr_type=kind)])
             onnx.save(vm, tmp)
             total += 1
             job = pool.submit(run_ort, tmp, feeds)

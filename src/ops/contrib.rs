@@ -20,7 +20,7 @@ const RULES: &[(&str, Rule)] = &[
     ("MultiHeadAttention", multi_head_attention),
     ("GroupQueryAttention", group_query_attention),
     ("FusedMatMul", fused_matmul),
-    ("FusedConv", rules::conv),
+    ("FusedConv", |c| conv_activation(c).and_then(|()| rules::conv(c))),
     // With `channels_last`, NHWC input and output; the weight stays [M, C/group, k...].
     ("QLinearConv", |c| layout(c, rules::conv)),
     ("QGemm", qgemm),
@@ -38,7 +38,7 @@ const RULES: &[(&str, Rule)] = &[
     ("QLinearAveragePool", qlinear_average_pool),
     ("NhwcMaxPool", |c| channels_last(c, rules::pool)),
     ("MaxpoolWithMask", maxpool_with_mask),
-    ("FusedGemm", |c| rules::gemm(&c.view(13, None, None))),
+    ("FusedGemm", |c| gemm_activation(c).and_then(|()| rules::gemm(&c.view(13, None, None)))),
     ("TransposeMatMul", fused_matmul),
     ("MatMulInteger16", matmul_integer16),
     ("GatherBlockQuantized", gather_block_quantized),
@@ -77,7 +77,7 @@ const RULES: &[(&str, Rule)] = &[
 /// level (`ORT_ENABLE_ALL`) on x86: channels in blocks of 8 or 16, the tensors' shapes NCHW
 /// with the channel count rounded up to the block.
 const NCHWC: &[(&str, Rule)] = &[
-    ("Conv", nchwc_conv),
+    ("Conv", |c| conv_activation(c).and_then(|()| nchwc_conv(c))),
     ("MaxPool", |c| blocked(c, nchwc_pool)),
     ("AveragePool", |c| blocked(c, nchwc_pool)),
     ("GlobalMaxPool", |c| blocked(c, rules::global_pool)),
@@ -142,6 +142,65 @@ fn channels_last(c: &Ctx, rule: Rule) -> R {
 
 fn invalid<T>(c: &Ctx, msg: String) -> Result<T, RuleError> {
     Err(RuleError::Invalid(format!("{}: {msg}", c.node.op_type)))
+}
+
+/// The activations FusedGemm takes (onnxruntime's element-wise functors; others are "unknown
+/// kernel type"), each with the `activation_*` attributes its functor reads ("No attribute
+/// with name:'alpha'is defined").
+const GEMM_ACTIVATIONS: &[(&str, &[&str])] = &[
+    ("Relu", &[]),
+    ("Sigmoid", &[]),
+    ("Tanh", &[]),
+    ("Softplus", &[]),
+    ("Softsign", &[]),
+    ("Celu", &["activation_alpha"]),
+    ("Elu", &["activation_alpha"]),
+    ("LeakyRelu", &["activation_alpha"]),
+    ("ThresholdedRelu", &["activation_alpha"]),
+    ("HardSigmoid", &["activation_alpha", "activation_beta"]),
+    ("ParametricSoftplus", &["activation_alpha", "activation_beta"]),
+    ("ScaledTanh", &["activation_alpha", "activation_beta"]),
+    ("Selu", &["activation_alpha", "activation_gamma"]),
+];
+
+/// The activations FusedConv and the NCHWc Conv fuse (MLAS's), with the number of
+/// `activation_params` each reads, `None` for none read.
+const CONV_ACTIVATIONS: &[(&str, Option<usize>)] = &[
+    ("Relu", None),
+    ("Sigmoid", None),
+    ("Tanh", None),
+    ("HardSwish", None),
+    ("LeakyRelu", Some(1)),
+    ("Clip", Some(2)),
+    ("HardSigmoid", Some(2)),
+];
+
+/// FusedGemm's activation, which it must have, and the attributes it reads.
+fn gemm_activation(c: &Ctx) -> Result<(), RuleError> {
+    let Some(act) = c.node.attr_str("activation") else { return invalid(c, "no activation is given".into()) };
+    let Some((_, reads)) = GEMM_ACTIVATIONS.iter().find(|(a, _)| *a == act) else {
+        return invalid(c, format!("onnxruntime fuses no activation '{act}'"));
+    };
+    match reads.iter().find(|a| c.node.attr(a).is_none()) {
+        Some(missing) => invalid(c, format!("the {act} activation reads {missing}, which is not given")),
+        None => Ok(()),
+    }
+}
+
+/// FusedConv's activation, where given, and the number of parameters it reads.
+fn conv_activation(c: &Ctx) -> Result<(), RuleError> {
+    let Some(act) = c.node.attr_str("activation") else { return Ok(()) };
+    let Some((_, reads)) = CONV_ACTIVATIONS.iter().find(|(a, _)| *a == act) else {
+        return invalid(c, format!("onnxruntime fuses no activation '{act}' into a convolution"));
+    };
+    let given = match c.node.attr("activation_params") {
+        Some(crate::ir::AttrValue::Floats(v)) => v.len(),
+        _ => 0,
+    };
+    match reads {
+        Some(n) if given != *n => invalid(c, format!("the {act} activation takes {n} activation_params, not {given}")),
+        _ => Ok(()),
+    }
 }
 
 /// Attention and QAttention: output [B, S, v_hidden], v_hidden from `qkv_hidden_sizes[2]` or

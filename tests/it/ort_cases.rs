@@ -233,6 +233,50 @@ fn tree_ensemble(x: &[i64], feature: i64) -> ModelProto {
     ml(with_int(n, "aggregate_function", 1), x, 5)
 }
 
+/// The same tree whose branch tests membership (mode 6) in `members`, when given.
+fn member_tree(members: Option<&[f32]>) -> ModelProto {
+    let mut m = tree_ensemble(&[4, 3], 0);
+    let n = &mut m.graph.as_mut().unwrap().node[0];
+    for a in n.attribute.iter_mut().filter(|a| a.name() == "nodes_modes") {
+        a.t.as_mut().unwrap().int32_data = vec![6];
+    }
+    if let Some(v) = members {
+        let t = build::floats("", &[v.len() as i64], v);
+        let r#type = Some(AttributeType::Tensor as i32);
+        n.attribute.push(AttributeProto {
+            name: Some("membership_values".into()),
+            r#type,
+            t: Some(t),
+            ..Default::default()
+        });
+    }
+    m
+}
+
+/// `m` with its first node's activation `act` and float attributes `floats`.
+fn fused_act(m: ModelProto, act: &str, floats: &[(&str, f32)]) -> ModelProto {
+    let mut m = without(m, "activation");
+    let n = &mut m.graph.as_mut().unwrap().node[0];
+    *n = with_str(std::mem::take(n), "activation", act);
+    for (name, v) in floats {
+        *n = with_attr(std::mem::take(n), name, Some(*v), &[]);
+    }
+    m
+}
+
+/// FusedConv of x [1, 2, 5, 5] by w [3, 2, 3, 3], with `params` as activation_params if any.
+fn fused_conv(params: &[f32]) -> ModelProto {
+    let n = node("c", "FusedConv", &["x", "w"], &["y"]);
+    let n = if params.is_empty() { n } else { with_floats(n, "activation_params", params) };
+    ms(MS, n, &[("x", &[1, 2, 5, 5], DataType::Float), ("w", &[3, 2, 3, 3], DataType::Float)], &[])
+}
+
+/// `m` without its first node's attribute `name`.
+fn without(mut m: ModelProto, name: &str) -> ModelProto {
+    m.graph.as_mut().unwrap().node[0].attribute.retain(|a| a.name() != name);
+    m
+}
+
 /// `op` (an ai.onnx.ml tree ensemble of version 3) of one branch reading feature `feature`
 /// and two leaves claiming feature 7, over x of shape `x`.
 fn tree_v3(op: &str, x: &[i64], feature: i64) -> ModelProto {
@@ -898,6 +942,10 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("TreeEnsemble x [3]", tree_ensemble(&[3], 0), None),
         ("TreeEnsemble feature 2 of 3", tree_ensemble(&[4, 3], 2), Some(vec![4, 1])),
         ("TreeEnsemble feature 2 of 2", tree_ensemble(&[4, 2], 2), None),
+        // "TreeEnsemble membership node 0 must have at least one membership value".
+        ("TreeEnsemble member node, a set", member_tree(Some(&[1.0, 2.0, f32::NAN])), Some(vec![4, 1])),
+        ("TreeEnsemble member node, no set", member_tree(None), None),
+        ("TreeEnsemble member node, an empty set", member_tree(Some(&[f32::NAN, 1.0])), None),
         ("TreeEnsembleRegressor feature 2 of 3", tree_v3("TreeEnsembleRegressor", &[5, 3], 2), Some(vec![5, 1])),
         ("TreeEnsembleRegressor feature 2 of 2", tree_v3("TreeEnsembleRegressor", &[5, 2], 2), None),
         ("TreeEnsembleClassifier feature 2 of 0", tree_v3("TreeEnsembleClassifier", &[5, 0], 2), None),
@@ -1839,6 +1887,8 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("MaxUnpool strides [2,2]", with_ints_at(max_unpool(), "strides", &[2, 2]), Some(vec![1, 1, 4, 4])),
         ("LabelEncoder 3 keys 2 values", label_encoder(&[1.0, 2.0]), None),
         ("LabelEncoder 3 keys 3 values", label_encoder(&[1.0, 2.0, 3.0]), Some(vec![2, 3])),
+        // "At least one of keys_tensor, keys_strings, keys_int64s, keys_floats must be set".
+        ("LabelEncoder no keys", without(label_encoder(&[1.0, 2.0, 3.0]), "keys_floats"), None),
         ("TfIdfVectorizer no ngram_indexes", with_ints_at(tfidf_grams(1, 1, 0), "ngram_indexes", &[]), None),
         ("TfIdfVectorizer half a bigram", with_ints_at(bigrams(), "pool_int64s", &[2, 3]), None),
         ("TfIdfVectorizer a bigram", tfidf_bigram(&[0, 1]), Some(vec![2])),
@@ -2175,6 +2225,20 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // FusedGemm (Gemm with an activation): "Gemm: Invalid bias shape for broadcast".
         ("FusedGemm c [5]", gemm(&[5]), Some(vec![3, 5])),
         ("FusedGemm c [4]", gemm(&[4]), None),
+        // "unknown kernel type", "No attribute with name:'gamma'is defined".
+        ("FusedGemm no activation", without(gemm(&[5]), "activation"), None),
+        ("FusedGemm Gelu", fused_act(gemm(&[5]), "Gelu", &[]), None),
+        ("FusedGemm Selu alpha", fused_act(gemm(&[5]), "Selu", &[("activation_alpha", 1.0)]), None),
+        (
+            "FusedGemm Selu alpha gamma",
+            fused_act(gemm(&[5]), "Selu", &[("activation_alpha", 1.0), ("activation_gamma", 1.0)]),
+            Some(vec![3, 5]),
+        ),
+        // "GetFusedActivationAttr(info, activation_).IsOK() was false".
+        ("FusedConv Gelu", fused_act(fused_conv(&[]), "Gelu", &[]), None),
+        ("FusedConv Clip [0]", fused_act(fused_conv(&[0.0]), "Clip", &[]), None),
+        ("FusedConv Clip [0,6]", fused_act(fused_conv(&[0.0, 6.0]), "Clip", &[]), Some(vec![1, 3, 3, 3])),
+        ("FusedConv HardSwish", fused_act(fused_conv(&[]), "HardSwish", &[]), Some(vec![1, 3, 3, 3])),
         (
             "TransposeMatMul transA",
             ms(
@@ -3144,6 +3208,13 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
     let grid_mode = |x: &[i64], g: &[i64], mode: &str| {
         case(20, &[("x", x), ("g", g)], &[], with_str(node("gs", "GridSample", &["x", "g"], &["y"]), "mode", mode))
     };
+    let regex = |pattern: Option<&str>| {
+        let n = node("r", "RegexFullMatch", &["x"], &["y"]);
+        let n = pattern.map_or(n.clone(), |p| with_str(n, "pattern", p));
+        let mut m = build::model(20, vec![typed("x", DataType::String, &[2, 3])], vec![n], &["y"]);
+        m.graph.as_mut().unwrap().output[0] = typed("y", DataType::Bool, &[2, 3]);
+        m
+    };
     let x6: &[i64] = &[1, 2, 3, 3, 3, 3];
     let pool4 = |op: &str, x: &[i64]| {
         let n = node("p", op, &["x"], &["y"]);
@@ -3231,6 +3302,16 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         (linear(&[8], &[2.0]), vec![16], Some("no linear kernel for scales [2]")),
         (linear(&[1, 4, 4, 3], &[1.0, 2.0, 1.0, 2.0]), vec![1, 8, 4, 6], Some("no linear kernel")),
         (linear(&[1, 4, 4, 3], &[1.0, 2.0, 2.0, 1.0]), vec![1, 8, 8, 3], None),
+        // "exclude_outside can be set to 1 when mode is CUBIC".
+        (
+            with_int_at(linear(&[1, 4, 4, 3], &[1.0, 2.0, 2.0, 1.0]), "exclude_outside", 1),
+            vec![1, 8, 8, 3],
+            Some("exclude_outside in linear mode, which onnxruntime takes only in cubic mode"),
+        ),
+        (with_int_at(cubic(&[1, 8, 8, 3], &[1.0, 0.5, 0.5, 1.0], 1), "exclude_outside", 1), vec![1, 4, 4, 3], None),
+        // "No attribute with name:'pattern'is defined": onnxruntime wants one.
+        (regex(None), vec![2, 3], Some("RegexFullMatch without a pattern")),
+        (regex(Some("a.*")), vec![2, 3], None),
         (cubic(&[3, 4, 4], &[1.0, 2.0, 2.0], 0), vec![3, 8, 8], Some("no cubic kernel")),
         (cubic(&[1, 8, 8, 3], &[1.0, 0.5, 0.5, 1.0], 0), vec![1, 4, 4, 3], Some("no cubic kernel")),
         (cubic(&[1, 8, 8, 3], &[1.0, 0.5, 0.5, 1.0], 1), vec![1, 4, 4, 3], None),

@@ -2,7 +2,7 @@
 //! regressors, ...) and for the text and image ops: TfIdfVectorizer, StringSplit,
 //! StringNormalizer, StringConcat, RegexFullMatch and ImageDecoder.
 
-use super::{attr_dim, dim, expect_rank, expect_shape, invalid, numel, outs, ty, R};
+use super::{attr_dim, dim, expect_rank, expect_shape, invalid, numel, outs, tensor_floats, ty, R};
 use crate::diag::Code;
 use crate::dtype::DType;
 use crate::ir::AttrValue;
@@ -149,7 +149,14 @@ pub fn string_concat(c: &Ctx) -> R {
 }
 
 pub fn regex_full_match(c: &Ctx) -> R {
-    outs(vec![ty(Some(DType::Bool), c.shape(0).map(<[Dim]>::to_vec))])
+    let mut out = Out::default();
+    // The schema leaves `pattern` optional, with no default; onnxruntime wants one.
+    if c.node.attr("pattern").is_none() {
+        let msg = "RegexFullMatch without a pattern, which onnxruntime refuses".to_string();
+        out.warnings.push((Code::RuntimeDiffers, msg));
+    }
+    out.types = smallvec::smallvec![ty(Some(DType::Bool), c.shape(0).map(<[Dim]>::to_vec))];
+    Ok(out)
 }
 
 /// ImageDecoder: height and width come from the encoded header when the bytes are known
@@ -260,6 +267,8 @@ pub fn label_encoder(c: &Ctx) -> R {
     let keys = count(["keys_strings", "keys_int64s", "keys_floats", "keys_tensor"]);
     match (keys, count(["values_strings", "values_int64s", "values_floats", "values_tensor"])) {
         (_, None) => return invalid("LabelEncoder: no values are given".into()),
+        // "At least one of keys_tensor, keys_strings, keys_int64s, keys_floats must be set".
+        (None, _) => return invalid("LabelEncoder: no keys are given".into()),
         (Some(k), Some(v)) if k != v => return invalid(format!("LabelEncoder: {k} keys for {v} values")),
         _ => {}
     }
@@ -391,6 +400,22 @@ fn tree_structure(c: &Ctx) -> Option<String> {
     }
     if let Some(t) = ints("leaf_targetids").iter().find(|t| **t < 0) {
         return Some(format!("leaf_targetids holds {t}"));
+    }
+    // Each BRANCH_MEMBER node (mode 6) tests its own set of membership_values, the sets in
+    // node order, each ended by a NaN (onnxruntime: "TreeEnsemble membership node 1 must have
+    // at least one membership value").
+    let tensor = |a: &str| match c.node.attr(a) {
+        Some(AttrValue::Tensor(t)) => Some(t),
+        _ => None,
+    };
+    let modes = tensor("nodes_modes").and_then(|t| t.ints(nodes)).unwrap_or_default();
+    let members: Vec<usize> = modes.iter().enumerate().filter(|(_, m)| **m == 6).map(|(k, _)| k).collect();
+    if !members.is_empty() {
+        let values = tensor("membership_values").and_then(|t| tensor_floats(t, usize::MAX)).unwrap_or_default();
+        let sets: Vec<usize> = values.split(|v| v.is_nan()).map(<[f64]>::len).collect();
+        if let Some((_, k)) = members.iter().enumerate().find(|(i, _)| sets.get(*i).is_none_or(|n| *n == 0)) {
+            return Some(format!("membership node {k} has no membership_values"));
+        }
     }
     // Each node's branches to nodes (the lists hold one entry per node, checked above).
     let mut next = vec![Vec::new(); nodes];

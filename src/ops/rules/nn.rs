@@ -190,6 +190,11 @@ fn ort_layout(c: &Ctx, scales: &[Option<f64>], out: &mut Out) {
         ("linear" | "cubic", _) => 0,
         _ => 2,
     };
+    // "exclude_outside can be set to 1 when mode is CUBIC"; the spec reads it in any mode.
+    if c.node.attr_int("exclude_outside").is_some_and(|e| e != 0) && mode != "cubic" {
+        let msg = format!("{op}: exclude_outside in {mode} mode, which onnxruntime takes only in cubic mode");
+        out.warnings.push((Code::RuntimeDiffers, msg));
+    }
     if runs == 0 {
         let scales: Vec<String> = scales.iter().map(|s| s.map_or("?".into(), |s| s.to_string())).collect();
         let aa = if antialias { " with antialias" } else { "" };
