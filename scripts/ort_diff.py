@@ -70,7 +70,10 @@ ORT wants positive, and the known GRU and LSTM ones); with --contrib 211 variant
 `--attrs --drop` leaves out each attribute a node holds in turn (the schema's default, or a
 required one missing): 473 variants, none left (12 runtime-differs: Resize's exclude_outside
 outside cubic mode, RegexFullMatch without a pattern, the known recurrent ones); with
---contrib 64, none (FusedGemm must name its activation). With --untested it instead runs one small model of each shipped op that no node case uses
+--contrib 64, none (FusedGemm must name its activation). `--attrs --strings` sets each
+string attribute to "bogus" and to "": 108 variants, none left (CastLike's round_mode, which
+ORT never reads, is not checked); with --contrib 42, none (the contrib ops' auto_pad, Pad and
+GridSample modes, GatedDeltaNet's beta_activation). With --untested it instead runs one small model of each shipped op that no node case uses
 (UNTESTED); with --contrib it mutates a valid model of each of onnxruntime's contrib ops that
 deployed graphs use (CONTRIB) in place of the node cases. The models of every non-pass are
 kept under target/ort-diff/VERDICT/ with a .txt beside each
@@ -349,6 +352,7 @@ ORT_SCHEMAS = {(x.domain, x.name): x for x in sorted(ort.capi._pybind_state.get_
 
 
 DROP = False
+STRINGS = False
 FLOAT_VALUES = [-1.0, 0.0, 0.5, 3.0, float("nan"), float("inf")]
 
 
@@ -359,6 +363,27 @@ def attr_variants(model, seen, floats=False):
     each float attribute set to each of FLOAT_VALUES and each float list held changed so."""
     if floats:
         return float_attr_variants(model, seen)
+    if STRINGS:
+        # Each string attribute the schema defines, set to a word no op takes and to "".
+        out = []
+        ids = {o.domain or "": o.version for o in model.opset_import}
+        for k, n in enumerate(model.graph.node):
+            domain = "" if n.domain in ("", "ai.onnx") else n.domain
+            try:
+                schema = onnx.defs.get_schema(n.op_type, ids.get(domain, ids.get("ai.onnx", 1)), domain)
+            except Exception:  # noqa: BLE001 - not onnx's: onnxruntime's own op, or none
+                schema = ORT_SCHEMAS.get((domain, n.op_type))
+                if schema is None:
+                    continue
+            for name, a in sorted(schema.attributes.items()):
+                if a.type != onnx.defs.OpSchema.AttrType.STRING:
+                    continue
+                for v in ("bogus", ""):
+                    key = (domain, n.op_type, schema.since_version, name, v)
+                    if key not in seen:
+                        seen.add(key)
+                        out.append((k, name, v))
+        return out
     if DROP:
         # Each attribute a node holds, left out: the schema's default (or a required one missing).
         out = []
@@ -838,9 +863,11 @@ def main():
     ap.add_argument("--floats", action="store_true", help="with --attrs, the float attributes instead: each set "
                     "to each of " + str(FLOAT_VALUES) + ", each float list held changed")
     ap.add_argument("--drop", action="store_true", help="with --attrs, each attribute a node holds left out instead")
+    ap.add_argument("--strings", action="store_true", help="with --attrs, each string attribute set to 'bogus' "
+                    "and to '' instead")
     a = ap.parse_args()
-    global DROP
-    DROP = a.drop
+    global DROP, STRINGS
+    DROP, STRINGS = a.drop, a.strings
     if a.untested:
         os.makedirs(a.out, exist_ok=True)
         return untested(a.bin, a.out)

@@ -396,15 +396,14 @@ const ML: &str = "ai.onnx.ml";
 /// the opset version from which the list holds, the list). A value outside it is an error,
 /// where onnxruntime refuses it too; where it is looser than the spec's list, its list is the
 /// one here (an empty `auto_pad`, Pad's `wrap` before opset 19, Resize 10's `cubic`). Not
-/// listed: attributes onnxruntime reads no further than the spec (a Scatter's or loss's
-/// `reduction`), and those the rules check themselves (Resize's `nearest_mode`, Einsum's
-/// equation).
+/// listed: attributes onnxruntime never validates (a Scatter's or loss's `reduction`,
+/// CastLike's `round_mode`, though Cast's is checked), and those the rules check themselves
+/// (Resize's `nearest_mode`, Einsum's equation).
 #[rustfmt::skip]
 pub static CHOICES: &[(&str, &str, &str, i64, &[&str])] = &[
     ("", "AveragePool", "auto_pad", 1, AUTO_PAD),
     ("", "BitShift", "direction", 11, &["LEFT", "RIGHT"]),
     ("", "Cast", "round_mode", 24, ROUND),
-    ("", "CastLike", "round_mode", 24, ROUND),
     ("", "Conv", "auto_pad", 1, AUTO_PAD),
     ("", "ConvInteger", "auto_pad", 10, AUTO_PAD),
     ("", "ConvTranspose", "auto_pad", 1, AUTO_PAD),
@@ -441,10 +440,22 @@ pub static CHOICES: &[(&str, &str, &str, i64, &[&str])] = &[
     (ML, "TreeEnsembleRegressor", "aggregate_function", 1, AGGREGATE),
     (ML, "TreeEnsembleRegressor", "nodes_modes", 1, NODE_MODES),
     (ML, "TreeEnsembleRegressor", "post_transform", 1, TRANSFORM),
+    (MS, "GatedDeltaNet", "beta_activation", 1, &["none", "sigmoid"]),
+    (MS, "GridSample", "mode", 1, &["bilinear", "nearest", "bicubic"]),
+    (MS, "GridSample", "padding_mode", 1, &["zeros", "border", "reflection"]),
+    (MS, "MaxpoolWithMask", "auto_pad", 1, AUTO_PAD),
+    (MS, "NhwcMaxPool", "auto_pad", 1, AUTO_PAD),
+    (MS, "Pad", "mode", 1, &["constant", "reflect", "edge", "wrap"]),
+    (MS, "QLinearAveragePool", "auto_pad", 1, AUTO_PAD),
+    (MS, "QLinearConv", "auto_pad", 1, AUTO_PAD),
+    (NCHWC, "AveragePool", "auto_pad", 1, AUTO_PAD),
+    (NCHWC, "Conv", "auto_pad", 1, AUTO_PAD),
+    (NCHWC, "MaxPool", "auto_pad", 1, AUTO_PAD),
 ];
 
 const FLAG: &[i64] = &[0, 1];
 const MS: &str = "com.microsoft";
+const NCHWC: &str = "com.microsoft.nchwc";
 
 /// The same for int attributes onnxruntime refuses other values of: flags it reads as 0 or 1
 /// only, TreeEnsemble's enumerations, the model types its generation ops run (GPT; T5

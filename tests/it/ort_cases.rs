@@ -271,6 +271,26 @@ fn fused_conv(params: &[f32]) -> ModelProto {
     ms(MS, n, &[("x", &[1, 2, 5, 5], DataType::Float), ("w", &[3, 2, 3, 3], DataType::Float)], &[])
 }
 
+/// `m` with its first node's string attribute `name` set to `value`.
+fn with_str_at(m: ModelProto, name: &str, value: &str) -> ModelProto {
+    let mut m = without(m, name);
+    let n = &mut m.graph.as_mut().unwrap().node[0];
+    *n = with_str(std::mem::take(n), name, value);
+    m
+}
+
+/// The contrib Pad-1 of x [2, 3] by [0, 1, 0, 1] in `mode`.
+fn contrib_pad(mode: &str) -> ModelProto {
+    let n = with_str(node("p", "Pad", &["x", "p"], &["y"]), "mode", mode);
+    ms(MS, n, &[("x", &[2, 3], DataType::Float)], &[("p", &[4], &[0, 1, 0, 1], DataType::Int64)])
+}
+
+/// The contrib GridSample-1 of x [1, 1, 4, 4] on a grid [1, 3, 3, 2] in `mode`.
+fn contrib_grid(mode: &str) -> ModelProto {
+    let n = with_str(node("g", "GridSample", &["x", "g"], &["y"]), "mode", mode);
+    ms(MS, n, &[("x", &[1, 1, 4, 4], DataType::Float), ("g", &[1, 3, 3, 2], DataType::Float)], &[])
+}
+
 /// `m` without its first node's attribute `name`.
 fn without(mut m: ModelProto, name: &str) -> ModelProto {
     m.graph.as_mut().unwrap().node[0].attribute.retain(|a| a.name() != name);
@@ -482,6 +502,17 @@ fn cum_sum(attr: &str, value: i64) -> ModelProto {
 
 fn cast_to(to: i64) -> ModelProto {
     case(21, &[("x", &[2, 3])], &[], with_int(node("c", "Cast", &["x"], &["y"]), "to", to))
+}
+
+/// Cast-25 of x [2, 3] to float, or CastLike-25 like a float [1], with `round_mode` given.
+fn round_mode(op: &str, mode: &str) -> ModelProto {
+    let n = if op == "Cast" {
+        with_int(node("c", op, &["x"], &["y"]), "to", 1)
+    } else {
+        node("c", op, &["x", "t"], &["y"])
+    };
+    let inputs: &[(&str, &[i64])] = if op == "Cast" { &[("x", &[2, 3])] } else { &[("x", &[2, 3]), ("t", &[1])] };
+    case(25, inputs, &[], with_str(n, "round_mode", mode))
 }
 
 /// Split-18 of x [4, 2] along axis 0 into two outputs, with num_outputs `k` and, if `sizes`,
@@ -1828,6 +1859,11 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // "Attribute to does not specify a valid type"; an EyeLike of dtype 0 has no type.
         ("Cast to 99", cast_to(99), None),
         ("Cast to 10", cast_to(10), Some(vec![2, 3])),
+        // Cast checks round_mode ("Attribute round_mode must be 'up', 'down', or 'nearest'"),
+        // CastLike reads it no further.
+        ("Cast round_mode bogus", round_mode("Cast", "bogus"), None),
+        ("Cast round_mode up", round_mode("Cast", "up"), Some(vec![2, 3])),
+        ("CastLike round_mode bogus", round_mode("CastLike", "bogus"), Some(vec![2, 3])),
         (
             "EyeLike dtype 0",
             with_int_at(case(21, &[("x", &[3, 3])], &[], node("e", "EyeLike", &["x"], &["y"])), "dtype", 0),
@@ -2264,6 +2300,13 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("NhwcMaxPool [1,5,6,3]", nhwc_max(&[1, 5, 6, 3], &[2, 2]), Some(vec![1, 4, 5, 3])),
         ("NhwcMaxPool [1,1,6,3]", nhwc_max(&[1, 1, 6, 3], &[2, 2]), Some(vec![1, 0, 5, 3])),
         ("NhwcMaxPool kernel 3 on 1", nhwc_max(&[1, 1, 6, 3], &[3, 2]), None),
+        // "Unknown AutoPadType String", "Invalid 'mode' attribute value", "mode \"bogus\" not
+        // supported, expect bilinear, nearest or bicubic".
+        ("NhwcMaxPool auto_pad bogus", with_str_at(nhwc_max(&[1, 5, 6, 3], &[2, 2]), "auto_pad", "bogus"), None),
+        ("contrib Pad wrap", contrib_pad("wrap"), Some(vec![2, 5])),
+        ("contrib Pad bogus", contrib_pad("bogus"), None),
+        ("contrib GridSample bicubic", contrib_grid("bicubic"), Some(vec![1, 1, 3, 3])),
+        ("contrib GridSample cubic", contrib_grid("cubic"), None),
         ("QLinearAveragePool NHWC", pool("QLinearAveragePool", &[1, 5, 6, 3], &[2, 2], true), Some(vec![1, 4, 5, 3])),
         ("QLinearAveragePool NCHW", pool("QLinearAveragePool", &[1, 3, 5, 6], &[2, 2], false), Some(vec![1, 3, 4, 5])),
         // An empty output: NCHW runs it; NHWC dies of SIGFPE, at any spatial axis.
