@@ -97,10 +97,15 @@ def attr_spec(s):
 
 
 def arity(s):
-    """The schema's input and output counts as Rust: `a(min_in, max_in, min_out, max_out)`."""
+    """The schema's input and output counts as Rust: `a(min_in, max_in, min_out, max_out)`,
+    with `.opt(mask)` where an optional input comes before a required one (onnxruntime's own
+    ops): the optional slots below min_in."""
     def most(n):
         return "u32::MAX" if n >= 2**31 - 1 else str(n)
-    return f"a({s.min_input}, {most(s.max_input)}, {s.min_output}, {most(s.max_output)})"
+    mask = sum(1 << k for k, f in enumerate(s.inputs[:min(s.min_input, 32)])
+               if str(f.option).endswith("Optional"))
+    opt = f".opt({mask:#b})" if mask else ""
+    return f"a({s.min_input}, {most(s.max_input)}, {s.min_output}, {most(s.max_output)}){opt}"
 
 
 def main():
@@ -152,7 +157,7 @@ def main():
         "",
         "/// The fewest and most inputs, the fewest and most outputs (`u32::MAX`: variadic).",
         "const fn a(min_inputs: u32, max_inputs: u32, min_outputs: u32, max_outputs: u32) -> Arity {",
-        "    Arity { min_inputs, max_inputs, min_outputs, max_outputs }",
+        "    Arity { min_inputs, max_inputs, min_outputs, max_outputs, optional: 0 }",
         "}",
         "",
         "/// The newest opset version of each domain these schemas describe.",

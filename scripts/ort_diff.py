@@ -73,7 +73,11 @@ outside cubic mode, RegexFullMatch without a pattern, the known recurrent ones);
 --contrib 64, none (FusedGemm must name its activation). `--attrs --strings` sets each
 string attribute to "bogus" and to "": 108 variants, none left (CastLike's round_mode, which
 ORT never reads, is not checked); with --contrib 42, none (the contrib ops' auto_pad, Pad and
-GridSample modes, GatedDeltaNet's beta_activation). With --untested it instead runs one small model of each shipped op that no node case uses
+GridSample modes, GatedDeltaNet's beta_activation). `--attrs --omit` leaves out each
+optional input a node is given: 105 variants, none left but a Loop whose trip count goes
+(its condition stays true: ORT runs on until the timeout); with --contrib 56, none (required
+inputs after optional ones, the zero points ORT's QLinear type inference reads, BeamSearch's
+min_length and length_penalty, MultiHeadAttention's value without a key). With --untested it instead runs one small model of each shipped op that no node case uses
 (UNTESTED); with --contrib it mutates a valid model of each of onnxruntime's contrib ops that
 deployed graphs use (CONTRIB) in place of the node cases. The models of every non-pass are
 kept under target/ort-diff/VERDICT/ with a .txt beside each
@@ -353,6 +357,7 @@ ORT_SCHEMAS = {(x.domain, x.name): x for x in sorted(ort.capi._pybind_state.get_
 
 DROP = False
 STRINGS = False
+OMIT = False
 FLOAT_VALUES = [-1.0, 0.0, 0.5, 3.0, float("nan"), float("inf")]
 
 
@@ -363,6 +368,27 @@ def attr_variants(model, seen, floats=False):
     each float attribute set to each of FLOAT_VALUES and each float list held changed so."""
     if floats:
         return float_attr_variants(model, seen)
+    if OMIT:
+        # Each optional input a node is given, left out ("" or, last, dropped).
+        out = []
+        ids = {o.domain or "": o.version for o in model.opset_import}
+        for k, n in enumerate(model.graph.node):
+            domain = "" if n.domain in ("", "ai.onnx") else n.domain
+            try:
+                schema = onnx.defs.get_schema(n.op_type, ids.get(domain, ids.get("ai.onnx", 1)), domain)
+            except Exception:  # noqa: BLE001 - not onnx's: onnxruntime's own op, or none
+                schema = ORT_SCHEMAS.get((domain, n.op_type))
+                if schema is None:
+                    continue
+            formals = list(schema.inputs)
+            for slot, name in enumerate(n.input):
+                if not name or not formals or not str(formals[min(slot, len(formals) - 1)].option).endswith("Optional"):
+                    continue
+                key = (domain, n.op_type, schema.since_version, slot, tuple(bool(x) for x in n.input))
+                if key not in seen:
+                    seen.add(key)
+                    out.append((k, "#input", slot))
+        return out
     if STRINGS:
         # Each string attribute the schema defines, set to a word no op takes and to "".
         out = []
@@ -863,11 +889,13 @@ def main():
     ap.add_argument("--floats", action="store_true", help="with --attrs, the float attributes instead: each set "
                     "to each of " + str(FLOAT_VALUES) + ", each float list held changed")
     ap.add_argument("--drop", action="store_true", help="with --attrs, each attribute a node holds left out instead")
+    ap.add_argument("--omit", action="store_true", help="with --attrs, each optional input a node is given left "
+                    "out instead")
     ap.add_argument("--strings", action="store_true", help="with --attrs, each string attribute set to 'bogus' "
                     "and to '' instead")
     a = ap.parse_args()
-    global DROP, STRINGS
-    DROP, STRINGS = a.drop, a.strings
+    global DROP, STRINGS, OMIT
+    DROP, STRINGS, OMIT = a.drop, a.strings, a.omit
     if a.untested:
         os.makedirs(a.out, exist_ok=True)
         return untested(a.bin, a.out)
@@ -967,7 +995,17 @@ def main():
                 kept = [x for x in node.attribute if x.name != name]
                 del node.attribute[:]
                 kind = None
-                if value is None:
+                if name == "#input":
+                    given = list(node.input)
+                    given[value] = ""
+                    while given and not given[-1]:
+                        given.pop()
+                    del node.input[:]
+                    node.input.extend(given)
+                    what[-1] = f"input {value} left out on node {k}"
+                    node.attribute.extend(kept)
+                    value = None
+                elif value is None:
                     node.attribute.extend(kept)
                     what[-1] = f"attr {name} left out on node {k}"
                 elif isinstance(value, list):

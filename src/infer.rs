@@ -782,15 +782,14 @@ impl Infer<'_> {
         }
         let (ins, outs) = (node.inputs.len(), node.outputs().len());
         let misfit = match def {
-            Some(def) => def.schema.arity.misfit(ins, outs).or_else(|| {
-                // onnx's schemas list their required inputs first (those of a repeated one
-                // aside): "input 1 is marked single but has an empty string in the graph".
-                let a = def.schema.arity;
-                let required = if a.max_inputs == u32::MAX { 0 } else { a.min_inputs as usize };
-                let empty = node.inputs.iter().take(required).position(Option::is_none)?;
-                Some(format!("leaves input {empty} empty, which it requires"))
+            // "input 1 is marked single but has an empty string in the graph".
+            Some(def) => def.schema.arity.misfit(ins, outs).or_else(|| empty_required(def.schema.arity, node)),
+            None => own.and_then(|s| {
+                s.arity
+                    .misfit(ins, outs)
+                    .or_else(|| empty_required(s.arity, node))
+                    .or_else(|| ops::registry::needed_input(node))
             }),
-            None => own.and_then(|s| s.arity.misfit(ins, outs)),
         };
         let result = match (node.op_type.as_str(), function) {
             ("If", _) if node.domain.is_empty() => match def.map(|d| apply(d, &self.ctx(node, opset))) {
@@ -1543,6 +1542,11 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
 }
 
 /// `a, b or c`; an empty string as ''.
+/// What is wrong with a node that leaves a required input empty.
+fn empty_required(arity: ops::Arity, node: &crate::ir::Node) -> Option<String> {
+    arity.empty_required(&node.inputs).map(|k| format!("leaves input {k} empty, which it requires"))
+}
+
 fn or_list(list: &[String]) -> String {
     let q: Vec<&str> = list.iter().map(|v| if v.is_empty() { "''" } else { v.as_str() }).collect();
     match q.split_last() {

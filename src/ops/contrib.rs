@@ -280,6 +280,15 @@ fn attention(c: &Ctx) -> R {
 /// `present_key`/`present_value` [B, N, P+L, H] from `past_key` (input 6).
 fn multi_head_attention(c: &Ctx) -> R {
     let dtype = c.dtype(0);
+    // onnxruntime: "Input 'value' shall absent when 'key' is absent", "Expect rank of key be 5
+    // for packed kv".
+    match (c.has(1), c.has(2), c.shape(1).map(<[Dim]>::len)) {
+        (false, true, _) => return invalid(c, "a value without a key".into()),
+        (true, false, Some(r)) if r != 5 => {
+            return invalid(c, format!("a key of rank {r} without a value: packed keys and values are 5-D"))
+        }
+        _ => {}
+    }
     let Some(q) = c.shape(0) else { return out(vec![tensor(dtype, None); 3]) };
     let output = match (q.len(), c.shape(2), c.shape(1)) {
         (5, _, _) => Some(vec![q[0].clone(), q[1].clone(), q[2].mul(&q[4])]),

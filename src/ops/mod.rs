@@ -426,9 +426,24 @@ pub struct Arity {
     pub max_inputs: u32,
     pub min_outputs: u32,
     pub max_outputs: u32,
+    /// The optional input slots below `min_inputs` (bit k for slot k), where a schema lists
+    /// an optional input before a required one (onnxruntime's QLinearAdd, BeamSearch, ...).
+    pub optional: u32,
 }
 
 impl Arity {
+    /// The same with the slots of `mask` optional.
+    pub const fn opt(self, mask: u32) -> Arity {
+        Arity { optional: mask, ..self }
+    }
+
+    /// The first of the node's `inputs` (`None` where left empty) that is required and empty.
+    pub fn empty_required<T>(&self, inputs: &[Option<T>]) -> Option<usize> {
+        // A repeated last input's lower count is its own business.
+        let required = if self.max_inputs == u32::MAX { 0 } else { self.min_inputs as usize };
+        (0..required.min(inputs.len())).find(|k| inputs[*k].is_none() && (*k >= 32 || self.optional & (1 << k) == 0))
+    }
+
     /// What is wrong with a node of `inputs` input and `outputs` output slots, such as "takes 1
     /// input, the node has 2" (onnx's checker and onnxruntime refuse the node); `None` when
     /// both counts fit.

@@ -494,6 +494,35 @@ pub static INT_LEAST: &[(&str, &str, &str, i64, i64)] = &[
     (MS, "Sampling", "min_tokens_to_keep", 1, 0),
 ];
 
+/// Inputs onnxruntime's own ops need though their schemas mark them optional: (domain, op,
+/// input, why). Zero points its QLinear type inference reads ("Input data type does not match
+/// the expected data type"), output zero points without which its kernels abort, and
+/// BeamSearch's min_length ("Node input max_length is required") and length_penalty ("Input 5
+/// expected to have type but instead is null").
+#[rustfmt::skip]
+pub static NEEDED_INPUTS: &[(&str, &str, usize, &str)] = &[
+    (MS, "BeamSearch", 2, "onnxruntime's kernel reads"),
+    (MS, "BeamSearch", 5, INFERENCE_READS),
+    (MS, "QLinearAdd", 2, INFERENCE_READS),
+    (MS, "QLinearAdd", 5, INFERENCE_READS),
+    (MS, "QLinearAveragePool", 2, INFERENCE_READS),
+    (MS, "QLinearLeakyRelu", 4, "onnxruntime crashes without"),
+    (MS, "QLinearMul", 2, INFERENCE_READS),
+    (MS, "QLinearMul", 5, INFERENCE_READS),
+    (MS, "QLinearReduceMean", 2, INFERENCE_READS),
+    (MS, "QLinearSigmoid", 4, "onnxruntime crashes without"),
+];
+
+const INFERENCE_READS: &str = "onnxruntime's type inference reads";
+
+/// The first input of `node` that `NEEDED_INPUTS` lists and the node leaves empty, in words.
+pub fn needed_input(node: &crate::ir::Node) -> Option<String> {
+    let domain = crate::ir::norm_domain(&node.domain);
+    let mut rows = NEEDED_INPUTS.iter().filter(|(d, op, ..)| (*d, *op) == (domain, node.op_type.as_str()));
+    let (_, _, k, why) = rows.find(|(_, _, k, _)| node.inputs.get(*k).is_none_or(Option::is_none))?;
+    Some(format!("leaves input {k} empty, which {why}"))
+}
+
 /// The newest row's value at `opset` for each attribute that `rows` give `node`'s op.
 fn lists<V: Copy>(
     rows: &'static [(&str, &str, &str, i64, V)],

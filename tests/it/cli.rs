@@ -1499,16 +1499,21 @@ fn contrib_ops_check_shapes_as_onnxruntime_does() {
 /// overflow is an invalid node, not a panic.
 #[test]
 fn contrib_attributes_that_overflow_are_findings() {
-    use build::{input, model, node, with_int};
+    use build::{input, model, node, typed, with_int};
+    use onnx_bcast::io::proto::tensor_proto::DataType;
     let gqa = with_int(
-        // The 7 input slots onnxruntime's schema wants, all but the query absent.
-        with_int(node("gqa", "GroupQueryAttention", &["q", "", "", "", "", "", ""], &["o"]), "num_heads", 2),
+        // The 7 input slots onnxruntime's schema wants, the optional ones absent.
+        with_int(node("gqa", "GroupQueryAttention", &["q", "", "", "", "", "sl", "t"], &["o"]), "num_heads", 2),
         "kv_num_heads",
         i64::MAX,
     );
     let mut m = model(
         17,
-        vec![input("q", &[2i64, 5, 16])],
+        vec![
+            input("q", &[2i64, 5, 16]),
+            typed("sl", DataType::Int32, &[2i64]),
+            typed("t", DataType::Int32, &[] as &[i64]),
+        ],
         vec![onnx_bcast::io::proto::NodeProto { domain: Some("com.microsoft".into()), ..gqa }],
         &["o"],
     );

@@ -271,6 +271,38 @@ fn fused_conv(params: &[f32]) -> ModelProto {
     ms(MS, n, &[("x", &[1, 2, 5, 5], DataType::Float), ("w", &[3, 2, 3, 3], DataType::Float)], &[])
 }
 
+/// QLinearMul-1 of uint8 [2, 3] and [3], input `empty` left empty.
+fn qlinear_mul(empty: usize) -> ModelProto {
+    use DataType::{Float as F, Uint8 as U8};
+    let all = ["a", "as", "az", "b", "bs", "bz", "cs", "cz"];
+    let mut names: Vec<&str> = all.to_vec();
+    names[empty] = "";
+    while names.last() == Some(&"") {
+        names.pop();
+    }
+    let shapes: [&[i64]; 8] = [&[2, 3], &[], &[], &[3], &[], &[], &[], &[]];
+    let ins: Vec<(&str, &[i64], DataType)> = all
+        .iter()
+        .zip(shapes)
+        .filter(|(n, _)| names.contains(n))
+        .map(|(n, s)| (*n, s, if n.ends_with('s') { F } else { U8 }))
+        .collect();
+    ms(MS, node("q", "QLinearMul", &names, &["y"]), &ins, &[])
+}
+
+/// QLinearGlobalAveragePool-1 of uint8 [1, 2, 5, 6] with x_zero_point (input 2) left empty.
+fn qlinear_gap() -> ModelProto {
+    use DataType::{Float as F, Uint8 as U8};
+    let ins: &[(&str, &[i64], DataType)] = &[("x", &[1, 2, 5, 6], U8), ("xs", &[], F), ("ys", &[], F), ("yz", &[], U8)];
+    ms(MS, node("q", "QLinearGlobalAveragePool", &["x", "xs", "", "ys", "yz"], &["y"]), ins, &[])
+}
+
+/// MultiHeadAttention-1 of a query [2, 3, 8] and a value [2, 4, 8] with no key, 2 heads.
+fn mha_no_key() -> ModelProto {
+    let n = with_int(node("m", "MultiHeadAttention", &["q", "", "v"], &["y"]), "num_heads", 2);
+    ms(MS, n, &[("q", &[2, 3, 8], DataType::Float), ("v", &[2, 4, 8], DataType::Float)], &[])
+}
+
 /// `m` with its first node's string attribute `name` set to `value`.
 fn with_str_at(m: ModelProto, name: &str, value: &str) -> ModelProto {
     let mut m = without(m, name);
@@ -2302,6 +2334,14 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("NhwcMaxPool kernel 3 on 1", nhwc_max(&[1, 1, 6, 3], &[3, 2]), None),
         // "Unknown AutoPadType String", "Invalid 'mode' attribute value", "mode \"bogus\" not
         // supported, expect bilinear, nearest or bicubic".
+        // Zero points onnxruntime's type inference reads though the schema makes them optional
+        // ("Input data type does not match the expected data type"), a required one left
+        // empty, and MultiHeadAttention's value without its key ("Input 'value' shall absent
+        // when 'key' is absent").
+        ("QLinearMul without a's zero point", qlinear_mul(2), None),
+        ("QLinearMul without c's zero point", qlinear_mul(7), Some(vec![2, 3])),
+        ("QLinearGlobalAveragePool input 2 empty", qlinear_gap(), None),
+        ("MultiHeadAttention value without key", mha_no_key(), None),
         ("NhwcMaxPool auto_pad bogus", with_str_at(nhwc_max(&[1, 5, 6, 3], &[2, 2]), "auto_pad", "bogus"), None),
         ("contrib Pad wrap", contrib_pad("wrap"), Some(vec![2, 5])),
         ("contrib Pad bogus", contrib_pad("bogus"), None),
@@ -3600,6 +3640,24 @@ fn a_shared_past_without_its_present_outputs_is_refused() {
         let want =
             "DecoderMaskedMultiHeadAttention: a shared past without present_key and present_value: onnxruntime crashes";
         assert_eq!(errors, [want], "{outputs:?}");
+    }
+}
+
+/// QLinearSigmoid and QLinearLeakyRelu without y_zero_point: onnxruntime 1.32 aborts
+/// (SIGABRT), though the schema makes it optional. Not a row, as the crash would take
+/// `ort_rows.py`'s runner with it.
+#[test]
+fn a_quantized_activation_needs_its_output_zero_point() {
+    use DataType::{Float as F, Uint8 as U8};
+    for op in ["QLinearSigmoid", "QLinearLeakyRelu"] {
+        let ins: &[(&str, &[i64], DataType)] = &[("x", &[2, 3], U8), ("xs", &[], F), ("xz", &[], U8), ("ys", &[], F)];
+        let inf = infer(
+            &build::load(&ms(MS, node("q", op, &["x", "xs", "xz", "ys"], &["y"]), ins, &[])),
+            &Options::default(),
+        );
+        let errors: Vec<&str> =
+            inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.as_str()).collect();
+        assert_eq!(errors, [format!("{op} leaves input 4 empty, which onnxruntime crashes without")], "{op}");
     }
 }
 
