@@ -355,136 +355,76 @@ ORT_SCHEMAS = {(x.domain, x.name): x for x in sorted(ort.capi._pybind_state.get_
                                                       key=lambda x: x.since_version)}
 
 
-DROP = False
-STRINGS = False
-OMIT = False
 FLOAT_VALUES = [-1.0, 0.0, 0.5, 3.0, float("nan"), float("inf")]
 
 
-def attr_variants(model, seen, floats=False):
-    """(node index, attribute, value) for each int attribute the schema of each default- or
-    ml-domain node of the main graph defines, set to each of ATTR_VALUES it does not hold;
-    once per op, schema version, attribute and value over the run (`seen`). With `floats`,
-    each float attribute set to each of FLOAT_VALUES and each float list held changed so."""
-    if floats:
-        return float_attr_variants(model, seen)
-    if OMIT:
-        # Each optional input a node is given, left out ("" or, last, dropped).
-        out = []
-        ids = {o.domain or "": o.version for o in model.opset_import}
-        for k, n in enumerate(model.graph.node):
-            domain = "" if n.domain in ("", "ai.onnx") else n.domain
-            try:
-                schema = onnx.defs.get_schema(n.op_type, ids.get(domain, ids.get("ai.onnx", 1)), domain)
-            except Exception:  # noqa: BLE001 - not onnx's: onnxruntime's own op, or none
-                schema = ORT_SCHEMAS.get((domain, n.op_type))
-                if schema is None:
-                    continue
-            formals = list(schema.inputs)
-            for slot, name in enumerate(n.input):
-                if not name or not formals or not str(formals[min(slot, len(formals) - 1)].option).endswith("Optional"):
-                    continue
-                key = (domain, n.op_type, schema.since_version, slot, tuple(bool(x) for x in n.input))
-                if key not in seen:
-                    seen.add(key)
-                    out.append((k, "#input", slot))
-        return out
-    if STRINGS:
-        # Each string attribute the schema defines, set to a word no op takes and to "".
-        out = []
-        ids = {o.domain or "": o.version for o in model.opset_import}
-        for k, n in enumerate(model.graph.node):
-            domain = "" if n.domain in ("", "ai.onnx") else n.domain
-            try:
-                schema = onnx.defs.get_schema(n.op_type, ids.get(domain, ids.get("ai.onnx", 1)), domain)
-            except Exception:  # noqa: BLE001 - not onnx's: onnxruntime's own op, or none
-                schema = ORT_SCHEMAS.get((domain, n.op_type))
-                if schema is None:
-                    continue
-            for name, a in sorted(schema.attributes.items()):
-                if a.type != onnx.defs.OpSchema.AttrType.STRING:
-                    continue
-                for v in ("bogus", ""):
-                    key = (domain, n.op_type, schema.since_version, name, v)
-                    if key not in seen:
-                        seen.add(key)
-                        out.append((k, name, v))
-        return out
-    if DROP:
-        # Each attribute a node holds, left out: the schema's default (or a required one missing).
-        out = []
+def node_schemas(model):
+    """(node index, node, domain, schema) for each main-graph node whose schema onnx or
+    onnxruntime knows, at the model's opset."""
+    ids = {o.domain or "": o.version for o in model.opset_import}
+    for k, n in enumerate(model.graph.node):
+        domain = "" if n.domain in ("", "ai.onnx") else n.domain
+        try:
+            schema = onnx.defs.get_schema(n.op_type, ids.get(domain, ids.get("ai.onnx", 1)), domain)
+        except Exception:  # noqa: BLE001 - not onnx's: onnxruntime's own op, or none
+            schema = ORT_SCHEMAS.get((domain, n.op_type))
+        if schema is not None:
+            yield k, n, domain, schema
+
+
+def attr_variants(model, seen, mode="ints"):
+    """(node index, attribute, value) changes of each node of the main graph, once per op,
+    schema version, attribute and value over the run (`seen`). By `mode`:
+      ints     each int attribute the schema defines set to each of ATTR_VALUES it does not
+               hold, each int list held emptied, one longer or shorter, its first entry 0, -1
+               or doubled;
+      floats   the same for float attributes (FLOAT_VALUES) and lists (first 0, -1, 0.5, NaN);
+      strings  each string attribute set to "bogus" and to "";
+      drop     each attribute held left out (value None);
+      omit     each optional input given left out (attribute "#input", value its slot)."""
+    out = []
+
+    def add(key, change):
+        if key not in seen:
+            seen.add(key)
+            out.append(change)
+
+    if mode == "drop":
         for k, n in enumerate(model.graph.node):
             for a in n.attribute:
-                key = (n.domain, n.op_type, a.name, tuple(sorted(x.name for x in n.attribute)))
-                if key not in seen:
-                    seen.add(key)
-                    out.append((k, a.name, None))
+                add((n.domain, n.op_type, a.name, tuple(sorted(x.name for x in n.attribute))), (k, a.name, None))
         return out
-    out = []
-    ids = {o.domain or "": o.version for o in model.opset_import}
-    for k, n in enumerate(model.graph.node):
-        domain = "" if n.domain in ("", "ai.onnx") else n.domain
-        try:
-            schema = onnx.defs.get_schema(n.op_type, ids.get(domain, ids.get("ai.onnx", 1)), domain)
-        except Exception:  # noqa: BLE001 - not onnx's: onnxruntime's own op, or none
-            schema = ORT_SCHEMAS.get((domain, n.op_type))
-            if schema is None:
-                continue
-        held = {a.name: a.i for a in n.attribute if a.type == onnx.AttributeProto.INT}
-        lists = {a.name: list(a.ints) for a in n.attribute if a.type == onnx.AttributeProto.INTS}
+    T = onnx.defs.OpSchema.AttrType
+    one, many, held_of, values, firsts = {
+        "ints": (T.INT, T.INTS, lambda a: a.i, ATTR_VALUES, lambda v: (0, -1, 2 * v[0] + 1)),
+        "floats": (T.FLOAT, T.FLOATS, lambda a: a.f, FLOAT_VALUES, lambda v: (0.0, -1.0, 0.5, float("nan"))),
+        "strings": (T.STRING, None, lambda a: a.s.decode(), ["bogus", ""], None),
+        "omit": (None, None, None, [], None),
+    }[mode]
+    for k, n, domain, schema in node_schemas(model):
+        version = (domain, n.op_type, schema.since_version)
+        if mode == "omit":
+            formals = list(schema.inputs)
+            for slot, name in enumerate(n.input):
+                if name and formals and str(formals[min(slot, len(formals) - 1)].option).endswith("Optional"):
+                    add(version + (slot, tuple(bool(x) for x in n.input)), (k, "#input", slot))
+            continue
+        held = {a.name: held_of(a) for a in n.attribute if a.type == int(one)}
+        lists = {a.name: list(a.ints or a.floats) for a in n.attribute if many is not None and a.type == int(many)}
         for name, a in sorted(schema.attributes.items()):
-            if a.type == onnx.defs.OpSchema.AttrType.INTS and name in lists:
-                # A list held: emptied, one longer or shorter, its first entry 0, -1 or doubled.
+            if a.type == many and name in lists:
                 v = lists[name]
-                changes = {"empty": [], "longer": v + [1], "shorter": v[:-1]}
+                changes = {"empty": [], "longer": v + [type(v[0])(1) if v else 1], "shorter": v[:-1]}
                 if v:
-                    changes.update({f"first={x}": [x] + v[1:] for x in (0, -1, 2 * v[0] + 1)})
+                    changes.update({f"first={x}": [x] + v[1:] for x in firsts(v)})
                 for what, new in changes.items():
-                    key = (domain, n.op_type, schema.since_version, name, what)
-                    if new != v and key not in seen:
-                        seen.add(key)
-                        out.append((k, name, new))
-            if a.type != onnx.defs.OpSchema.AttrType.INT:
+                    if new != v:
+                        add(version + (name, what), (k, name, new))
+            if a.type != one:
                 continue
-            for v in ATTR_VALUES:
-                key = (domain, n.op_type, schema.since_version, name, v)
-                if held.get(name) != v and key not in seen:
-                    seen.add(key)
-                    out.append((k, name, v))
-    return out
-
-
-def float_attr_variants(model, seen):
-    out = []
-    ids = {o.domain or "": o.version for o in model.opset_import}
-    for k, n in enumerate(model.graph.node):
-        domain = "" if n.domain in ("", "ai.onnx") else n.domain
-        try:
-            schema = onnx.defs.get_schema(n.op_type, ids.get(domain, ids.get("ai.onnx", 1)), domain)
-        except Exception:  # noqa: BLE001 - not onnx's: onnxruntime's own op, or none
-            schema = ORT_SCHEMAS.get((domain, n.op_type))
-            if schema is None:
-                continue
-        held = {a.name: a.f for a in n.attribute if a.type == onnx.AttributeProto.FLOAT}
-        lists = {a.name: list(a.floats) for a in n.attribute if a.type == onnx.AttributeProto.FLOATS}
-        for name, a in sorted(schema.attributes.items()):
-            if a.type == onnx.defs.OpSchema.AttrType.FLOATS and name in lists:
-                v = lists[name]
-                changes = {"empty": [], "longer": v + [1.0], "shorter": v[:-1]}
-                if v:
-                    changes.update({f"first={x}": [x] + v[1:] for x in (0.0, -1.0, 0.5, float("nan"))})
-                for what, new in changes.items():
-                    key = (domain, n.op_type, schema.since_version, name, what)
-                    if new != v and key not in seen:
-                        seen.add(key)
-                        out.append((k, name, [float(x) for x in new]))
-            if a.type != onnx.defs.OpSchema.AttrType.FLOAT:
-                continue
-            for v in FLOAT_VALUES:
-                key = (domain, n.op_type, schema.since_version, name, str(v))
-                if held.get(name) != v and key not in seen:
-                    seen.add(key)
-                    out.append((k, name, v))
+            for v in values:
+                if held.get(name) != v:
+                    add(version + (name, str(v)), (k, name, v))
     return out
 
 
@@ -894,8 +834,6 @@ def main():
     ap.add_argument("--strings", action="store_true", help="with --attrs, each string attribute set to 'bogus' "
                     "and to '' instead")
     a = ap.parse_args()
-    global DROP, STRINGS, OMIT
-    DROP, STRINGS, OMIT = a.drop, a.strings, a.omit
     if a.untested:
         os.makedirs(a.out, exist_ok=True)
         return untested(a.bin, a.out)
@@ -947,7 +885,8 @@ def main():
                 sweep.append({i: set(range(x.ndim)) for i, x in enumerate(ins)})
         free = None
         opsets = older_opsets(model) if a.opsets else []
-        attrs = attr_variants(model, attrs_seen, a.floats) if a.attrs else []
+        mode = "floats" if a.floats else "strings" if a.strings else "drop" if a.drop else "omit" if a.omit else "ints"
+        attrs = attr_variants(model, attrs_seen, mode) if a.attrs else []
         count = (len(sweep) if a.sweep is not None or a.sweep_sym else len(opsets) if a.opsets
                  else len(attrs) if a.attrs else a.variants)
         for v in range(count):

@@ -793,9 +793,10 @@ fn decoder_masked_mha(c: &Ctx) -> R {
     }
     // Self-attention (a 3-D key, or none beside a packed query) keeps its keys in one buffer:
     // past_key [B, N, max length, H], which is also present_key, with past_sequence_length
-    // (input 7) of them filled. onnxruntime's kernel takes a past only in that form ("past_present_share_buffer_
-    // was false"), and then wants the length and room for one more key ("past_sequence_length
-    // (0) plus kv_sequence_length (1) must not exceed max_sequence_length (0)").
+    // (input 7) of them filled. onnxruntime's kernel takes a past only in that form
+    // ("past_present_share_buffer_ was false"), and then wants the length and room for one
+    // more key ("past_sequence_length (0) plus kv_sequence_length (1) must not exceed
+    // max_sequence_length (0)").
     if c.shape(1).is_none_or(|k| k.len() == 3) {
         let shared = c.node.attr_int("past_present_share_buffer").unwrap_or(0) != 0;
         let room = c.shape(5).filter(|p| p.len() == 4).map(|p| &p[2]);
@@ -865,9 +866,9 @@ fn word_conv_embedding(c: &Ctx) -> R {
     Ok(checked)
 }
 
-/// MatMulBnb4: A [.., K] times B [K, N] (A [.., N] times [N, K] with transB=0) packed two 4-bit values a byte in blocks of
-/// `block_size` with one absmax each: [.., N]. onnxruntime wants at least N*K/2 bytes and
-/// N*K/block_size scales.
+/// MatMulBnb4: A [.., K] times B [K, N] (with transB=0, A [.., N] times [N, K]), B packed two
+/// 4-bit values a byte in blocks of `block_size` with one absmax each: [.., N]. onnxruntime
+/// wants at least N*K/2 bytes and N*K/block_size scales.
 fn matmul_bnb4(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let attr = |n: &str| c.node.attr_int(n).unwrap_or(0);

@@ -2179,6 +2179,10 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         );
         ms(MS, n, &[&[("x", &[2, 3][..], U8)][..], &q].concat(), &[])
     };
+    let nchwc_upsample = |scales: &[i64]| {
+        let n = with_ints(node("u", "Upsample", &["x"], &["y"]), "scales", scales);
+        ms(NCHWC, n, &[("x", &[1, 16, 3, 3], F)], &[])
+    };
     let ngram = |ids: &[i64]| {
         let n = with_int(node("n", "NGramRepeatBlock", &["i", "s"], &["y"]), "ngram_size", 2);
         ms(MS, n, &[("i", ids, Int64), ("s", &[2, 10], F)], &[])
@@ -2426,27 +2430,9 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("ReorderOutput 12 of 16", reorder_out(&[1, 16, 4, 6], 12), Some(vec![1, 12, 4, 6])),
         ("ReorderOutput 17 of 16", reorder_out(&[1, 16, 4, 6], 17), None),
         ("ReorderOutput 16 of 32", reorder_out(&[1, 32, 4, 6], 16), None),
-        (
-            "NCHWc Upsample",
-            ms(
-                NCHWC,
-                with_ints(node("u", "Upsample", &["x"], &["y"]), "scales", &[1, 1, 2, 2]),
-                &[("x", &[1, 16, 3, 3], F)],
-                &[],
-            ),
-            Some(vec![1, 16, 6, 6]),
-        ),
+        ("NCHWc Upsample", nchwc_upsample(&[1, 1, 2, 2]), Some(vec![1, 16, 6, 6])),
         // "scales_[0] == 1 && scales_[1] == 1 && scales_[2] >= 1 && scales_[3] >= 1 was false".
-        (
-            "NCHWc Upsample scales [1,2,2,2]",
-            ms(
-                NCHWC,
-                with_ints(node("u", "Upsample", &["x"], &["y"]), "scales", &[1, 2, 2, 2]),
-                &[("x", &[1, 16, 3, 3], F)],
-                &[],
-            ),
-            None,
-        ),
+        ("NCHWc Upsample scales [1,2,2,2]", nchwc_upsample(&[1, 2, 2, 2]), None),
         // Generation over the smallest decoder onnxruntime's GPT-2 check takes (below): input_ids
         // [2, 3] and BeamSearch's max_length 6, num_beams 3, num_return_sequences 2 unless set.
         // "max_length (3) shall be greater than input sequence length (3)", "num_return_sequences
