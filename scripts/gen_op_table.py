@@ -99,12 +99,13 @@ def attr_spec(s):
 def arity(s):
     """The schema's input and output counts as Rust: `a(min_in, max_in, min_out, max_out)`,
     with `.opt(mask)` where an optional input comes before a required one (onnxruntime's own
-    ops): the optional slots below min_in."""
+    ops): the optional slots below min_in; `.opt_out(mask)` likewise for outputs (GRU-1)."""
     def most(n):
         return "u32::MAX" if n >= 2**31 - 1 else str(n)
-    mask = sum(1 << k for k, f in enumerate(s.inputs[:min(s.min_input, 32)])
-               if str(f.option).endswith("Optional"))
-    opt = f".opt({mask:#b})" if mask else ""
+    def optional(formals, least):
+        return sum(1 << k for k, f in enumerate(formals[:min(least, 32)]) if str(f.option).endswith("Optional"))
+    ins, outs = optional(s.inputs, s.min_input), optional(s.outputs, s.min_output)
+    opt = (f".opt({ins:#b})" if ins else "") + (f".opt_out({outs:#b})" if outs else "")
     return f"a({s.min_input}, {most(s.max_input)}, {s.min_output}, {most(s.max_output)}){opt}"
 
 
@@ -157,7 +158,7 @@ def main():
         "",
         "/// The fewest and most inputs, the fewest and most outputs (`u32::MAX`: variadic).",
         "const fn a(min_inputs: u32, max_inputs: u32, min_outputs: u32, max_outputs: u32) -> Arity {",
-        "    Arity { min_inputs, max_inputs, min_outputs, max_outputs, optional: 0 }",
+        "    Arity { min_inputs, max_inputs, min_outputs, max_outputs, optional: 0, optional_outputs: 0 }",
         "}",
         "",
         "/// The newest opset version of each domain these schemas describe.",

@@ -1542,9 +1542,10 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
 }
 
 /// `a, b or c`; an empty string as ''.
-/// What is wrong with a node that leaves a required input empty.
+/// What is wrong with a node that leaves a required input or output empty.
 fn empty_required(arity: ops::Arity, node: &crate::ir::Node) -> Option<String> {
-    arity.empty_required(&node.inputs).map(|k| format!("leaves input {k} empty, which it requires"))
+    let (what, k) = arity.empty_required(&node.inputs, node.outputs())?;
+    Some(format!("leaves {what} {k} empty, which it requires"))
 }
 
 fn or_list(list: &[String]) -> String {

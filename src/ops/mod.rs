@@ -429,19 +429,34 @@ pub struct Arity {
     /// The optional input slots below `min_inputs` (bit k for slot k), where a schema lists
     /// an optional input before a required one (onnxruntime's QLinearAdd, BeamSearch, ...).
     pub optional: u32,
+    /// The same for outputs (GRU-1's).
+    pub optional_outputs: u32,
 }
 
 impl Arity {
-    /// The same with the slots of `mask` optional.
+    /// The same with the input slots of `mask` optional.
     pub const fn opt(self, mask: u32) -> Arity {
         Arity { optional: mask, ..self }
     }
 
-    /// The first of the node's `inputs` (`None` where left empty) that is required and empty.
-    pub fn empty_required<T>(&self, inputs: &[Option<T>]) -> Option<usize> {
-        // A repeated last input's lower count is its own business.
-        let required = if self.max_inputs == u32::MAX { 0 } else { self.min_inputs as usize };
-        (0..required.min(inputs.len())).find(|k| inputs[*k].is_none() && (*k >= 32 || self.optional & (1 << k) == 0))
+    /// The same with the output slots of `mask` optional.
+    pub const fn opt_out(self, mask: u32) -> Arity {
+        Arity { optional_outputs: mask, ..self }
+    }
+
+    /// The first slot a node leaves empty (`None`) that its schema requires: ("input", k) or
+    /// ("output", k). A repeated last slot's lower count is its own business.
+    pub fn empty_required<T>(&self, inputs: &[Option<T>], outputs: &[Option<T>]) -> Option<(&'static str, usize)> {
+        let sides = [
+            ("input", inputs, self.min_inputs, self.max_inputs, self.optional),
+            ("output", outputs, self.min_outputs, self.max_outputs, self.optional_outputs),
+        ];
+        sides.into_iter().find_map(|(what, slots, least, most, optional)| {
+            let required = if most == u32::MAX { 0 } else { least as usize };
+            let k = (0..required.min(slots.len()))
+                .find(|k| slots[*k].is_none() && (*k >= 32 || optional & (1 << k) == 0))?;
+            Some((what, k))
+        })
     }
 
     /// What is wrong with a node of `inputs` input and `outputs` output slots, such as "takes 1

@@ -21,7 +21,7 @@ const fn r(domain: &'static str, op: &'static str, since: i64, arity: Arity, inp
 
 /// The fewest and most inputs, the fewest and most outputs (`u32::MAX`: variadic).
 const fn a(min_inputs: u32, max_inputs: u32, min_outputs: u32, max_outputs: u32) -> Arity {
-    Arity { min_inputs, max_inputs, min_outputs, max_outputs, optional: 0 }
+    Arity { min_inputs, max_inputs, min_outputs, max_outputs, optional: 0, optional_outputs: 0 }
 }
 
 /// The newest opset version of each domain these schemas describe.
@@ -324,7 +324,7 @@ pub static TABLE: &[Schema] = &[
     r("", "Floor", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E3)], R::No), "consumed_inputs:I"),
     r("", "Floor", 6, a(1, 1, 1, 1), C::new(&[0], &[var(E3)], R::No), ""),
     r("", "Floor", 13, a(1, 1, 1, 1), C::new(&[0], &[var(E0)], R::No), ""),
-    r("", "GRU", 1, a(3, 6, 2, 2), C::new(&[0, 0, 0, 0, 1, 0], &[var(E3), var(E41)], R::No), "activation_alpha:F activation_beta:F activations:S clip:f direction:s hidden_size:i output_sequence:i"),
+    r("", "GRU", 1, a(3, 6, 2, 2).opt_out(0b1), C::new(&[0, 0, 0, 0, 1, 0], &[var(E3), var(E41)], R::No), "activation_alpha:F activation_beta:F activations:S clip:f direction:s hidden_size:i output_sequence:i"),
     r("", "GRU", 3, a(3, 6, 0, 2), C::new(&[0, 0, 0, 0, 1, 0], &[var(E3), var(E41)], R::No), "activation_alpha:F activation_beta:F activations:S clip:f direction:s hidden_size:i linear_before_reset:i output_sequence:i"),
     r("", "GRU", 7, a(3, 6, 0, 2), C::new(&[0, 0, 0, 0, 1, 0], &[var(E3), var(E41)], R::No), "activation_alpha:F activation_beta:F activations:S clip:f direction:s hidden_size:i linear_before_reset:i"),
     r("", "GRU", 14, a(3, 6, 0, 2), C::new(&[0, 0, 0, 0, 1, 0], &[var(E3), var(E41)], R::No), "activation_alpha:F activation_beta:F activations:S clip:f direction:s hidden_size:i layout:i linear_before_reset:i"),
@@ -920,7 +920,7 @@ pub static CONTRIB: &[Schema] = &[
     r("com.microsoft", "NhwcMaxPool", 1, a(1, 1, 1, 1), C::new(&[0], &[var(E33)], R::No), "auto_pad:s ceil_mode:i dilations:I kernel_shape:I! pads:I strides:I"),
     r("com.microsoft", "PackedAttention", 1, a(5, 6, 1, 1), C::new(&[0, 0, 0, 1, 1, 0], &[var(E76), var(E41)], R::No), "num_heads:i! qkv_hidden_sizes:I scale:f"),
     r("com.microsoft", "PackedMultiHeadAttention", 1, a(6, 7, 1, 1).opt(0b1110), C::new(&[0, 0, 0, 0, 1, 1, 0], &[var(E76), var(E41)], R::No), "mask_filter_value:f num_heads:i! scale:f"),
-    r("com.microsoft", "PackedSparseAttentionIndexer", 1, a(16, 22, 6, 9).opt(0b100111100000010), C::new(&[0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 2, 3, 0, 0, 1, 1, 1, 1, 1, 1, 1], &[var(E7), var(E41), var(E2), var(E7)], R::No), "compress_ratio:i! epsilon:f head_weight_scale:f index_topk:i indexshare_state_policy:s max_output_entries:i policy_mode:s! scale:f state_capacity:i! state_update_capacity:i token_budget:i"),
+    r("com.microsoft", "PackedSparseAttentionIndexer", 1, a(16, 22, 6, 9).opt(0b100111100000010).opt_out(0b10000), C::new(&[0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 0, 2, 3, 0, 0, 1, 1, 1, 1, 1, 1, 1], &[var(E7), var(E41), var(E2), var(E7)], R::No), "compress_ratio:i! epsilon:f head_weight_scale:f index_topk:i indexshare_state_policy:s max_output_entries:i policy_mode:s! scale:f state_capacity:i! state_update_capacity:i token_budget:i"),
     r("com.microsoft", "PackedSparseAttentionIndexerMerge", 1, a(3, 7, 3, 3), C::new(&[0, 0, 0, 0, 0, 0, 0], &[var(E41)], R::No), "max_output_entries:i! policy_mode:s!"),
     r("com.microsoft", "Pad", 1, a(2, 3, 1, 1), C::new(&[0, 1, 0], &[var(E3), one(E2)], R::No), "mode:s"),
     r("com.microsoft", "PagedAttention", 1, a(8, 17, 1, 3).opt(0b10110), C::new(&[0, 0, 0, 1, 1, 2, 2, 2, 0, 0, 2, 0, 0, 0, 3, 3, 2], &[var(E75), var(E80), var(E41), var(E4)], R::No), "do_rotary:i is_causal:i k_cache_dtype:s k_quant_type:s kv_cache_layout:s kv_num_heads:i! local_window_size:i num_heads:i! qk_norm_epsilon:f rotary_interleaved:i rotary_offset:i scale:f softcap:f v_cache_dtype:s v_head_size:i v_quant_type:s"),

@@ -776,6 +776,17 @@ fn attention_past(opset: i64, shapes: &[&[i64]]) -> ModelProto {
     }
 }
 
+/// Attention over a past with only present output `kept` of the two.
+fn one_present(opset: i64, kept: &str) -> ModelProto {
+    let mut m = attention_past(opset, &[Q4, K4, K4, &[], PAST, PAST]);
+    m.graph.as_mut().unwrap().node[0].output =
+        vec!["y".into(), if kept == "pk" { "pk" } else { "" }.into(), "pv".into()];
+    if kept == "pk" {
+        m.graph.as_mut().unwrap().node[0].output.pop();
+    }
+    m
+}
+
 /// `m` with its node's present_key and present_value outputs.
 fn with_present(mut m: ModelProto) -> ModelProto {
     m.graph.as_mut().unwrap().node[0].output.extend(["pk".to_string(), "pv".to_string()]);
@@ -1811,6 +1822,16 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // whose last size is neither 1 nor the keys'; nonpad_kv_seqlen with a past cache (the
         // spec's "should not", which the kernel refuses and opset 25's schema states).
         ("Attention past", attention_past(23, &[Q4, K4, K4, &[4, 11], PAST, PAST]), Some(vec![2, 3, 4, 8])),
+        // "!((past_key != nullptr) && (present_key == nullptr)) was false"; onnx 25's
+        // inference: "present_key and present_value must be requested together".
+        ("Attention past, no present_key", one_present(23, "pv"), None),
+        ("Attention 25 past, no present_value", one_present(25, "pk"), None),
+        // An output Single in the schema left empty ("This is an invalid model").
+        (
+            "DynamicQuantizeLinear without y_scale",
+            case(11, &[("x", &[2, 3])], &[], node("q", "DynamicQuantizeLinear", &["x"], &["y", "", "z"])),
+            None,
+        ),
         ("Attention past_value [2,3,5]", attention_past(24, &[Q4, K4, K4, &[], PAST, &[2, 3, 5]]), None),
         ("Attention past_key [2,2,5,8]", attention_past(25, &[Q4, K4, K4, &[], &[2, 2, 5, 8], PAST]), None),
         ("Attention past_value [2,3,5,7]", attention_past(23, &[Q4, K4, K4, &[], PAST, &[2, 3, 5, 7]]), None),
@@ -3644,6 +3665,45 @@ fn a_quantized_activation_needs_its_output_zero_point() {
         let errors: Vec<&str> =
             inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.as_str()).collect();
         assert_eq!(errors, [format!("{op} leaves input 4 empty, which onnxruntime crashes without")], "{op}");
+    }
+}
+
+/// Outputs left out where onnxruntime 1.32 cannot run the node: any of Split's (SIGSEGV),
+/// BatchNormalization's running statistics in training mode (SIGSEGV), every output of an RNN
+/// ("At least one output should be requested"), and a Loop or Scan with fewer outputs than its
+/// body gives ("Graph attribute inferencing returned type information for 3 outputs. Expected
+/// 2") or one left out ("FindDeviceForValue"). Not rows: the crashes would take
+/// `ort_rows.py`'s runner with them, and the rest read the node cases.
+#[test]
+fn outputs_left_out_where_onnxruntime_cannot_run() {
+    let errors = |m: &Model| -> Vec<String> {
+        let inf = infer(m, &Options::default());
+        inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.clone()).collect()
+    };
+    let split = with_int(node("s", "Split", &["x"], &["a", "", "c"]), "num_outputs", 3);
+    let m = build::model(18, vec![input("x", &[6, 2])], vec![split], &["a"]);
+    assert_eq!(errors(&build::load(&m)), ["Split: output 1 is left out, which onnxruntime crashes on"]);
+    let n =
+        with_int(node("bn", "BatchNormalization", &["x", "s", "b", "m", "v"], &["y", "", "rv"]), "training_mode", 1);
+    let ins = vec![input("x", &[2, 3, 4]), input("s", &[3]), input("b", &[3]), input("m", &[3]), input("v", &[3])];
+    let m = build::model(15, ins, vec![n], &["y"]);
+    let want = "BatchNormalization: output 1 is left out in training mode, which onnxruntime crashes on";
+    assert_eq!(errors(&build::load(&m)), [want]);
+    let n = with_int(node("l", "LSTM", &["x", "w", "r"], &["", "", ""]), "hidden_size", 4);
+    let m =
+        build::model(14, vec![input("x", &[2, 3, 5]), input("w", &[1, 16, 5]), input("r", &[1, 16, 4])], vec![n], &[]);
+    assert_eq!(errors(&build::load(&m)), ["LSTM: no output is asked for"]);
+    for (case, want) in [
+        ("test_loop11", "Loop: the body gives 2 values after its condition, the node has 1 outputs"),
+        ("test_scan9_sum", "Scan: the body gives 2 values, the node has 1 outputs"),
+    ] {
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/node").join(case).join("model.onnx");
+        let mut m = <ModelProto as prost::Message>::decode(std::fs::read(path).unwrap().as_slice()).unwrap();
+        let g = m.graph.as_mut().unwrap();
+        let dropped = g.node[0].output.pop().unwrap();
+        g.output.retain(|o| o.name() != dropped);
+        assert_eq!(errors(&build::load(&m)), [want], "{case}");
     }
 }
 

@@ -319,6 +319,12 @@ pub fn batch_norm(c: &Ctx) -> R {
     if c.opset >= 14 && n != want {
         return invalid(format!("BatchNormalization: {n} outputs in {mode} mode; it gives {want}"));
     }
+    // onnxruntime dies of SIGSEGV when the running mean or variance is left out.
+    if let Some(k) = c.node.outputs().iter().position(Option::is_none).filter(|_| c.opset >= 14 && training) {
+        return invalid(format!(
+            "BatchNormalization: output {k} is left out in training mode, which onnxruntime crashes on"
+        ));
+    }
     let mut out = Out::default();
     // Scale, bias, mean and variance hold one value per channel (but per element with
     // `spatial=0`, opsets 7 and 8).

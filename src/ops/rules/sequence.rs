@@ -26,6 +26,10 @@ pub fn rnn(c: &Ctx) -> R {
     let hidden_size = c.node.attr_int("hidden_size");
     let hidden = hidden_size.map_or_else(|| dim(c, 2, 2), Dim::Known);
     let layout = c.node.attr_int("layout").unwrap_or(0);
+    // Every output is optional; onnxruntime: "At least one output should be requested".
+    if c.node.outputs().iter().all(Option::is_none) {
+        return invalid(format!("{op}: no output is asked for"));
+    }
     expect_rank(c, 0, 3)?;
     let Some(x) = c.shape(0) else {
         let unknown = |rank| ty(dtype, Some(unknown_rank(rank)));
@@ -159,6 +163,19 @@ pub fn attention(c: &Ctx) -> R {
     // nonpad_kv_seqlen with them (nor, from opset 25, with present_key or present_value).
     if c.has(4) != c.has(5) {
         return invalid("Attention: past_key and past_value come together".into());
+    }
+    // present_key and present_value come together too (onnx 25's inference: "must be
+    // requested together"); the kernels of opsets 23 and 24 write a past's through them
+    // ("!((past_key != nullptr) && (present_key == nullptr)) was false").
+    let asked = |o: usize| c.node.outputs().get(o).is_some_and(Option::is_some);
+    if asked(1) != asked(2) && (c.opset >= 25 || c.has(4)) {
+        return invalid("Attention: present_key and present_value come together".into());
+    }
+    if c.opset < 25 && c.has(4) && !asked(1) {
+        return invalid(format!(
+            "Attention: a past without present_key and present_value, which the opset-{} kernel writes",
+            c.opset
+        ));
     }
     let present = c.opset >= 25 && c.node.outputs().iter().skip(1).take(2).any(Option::is_some);
     if c.has(6) && (c.has(4) || present) {
@@ -612,6 +629,15 @@ pub fn concat_from_sequence(c: &Ctx) -> R {
 pub fn loop_outputs(c: &Ctx) -> R {
     one_element(c, 0)?;
     let Some((_, body)) = c.subgraph_outputs.iter().find(|(n, _)| *n == "body") else { return Ok(Out::default()) };
+    // One output per body output after the condition (onnxruntime: "Graph attribute
+    // inferencing returned type information for 3 outputs. Expected 2").
+    let n = c.node.outputs().len();
+    if body.len() != n + 1 {
+        return invalid(format!(
+            "Loop: the body gives {} values after its condition, the node has {n} outputs",
+            body.len().saturating_sub(1)
+        ));
+    }
     let carried = c.inputs.len().saturating_sub(2);
     // The trip count is known when the condition is absent or provably stays true (its body
     // output is known true given a true input).
@@ -679,6 +705,14 @@ fn keeps_shape(c: &Ctx, i: usize, body: Option<&Type>, out: &mut Out) -> Result<
 pub fn scan_outputs(c: &Ctx) -> R {
     let Some((_, body)) = c.subgraph_outputs.iter().find(|(n, _)| *n == "body") else { return Ok(Out::default()) };
     let Some(m) = c.node.attr_int("num_scan_inputs") else { return invalid("Scan needs num_scan_inputs".into()) };
+    // One output per body output, as Loop's, none left out (onnxruntime: "FindDeviceForValue").
+    let n = c.node.outputs().len();
+    if body.len() != n {
+        return invalid(format!("Scan: the body gives {} values, the node has {n} outputs", body.len()));
+    }
+    if let Some(k) = c.node.outputs().iter().position(Option::is_none) {
+        return invalid(format!("Scan: output {k} is left out, which onnxruntime refuses"));
+    }
     let offset = if c.opset < 9 { 1 } else { 0 };
     let n_state = c.inputs.len().saturating_sub(offset + m.max(0) as usize);
     let first_scan = offset + n_state;

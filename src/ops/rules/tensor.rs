@@ -713,6 +713,10 @@ pub fn split(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let n = c.node.outputs.len();
     let num_outputs = c.node.attr_int("num_outputs");
+    // onnxruntime 1.32 dies of SIGSEGV on a Split with an output left out.
+    if let Some(k) = c.node.outputs().iter().position(Option::is_none) {
+        return invalid(format!("Split: output {k} is left out, which onnxruntime crashes on"));
+    }
     // onnx's inference: "Both 'split' input and 'num_outputs' attribute were given", "cannot be
     // lower than 1"; onnxruntime: "Number of outputs (2) does not match num_outputs (3)".
     match num_outputs {
