@@ -20,8 +20,9 @@
 //! inputs must have, in the same vocabulary: known sizes that differ are the node's error,
 //! symbolic ones a condition. With `"trailing": true` the shape is the input's last sizes;
 //! `"ranks": [..]` lists the ranks it may have, `"rank_at_most": j` bounds its rank by input
-//! j's, `"nonzero": [axes]` names axes whose size must not be 0, and `"axis": "A"` an int
-//! attribute that, when given, must name one of its axes.
+//! j's, `"nonzero": [axes]` names axes whose size must not be 0, `"nonempty_with": j` makes
+//! it hold elements wherever input j does, and `"axis": "A"` names an int attribute that,
+//! when given, must name one of its axes.
 
 use std::collections::HashMap;
 
@@ -80,6 +81,9 @@ struct InputOf {
     /// An int attribute that names an axis of the input, when given.
     #[serde(default)]
     axis: Option<String>,
+    /// The input holds elements wherever this input does.
+    #[serde(default)]
+    nonempty_with: Option<usize>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -212,6 +216,12 @@ fn apply(inputs: &[InputOf], outputs: &[Output], c: &Ctx) -> Result<Out, RuleErr
         if let (Some(s), Some(j)) = (have, i.rank_at_most) {
             if let Some(t) = c.shape(j).filter(|t| s.len() > t.len()) {
                 return invalid(format!("{op}: input {} has rank {}, above input {j}'s {}", i.input, s.len(), t.len()));
+            }
+        }
+        let elements = |k: usize| c.shape(k).and_then(|s| Dim::product(s).known());
+        if let (Some(0), Some(j)) = (elements(i.input), i.nonempty_with) {
+            if elements(j).is_some_and(|n| n > 0) {
+                return invalid(format!("{op}: input {} is empty and input {j} is not", i.input));
             }
         }
         if let Some(s) = have {

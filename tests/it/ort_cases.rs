@@ -3707,6 +3707,24 @@ fn outputs_left_out_where_onnxruntime_cannot_run() {
     }
 }
 
+/// Skip*LayerNormalization reads its skip modulo the skip's size: an empty skip beside a
+/// filled input is SIGFPE in onnxruntime 1.32, an empty input with it runs. Not a row (the
+/// crash).
+#[test]
+fn an_empty_skip_beside_a_filled_input_is_refused() {
+    use DataType::Float as F;
+    for (x, skip, refused) in [(&[2i64, 3, 4][..], &[0i64, 3, 4][..], true), (&[0, 3, 4], &[0, 3, 4], false)] {
+        let ins = [("x", x, F), ("s", skip, F), ("g", &[4][..], F)];
+        let m = ms(MS, node("n", "SkipSimplifiedLayerNormalization", &["x", "s", "g"], &["y"]), &ins, &[]);
+        let inf = infer(&build::load(&m), &Options::default());
+        let errors: Vec<&str> =
+            inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.as_str()).collect();
+        let want: &[&str] =
+            if refused { &["SkipSimplifiedLayerNormalization: input 1 is empty and input 0 is not"] } else { &[] };
+        assert_eq!(errors, want, "{x:?} {skip:?}");
+    }
+}
+
 /// WhisperBeamSearch takes audio features [B, 80, 3000]; its prompt is the decoder's start
 /// token, so max_length must exceed 1. Expected values are onnxruntime 1.32's runs of its own
 /// Whisper export of a tiny Whisper (`scripts/deployed_models.py`, whisper_beam) with these
