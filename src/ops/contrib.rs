@@ -330,7 +330,7 @@ fn multi_head_attention(c: &Ctx) -> R {
     if let Some(n) = c.node.attr_int("num_heads").filter(|n| *n > 0) {
         for (i, s) in [(0, Some(q)), (2, c.shape(2))].into_iter().take(split) {
             match s.filter(|s| s.len() == 3).and_then(|s| s[2].known()) {
-                Some(0) if split == 2 => return invalid(c, format!("input {i} has a hidden size of 0")),
+                Some(0) => return invalid(c, format!("input {i} has a hidden size of 0")),
                 Some(h) if h % n != 0 => {
                     return invalid(c, format!("num_heads {n} does not divide input {i}'s hidden size {h}"))
                 }
@@ -821,6 +821,16 @@ fn decoder_masked_mha(c: &Ctx) -> R {
         }
     }
     let mut checked = multi_head_attention(c)?;
+    // Its kernel takes one head size for the query and the value ("QK head size should be
+    // same as V head size"), the value's split by num_heads rounding down.
+    let heads = c.node.attr_int("num_heads").filter(|n| *n > 0);
+    if let (Some(n), Some(3), Some([_, _, v])) = (heads, c.shape(1).map(<[Dim]>::len), c.shape(2)) {
+        if let (Some(qh), Some(vh)) = (q[2].known(), v.known()) {
+            if qh / n != vh / n {
+                return invalid(c, format!("the value's head size {} is not the query's {}", vh / n, qh / n));
+            }
+        }
+    }
     if let Some(k) = c.shape(1).filter(|k| k.len() == 4) {
         expect_shape(c, 1, &[[q[0].clone()].as_slice(), &k[1..]].concat(), &mut checked)?;
     }

@@ -2276,6 +2276,8 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("DMMHA 4-D key and value", dmmha(&[2, 1, 8], &[2, 2, 5, 4], &[2, 2, 5, 4]), Some(vec![2, 1, 8])),
         ("DMMHA query of 3", dmmha(&[2, 3, 8], &[2, 3, 8], &[2, 3, 8]), None),
         ("DMMHA 4-D key of batch 3", dmmha(&[2, 1, 8], &[3, 2, 5, 4], &[3, 2, 5, 4]), None),
+        // "QK head size should be same as V head size".
+        ("DMMHA value of hidden 0", dmmha(&[2, 1, 8], &[2, 1, 8], &[2, 1, 0]), None),
         // Self-attention's past is a buffer shared with present, with the length filled
         // ("past_present_share_buffer_ was false", "past_sequence_length (0) plus
         // kv_sequence_length (1) must not exceed max_sequence_length (0)", "past_sequence_length
@@ -3723,6 +3725,19 @@ fn an_empty_skip_beside_a_filled_input_is_refused() {
             if refused { &["SkipSimplifiedLayerNormalization: input 1 is empty and input 0 is not"] } else { &[] };
         assert_eq!(errors, want, "{x:?} {skip:?}");
     }
+}
+
+/// DecoderMaskedMultiHeadAttention with a query of hidden size 0: onnxruntime 1.32 dies of
+/// SIGFPE, as MultiHeadAttention does. Not a row (the crash).
+#[test]
+fn a_decoder_step_of_hidden_size_0_is_refused() {
+    use DataType::Float as F;
+    let ins = [("q", &[2i64, 1, 0][..], F), ("k", &[2, 1, 0], F), ("v", &[2, 1, 0], F)];
+    let n = with_int(node("d", "DecoderMaskedMultiHeadAttention", &["q", "k", "v"], &["y"]), "num_heads", 2);
+    let inf = infer(&build::load(&ms(MS, n, &ins, &[])), &Options::default());
+    let errors: Vec<&str> =
+        inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.as_str()).collect();
+    assert_eq!(errors, ["DecoderMaskedMultiHeadAttention: input 0 has a hidden size of 0"]);
 }
 
 /// WhisperBeamSearch takes audio features [B, 80, 3000]; its prompt is the decoder's start
