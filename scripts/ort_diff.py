@@ -63,21 +63,21 @@ ReverseSequence axes of -1 and -2, and a Split of num_outputs -1 whose input sha
 load-time inference does not know (it refuses the same node where it does). `--attrs
 --contrib` reads onnxruntime's own ops' attributes from its schemas: 804 variants, no WRONG,
 FALSE-ALARM or MISSED; 6 runtime-differs, MoE's swiglu_limit_after_activation, which only
-onnxruntime's CUDA kernel runs. `--attrs --floats` sets float attributes instead, each to
+onnxruntime's CUDA kernel runs. `--attrs floats` sets float attributes instead, each to
 -1, 0, 0.5, 3, NaN and infinity, and changes float lists as int lists: 365 variants, no WRONG,
 FALSE-ALARM or MISSED (22 runtime-differs: LRN's alpha and beta and Attention's scale, which
 ORT wants positive, and the known GRU and LSTM ones); with --contrib 211 variants, none.
-`--attrs --drop` leaves out each attribute a node holds in turn (the schema's default, or a
+`--attrs drop` leaves out each attribute a node holds in turn (the schema's default, or a
 required one missing): 473 variants, none left (12 runtime-differs: Resize's exclude_outside
 outside cubic mode, RegexFullMatch without a pattern, the known recurrent ones); with
---contrib 64, none (FusedGemm must name its activation). `--attrs --strings` sets each
+--contrib 64, none (FusedGemm must name its activation). `--attrs strings` sets each
 string attribute to "bogus" and to "": 108 variants, none left (CastLike's round_mode, which
 ORT never reads, is not checked); with --contrib 42, none (the contrib ops' auto_pad, Pad and
-GridSample modes, GatedDeltaNet's beta_activation). `--attrs --omit` leaves out each
+GridSample modes, GatedDeltaNet's beta_activation). `--attrs omit` leaves out each
 optional input a node is given: 105 variants, none left but a Loop whose trip count goes
 (its condition stays true: ORT runs on until the timeout); with --contrib 56, none (required
 inputs after optional ones, the zero points ORT's QLinear type inference reads, BeamSearch's
-min_length and length_penalty, MultiHeadAttention's value without a key). `--attrs --outputs`
+min_length and length_penalty, MultiHeadAttention's value without a key). `--attrs outputs`
 leaves out each output but a node's first (when nothing reads it): 55 variants, none left
 (Split with any output left out and BatchNormalization's training statistics crash ORT; an
 RNN with no output, Loop and Scan with fewer outputs than their body's, and a Single output
@@ -834,19 +834,11 @@ def main():
                     "(`run`) and compare the outputs")
     ap.add_argument("--sweep-sym", action="store_true", help="in place of random variants, each dim of each data "
                     "input declared as a symbol no --dim binds, in turn, then all of them at once")
-    ap.add_argument("--attrs", action="store_true", help="in place of random variants, each int attribute "
-                    "of each node set to each of " + str(ATTR_VALUES) + " in turn")
+    ap.add_argument("--attrs", nargs="?", const="ints", choices=["ints", "floats", "strings", "drop", "omit", "outputs"],
+                    help="in place of random variants, change each node's attributes, inputs or outputs "
+                    "(see attr_variants): ints (the default), floats, strings, drop, omit or outputs")
     ap.add_argument("--opsets", action="store_true", help="in place of random variants, each earlier opset "
                     "at which an op of the case had another schema and the case still passes onnx's checker")
-    ap.add_argument("--floats", action="store_true", help="with --attrs, the float attributes instead: each set "
-                    "to each of " + str(FLOAT_VALUES) + ", each float list held changed")
-    ap.add_argument("--drop", action="store_true", help="with --attrs, each attribute a node holds left out instead")
-    ap.add_argument("--outputs", action="store_true", help="with --attrs, each output of a node but its first left "
-                    "out instead")
-    ap.add_argument("--omit", action="store_true", help="with --attrs, each optional input a node is given left "
-                    "out instead")
-    ap.add_argument("--strings", action="store_true", help="with --attrs, each string attribute set to 'bogus' "
-                    "and to '' instead")
     a = ap.parse_args()
     if a.untested:
         os.makedirs(a.out, exist_ok=True)
@@ -899,8 +891,7 @@ def main():
                 sweep.append({i: set(range(x.ndim)) for i, x in enumerate(ins)})
         free = None
         opsets = older_opsets(model) if a.opsets else []
-        mode = "floats" if a.floats else "strings" if a.strings else "drop" if a.drop else "omit" if a.omit else "outputs" if a.outputs else "ints"
-        attrs = attr_variants(model, attrs_seen, mode) if a.attrs else []
+        attrs = attr_variants(model, attrs_seen, a.attrs) if a.attrs else []
         count = (len(sweep) if a.sweep is not None or a.sweep_sym else len(opsets) if a.opsets
                  else len(attrs) if a.attrs else a.variants)
         for v in range(count):
@@ -948,34 +939,26 @@ def main():
                 kept = [x for x in node.attribute if x.name != name]
                 del node.attribute[:]
                 kind = None
-                if name == "#output":
-                    gone = [o for o in vm.graph.output if o.name == node.output[value]]
+                if name in ("#output", "#input"):
+                    # A slot left empty, or dropped when last (and no longer a graph output).
+                    slots = node.output if name == "#output" else node.input
+                    gone = [o for o in vm.graph.output if name == "#output" and o.name == slots[value]]
                     for o in gone:
                         vm.graph.output.remove(o)
-                    given = list(node.output)
+                    given = list(slots)
                     given[value] = ""
                     while given and not given[-1]:
                         given.pop()
-                    del node.output[:]
-                    node.output.extend(given)
-                    what[-1] = f"output {value} left out on node {k}"
-                    node.attribute.extend(kept)
-                    value = None
-                elif name == "#input":
-                    given = list(node.input)
-                    given[value] = ""
-                    while given and not given[-1]:
-                        given.pop()
-                    del node.input[:]
-                    node.input.extend(given)
-                    what[-1] = f"input {value} left out on node {k}"
+                    del slots[:]
+                    slots.extend(given)
+                    what[-1] = f"{name[1:]} {value} left out on node {k}"
                     node.attribute.extend(kept)
                     value = None
                 elif value is None:
                     node.attribute.extend(kept)
                     what[-1] = f"attr {name} left out on node {k}"
                 elif isinstance(value, list):
-                    kind = onnx.AttributeProto.FLOATS if a.floats else onnx.AttributeProto.INTS
+                    kind = onnx.AttributeProto.FLOATS if a.attrs == "floats" else onnx.AttributeProto.INTS
                 if value is not None:
                     node.attribute.extend(kept + [onnx.helper.make_attribute(name, value, attr_type=kind)])
             onnx.save(vm, tmp)
