@@ -107,7 +107,7 @@ codes! {
     SymbolContradiction = "symbol-contradiction": "A symbolic size must equal two different sizes at once: no input size satisfies the model.",
     Unsatisfiable = "unsatisfiable": "No size of an input dim satisfies every condition the model puts on it: the model cannot run.",
     RequireFailed = "require-failed": "A size that `check --require` asks for is outside the dim's contract.",
-    DeclaredShapeMismatch = "declared-shape-mismatch": "A type or shape declared in the model (value_info, graph output) contradicts the inferred one.",
+    DeclaredShapeMismatch = "declared-shape-mismatch": "A type or shape declared in the model (value_info, a graph output, a graph input beside its initializer) contradicts the inferred one.",
     DeclaredTypeFixed = "declared-type-fixed": "A declared type that contradicted inference was replaced by the inferred one (`--fix-declared`).",
     TypeMismatch = "type-mismatch": "Inputs that must share an element type have different ones.",
     TypeUnsupported = "type-unsupported": "An input's element type, or its kind (tensor, sequence, optional), is not one the op's schema allows at the model's opset.",

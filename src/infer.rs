@@ -625,6 +625,14 @@ impl Infer<'_> {
                 self.out.strings.set(input.value, Some(f.clone()));
             }
             if is_init && self.out.types[input.value.index()].is_some() {
+                // onnxruntime refuses an initializer unlike its input's declaration ("Shape of
+                // initializer w does not match. {3} != {2,3}", "has element type tensor(float)
+                // but usage of initializer in graph expects tensor(double)").
+                let held = self.out.types[input.value.index()].as_ref();
+                if let Some(why) = held.and_then(|held| init_misfit(input.ty.as_ref(), held)) {
+                    let msg = format!("graph input '{name}' {why}");
+                    self.report(Diagnostic::new(Severity::Error, Code::DeclaredShapeMismatch, &graph.path, msg));
+                }
                 // An initializer's own dims are what a run sees unless the input is fed.
                 if let Some(v) = value {
                     self.out.values.set(input.value, Some(v));
@@ -1542,6 +1550,21 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
 }
 
 /// `a, b or c`; an empty string as ''.
+/// How an initializer's type contradicts its graph input's declaration: another element type,
+/// rank or known size (a symbol declared there takes any size).
+fn init_misfit(declared: Option<&Type>, held: &Type) -> Option<String> {
+    let declared = declared?;
+    if let (Some(d), Some(h)) = (declared.dtype(), held.dtype()) {
+        if d != h {
+            return Some(format!("declares element type {d}, its initializer holds {h}"));
+        }
+    }
+    let (d, h) = (declared.shape()?, held.shape()?);
+    let differs = d.len() != h.len()
+        || d.iter().zip(h).any(|(a, b)| matches!((a.known(), b.known()), (Some(a), Some(b)) if a != b));
+    differs.then(|| format!("declares shape {}, its initializer holds {}", shape::render(d), shape::render(h)))
+}
+
 /// What is wrong with a node that leaves a required input or output empty.
 fn empty_required(arity: ops::Arity, node: &crate::ir::Node) -> Option<String> {
     let (what, k) = arity.empty_required(&node.inputs, node.outputs())?;

@@ -776,6 +776,14 @@ fn attention_past(opset: i64, shapes: &[&[i64]]) -> ModelProto {
     }
 }
 
+/// Add-13 of x [2, 3] and an input w declared `declared` with an initializer of shape `held`.
+fn declared_init(declared: &[i64], held: &[i64]) -> ModelProto {
+    let mut m = case(13, &[("x", &[2, 3]), ("w", declared)], &[], node("a", "Add", &["x", "w"], &["y"]));
+    let n = held.iter().product::<i64>() as usize;
+    m.graph.as_mut().unwrap().initializer.push(build::floats("w", held, &vec![1.0; n]));
+    m
+}
+
 /// Attention over a past with only present output `kept` of the two.
 fn one_present(opset: i64, kept: &str) -> ModelProto {
     let mut m = attention_past(opset, &[Q4, K4, K4, &[], PAST, PAST]);
@@ -1826,6 +1834,10 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // inference: "present_key and present_value must be requested together".
         ("Attention past, no present_key", one_present(23, "pv"), None),
         ("Attention 25 past, no present_value", one_present(25, "pk"), None),
+        // A graph input beside its initializer, declared otherwise ("Shape of initializer w
+        // does not match. {3} != {2,3}").
+        ("Add of an input [3] whose initializer is [2,3]", declared_init(&[3], &[2, 3]), None),
+        ("Add of an input [3] whose initializer is [3]", declared_init(&[3], &[3]), Some(vec![2, 3])),
         // An output Single in the schema left empty ("This is an invalid model").
         (
             "DynamicQuantizeLinear without y_scale",
