@@ -928,8 +928,7 @@ impl Infer<'_> {
         }
         if let Some((attr, value, list)) = ops::registry::bad_choice(node, opset) {
             let op = &node.op_type;
-            let value = if value.is_empty() { "''" } else { value.as_str() };
-            let msg = format!("{op} (opset {opset}) has {attr}={value}; it takes {}", or_list(&list));
+            let msg = format!("{op} (opset {opset}) has {attr}={}; it takes {}", shown(&value), or_list(&list));
             self.flag(n, Severity::Error, Code::InvalidNode, msg);
         }
         // The first input bound to each type variable: (variable, element type, input).
@@ -1549,7 +1548,6 @@ pub fn apply(def: &ops::OpDef, c: &Ctx) -> Result<Out, RuleError> {
     Ok(out)
 }
 
-/// `a, b or c`; an empty string as ''.
 /// How an initializer's type contradicts its graph input's declaration: another element type,
 /// rank or known size (a symbol declared there takes any size).
 fn init_misfit(declared: Option<&Type>, held: &Type) -> Option<String> {
@@ -1571,8 +1569,18 @@ fn empty_required(arity: ops::Arity, node: &crate::ir::Node) -> Option<String> {
     Some(format!("leaves {what} {k} empty, which it requires"))
 }
 
+/// An attribute's string value as a message shows it: an empty one as ''.
+fn shown(v: &str) -> &str {
+    if v.is_empty() {
+        "''"
+    } else {
+        v
+    }
+}
+
+/// `a, b or c`, each `shown`.
 fn or_list(list: &[String]) -> String {
-    let q: Vec<&str> = list.iter().map(|v| if v.is_empty() { "''" } else { v.as_str() }).collect();
+    let q: Vec<&str> = list.iter().map(|v| shown(v)).collect();
     match q.split_last() {
         Some((last, [])) => last.to_string(),
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),

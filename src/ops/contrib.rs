@@ -808,7 +808,7 @@ fn decoder_masked_mha(c: &Ctx) -> R {
                 return invalid(c, "a shared past_key with room for no key".into())
             }
             // It writes the new key and value through the present outputs (a segfault without).
-            _ if shared && (1..3).any(|o| c.node.outputs().get(o).is_none_or(Option::is_none)) => {
+            _ if shared && !(c.asks(1) && c.asks(2)) => {
                 return invalid(c, "a shared past without present_key and present_value: onnxruntime crashes".into());
             }
             _ => {}
@@ -1388,7 +1388,7 @@ fn one_of(c: &Ctx, name: &str, allowed: &[&str]) -> Result<(), RuleError> {
 /// decay_scale hold H values each; b, read for beta only, has a's shape.
 fn linear_attention_gate(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    let beta = c.node.outputs().get(1).is_some_and(Option::is_some);
+    let beta = c.asks(1);
     if beta && !c.has(3) {
         return invalid(c, "the beta output needs b".into());
     }

@@ -189,6 +189,11 @@ impl Ctx<'_> {
         self.node.inputs.get(i).copied().flatten().is_some()
     }
 
+    /// True when output slot `o` is asked for (not omitted).
+    pub fn asks(&self, o: usize) -> bool {
+        self.node.outputs().get(o).copied().flatten().is_some()
+    }
+
     /// This context as seen by another op's rule at `opset`, with input `i`'s type and
     /// contents replaced where given: a contrib op that is a standard op in another layout or
     /// with other defaults runs the standard rule on the view.

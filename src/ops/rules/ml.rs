@@ -368,7 +368,6 @@ pub fn ml_classifier(c: &Ctx) -> R {
     Ok(out)
 }
 
-/// LinearRegressor, SVMRegressor, TreeEnsembleRegressor: `[N, targets]` floats.
 /// What is wrong with TreeEnsemble's nodes and leaves: one entry per node in each nodes_*
 /// attribute and one target per leaf weight (onnx's inference: "Attribute 'nodes_falseleafs'
 /// must have 3 elements"), roots that are nodes, and each branch to a node or, where its leaf
@@ -468,6 +467,7 @@ fn targets_fit(c: &Ctx, ids: &str, count: Option<i64>) -> Result<(), RuleError> 
     }
 }
 
+/// LinearRegressor, SVMRegressor, TreeEnsembleRegressor: `[N, targets]` floats.
 pub fn ml_regressor(c: &Ctx) -> R {
     if c.node.op_type == "TreeEnsembleRegressor" {
         targets_fit(c, "target_ids", c.node.attr_int("n_targets"))?;

@@ -106,7 +106,7 @@ pub fn attention(c: &Ctx) -> R {
     // The kernels of opsets 23 and 24 give the scores asked for as output 3 at one of four
     // points, or none at -1 ("qk_matmul_output_mode must be 0, 1, 2, or 3").
     let mode = c.node.attr_int("qk_matmul_output_mode").unwrap_or(0);
-    if c.opset < 25 && c.node.outputs().get(3).is_some_and(Option::is_some) && !(-1..=3).contains(&mode) {
+    if c.opset < 25 && c.asks(3) && !(-1..=3).contains(&mode) {
         return invalid(format!("Attention: qk_matmul_output_mode {mode}; it takes 0 to 3 (or -1)"));
     }
     // Head counts with 4-D inputs: onnx 25's inference refuses any ("q_num_heads and
@@ -167,17 +167,16 @@ pub fn attention(c: &Ctx) -> R {
     // present_key and present_value come together too (onnx 25's inference: "must be
     // requested together"); the kernels of opsets 23 and 24 write a past's through them
     // ("!((past_key != nullptr) && (present_key == nullptr)) was false").
-    let asked = |o: usize| c.node.outputs().get(o).is_some_and(Option::is_some);
-    if asked(1) != asked(2) && (c.opset >= 25 || c.has(4)) {
+    if c.asks(1) != c.asks(2) && (c.opset >= 25 || c.has(4)) {
         return invalid("Attention: present_key and present_value come together".into());
     }
-    if c.opset < 25 && c.has(4) && !asked(1) {
+    if c.opset < 25 && c.has(4) && !c.asks(1) {
         return invalid(format!(
             "Attention: a past without present_key and present_value, which the opset-{} kernel writes",
             c.opset
         ));
     }
-    let present = c.opset >= 25 && c.node.outputs().iter().skip(1).take(2).any(Option::is_some);
+    let present = c.opset >= 25 && c.asks(1);
     if c.has(6) && (c.has(4) || present) {
         return invalid("Attention: nonpad_kv_seqlen with a past or present cache".into());
     }
