@@ -122,6 +122,24 @@ fn quantize_to(to: DataType) -> ModelProto {
     )
 }
 
+/// QuantizeLinear of x [2, 3] at `opset` by a scalar scale with a uint8 zero point.
+fn quantize_at(opset: i64) -> ModelProto {
+    let n = node("q", "QuantizeLinear", &["x", "s", "z"], &["y"]);
+    let inputs = vec![input("x", &[2, 3]), input::<i64>("s", &[]), typed::<i64>("z", DataType::Uint8, &[])];
+    build::model(opset, inputs, vec![n], &["y"])
+}
+
+/// DequantizeLinear-21 of uint8 x [2, 3] by a scalar scale and zero point.
+fn dequantize() -> ModelProto {
+    let n = node("q", "DequantizeLinear", &["x", "s", "z"], &["y"]);
+    let inputs = vec![
+        typed::<i64>("x", DataType::Uint8, &[2, 3]),
+        input::<i64>("s", &[]),
+        typed::<i64>("z", DataType::Uint8, &[]),
+    ];
+    build::model(21, inputs, vec![n], &["y"])
+}
+
 fn gather_el(x: &[i64], i: &[i64], axis: i64) -> ModelProto {
     let n = with_int(node("ge", "GatherElements", &["x", "i"], &["y"]), "axis", axis);
     build::model(13, vec![input("x", x), typed("i", DataType::Int64, i)], vec![n], &["y"])
@@ -579,6 +597,13 @@ fn modulo(opset: i64, fmod: i64) -> ModelProto {
 fn grid_mode(opset: i64, mode: &str) -> ModelProto {
     let n = with_str(node("gs", "GridSample", &["x", "g"], &["y"]), "mode", mode);
     case(opset, &[("x", &[1, 1, 3, 2]), ("g", &[1, 2, 4, 2])], &[], n)
+}
+
+/// A 1x1 `op` by 2 over x [1, 1, 4, 4] at `opset`, auto_pad SAME_UPPER, with `ints`.
+fn same_pool(op: &str, opset: i64, ints: &[(&str, i64)]) -> ModelProto {
+    let n = with_ints(with_ints(node("p", op, &["x"], &["y"]), "kernel_shape", &[1, 1]), "strides", &[2, 2]);
+    let n = ints.iter().fold(with_str(n, "auto_pad", "SAME_UPPER"), |n, (k, v)| with_int(n, k, *v));
+    case(opset, &[("x", &[1, 1, 4, 4])], &[], n)
 }
 
 fn max_pool_pad(auto_pad: &str) -> ModelProto {
@@ -1921,6 +1946,46 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("QuantizeLinear output_dtype uint8, uint8 zero point", quantize_to(DataType::Uint8), Some(vec![2, 3])),
         ("CumSum reverse 1", cum_sum("reverse", 1), Some(vec![2, 3])),
         ("MaxPool storage_order 2", with_int_at(max_pool_pad("NOTSET"), "storage_order", 2), None),
+        // `ort_diff.py --opsets --attrs`: "'block_size' must be non-negative", "CPU
+        // QuantizeLinear only supports precision 0 (use scale type), FLOAT, and FLOAT16",
+        // "Sampling ratio should be >=0", and BatchNormalization 7 reading `spatial` other than 1
+        // as per element ("Invalid input scale: NumDimensions() != 3").
+        ("QuantizeLinear block_size -1", with_int_at(quantize_to(DataType::Uint8), "block_size", -1), None),
+        ("QuantizeLinear block_size 0", with_int_at(quantize_to(DataType::Uint8), "block_size", 0), Some(vec![2, 3])),
+        ("DequantizeLinear block_size -1", with_int_at(dequantize(), "block_size", -1), None),
+        ("DequantizeLinear", dequantize(), Some(vec![2, 3])),
+        ("QuantizeLinear 25 precision int64", with_int_at(quantize_at(25), "precision", 7), None),
+        ("QuantizeLinear 25 precision float16", with_int_at(quantize_at(25), "precision", 10), Some(vec![2, 3])),
+        (
+            "RoiAlign sampling_ratio -1",
+            with_int_at(roi_align(&[1, 3, 8, 8], &[2, 4], &[2]), "sampling_ratio", -1),
+            None,
+        ),
+        (
+            "RoiAlign sampling_ratio 0",
+            with_int_at(roi_align(&[1, 3, 8, 8], &[2, 4], &[2]), "sampling_ratio", 0),
+            Some(vec![2, 3, 2, 3]),
+        ),
+        (
+            "BatchNormalization 7 spatial 0, scale [3]",
+            with_int_at(norm_c("BatchNormalization", 7, &[3], &[3]), "spatial", 0),
+            None,
+        ),
+        (
+            "BatchNormalization 7 spatial 0, scale [3,4]",
+            with_int_at(norm_c("BatchNormalization", 7, &[3, 4], &[3, 4]), "spatial", 0),
+            Some(vec![2, 3, 4]),
+        ),
+        (
+            "BatchNormalization 7 spatial 2, scale [3]",
+            with_int_at(norm_c("BatchNormalization", 7, &[3], &[3]), "spatial", 2),
+            None,
+        ),
+        (
+            "BatchNormalization 7 spatial 1, scale [3]",
+            with_int_at(norm_c("BatchNormalization", 7, &[3], &[3]), "spatial", 1),
+            Some(vec![2, 3, 4]),
+        ),
         // "Attribute to does not specify a valid type"; an EyeLike of dtype 0 has no type.
         ("Cast to 99", cast_to(99), None),
         ("Cast to 10", cast_to(10), Some(vec![2, 3])),
@@ -3458,6 +3523,18 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         // "X_shape.NumDimensions() == 4 was false": the spec takes [N, C, D1, ..., Dk].
         (lrn(&[5, 5, 5]), vec![5, 5, 5], Some("onnxruntime runs LRN only on 4-D input")),
         (lrn(&[1, 5, 5, 5]), vec![1, 5, 5, 5], None),
+        // "padding values must be non-negative": with auto_pad SAME a stride past the window
+        // pads by less than 0, which onnxruntime's MLAS pools refuse (MaxPool of one output
+        // without dilation, AveragePool before 19) and its other kernels take.
+        (same_pool("MaxPool", 22, &[]), vec![1, 1, 2, 2], Some("pads axis 2 by -1 (stride 2, window 1, size 4)")),
+        (same_pool("AveragePool", 11, &[]), vec![1, 1, 2, 2], Some("onnxruntime refuses it")),
+        (same_pool("AveragePool", 19, &[]), vec![1, 1, 2, 2], None),
+        (same_pool("MaxPool", 22, &[("storage_order", 1)]), vec![1, 1, 2, 2], None),
+        (with_ints_at(same_pool("MaxPool", 22, &[]), "dilations", &[2, 2]), vec![1, 1, 2, 2], None),
+        (with_ints_at(same_pool("MaxPool", 22, &[]), "kernel_shape", &[3, 3]), vec![1, 1, 2, 2], None),
+        // "only supports precision 0 (use scale type), FLOAT, and FLOAT16"; the spec takes any
+        // float type.
+        (with_int_at(quantize_at(25), "precision", 16), vec![2, 3], Some("precision bfloat16")),
         // "alpha_ > 0.0f was false", "beta_ > 0.0f was false": the spec bounds neither.
         (float_at(lrn(&[1, 5, 5, 5]), "alpha", 0.0), vec![1, 5, 5, 5], Some("alpha 0; onnxruntime refuses")),
         (float_at(lrn(&[1, 5, 5, 5]), "beta", f32::NAN), vec![1, 5, 5, 5], Some("beta NaN; onnxruntime refuses")),
@@ -3468,6 +3545,11 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         // The spec's reference takes the hidden size from R.
         (rec("GRU", &[0, 3, 5], Some(4)), vec![0, 1, 3, 4], Some("GRU: an empty sequence; onnxruntime refuses it")),
         (rec("GRU", &[2, 0, 5], Some(4)), vec![2, 1, 0, 4], Some("GRU: an empty batch")),
+        // "clip_ > 0.f was false" for GRU and LSTM; RNN takes any clip.
+        (float_at(rec("GRU", &[2, 1, 5], Some(4)), "clip", 0.0), vec![2, 1, 1, 4], Some("GRU: clip 0; onnxruntime")),
+        (float_at(rec("LSTM", &[2, 1, 5], Some(4)), "clip", f32::NAN), vec![2, 1, 1, 4], Some("LSTM: clip NaN")),
+        (float_at(rec("LSTM", &[2, 1, 5], Some(4)), "clip", 0.5), vec![2, 1, 1, 4], None),
+        (float_at(rec("RNN", &[2, 1, 5], Some(4)), "clip", -1.0), vec![2, 1, 1, 4], None),
         (rec("GRU", &[2, 3, 0], Some(4)), vec![2, 1, 3, 4], Some("GRU: an empty input size")),
         (rec("LSTM", &[2, 0, 5], Some(4)), vec![2, 1, 0, 4], Some("LSTM: an empty batch")),
         (rec("LSTM", &[0, 3, 0], Some(4)), vec![0, 1, 3, 4], None),
@@ -3851,4 +3933,34 @@ fn a_crop_past_the_axis_says_what_is_left() {
     let inf = infer(&build::load(&m), &Options::default());
     let found: Vec<&str> = inf.diagnostics.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(found, ["Pad (constant): negative pads leave axis 1 a size of -1; onnxruntime refuses it"]);
+}
+
+/// onnxruntime 1.32 aborts (SIGABRT, the standard library's distributions asserting) on a
+/// uniform distribution whose low is not at most its high and on a normal one of scale 0 or
+/// less, NaN among them; equal bounds run. Not rows (the crash).
+#[test]
+fn a_random_distribution_onnxruntime_aborts_on_is_refused() {
+    let random = |op: &str, floats: &[(&str, f32)]| {
+        let n = if op.ends_with("Like") {
+            node("r", op, &["x"], &["y"])
+        } else {
+            with_ints(node("r", op, &[], &["y"]), "shape", &[2, 3])
+        };
+        let n = floats.iter().fold(n, |n, (k, v)| with_attr(n, k, Some(*v), &[]));
+        let inputs = if op.ends_with("Like") { vec![input("x", &[2, 3])] } else { vec![] };
+        let inf = infer(&build::load(&build::model(17, inputs, vec![n], &["y"])), &Options::default());
+        inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.clone()).collect::<Vec<_>>()
+    };
+    let aborts = |op: &str, what: &str| [format!("{op}: {what}, which onnxruntime aborts on")];
+    assert_eq!(random("RandomUniform", &[("low", 3.0)]), aborts("RandomUniform", "low 3 not at most high 1"));
+    assert_eq!(
+        random("RandomUniformLike", &[("high", -1.0)]),
+        aborts("RandomUniformLike", "low 0 not at most high -1")
+    );
+    assert_eq!(random("RandomUniform", &[("low", f32::NAN)]), aborts("RandomUniform", "low NaN not at most high 1"));
+    assert!(random("RandomUniform", &[("low", 1.0)]).is_empty());
+    assert!(random("RandomUniformLike", &[("low", f32::NEG_INFINITY), ("high", f32::INFINITY)]).is_empty());
+    assert_eq!(random("RandomNormal", &[("scale", 0.0)]), aborts("RandomNormal", "scale 0"));
+    assert_eq!(random("RandomNormalLike", &[("scale", -1.0)]), aborts("RandomNormalLike", "scale -1"));
+    assert!(random("RandomNormal", &[("mean", f32::INFINITY)]).is_empty());
 }

@@ -57,7 +57,7 @@ fn window_out(
             kernel[i]
         ));
     }
-    let mut shape = Vec::with_capacity(n);
+    let (mut shape, mut warned) = (Vec::with_capacity(n), false);
     for i in 0..n {
         let (axis, d, s) = (i + 2, &spatial[i], strides[i]);
         let (Some(ek), Some(pad)) =
@@ -68,6 +68,10 @@ fn window_out(
         if auto.starts_with("SAME") {
             if !pool && *d == Dim::Known(0) {
                 return invalid(format!("{op}: axis {axis} of the input is empty; onnxruntime refuses it"));
+            }
+            // One warning a node: the first axis that refuses.
+            if pool && !warned && mlas_pools(c, &dil) {
+                warned = same_pad_below_zero(c, &auto, axis, d, s, ek, out);
             }
             shape.push(d.div_ceil(&Dim::Known(s)));
             continue;
@@ -356,6 +360,46 @@ fn pool_empty(c: &Ctx, x: &[Dim]) -> Result<(), RuleError> {
         return invalid(format!("{}: input {} is empty but not in its batch", c.node.op_type, render(x)));
     }
     Ok(())
+}
+
+/// Whether onnxruntime 1.32 hands this pool to its MLAS kernel, which refuses a negative pad
+/// ("padding values must be non-negative") where its other kernels take one as none: a float or
+/// float16 MaxPool with one output, `storage_order` 0 and no dilation, or AveragePool before
+/// opset 19. Found by probing each case; the spec clamps nothing and forbids nothing here.
+fn mlas_pools(c: &Ctx, dil: &[i64]) -> bool {
+    let float = c.dtype(0).is_none_or(|t| matches!(t, DType::F32 | DType::F16));
+    let max = c.node.op_type == "MaxPool"
+        && !c.asks(1)
+        && c.node.attr_int("storage_order").unwrap_or(0) == 0
+        && dil.iter().all(|d| *d == 1);
+    c.node.domain.is_empty() && float && (max || c.node.op_type == "AveragePool" && c.opset < 19)
+}
+
+/// With `auto_pad` SAME the pads total `(ceil(d / s) - 1) * s + window - d`, below 0 when the
+/// stride passes the window (a 1-wide MaxPool by 2 over an even size, as TensorFlow exports
+/// write): a `runtime-differs` warning where `mlas_pools` says onnxruntime refuses that. Says
+/// whether it warned.
+fn same_pad_below_zero(c: &Ctx, auto: &str, axis: usize, d: &Dim, s: i64, ek: i64, out: &mut Out) -> bool {
+    let op = &c.node.op_type;
+    let refuses = "onnxruntime refuses it (\"padding values must be non-negative\")";
+    let msg = match d.known() {
+        Some(0) => return false,
+        Some(dv) => {
+            let (dv, s, ek) = (i128::from(dv), i128::from(s), i128::from(ek));
+            let total = ((dv + s - 1) / s - 1) * s + ek - dv;
+            if total >= 0 {
+                return false;
+            }
+            format!("{op}: auto_pad {auto} pads axis {axis} by {total} (stride {s}, window {ek}, size {dv}); {refuses}")
+        }
+        // Below 0 at every multiple of the stride.
+        None if s > ek => {
+            format!("{op}: auto_pad {auto} pads axis {axis} by less than 0 when its size {d} is a multiple of the stride {s} (window {ek}); {refuses}")
+        }
+        None => return false,
+    };
+    out.warnings.push((Code::RuntimeDiffers, msg));
+    true
 }
 
 /// onnxruntime pools over 1 to 3 spatial axes ("Unsupported pooling size", LpPool's

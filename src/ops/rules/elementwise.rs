@@ -7,7 +7,7 @@ use super::{
     outs, same_type_of, ty, with_dim, R,
 };
 use crate::dtype::DType;
-use crate::ops::{Bounds, Ctx, Out, Spread};
+use crate::ops::{Bounds, Ctx, Out, RuleError, Spread};
 use crate::shape::{render, Dim, Type};
 
 /// Mod of floats before opset 28 must set `fmod=1` ("If the input type is floating point, then
@@ -131,7 +131,20 @@ pub fn quantize(c: &Ctx) -> R {
         }
     }
     let dtype = if c.has(2) { c.dtype(2) } else { given.or(Some(DType::U8)) };
-    quantized(c, dtype)
+    let mut out = quantized(c, dtype)?;
+    // The type the division runs in (opset 23): a float type, of which onnxruntime's CPU
+    // kernel takes float and float16 ("only supports precision 0 (use scale type), FLOAT, and
+    // FLOAT16").
+    let precision = c.node.attr_int("precision").filter(|p| *p != 0).map(|_| attr_dtype(c, "precision", None));
+    match precision.transpose()?.flatten() {
+        Some(DType::F32 | DType::F16) | None => {}
+        Some(t) if t.is_float() => {
+            let msg = format!("QuantizeLinear: precision {}; onnxruntime's CPU kernel refuses it", t.name());
+            out.warnings.push((crate::diag::Code::RuntimeDiffers, msg));
+        }
+        Some(t) => return invalid(format!("QuantizeLinear: precision {}; it takes a float type", t.name())),
+    }
+    Ok(out)
 }
 
 pub fn dequantize(c: &Ctx) -> R {
@@ -146,6 +159,10 @@ fn quantized(c: &Ctx, dtype: Option<DType>) -> R {
     if let (Some(x), Some(s)) = (c.shape(0), c.shape(1)) {
         let axis = || axis_in(c.node.attr_int("axis").unwrap_or(1), x.len(), &c.node.op_type);
         let block = c.node.attr_int("block_size").unwrap_or(0);
+        // "The block size is a positive integer", 0 when not blocked.
+        if block < 0 {
+            return invalid(format!("{}: block_size {block}; it takes a positive size", c.node.op_type));
+        }
         // One value (a scalar or a vector of one) either way for scale and zero point.
         let want = match s {
             _ if block > 0 => with_dim(x, axis()?, x[axis()?].div_ceil(&Dim::Known(block))),
@@ -170,8 +187,26 @@ pub fn dynamic_quantize(c: &Ctx) -> R {
 }
 
 pub fn random(c: &Ctx) -> R {
+    distribution(c)?;
     let dtype = attr_dtype(c, "dtype", Some(DType::F32))?;
     outs(vec![ty(dtype, c.node.attr_ints("shape").map(known_shape))])
+}
+
+/// A uniform distribution's bounds in order and a normal one's scale above 0, as the standard
+/// library's distributions onnxruntime builds assert: it aborts the process on others (NaN
+/// among them).
+fn distribution(c: &Ctx) -> Result<(), RuleError> {
+    let at = |name, default| c.node.attr_float(name).unwrap_or(default);
+    let op = &c.node.op_type;
+    let (low, high, scale) = (at("low", 0.0), at("high", 1.0), at("scale", 1.0));
+    let what = match op.as_str() {
+        "RandomUniform" | "RandomUniformLike" if low.partial_cmp(&high).is_none_or(|o| o.is_gt()) => {
+            format!("low {low} not at most high {high}")
+        }
+        "RandomNormal" | "RandomNormalLike" if scale.is_nan() || scale <= 0.0 => format!("scale {scale}"),
+        _ => return Ok(()),
+    };
+    invalid(format!("{op}: {what}, which onnxruntime aborts on"))
 }
 
 pub fn eye_like(c: &Ctx) -> R {
@@ -180,6 +215,7 @@ pub fn eye_like(c: &Ctx) -> R {
 }
 
 pub fn random_like(c: &Ctx) -> R {
+    distribution(c)?;
     let dtype = attr_dtype(c, "dtype", c.dtype(0))?;
     outs(vec![ty(dtype, c.shape(0).map(<[Dim]>::to_vec))])
 }

@@ -326,10 +326,15 @@ pub fn batch_norm(c: &Ctx) -> R {
         ));
     }
     let mut out = Out::default();
-    // Scale, bias, mean and variance hold one value per channel (but per element with
-    // `spatial=0`, opsets 7 and 8).
-    if let (Some([_, ch, ..]), None | Some(1)) = (x.as_deref(), c.node.attr_int("spatial")) {
-        vectors_of(c, 1..5, ch, &mut out)?;
+    // Scale, bias, mean and variance hold one value per channel, but per element of [C, ...]
+    // when `spatial` (to opset 8) is not 1, as onnxruntime reads it ("Invalid input scale:
+    // NumDimensions() != 3").
+    match (x.as_deref(), c.node.attr_int("spatial")) {
+        (Some([_, ch, ..]), None | Some(1)) => vectors_of(c, 1..5, ch, &mut out)?,
+        (Some([_, rest @ ..]), Some(_)) if !rest.is_empty() => {
+            (1..5).try_for_each(|i| expect_shape(c, i, rest, &mut out))?;
+        }
+        _ => {}
     }
     let mut types = vec![ty(dtype, x.clone())];
     let n = c.node.outputs.len();
@@ -560,6 +565,11 @@ pub fn roi_align(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     if c.shape(0).is_some_and(|x| x.len() != 4) {
         return invalid("RoiAlign: X must have rank 4".into());
+    }
+    // "If > 0, then exactly sampling_ratio x sampling_ratio grid points are used. If == 0,
+    // then an adaptive number".
+    if let Some(r) = c.node.attr_int("sampling_ratio").filter(|r| *r < 0) {
+        return invalid(format!("RoiAlign: sampling_ratio {r}; it takes 0 (adaptive) or more"));
     }
     let ch = dim(c, 0, 1);
     let n = dim(c, 1, 0);

@@ -65,11 +65,13 @@ pub fn rnn(c: &Ctx) -> R {
         out.warnings.push((Code::RuntimeDiffers, msg));
     }
     // onnxruntime 1.32 wants the attribute (and above 0 for GRU and LSTM) at load, and aborts
-    // the process on an empty batch (and for GRU an empty sequence or input).
+    // the process on an empty batch (and for GRU an empty sequence or input). GRU and LSTM
+    // take a clip above 0 only ("clip_ > 0.f was false"); the spec bounds none.
+    let clip = c.node.attr_float("clip").filter(|v| op != "RNN" && (v.is_nan() || *v <= 0.0));
     let refused = match hidden_size {
-        None => Some("no hidden_size"),
-        Some(0) if op != "RNN" => Some("hidden_size 0"),
-        _ => None,
+        None => Some("no hidden_size".to_string()),
+        Some(0) if op != "RNN" => Some("hidden_size 0".to_string()),
+        _ => clip.map(|v| format!("clip {v}")),
     };
     if let Some(what) = refused {
         out.warnings.push((Code::RuntimeDiffers, format!("{op}: {what}; onnxruntime refuses it")));
