@@ -606,6 +606,24 @@ fn same_pool(op: &str, opset: i64, ints: &[(&str, i64)]) -> ModelProto {
     case(opset, &[("x", &[1, 1, 4, 4])], &[], n)
 }
 
+/// A 3x3 Conv-11 of x [1, 1, 5, 5] with pads of 0 beside `auto_pad`.
+fn conv_pads(auto_pad: &str) -> ModelProto {
+    with_ints_at(with_str_at(conv(&[1, 1, 5, 5], &[1, 1, 3, 3], 1, None), "auto_pad", auto_pad), "pads", &[0; 4])
+}
+
+/// Resize-19 of x [1, 1, 2, 2] to [1, 1, 4, 4] by scales or sizes, with a
+/// `keep_aspect_ratio_policy`.
+fn resize_policy(policy: &str, sizes: bool) -> ModelProto {
+    let inputs: &[&str] = if sizes { &["x", "", "", "s"] } else { &["x", "", "s"] };
+    let n = with_str(node("r", "Resize", inputs, &["y"]), "keep_aspect_ratio_policy", policy);
+    if sizes {
+        return case(19, &[("x", &[1, 1, 2, 2])], &[("s", &[4], &[1, 1, 4, 4])], n);
+    }
+    let mut m = case(19, &[("x", &[1, 1, 2, 2])], &[], n);
+    m.graph.as_mut().unwrap().initializer.push(build::floats("s", &[4], &[1.0, 1.0, 2.0, 2.0]));
+    m
+}
+
 fn max_pool_pad(auto_pad: &str) -> ModelProto {
     let n = with_ints(node("p", "MaxPool", &["x"], &["y"]), "kernel_shape", &[2, 2]);
     case(22, &[("x", &[1, 1, 4, 4])], &[], with_str(n, "auto_pad", auto_pad))
@@ -1946,6 +1964,34 @@ fn table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("QuantizeLinear output_dtype uint8, uint8 zero point", quantize_to(DataType::Uint8), Some(vec![2, 3])),
         ("CumSum reverse 1", cum_sum("reverse", 1), Some(vec![2, 3])),
         ("MaxPool storage_order 2", with_int_at(max_pool_pad("NOTSET"), "storage_order", 2), None),
+        // `ort_diff.py --attrs choices`. pads beside an auto_pad: "A Conv/ConvTranspose node
+        // has both 'auto_pad' and 'pads' attributes" (an empty auto_pad is NOTSET there, not
+        // in onnx's ConvTranspose inference: "The pads attribute cannot be used simultaneously
+        // with auto_pad attribute"); the pools take both. "Providing `scales` is incompatible
+        // with a `keep_aspect_ratio_policy` other than \"stretch\"".
+        ("Conv VALID beside pads", conv_pads("VALID"), None),
+        ("Conv SAME_UPPER beside pads", conv_pads("SAME_UPPER"), None),
+        ("Conv \"\" beside pads", conv_pads(""), Some(vec![1, 1, 3, 3])),
+        ("Conv NOTSET beside pads", conv_pads("NOTSET"), Some(vec![1, 1, 3, 3])),
+        (
+            "ConvTranspose VALID beside pads",
+            with_ints_at(conv_t(&[1, 1, 3, 3], &[1, 1, 3, 3], "VALID", 1, 0), "pads", &[0; 4]),
+            None,
+        ),
+        (
+            "ConvTranspose \"\" beside pads",
+            with_ints_at(conv_t(&[1, 1, 3, 3], &[1, 1, 3, 3], "", 1, 0), "pads", &[0; 4]),
+            None,
+        ),
+        (
+            "ConvTranspose NOTSET beside pads",
+            with_ints_at(conv_t(&[1, 1, 3, 3], &[1, 1, 3, 3], "NOTSET", 1, 0), "pads", &[0; 4]),
+            Some(vec![1, 1, 5, 5]),
+        ),
+        ("MaxPool VALID beside pads", with_ints_at(max_pool_pad("VALID"), "pads", &[1; 4]), Some(vec![1, 1, 3, 3])),
+        ("Resize scales not_larger", resize_policy("not_larger", false), None),
+        ("Resize scales stretch", resize_policy("stretch", false), Some(vec![1, 1, 4, 4])),
+        ("Resize sizes not_larger", resize_policy("not_larger", true), Some(vec![1, 1, 2, 2])),
         // `ort_diff.py --opsets --attrs`: "'block_size' must be non-negative", "CPU
         // QuantizeLinear only supports precision 0 (use scale type), FLOAT, and FLOAT16",
         // "Sampling ratio should be >=0", and BatchNormalization 7 reading `spatial` other than 1
@@ -3535,6 +3581,8 @@ fn where_onnxruntime_differs_from_the_spec_a_warning_says_so() {
         // "only supports precision 0 (use scale type), FLOAT, and FLOAT16"; the spec takes any
         // float type.
         (with_int_at(quantize_at(25), "precision", 16), vec![2, 3], Some("precision bfloat16")),
+        // "Attribute round_mode is only used for cast to float8e8m0": its default goes.
+        (round_mode("Cast", "down"), vec![2, 3], Some("round_mode down to a type other than float8e8m0")),
         // "alpha_ > 0.0f was false", "beta_ > 0.0f was false": the spec bounds neither.
         (float_at(lrn(&[1, 5, 5, 5]), "alpha", 0.0), vec![1, 5, 5, 5], Some("alpha 0; onnxruntime refuses")),
         (float_at(lrn(&[1, 5, 5, 5]), "beta", f32::NAN), vec![1, 5, 5, 5], Some("beta NaN; onnxruntime refuses")),

@@ -150,7 +150,24 @@ fn kernel_of(c: &Ctx, w: &[Dim]) -> Result<Option<Vec<i64>>, RuleError> {
     }
 }
 
+/// "This attribute cannot be used simultaneously with auto_pad attribute" (the spec of
+/// `pads`): onnxruntime's convolutions refuse both ("A Conv/ConvTranspose node has both
+/// 'auto_pad' and 'pads' attributes"), reading an empty auto_pad as NOTSET where onnx's
+/// ConvTranspose inference does not. Its pools, and onnx's inference of them, take both.
+fn pads_beside_auto_pad(c: &Ctx) -> Result<(), RuleError> {
+    let op = &c.node.op_type;
+    let unset = |a: &str| a == "NOTSET" || a.is_empty() && op != "ConvTranspose";
+    match c.node.attr_str("auto_pad") {
+        Some(a) if !unset(&a) && c.node.attr("pads").is_some() => {
+            let a = if a.is_empty() { "\"\"".to_string() } else { a.to_string() };
+            invalid(format!("{op}: auto_pad {a} beside pads; it takes one or the other"))
+        }
+        _ => Ok(()),
+    }
+}
+
 pub fn conv(c: &Ctx) -> R {
+    pads_beside_auto_pad(c)?;
     let (wi, bias, dtype) = match c.node.op_type.as_str() {
         "ConvInteger" => (1, None, Some(DType::I32)),
         "QLinearConv" => (3, Some(8), c.dtype(7)),
@@ -227,6 +244,7 @@ pub fn conv(c: &Ctx) -> R {
 }
 
 pub fn conv_transpose(c: &Ctx) -> R {
+    pads_beside_auto_pad(c)?;
     let dtype = c.dtype(0);
     let (Some(x), Some(w)) = (c.shape(0), c.shape(1)) else { return outs(vec![ty(dtype, rank_only(c, 0))]) };
     if x.len() < 3 || w.len() != x.len() {

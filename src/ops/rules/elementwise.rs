@@ -115,6 +115,13 @@ fn saturated(c: &Ctx, to: Option<DType>) -> R {
         let msg = format!("{}: saturate=0 to a type other than float8; onnxruntime refuses it", c.node.op_type);
         out.warnings.push((crate::diag::Code::RuntimeDiffers, msg));
     }
+    // Cast's round_mode "only applies to casting to float8e8m0"; onnxruntime refuses one other
+    // than the default there ("Attribute round_mode is only used for cast to float8e8m0").
+    let round = c.node.attr_str("round_mode").filter(|m| m != "up" && c.node.op_type == "Cast");
+    if let Some(m) = round.filter(|_| to.is_some_and(|t| t != DType::Other(24))) {
+        let msg = format!("Cast: round_mode {m} to a type other than float8e8m0; onnxruntime refuses it");
+        out.warnings.push((crate::diag::Code::RuntimeDiffers, msg));
+    }
     Ok(out)
 }
 

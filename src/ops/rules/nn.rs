@@ -117,6 +117,12 @@ pub fn resize(c: &Ctx) -> R {
         out.types = smallvec::smallvec![ty(dtype, Some(shape))];
         return Ok(out);
     }
+    // onnx's inference: "Providing `scales` is incompatible with a `keep_aspect_ratio_policy`
+    // other than \"stretch\"".
+    let policy = c.node.attr_str("keep_aspect_ratio_policy").filter(|p| p != "stretch");
+    if let Some(p) = policy.filter(|_| scales_at.is_some_and(given)) {
+        return invalid(format!("Resize: scales with keep_aspect_ratio_policy {p}, which takes sizes"));
+    }
     let scales: Option<Vec<f64>> = match scales_at {
         None => c.node.attr("scales").and_then(|a| match a {
             AttrValue::Floats(f) => Some(f.iter().map(|x| *x as f64).collect()),
