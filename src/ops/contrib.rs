@@ -989,6 +989,11 @@ fn nchwc_upsample(c: &Ctx) -> R {
     if scales.iter().take(2).any(|s| *s != 1) {
         return invalid(c, format!("scales {scales:?}: it scales height and width only"));
     }
+    // "transformation_mode_ == TransformationMode::ASYMMETRIC" in nearest mode.
+    let nearest = c.node.attr_str("mode").is_none_or(|m| m == "nearest");
+    if let Some(t) = c.node.attr_str("coordinate_transformation_mode").filter(|t| nearest && t != "asymmetric") {
+        return invalid(c, format!("coordinate_transformation_mode {t} in nearest mode, which takes asymmetric"));
+    }
     out(vec![tensor(dtype, Some(x.iter().zip(scales).map(|(d, s)| d.mul(&Dim::Known(*s))).collect()))])
 }
 

@@ -451,6 +451,8 @@ pub static CHOICES: &[(&str, &str, &str, i64, &[&str])] = &[
     (NCHWC, "AveragePool", "auto_pad", 1, AUTO_PAD),
     (NCHWC, "Conv", "auto_pad", 1, AUTO_PAD),
     (NCHWC, "MaxPool", "auto_pad", 1, AUTO_PAD),
+    (NCHWC, "Upsample", "coordinate_transformation_mode", 1, &["asymmetric", "align_corners", "half_pixel"]),
+    (NCHWC, "Upsample", "mode", 1, &["nearest", "linear"]),
 ];
 
 const FLAG: &[i64] = &[0, 1];

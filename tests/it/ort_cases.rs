@@ -2327,6 +2327,11 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         let n = with_ints(node("u", "Upsample", &["x"], &["y"]), "scales", scales);
         ms(NCHWC, n, &[("x", &[1, 16, 3, 3], F)], &[])
     };
+    let upsample_modes = |mode: Option<&str>, transform: &str| {
+        let n = with_ints(node("u", "Upsample", &["x"], &["y"]), "scales", &[1, 1, 2, 2]);
+        let n = with_str(n, "coordinate_transformation_mode", transform);
+        ms(NCHWC, mode.map_or(n.clone(), |m| with_str(n, "mode", m)), &[("x", &[1, 16, 3, 3], F)], &[])
+    };
     let ngram = |ids: &[i64]| {
         let n = with_int(node("n", "NGramRepeatBlock", &["i", "s"], &["y"]), "ngram_size", 2);
         ms(MS, n, &[("i", ids, Int64), ("s", &[2, 10], F)], &[])
@@ -2579,6 +2584,12 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("NCHWc Upsample", nchwc_upsample(&[1, 1, 2, 2]), Some(vec![1, 16, 6, 6])),
         // "scales_[0] == 1 && scales_[1] == 1 && scales_[2] >= 1 && scales_[3] >= 1 was false".
         ("NCHWc Upsample scales [1,2,2,2]", nchwc_upsample(&[1, 2, 2, 2]), None),
+        // "transformation_mode_ == TransformationMode::ASYMMETRIC" in nearest mode; "Unsupported
+        // transformation mode", "Unsupported mode 'cubic' for NCHWc Upsample".
+        ("NCHWc Upsample half_pixel", upsample_modes(None, "half_pixel"), None),
+        ("NCHWc Upsample linear half_pixel", upsample_modes(Some("linear"), "half_pixel"), Some(vec![1, 16, 6, 6])),
+        ("NCHWc Upsample linear pytorch_half_pixel", upsample_modes(Some("linear"), "pytorch_half_pixel"), None),
+        ("NCHWc Upsample cubic", upsample_modes(Some("cubic"), "asymmetric"), None),
         // Generation over the smallest decoder onnxruntime's GPT-2 check takes (below): input_ids
         // [2, 3] and BeamSearch's max_length 6, num_beams 3, num_return_sequences 2 unless set.
         // "max_length (3) shall be greater than input sequence length (3)", "num_return_sequences
