@@ -362,6 +362,32 @@ ORT_SCHEMAS = {(x.domain, x.name): x for x in sorted(ort.capi._pybind_state.get_
 FLOAT_VALUES = [-1.0, 0.0, 0.5, 3.0, float("nan"), float("inf")]
 
 
+def string_choices():
+    """The values each string attribute takes, by (domain, op, attribute), as the registry's
+    CHOICES table lists them (what to try, not what to expect: onnxruntime is the oracle), and
+    by attribute alone for the enumerations it leaves to the rules."""
+    with open(os.path.join(ROOT, "src", "ops", "registry.rs")) as f:
+        src = f.read()
+    consts = {m[1]: re.findall(r'"([^"]*)"', m[2]) for m in re.finditer(r"const (\w+): &\[&str\] = &\[([^\]]*)\]", src)}
+    domains = {'""': "", "MS": "com.microsoft", "ML": "ai.onnx.ml", "NCHWC": "com.microsoft.nchwc"}
+    by_op = collections.defaultdict(set)
+    row = r'\(("[^"]*"|MS|ML|NCHWC), "(\w+)", "(\w+)", \d+, (&\[[^\]]*\]|[A-Z_]+)\)'
+    for m in re.finditer(row, src):
+        values = consts.get(m[4]) if m[4] in consts else re.findall(r'"([^"]*)"', m[4])
+        by_op[(domains[m[1]], m[2], m[3])].update(values or [])
+    by_attr = {
+        "coordinate_transformation_mode": ["half_pixel", "half_pixel_symmetric", "pytorch_half_pixel",
+                                           "align_corners", "asymmetric", "tf_crop_and_resize"],
+        "nearest_mode": ["round_prefer_floor", "round_prefer_ceil", "floor", "ceil"],
+        "keep_aspect_ratio_policy": ["stretch", "not_larger", "not_smaller"],
+        "reduction": ["none", "add", "mul", "max", "min", "mean", "sum"],
+    }
+    return by_op, by_attr
+
+
+CHOICES_BY_OP, CHOICES_BY_ATTR = string_choices()
+
+
 def node_schemas(model):
     """(node index, node, domain, schema) for each main-graph node whose schema onnx or
     onnxruntime knows, at the model's opset."""
@@ -384,6 +410,7 @@ def attr_variants(model, seen, mode="ints"):
                or doubled;
       floats   the same for float attributes (FLOAT_VALUES) and lists (first 0, -1, 0.5, NaN);
       strings  each string attribute set to "bogus" and to "";
+      choices  each string attribute set to each value it takes (string_choices);
       drop     each attribute held left out (value None);
       omit     each optional input given left out (attribute "#input", value its slot);
       outputs  each output but the first left out ("#output")."""
@@ -412,9 +439,19 @@ def attr_variants(model, seen, mode="ints"):
         "floats": (T.FLOAT, T.FLOATS, lambda a: a.f, FLOAT_VALUES, lambda v: (0.0, -1.0, 0.5, float("nan"))),
         "strings": (T.STRING, None, lambda a: a.s.decode(), ["bogus", ""], None),
         "omit": (None, None, None, [], None),
+        "choices": (None, None, None, [], None),
     }[mode]
     for k, n, domain, schema in node_schemas(model):
         version = (domain, n.op_type, schema.since_version)
+        if mode == "choices":
+            held = {a.name: a.s.decode() for a in n.attribute if a.type == onnx.AttributeProto.STRING}
+            for name, a in sorted(schema.attributes.items()):
+                if a.type != onnx.defs.OpSchema.AttrType.STRING:
+                    continue
+                for v in sorted(CHOICES_BY_OP.get((domain, n.op_type, name), set()) | set(CHOICES_BY_ATTR.get(name, []))):
+                    if held.get(name) != v:
+                        add(version + (name, v), (k, name, v))
+            continue
         if mode == "omit":
             formals = list(schema.inputs)
             for slot, name in enumerate(n.input):
@@ -834,11 +871,12 @@ def main():
                     "(`run`) and compare the outputs")
     ap.add_argument("--sweep-sym", action="store_true", help="in place of random variants, each dim of each data "
                     "input declared as a symbol no --dim binds, in turn, then all of them at once")
-    ap.add_argument("--attrs", nargs="?", const="ints", choices=["ints", "floats", "strings", "drop", "omit", "outputs"],
+    ap.add_argument("--attrs", nargs="?", const="ints", choices=["ints", "floats", "strings", "choices", "drop", "omit", "outputs"],
                     help="in place of random variants, change each node's attributes, inputs or outputs "
-                    "(see attr_variants): ints (the default), floats, strings, drop, omit or outputs")
+                    "(see attr_variants): ints (the default), floats, strings, choices, drop, omit or outputs")
     ap.add_argument("--opsets", action="store_true", help="in place of random variants, each earlier opset "
-                    "at which an op of the case had another schema and the case still passes onnx's checker")
+                    "at which an op of the case had another schema and the case still passes onnx's checker; "
+                    "with --attrs, --sweep or --sweep-sym, each of their variants at each such opset")
     a = ap.parse_args()
     if a.untested:
         os.makedirs(a.out, exist_ok=True)
@@ -891,9 +929,23 @@ def main():
                 sweep.append({i: set(range(x.ndim)) for i, x in enumerate(ins)})
         free = None
         opsets = older_opsets(model) if a.opsets else []
-        attrs = attr_variants(model, attrs_seen, a.attrs) if a.attrs else []
-        count = (len(sweep) if a.sweep is not None or a.sweep_sym else len(opsets) if a.opsets
-                 else len(attrs) if a.attrs else a.variants)
+        attrs = attr_variants(model, attrs_seen, a.attrs) if a.attrs and not a.opsets else []
+        if a.opsets and a.attrs:
+            # Both: each attribute change, at each earlier opset, under that opset's schema.
+            plan = []
+            for o in opsets:
+                m = copy.deepcopy(model)
+                for x in m.opset_import:
+                    if x.domain in ("", "ai.onnx"):
+                        x.version = o
+                plan += [(o, change) for change in attr_variants(m, attrs_seen, a.attrs)]
+            opsets, attrs = [o for o, _ in plan], [change for _, change in plan]
+        swept = a.sweep is not None or a.sweep_sym
+        if a.opsets and swept:
+            # Both: each swept size (or symbol) at each earlier opset.
+            sweep, opsets = [x for _ in opsets for x in sweep], [o for o in opsets for _ in sweep]
+        count = (len(sweep) if swept else len(attrs) if a.attrs
+                 else len(opsets) if a.opsets else a.variants)
         for v in range(count):
             shapes = [list(x.shape) for x in ins]
             values = {}
@@ -902,14 +954,15 @@ def main():
                 free = sweep[v]
                 values = {n: ins[j] for j, n in enumerate(names) if n in driving and j not in free}
                 what.append("symbols " + " ".join(f"in{i}{sorted(ks)}" for i, ks in free.items()))
-            elif a.opsets or a.attrs:
-                values = {n: ins[j] for j, n in enumerate(names) if n in driving}
-                what.append(f"opset {opsets[v]}" if a.opsets else "attr {1}={2} on node {0}".format(*attrs[v]))
             elif a.sweep is not None:
                 i, k = sweep[v]
                 shapes[i][k] = a.sweep
                 values = {n: ins[j] for j, n in enumerate(names) if n in driving}
                 what.append(f"dim in{i}[{k}]={a.sweep}")
+            elif a.opsets or a.attrs:
+                values = {n: ins[j] for j, n in enumerate(names) if n in driving}
+                if a.attrs:
+                    what.append("attr {1}={2} on node {0}".format(*attrs[v]))
             elif driving and rng.random() < 0.5:
                 for i, n in enumerate(names):
                     if n in driving:
@@ -922,11 +975,14 @@ def main():
                 values = {n: ins[i] for i, n in enumerate(names) if n in driving}
                 shapes, w = mutate_dims(rng, shapes)
                 what.append(w)
+            if a.opsets:
+                what.insert(0, f"opset {opsets[v]}")
             # Only the data inputs' shapes move; driving inputs take their (mutated) values.
             shapes = [list(values[n].shape) if n in values else s for n, s in zip(names, shapes)]
             if any(int(np.prod(s)) > MAX_ELEMS for s in shapes):
                 continue
-            feeds = {n: ins[i] if n in driving or a.opsets or a.attrs else random_input(rng, np_rng, ins[i], shapes[i])
+            same = (a.opsets or a.attrs) and not swept
+            feeds = {n: ins[i] if n in driving or same else random_input(rng, np_rng, ins[i], shapes[i])
                      for i, n in enumerate(names) if n not in values}
             sym = a.sym and rng.random() < 0.3
             vm, dims = build(model, shapes, values, sym, free)
