@@ -1218,17 +1218,52 @@ fn quantize_linear(c: &Ctx) -> R {
     out(vec![tensor(dtype, c.shape(0).map(<[Dim]>::to_vec))])
 }
 
-/// DynamicQuantizeLSTM (the ONNX LSTM rule): Y [seq, dirs, B, hidden], Y_h and Y_c
-/// [dirs, B, hidden], float.
+/// DynamicQuantizeLSTM: Y [seq, dirs, B, hidden], Y_h and Y_c [dirs, B, hidden], float. Its
+/// inputs as onnxruntime's kernel checks them ("Input W must have shape {1,3,16}"): W [dirs,
+/// input, 4*hidden] (the ONNX LSTM's transposed), R [dirs, hidden, 4*hidden], B [dirs,
+/// 8*hidden], sequence_lens [B], initial_h and initial_c [dirs, B, hidden], P [dirs,
+/// 3*hidden]; each scale and zero point [dirs] or [dirs, 4*hidden], a per-channel zero point
+/// all 0 ("InputWeight zero point must be zero"). hidden_size is required and above 0.
 fn dynamic_quantize_lstm(c: &Ctx) -> R {
     let dtype = c.dtype(0);
-    let dirs = if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 };
-    let hidden = c.node.attr_int("hidden_size").map_or(Dim::Unknown, Dim::Known);
-    let Some(x) = c.shape(0).filter(|s| s.len() == 3) else { return out(vec![tensor(dtype, None); 3]) };
-    let d = Dim::Known(dirs);
-    let y = vec![x[0].clone(), d.clone(), x[1].clone(), hidden.clone()];
-    let h = vec![d, x[1].clone(), hidden];
-    out(vec![tensor(dtype, Some(y)), tensor(dtype, Some(h.clone())), tensor(dtype, Some(h))])
+    let dirs = Dim::Known(if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 });
+    let Some(h) = c.node.attr_int("hidden_size").filter(|h| (1..=i64::MAX / 8).contains(h)) else {
+        return invalid(c, "needs a hidden_size above 0".into());
+    };
+    let (hidden, gates) = (Dim::Known(h), |k: i64| Dim::Known(k * h));
+    let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None); 3]) };
+    if x.len() != 3 {
+        return invalid(c, format!("X has rank {}, not 3", x.len()));
+    }
+    let mut o = Out::default();
+    let d = || dirs.clone();
+    let state = [d(), x[1].clone(), hidden.clone()];
+    for (i, want) in [
+        (1, vec![d(), x[2].clone(), gates(4)]),
+        (2, vec![d(), hidden.clone(), gates(4)]),
+        (3, vec![d(), gates(8)]),
+        (4, vec![x[1].clone()]),
+        (5, state.to_vec()),
+        (6, state.to_vec()),
+        (7, vec![d(), gates(3)]),
+    ] {
+        expect_shape(c, i, &want, &mut o)?;
+    }
+    for i in 8..12 {
+        let want = if c.shape(i).is_some_and(|s| s.len() == 1) { vec![d()] } else { vec![d(), gates(4)] };
+        expect_shape(c, i, &want, &mut o)?;
+    }
+    let nonzero = |i: usize| c.value(i).is_some_and(|v| v.iter().any(|z| *z != Dim::Known(0)));
+    if let Some(i) = [9, 11].into_iter().find(|i| c.shape(*i).is_some_and(|s| s.len() == 2) && nonzero(*i)) {
+        return invalid(c, format!("input {i}, a per-channel zero point, holds values other than 0"));
+    }
+    let y = vec![x[0].clone(), d(), x[1].clone(), hidden.clone()];
+    o.types = smallvec::smallvec![
+        tensor(dtype, Some(y)),
+        tensor(dtype, Some(state.to_vec())),
+        tensor(dtype, Some(state.to_vec()))
+    ];
+    Ok(o)
 }
 
 /// BiasSplitGelu: X [N, S, D] and a bias of D give [N, S, D/2].

@@ -2159,6 +2159,42 @@ fn ms(domain: &str, n: NodeProto, inputs: &[(&str, &[i64], DataType)], consts: &
     m
 }
 
+/// DynamicQuantizeLSTM-1 of x [5, 2, 3] forward, hidden 4: int8 W [1, 3, 16] and R [1, 4, 16],
+/// per-tensor scales and zero points, with the inputs `changed` (by name: W, R, B, ih, ws, wz)
+/// of other shapes, and a per-channel W zero point [1, 16] of `zp` when given.
+fn dq_lstm(changed: &[(&str, &[i64])], zp: Option<i32>) -> ModelProto {
+    use DataType::{Float as F, Int8 as I8};
+    let shapes: &[(&str, &[i64], DataType)] =
+        &[("x", &[5, 2, 3], F), ("W", &[1, 3, 16], I8), ("R", &[1, 4, 16], I8), ("B", &[1, 32], F)];
+    let rest: &[(&str, &[i64], DataType)] = &[("ih", &[1, 2, 4], F), ("ws", &[1], F), ("wz", &[1], I8)];
+    let mut inputs = Vec::new();
+    for (name, shape, t) in shapes.iter().chain(rest).chain(&[("rs", &[1][..], F), ("rz", &[1][..], I8)]) {
+        let shape = changed.iter().find(|(n, _)| n == name).map_or(*shape, |(_, s)| *s);
+        let shape = if zp.is_some() && matches!(*name, "ws" | "wz") { &[1, 16][..] } else { shape };
+        if !(zp.is_some() && *name == "wz") {
+            inputs.push(typed::<i64>(name, *t, shape));
+        }
+    }
+    let ins = ["x", "W", "R", "B", "", "ih", "", "", "ws", "wz", "rs", "rz"];
+    let n = NodeProto {
+        domain: Some(MS.into()),
+        ..with_int(node("l", "DynamicQuantizeLSTM", &ins, &["y"]), "hidden_size", 4)
+    };
+    let mut m = build::model(17, inputs, vec![n], &["y"]);
+    m.opset_import.push(OperatorSetIdProto { domain: Some(MS.into()), version: Some(1) });
+    if let Some(z) = zp {
+        let t = TensorProto {
+            name: Some("wz".into()),
+            dims: vec![1, 16],
+            data_type: Some(I8 as i32),
+            int32_data: vec![z; 16],
+            ..Default::default()
+        };
+        m.graph.as_mut().unwrap().initializer.push(t);
+    }
+    m
+}
+
 /// MoE with the sparse mixer.
 fn sparse_mixer() -> ModelProto {
     with_int_at(moe(&[10, 4], &[4, 8, 16], &[4, 16, 8]), "use_sparse_mixer", 1)
@@ -2485,6 +2521,17 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         // NHWC pools: a window one larger than the input leaves an empty output, as
         // MaxpoolWithMask's does; two larger is refused.
         ("NhwcMaxPool [1,5,6,3]", nhwc_max(&[1, 5, 6, 3], &[2, 2]), Some(vec![1, 4, 5, 3])),
+        // `real_mutate.py`: DynamicQuantizeLSTM's inputs as its kernel checks them ("Input W must
+        // have shape {1,3,16}", "InputWeight zero point must be zero" for a per-channel one).
+        ("DynamicQuantizeLSTM", dq_lstm(&[], None), Some(vec![5, 1, 2, 4])),
+        ("DynamicQuantizeLSTM W [1,16,3]", dq_lstm(&[("W", &[1, 16, 3])], None), None),
+        ("DynamicQuantizeLSTM R [1,4,20]", dq_lstm(&[("R", &[1, 4, 20])], None), None),
+        ("DynamicQuantizeLSTM B [1,33]", dq_lstm(&[("B", &[1, 33])], None), None),
+        ("DynamicQuantizeLSTM initial_h [1,3,4]", dq_lstm(&[("ih", &[1, 3, 4])], None), None),
+        ("DynamicQuantizeLSTM W_scale [2]", dq_lstm(&[("ws", &[2])], None), None),
+        ("DynamicQuantizeLSTM per-channel zero point 0", dq_lstm(&[], Some(0)), Some(vec![5, 1, 2, 4])),
+        ("DynamicQuantizeLSTM per-channel zero point 1", dq_lstm(&[], Some(1)), None),
+        ("DynamicQuantizeLSTM hidden_size 0", with_int_at(dq_lstm(&[], None), "hidden_size", 0), None),
         ("NhwcMaxPool [1,1,6,3]", nhwc_max(&[1, 1, 6, 3], &[2, 2]), Some(vec![1, 0, 5, 3])),
         ("NhwcMaxPool kernel 3 on 1", nhwc_max(&[1, 1, 6, 3], &[3, 2]), None),
         // "Unknown AutoPadType String", "Invalid 'mode' attribute value", "mode \"bogus\" not
