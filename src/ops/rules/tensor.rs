@@ -325,7 +325,7 @@ pub fn slice(c: &Ctx) -> R {
                     let ort = slice_len(&data[a], start, i64::MIN, steps[k]);
                     let end = if *e == i64::MAX { "INT64_MAX" } else { "INT32_MAX" };
                     let msg = format!(
-                        "Slice: axis {a} ends at {end} with step {}: empty by the spec; onnxruntime slices to the start ({ort} elements)",
+                        "Slice: axis {a} ends at {end} with step {}: empty by the spec; onnxruntime slices to the start, a size of {ort}",
                         steps[k]
                     );
                     warnings.push((Code::RuntimeDiffers, msg));
