@@ -207,11 +207,16 @@ fn conv_activation(c: &Ctx) -> Result<(), RuleError> {
 /// a third of the bias; `present` [2, B, N, P+S, H] from `past` (input 4, QAttention 8). The
 /// type is the bias's (QAttention's input is integer).
 fn attention(c: &Ctx) -> R {
-    let past_at = if c.node.op_type == "QAttention" { 8 } else { 4 };
+    let quantized = c.node.op_type == "QAttention";
+    let (mask_at, past_at) = if quantized { (5, 8) } else { (3, 4) };
     let dtype = c.dtype(2).or(c.dtype(0));
     let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None), tensor(dtype, None)]) };
     if x.len() != 3 {
         return invalid(c, format!("input has rank {}, not 3", x.len()));
+    }
+    // QAttention divides by the batch (SIGFPE on an empty one).
+    if quantized && x[0] == Dim::Known(0) {
+        return invalid(c, "an empty batch, which onnxruntime crashes on".into());
     }
     let v_hidden = match c.node.attr_ints("qkv_hidden_sizes") {
         Some([_, _, v]) => Dim::Known(*v),
@@ -242,13 +247,25 @@ fn attention(c: &Ctx) -> R {
     if let Some(h) = q_hidden.filter(|h| heads <= 0 || h % heads != 0) {
         return invalid(c, format!("num_heads {heads} does not divide the hidden size {h}"));
     }
-    // Attention's mask_index: [B], [2B] or [3B + 2] (end and start positions), [B, total]
-    // (or a dummy), or [B, S, total] (onnxruntime: "Inputs 'mask_index' with 2D data shall have shape
-    // batch_size x total_sequence_length").
-    if c.node.op_type == "Attention" {
+    // QAttention's input scale and zero point hold one value, its weight's one or one per
+    // column ("Input 'weight_scale' must be a scalar or a 1D tensor of size 3 * hidden_size").
+    if quantized {
+        expect_one_value(c, 3, &mut checked)?;
+        expect_one_value(c, 6, &mut checked)?;
+        for i in [4, 7] {
+            rules::one_or_each(c, i, &columns, "weight column", &mut checked)?;
+        }
+    }
+    // mask_index: [B], [2B] or [3B + 2] (end and start positions), [B, total] (or a dummy),
+    // or [B, S, total] (onnxruntime: "Inputs 'mask_index' with 2D data shall have shape
+    // batch_size x total_sequence_length"), of rank 1 to 4.
+    {
         let past = c.shape(past_at).filter(|p| p.len() == 5).map_or(Dim::Known(0), |p| p[3].clone());
         let total = past.add(&x[1]);
-        match c.shape(3) {
+        match c.shape(mask_at) {
+            Some(m) if m.is_empty() || m.len() > 4 => {
+                return invalid(c, format!("a mask_index of rank {}; it takes 1 to 4", m.len()));
+            }
             Some([n]) => {
                 if let (Some(n), Some(b)) = (n.known(), x[0].known()) {
                     let allowed = [Some(b), b.checked_mul(2), b.checked_mul(3).and_then(|x| x.checked_add(2))];
@@ -259,8 +276,8 @@ fn attention(c: &Ctx) -> R {
             }
             // [1, 1] and [B, 1] are dummy masks, which onnxruntime drops.
             Some([b, Dim::Known(1)]) if b.known() == Some(1) || b == &x[0] => {}
-            Some([_, _]) => expect_shape(c, 3, &[x[0].clone(), total], &mut checked)?,
-            Some([_, _, _]) => expect_shape(c, 3, &[x[0].clone(), x[1].clone(), total], &mut checked)?,
+            Some([_, _]) => expect_shape(c, mask_at, &[x[0].clone(), total], &mut checked)?,
+            Some([_, _, _]) => expect_shape(c, mask_at, &[x[0].clone(), x[1].clone(), total], &mut checked)?,
             _ => {}
         }
     }
@@ -1034,6 +1051,17 @@ fn qlinear_concat(c: &Ctx) -> R {
     if k < 5 || (k - 2) % 3 != 0 {
         return invalid(c, format!("{k} inputs are not 2 plus (tensor, scale, zero point) triples"));
     }
+    // An input quantized unlike the output is requantized through a lookup table, whose
+    // scales and zero points hold one value ("QlinearBuildLookupTable : input X_scale must be a
+    // scalar or 1D tensor of size 1"); one quantized as the output is copied as it is.
+    let mut checked = Out::default();
+    for i in (3..k).step_by(3) {
+        let same = c.float_value(i).is_some_and(|s| Some(s) == c.float_value(0))
+            && c.value(i + 1).is_some_and(|z| Some(z) == c.value(1));
+        if !same {
+            [0, 1, i, i + 1].into_iter().try_for_each(|j| expect_one_value(c, j, &mut checked))?;
+        }
+    }
     let shapes: Option<Vec<&[Dim]>> = (2..k).step_by(3).map(|i| c.shape(i)).collect();
     let Some(shapes) = shapes else { return out(vec![tensor(dtype, None)]) };
     let r = shapes[0].len();
@@ -1041,9 +1069,20 @@ fn qlinear_concat(c: &Ctx) -> R {
     if shapes.iter().any(|s| s.len() != r) {
         return invalid(c, "the inputs' ranks differ".into());
     }
+    // Every other axis alike, an empty input's too (onnxruntime's inference: "Can't merge
+    // shape info", where Concat lets an empty input pass).
+    for (j, s) in shapes.iter().enumerate().skip(1) {
+        for (axis, (d, first)) in s.iter().zip(shapes[0]).enumerate().filter(|(axis, _)| *axis != a) {
+            let Some((_, same)) = first.pin(d) else {
+                return invalid(c, format!("inputs 0 and {j} differ at axis {axis}: {first} and {d}"));
+            };
+            checked.assumptions.extend(same.map(|x| (axis, x)));
+        }
+    }
     let mut shape = shapes[0].to_vec();
     shape[a] = shapes.iter().fold(Dim::Known(0), |acc, s| acc.add(&s[a]));
-    out(vec![tensor(dtype, Some(shape))])
+    checked.types = smallvec::smallvec![tensor(dtype, Some(shape))];
+    Ok(checked)
 }
 
 /// QLinearGlobalAveragePool: every spatial axis 1 (NCHW: axes 2..; `channels_last`: 1..r-1).
@@ -1223,17 +1262,25 @@ fn quantize_linear(c: &Ctx) -> R {
 /// input, 4*hidden] (the ONNX LSTM's transposed), R [dirs, hidden, 4*hidden], B [dirs,
 /// 8*hidden], sequence_lens [B], initial_h and initial_c [dirs, B, hidden], P [dirs,
 /// 3*hidden]; each scale and zero point [dirs] or [dirs, 4*hidden], a per-channel zero point
-/// all 0 ("InputWeight zero point must be zero"). hidden_size is required and above 0.
+/// all 0 ("InputWeight zero point must be zero"). hidden_size is required and above 0, clip
+/// above 0 and the batch not empty (SIGABRT).
 fn dynamic_quantize_lstm(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let dirs = Dim::Known(if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 });
     let Some(h) = c.node.attr_int("hidden_size").filter(|h| (1..=i64::MAX / 8).contains(h)) else {
         return invalid(c, "needs a hidden_size above 0".into());
     };
+    // As the LSTM's kernel: "clip_ > 0.f".
+    if let Some(v) = c.node.attr_float("clip").filter(|v| v.is_nan() || *v <= 0.0) {
+        return invalid(c, format!("clip {v}; it takes one above 0"));
+    }
     let (hidden, gates) = (Dim::Known(h), |k: i64| Dim::Known(k * h));
     let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None); 3]) };
     if x.len() != 3 {
         return invalid(c, format!("X has rank {}, not 3", x.len()));
+    }
+    if x[1] == Dim::Known(0) {
+        return invalid(c, "an empty batch, which onnxruntime aborts on".into());
     }
     let mut o = Out::default();
     let d = || dirs.clone();

@@ -440,6 +440,8 @@ pub static CHOICES: &[(&str, &str, &str, i64, &[&str])] = &[
     (ML, "TreeEnsembleRegressor", "aggregate_function", 1, AGGREGATE),
     (ML, "TreeEnsembleRegressor", "nodes_modes", 1, NODE_MODES),
     (ML, "TreeEnsembleRegressor", "post_transform", 1, TRANSFORM),
+    (MS, "DynamicQuantizeLSTM", "direction", 1, DIRECTION),
+    (MS, "FusedConv", "auto_pad", 1, AUTO_PAD),
     (MS, "GatedDeltaNet", "beta_activation", 1, &["none", "sigmoid"]),
     (MS, "GridSample", "mode", 1, &["bilinear", "nearest", "bicubic"]),
     (MS, "GridSample", "padding_mode", 1, &["zeros", "border", "reflection"]),

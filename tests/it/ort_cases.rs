@@ -2159,6 +2159,26 @@ fn ms(domain: &str, n: NodeProto, inputs: &[(&str, &[i64], DataType)], consts: &
     m
 }
 
+/// com.microsoft Attention-1 (QAttention when `quantized`) of x shaped `x` ([2, 3, 8] in
+/// the base case) by w [8, 24], two heads, with a constant int32 mask of shape `mask` holding
+/// 3s, and QAttention's input scale, weight scale, input and weight zero points shaped `q`.
+fn ms_attention(quantized: bool, x: &[i64], mask: Option<&[i64]>, q: [&[i64]; 4]) -> ModelProto {
+    use DataType::{Float as F, Int32, Uint8 as U8};
+    let t = if quantized { U8 } else { F };
+    let mut inputs: Vec<(&str, &[i64], DataType)> = vec![("x", x, t), ("w", &[8, 24], t), ("b", &[24], F)];
+    let mut names = vec!["x", "w", "b"];
+    if quantized {
+        inputs.extend([("xs", q[0], F), ("ws", q[1], F), ("xz", q[2], U8), ("wz", q[3], U8)]);
+        names.extend(["xs", "ws", if mask.is_some() { "m" } else { "" }, "xz", "wz"]);
+    } else if mask.is_some() {
+        names.push("m");
+    }
+    let values = vec![3; mask.map_or(0, |m| m.iter().product::<i64>() as usize)];
+    let consts: Vec<Int> = mask.map(|m| ("m", m, &values[..], Int32)).into_iter().collect();
+    let op = if quantized { "QAttention" } else { "Attention" };
+    ms(MS, with_int(node("a", op, &names, &["y"]), "num_heads", 2), &inputs, &consts)
+}
+
 /// DynamicQuantizeLSTM-1 of x [5, 2, 3] forward, hidden 4: int8 W [1, 3, 16] and R [1, 4, 16],
 /// per-tensor scales and zero points, with the inputs `changed` (by name: W, R, B, ih, ws, wz)
 /// of other shapes, and a per-channel W zero point [1, 16] of `zp` when given.
@@ -2191,6 +2211,29 @@ fn dq_lstm(changed: &[(&str, &[i64])], zp: Option<i32>) -> ModelProto {
             ..Default::default()
         };
         m.graph.as_mut().unwrap().initializer.push(t);
+    }
+    m
+}
+
+/// QLinearConcat-1 along axis 1 of uint8 a and b, y's scale and zero point shaped `y` and a's
+/// `a` (constants of 0.1 and 0 for y, 0.2 and 0 for a and b).
+fn qlinear_concat(a: &[i64], b: &[i64], qa: &[i64], y: &[i64]) -> ModelProto {
+    use DataType::Uint8 as U8;
+    let names = ["ys", "yz", "a", "as", "az", "b", "bs", "bz"];
+    let n = with_int(node("q", "QLinearConcat", &names, &["y"]), "axis", 1);
+    let mut m = ms(MS, n, &[("a", a, U8), ("b", b, U8)], &[]);
+    let g = m.graph.as_mut().unwrap();
+    for (name, dims, v) in [("ys", y, 0.1), ("as", qa, 0.2), ("bs", &[][..], 0.2)] {
+        let count = dims.iter().product::<i64>() as usize;
+        g.initializer.push(build::floats(name, dims, &vec![v; count]));
+        let zero = TensorProto {
+            name: Some(name.replace('s', "z")),
+            dims: dims.to_vec(),
+            data_type: Some(U8 as i32),
+            int32_data: vec![0; count],
+            ..Default::default()
+        };
+        g.initializer.push(zero);
     }
     m
 }
@@ -2532,6 +2575,44 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("DynamicQuantizeLSTM per-channel zero point 0", dq_lstm(&[], Some(0)), Some(vec![5, 1, 2, 4])),
         ("DynamicQuantizeLSTM per-channel zero point 1", dq_lstm(&[], Some(1)), None),
         ("DynamicQuantizeLSTM hidden_size 0", with_int_at(dq_lstm(&[], None), "hidden_size", 0), None),
+        // `ort_diff.py --contrib` over the contrib ops the deployed models hold. "clip_ > 0.f";
+        // "Input 'mask_index' is expected to have 1, 2, 3 or 4 dimensions" (Attention's too);
+        // "input scale must be a scalar or 1D tensor of size 1", "Input 'weight_scale' must be
+        // a scalar or a 1D tensor of size 3 * hidden_size"; QLinearConcat's "Can't merge shape
+        // info" and "QlinearBuildLookupTable : input X_scale must be a scalar or 1D tensor of
+        // size 1" for an input quantized unlike the output.
+        ("DynamicQuantizeLSTM clip 0", float_at(dq_lstm(&[], None), "clip", 0.0), None),
+        ("DynamicQuantizeLSTM direction bogus", with_str_at(dq_lstm(&[], None), "direction", "bogus"), None),
+        ("QAttention", ms_attention(true, &[2, 3, 8], Some(&[2]), [&[], &[], &[], &[]]), Some(vec![2, 3, 8])),
+        (
+            "QAttention mask [2,3]",
+            ms_attention(true, &[2, 3, 8], Some(&[2, 3]), [&[], &[], &[], &[]]),
+            Some(vec![2, 3, 8]),
+        ),
+        ("QAttention mask [5]", ms_attention(true, &[2, 3, 8], Some(&[5]), [&[], &[], &[], &[]]), None),
+        ("QAttention mask [2,4]", ms_attention(true, &[2, 3, 8], Some(&[2, 4]), [&[], &[], &[], &[]]), None),
+        ("QAttention mask []", ms_attention(true, &[2, 3, 8], Some(&[]), [&[], &[], &[], &[]]), None),
+        ("Attention-1 mask []", ms_attention(false, &[2, 3, 8], Some(&[]), [&[]; 4]), None),
+        ("Attention-1 mask [2]", ms_attention(false, &[2, 3, 8], Some(&[2]), [&[]; 4]), Some(vec![2, 3, 8])),
+        ("QAttention input scale [1,1]", ms_attention(true, &[2, 3, 8], None, [&[1, 1], &[], &[], &[]]), None),
+        ("QAttention input zero point [2]", ms_attention(true, &[2, 3, 8], None, [&[], &[], &[2], &[]]), None),
+        ("QAttention weight scale [2]", ms_attention(true, &[2, 3, 8], None, [&[], &[2], &[], &[]]), None),
+        (
+            "QAttention weight scale [24]",
+            ms_attention(true, &[2, 3, 8], None, [&[1], &[24], &[1], &[24]]),
+            Some(vec![2, 3, 8]),
+        ),
+        ("QLinearConcat [2,3] [3,4] axis 1", qlinear_concat(&[2, 3], &[3, 4], &[], &[]), None),
+        ("QLinearConcat [0,3] [2,4] axis 1", qlinear_concat(&[0, 3], &[2, 4], &[], &[]), None),
+        ("QLinearConcat [2,0] [2,4] axis 1", qlinear_concat(&[2, 0], &[2, 4], &[], &[]), Some(vec![2, 4])),
+        ("QLinearConcat a's scale [1,1]", qlinear_concat(&[2, 3], &[2, 4], &[1, 1], &[]), None),
+        ("QLinearConcat y's scale [1,1]", qlinear_concat(&[2, 3], &[2, 4], &[], &[1, 1]), None),
+        ("FusedConv auto_pad bogus", with_str_at(fused_act(fused_conv(&[]), "Relu", &[]), "auto_pad", "bogus"), None),
+        (
+            "FusedConv auto_pad VALID",
+            with_str_at(fused_act(fused_conv(&[]), "Relu", &[]), "auto_pad", "VALID"),
+            Some(vec![1, 3, 3, 3]),
+        ),
         ("NhwcMaxPool [1,1,6,3]", nhwc_max(&[1, 1, 6, 3], &[2, 2]), Some(vec![1, 0, 5, 3])),
         ("NhwcMaxPool kernel 3 on 1", nhwc_max(&[1, 1, 6, 3], &[3, 2]), None),
         // "Unknown AutoPadType String", "Invalid 'mode' attribute value", "mode \"bogus\" not
@@ -4069,4 +4150,21 @@ fn a_random_distribution_onnxruntime_aborts_on_is_refused() {
     assert_eq!(random("RandomNormal", &[("scale", 0.0)]), aborts("RandomNormal", "scale 0"));
     assert_eq!(random("RandomNormalLike", &[("scale", -1.0)]), aborts("RandomNormalLike", "scale -1"));
     assert!(random("RandomNormal", &[("mean", f32::INFINITY)]).is_empty());
+}
+
+/// onnxruntime 1.32 dies on an empty batch of QAttention (SIGFPE) and of DynamicQuantizeLSTM
+/// (SIGABRT); an empty sequence runs. Not rows (the crashes).
+#[test]
+fn an_empty_batch_of_a_quantized_sequence_op_is_refused() {
+    let errors = |m: &ModelProto| -> Vec<String> {
+        let inf = infer(&build::load(m), &Options::default());
+        inf.diagnostics.iter().filter(|d| d.severity == Severity::Error).map(|d| d.message.clone()).collect()
+    };
+    let qattention = |x: &[i64]| ms_attention(true, x, None, [&[], &[], &[], &[]]);
+    let want = ["QAttention: an empty batch, which onnxruntime crashes on"];
+    assert_eq!(errors(&qattention(&[0, 3, 8])), want);
+    assert!(errors(&qattention(&[2, 0, 8])).is_empty());
+    let lstm = |x: &[i64]| dq_lstm(&[("x", x), ("ih", &[1, x[1], 4])], None);
+    assert_eq!(errors(&lstm(&[5, 0, 3])), ["DynamicQuantizeLSTM: an empty batch, which onnxruntime aborts on"]);
+    assert!(errors(&lstm(&[0, 2, 3])).is_empty());
 }
