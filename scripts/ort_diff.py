@@ -785,6 +785,22 @@ def gpt_decoder():
     return h.make_graph(nodes, "decoder", ins, outs, [numpy_helper.from_array(np.full((10, 10), 0.1, np.float32), "E")])
 
 
+# Contrib ops the deployed models hold (onnxruntime's optimizer and quantizer write them).
+CONTRIB += [
+    ("FusedConv", [("x", [1, 2, 5, 5], F), ("w", [3, 2, 3, 3], F), ("b", [3], F)],
+     {"kernel_shape": [3, 3], "activation": "Relu"}),
+    ("Gelu", [("x", [2, 3, 4], F)], {}),
+    ("AveragePool", [("x", [1, 16, 5, 5], F)], {**NCHWC, "kernel_shape": [2, 2]}),
+    ("QAttention", [("x", [2, 3, 8], U8), ("w", [8, 24], U8), ("b", [24], F), ("xs", [], F), ("ws", [], F),
+                    ("m", [2], I32), ("xz", [], U8), ("wz", [], U8)],
+     {"num_heads": 2, "values": {"m": np.array([3, 2], np.int32)}}),
+    ("QLinearConcat", [("ys", [], F), ("yz", [], U8), ("a", [2, 3], U8), ("as", [], F), ("az", [], U8),
+                       ("b", [2, 4], U8), ("bs", [], F), ("bz", [], U8)], {"axis": 1}),
+    ("DynamicQuantizeLSTM", [("x", [5, 2, 3], F), ("W", [1, 3, 16], I8), ("R", [1, 4, 16], I8), ("B", [1, 32], F),
+                             ("sl", [2], I32), ("ih", [1, 2, 4], F), ("ic", [1, 2, 4], F), ("P", [1, 12], F),
+                             ("ws", [1], F), ("wz", [1], I8), ("rs", [1], F), ("rz", [1], I8)],
+     {"hidden_size": 4, "outputs": 3, "values": {"sl": np.array([5, 3], np.int32)}}),
+]
 GENERATE = {"decoder": gpt_decoder(), "eos_token_id": 9, "pad_token_id": 0, "model_type": 0}
 LENGTHS = {"ml": np.array([6], np.int32), "mn": np.array([1], np.int32), "rp": np.array([1.0], np.float32)}
 CONTRIB += [
