@@ -25,6 +25,8 @@ const RULES: &[(&str, Rule)] = &[
     ("QLinearConv", |c| layout(c, rules::conv)),
     ("QGemm", qgemm),
     ("QLinearConcat", qlinear_concat),
+    ("EmbedLayerNormalization", embed_layer_norm),
+    ("QEmbedLayerNormalization", embed_layer_norm),
     ("QLinearGlobalAveragePool", qlinear_global_average_pool),
     ("QuantizeLinear", quantize_linear),
     ("DynamicQuantizeLSTM", dynamic_quantize_lstm),
@@ -1083,6 +1085,68 @@ fn qlinear_concat(c: &Ctx) -> R {
     shape[a] = shapes.iter().fold(Dim::Known(0), |acc, s| acc.add(&s[a]));
     checked.types = smallvec::smallvec![tensor(dtype, Some(shape))];
     Ok(checked)
+}
+
+/// EmbedLayerNormalization and QEmbedLayerNormalization: [B, S, D] from input_ids [B, S] and
+/// a word embedding [V, D] (in its type; QEmbed's in the scales'), a mask_index [B] of
+/// int32 and EmbedLayerNormalization's embedding_sum [B, S, D]. As onnxruntime checks them:
+/// the embeddings 2-D and gamma and beta 1-D, all of D, known and above 0 ("position_embedding
+/// should have 2 dimensions, dimension size known, and same hidden size as word_embedding");
+/// segment_ids and the mask shaped as input_ids ("Input 0 and 1 shall have same shape"), and with
+/// a segment_embedding; QEmbed's segment inputs all given or none, its scales and zero points
+/// one value each.
+fn embed_layer_norm(c: &Ctx) -> R {
+    let quantized = c.node.op_type == "QEmbedLayerNormalization";
+    // QEmbed's segment inputs come together ("segment_ids, segment_embedding,
+    // segment_embedding_scale, and segment_embedding_zero_point must either all be provided").
+    let segment = [1, 4, 10, 15];
+    if quantized && segment.iter().any(|i| c.has(*i)) && !segment.iter().all(|i| c.has(*i)) {
+        return invalid(c, format!("inputs {segment:?} (the segments') come all together or not at all"));
+    }
+    // EmbedLayerNormalization's type inference reads segment_embedding's type with segment_ids
+    // ("Input 4 is null").
+    if c.has(1) && !c.has(4) {
+        return invalid(c, "segment_ids without a segment_embedding".into());
+    }
+    let mut o = Out::default();
+    if quantized {
+        (8..18).filter(|i| c.has(*i)).try_for_each(|i| expect_one_value(c, i, &mut o))?;
+    }
+    let ids = c.shape(0);
+    if let Some(ids) = ids.filter(|s| s.len() != 2) {
+        return invalid(c, format!("input_ids has rank {}, not 2", ids.len()));
+    }
+    if let Some(ids) = ids {
+        for i in [1, 7] {
+            expect_shape(c, i, ids, &mut o)?;
+        }
+    }
+    // onnxruntime's type inference sets mask_index whether asked for or not.
+    if c.node.outputs.len() < 2 {
+        return invalid(c, "gives mask_index (output 1) whether it is used or not".into());
+    }
+    let hidden = match c.shape(2) {
+        Some([_, d @ Dim::Known(1..)]) => d.clone(),
+        Some(w) => return invalid(c, format!("word_embedding {} is not 2-D of a known hidden size", render(w))),
+        None => Dim::Unknown,
+    };
+    for (i, what, rank) in [(3, "position_embedding", 2), (4, "segment_embedding", 2), (5, "gamma", 1), (6, "beta", 1)]
+    {
+        let Some(s) = c.shape(i) else { continue };
+        let fits =
+            s.len() == rank && s[rank - 1].known().is_some() && (hidden.known().is_none() || s[rank - 1] == hidden);
+        if !fits {
+            return invalid(c, format!("{what} {} is not {rank}-D of the word embedding's hidden size", render(s)));
+        }
+    }
+    let dtype = if quantized { c.dtype(8) } else { c.dtype(2) };
+    let (b, seq) = ids.map_or((Dim::Unknown, Dim::Unknown), |s| (s[0].clone(), s[1].clone()));
+    let y = Some(vec![b.clone(), seq, hidden]);
+    o.types = smallvec::smallvec![tensor(dtype, y.clone()), tensor(Some(DType::I32), Some(vec![b]))];
+    if !quantized {
+        o.types.push(tensor(dtype, y));
+    }
+    Ok(o)
 }
 
 /// QLinearGlobalAveragePool: every spatial axis 1 (NCHW: axes 2..; `channels_last`: 1..r-1).

@@ -553,7 +553,9 @@ pub type FloatRange = (fn(f32) -> bool, &'static str);
 /// onnxruntime adds to the standard ops' spec are `runtime-differs` warnings in their rules.
 #[rustfmt::skip]
 pub static FLOAT_IN: &[(&str, &str, &str, i64, FloatRange)] = &[
+    (MS, "EmbedLayerNormalization", "epsilon", 1, (|e| e >= 0.0, "0 or more")),
     (MS, "GatedDeltaNet", "gate_lower_bound", 1, (|g| g.is_finite() && g < 0.0, "a finite value below 0")),
+    (MS, "QEmbedLayerNormalization", "epsilon", 1, (|e| e >= 0.0, "0 or more")),
     (MS, "SkipLayerNormalization", "epsilon", 1, (|e| e >= 0.0, "0 or more")),
     (MS, "SkipSimplifiedLayerNormalization", "epsilon", 1, (|e| e >= 0.0, "0 or more")),
 ];

@@ -2215,6 +2215,50 @@ fn dq_lstm(changed: &[(&str, &[i64])], zp: Option<i32>) -> ModelProto {
     m
 }
 
+/// EmbedLayerNormalization-1 (QEmbedLayerNormalization when `quantized`) of input_ids [2, 3]
+/// with segment_ids, word [10, 8], position [16, 8] and segment [2, 8] embeddings, gamma and
+/// beta [8] and a mask [2, 3], the inputs `changed` (by name: t, w, p, g, m, gs) of other shapes
+/// (`None`: left out), and `outputs` outputs.
+fn embed(quantized: bool, changed: &[(&str, Option<&[i64]>)], outputs: usize) -> ModelProto {
+    use DataType::{Float as F, Int32 as I32, Uint8 as U8};
+    let t = if quantized { U8 } else { F };
+    let mut all: Vec<(&str, &[i64], DataType)> = vec![
+        ("i", &[2, 3], I32),
+        ("t", &[2, 3], I32),
+        ("w", &[10, 8], t),
+        ("p", &[16, 8], t),
+        ("e", &[2, 8], t),
+        ("g", &[8], t),
+        ("b", &[8], t),
+        ("m", &[2, 3], I32),
+    ];
+    if quantized {
+        let scales = ["ws", "ps", "es", "gs", "bs"].map(|n| (n, &[][..], F));
+        let zeros = ["wz", "pz", "ez", "gz", "bz"].map(|n| (n, &[][..], U8));
+        all.extend(scales.into_iter().chain(zeros));
+    }
+    let mut names = Vec::new();
+    let mut inputs = Vec::new();
+    for (name, shape, dt) in all {
+        match changed.iter().find(|(n, _)| *n == name) {
+            Some((_, None)) => names.push(""),
+            Some((_, Some(s))) => {
+                names.push(name);
+                inputs.push((name, *s, dt));
+            }
+            None => {
+                names.push(name);
+                inputs.push((name, shape, dt));
+            }
+        }
+    }
+    let op = if quantized { "QEmbedLayerNormalization" } else { "EmbedLayerNormalization" };
+    let outs: Vec<&str> = ["y", "mask_index", "sum"][..outputs].to_vec();
+    let mut m = ms(MS, node("e", op, &names, &outs), &inputs, &[]);
+    m.graph.as_mut().unwrap().output.truncate(1);
+    m
+}
+
 /// QLinearConcat-1 along axis 1 of uint8 a and b, y's scale and zero point shaped `y` and a's
 /// `a` (constants of 0.1 and 0 for y, 0.2 and 0 for a and b).
 fn qlinear_concat(a: &[i64], b: &[i64], qa: &[i64], y: &[i64]) -> ModelProto {
@@ -2607,6 +2651,25 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("QLinearConcat [2,0] [2,4] axis 1", qlinear_concat(&[2, 0], &[2, 4], &[], &[]), Some(vec![2, 4])),
         ("QLinearConcat a's scale [1,1]", qlinear_concat(&[2, 3], &[2, 4], &[1, 1], &[]), None),
         ("QLinearConcat y's scale [1,1]", qlinear_concat(&[2, 3], &[2, 4], &[], &[1, 1]), None),
+        // EmbedLayerNormalization's and QEmbedLayerNormalization's inputs as onnxruntime's
+        // inference and kernels check them ("position_embedding should have 2 dimensions,
+        // dimension size known, and same hidden size as word_embedding", "Input 0 and 1 shall
+        // have same shape", "output index 1 is out of range", "Input 4 is null", "Gamma scale
+        // must be a scalar or 1D tensor of size 1").
+        ("EmbedLayerNormalization", embed(false, &[], 2), Some(vec![2, 3, 8])),
+        ("EmbedLayerNormalization with embedding_sum", embed(false, &[], 3), Some(vec![2, 3, 8])),
+        ("EmbedLayerNormalization one output", embed(false, &[], 1), None),
+        ("EmbedLayerNormalization position [16,7]", embed(false, &[("p", Some(&[16, 7]))], 2), None),
+        ("EmbedLayerNormalization gamma [8,1]", embed(false, &[("g", Some(&[8, 1]))], 2), None),
+        ("EmbedLayerNormalization word [10,0]", embed(false, &[("w", Some(&[10, 0]))], 2), None),
+        ("EmbedLayerNormalization segment_ids [2,4]", embed(false, &[("t", Some(&[2, 4]))], 2), None),
+        ("EmbedLayerNormalization mask [3,3]", embed(false, &[("m", Some(&[3, 3]))], 2), None),
+        ("EmbedLayerNormalization no segment_embedding", embed(false, &[("e", None)], 2), None),
+        ("EmbedLayerNormalization no segment_ids", embed(false, &[("t", None)], 2), Some(vec![2, 3, 8])),
+        ("QEmbedLayerNormalization", embed(true, &[], 2), Some(vec![2, 3, 8])),
+        ("QEmbedLayerNormalization gamma scale [2]", embed(true, &[("gs", Some(&[2]))], 2), None),
+        ("QEmbedLayerNormalization no segment_ids", embed(true, &[("t", None)], 2), None),
+        ("QEmbedLayerNormalization beta [9]", embed(true, &[("b", Some(&[9]))], 2), None),
         ("FusedConv auto_pad bogus", with_str_at(fused_act(fused_conv(&[]), "Relu", &[]), "auto_pad", "bogus"), None),
         (
             "FusedConv auto_pad VALID",
