@@ -25,6 +25,7 @@ const RULES: &[(&str, Rule)] = &[
     ("QLinearConv", |c| layout(c, rules::conv)),
     ("QGemm", qgemm),
     ("QLinearConcat", qlinear_concat),
+    ("QLinearWhere", qlinear_where),
     ("EmbedLayerNormalization", embed_layer_norm),
     ("QEmbedLayerNormalization", embed_layer_norm),
     ("QLinearGlobalAveragePool", qlinear_global_average_pool),
@@ -1047,23 +1048,51 @@ fn qgemm(c: &Ctx) -> R {
 
 /// QLinearConcat: (Y_scale, Y_zero_point, then (tensor, scale, zero point) triples), concatenated
 /// along `axis`, in Y_zero_point's type.
+/// An input quantized unlike the output (its scale or zero point's first value another) is
+/// requantized through a lookup table, whose scales and zero points hold one value
+/// ("QlinearBuildLookupTable : input X_scale must be a scalar or 1D tensor of size 1"); one
+/// quantized as the output is copied as it is. `inputs` are (scale, zero point) slots, `output`
+/// the output's.
+fn requantized(c: &Ctx, inputs: &[(usize, usize)], output: (usize, usize), out: &mut Out) -> Result<(), RuleError> {
+    let first = |i: usize| c.float_value(i).and_then(|v| v.first().copied());
+    let zero = |i: usize| c.value(i).and_then(|v| v.first().cloned());
+    for &(s, z) in inputs {
+        let same = first(s).is_some() && first(s) == first(output.0) && zero(z).is_some() && zero(z) == zero(output.1);
+        if !same {
+            [output.0, output.1, s, z].into_iter().try_for_each(|j| expect_one_value(c, j, out))?;
+        }
+    }
+    Ok(())
+}
+
+/// QLinearWhere (condition, X, its scale and zero point, Y, its, the output's): condition, X
+/// and Y broadcast, in X's type; X and Y requantized to the output's parameters.
+fn qlinear_where(c: &Ctx) -> R {
+    let mut o = Out::default();
+    requantized(c, &[(2, 3), (5, 6)], (7, 8), &mut o)?;
+    let slots = [0, 1, 4];
+    let shapes: Option<Vec<&[Dim]>> = slots.iter().map(|i| c.shape(*i)).collect();
+    let shape = match shapes {
+        Some(s) => {
+            let b = crate::shape::multi(&s).map_err(|e| RuleError::broadcast_among(e, &slots))?;
+            o.assumptions.extend(b.assumptions);
+            Some(b.shape)
+        }
+        None => None,
+    };
+    o.types = smallvec::smallvec![tensor(c.dtype(1), shape)];
+    Ok(o)
+}
+
 fn qlinear_concat(c: &Ctx) -> R {
     let dtype = c.dtype(1);
     let k = c.inputs.len();
     if k < 5 || (k - 2) % 3 != 0 {
         return invalid(c, format!("{k} inputs are not 2 plus (tensor, scale, zero point) triples"));
     }
-    // An input quantized unlike the output is requantized through a lookup table, whose
-    // scales and zero points hold one value ("QlinearBuildLookupTable : input X_scale must be a
-    // scalar or 1D tensor of size 1"); one quantized as the output is copied as it is.
     let mut checked = Out::default();
-    for i in (3..k).step_by(3) {
-        let same = c.float_value(i).is_some_and(|s| Some(s) == c.float_value(0))
-            && c.value(i + 1).is_some_and(|z| Some(z) == c.value(1));
-        if !same {
-            [0, 1, i, i + 1].into_iter().try_for_each(|j| expect_one_value(c, j, &mut checked))?;
-        }
-    }
+    let inputs: Vec<(usize, usize)> = (3..k).step_by(3).map(|i| (i, i + 1)).collect();
+    requantized(c, &inputs, (0, 1), &mut checked)?;
     let shapes: Option<Vec<&[Dim]>> = (2..k).step_by(3).map(|i| c.shape(i)).collect();
     let Some(shapes) = shapes else { return out(vec![tensor(dtype, None)]) };
     let r = shapes[0].len();

@@ -2259,6 +2259,29 @@ fn embed(quantized: bool, changed: &[(&str, Option<&[i64]>)], outputs: usize) ->
     m
 }
 
+/// QLinearWhere-1 of a bool condition [2, 1], uint8 x [1, 3] and x2 [2, 3]: x's scale (of
+/// `value`) and zero point shaped `x`, x2's and the output's a scalar 0.1 and 0.
+fn qlinear_where(x: &[i64], value: f32) -> ModelProto {
+    use DataType::{Bool, Uint8 as U8};
+    let names = ["c", "x", "xs", "xz", "x2", "ys", "yz", "zs", "zz"];
+    let inputs: &[(&str, &[i64], DataType)] = &[("c", &[2, 1], Bool), ("x", &[1, 3], U8), ("x2", &[2, 3], U8)];
+    let mut m = ms(MS, node("w", "QLinearWhere", &names, &["y"]), inputs, &[]);
+    let g = m.graph.as_mut().unwrap();
+    for (name, dims, v) in [("xs", x, value), ("ys", &[][..], 0.1), ("zs", &[][..], 0.1)] {
+        let count = dims.iter().product::<i64>() as usize;
+        g.initializer.push(build::floats(name, dims, &vec![v; count]));
+        let zero = TensorProto {
+            name: Some(name.replace('s', "z")),
+            dims: dims.to_vec(),
+            data_type: Some(U8 as i32),
+            int32_data: vec![0; count],
+            ..Default::default()
+        };
+        g.initializer.push(zero);
+    }
+    m
+}
+
 /// QLinearConcat-1 along axis 1 of uint8 a and b, y's scale and zero point shaped `y` and a's
 /// `a` (constants of 0.1 and 0 for y, 0.2 and 0 for a and b).
 fn qlinear_concat(a: &[i64], b: &[i64], qa: &[i64], y: &[i64]) -> ModelProto {
@@ -2651,6 +2674,9 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("QLinearConcat [2,0] [2,4] axis 1", qlinear_concat(&[2, 0], &[2, 4], &[], &[]), Some(vec![2, 4])),
         ("QLinearConcat a's scale [1,1]", qlinear_concat(&[2, 3], &[2, 4], &[1, 1], &[]), None),
         ("QLinearConcat y's scale [1,1]", qlinear_concat(&[2, 3], &[2, 4], &[], &[1, 1]), None),
+        ("QLinearWhere x's scale [1,1], as z's", qlinear_where(&[1, 1], 0.1), Some(vec![2, 3])),
+        ("QLinearWhere x's scale [1,1], not z's", qlinear_where(&[1, 1], 0.2), None),
+        ("QLinearWhere x's scale [2], not z's", qlinear_where(&[2], 0.2), None),
         // EmbedLayerNormalization's and QEmbedLayerNormalization's inputs as onnxruntime's
         // inference and kernels check them ("position_embedding should have 2 dimensions,
         // dimension size known, and same hidden size as word_embedding", "Input 0 and 1 shall
