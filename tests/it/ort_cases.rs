@@ -2266,20 +2266,26 @@ fn qlinear_where(x: &[i64], value: f32) -> ModelProto {
     let names = ["c", "x", "xs", "xz", "x2", "ys", "yz", "zs", "zz"];
     let inputs: &[(&str, &[i64], DataType)] = &[("c", &[2, 1], Bool), ("x", &[1, 3], U8), ("x2", &[2, 3], U8)];
     let mut m = ms(MS, node("w", "QLinearWhere", &names, &["y"]), inputs, &[]);
+    quant_params(&mut m, &[("xs", x, value), ("ys", &[], 0.1), ("zs", &[], 0.1)]);
+    m
+}
+
+/// Constant scales `(name, shape, value)` added to `m`, each with a uint8 zero point of 0 of
+/// its shape, named as the scale with its `s` made `z`.
+fn quant_params(m: &mut ModelProto, scales: &[(&str, &[i64], f32)]) {
     let g = m.graph.as_mut().unwrap();
-    for (name, dims, v) in [("xs", x, value), ("ys", &[][..], 0.1), ("zs", &[][..], 0.1)] {
+    for (name, dims, v) in scales {
         let count = dims.iter().product::<i64>() as usize;
-        g.initializer.push(build::floats(name, dims, &vec![v; count]));
+        g.initializer.push(build::floats(name, dims, &vec![*v; count]));
         let zero = TensorProto {
             name: Some(name.replace('s', "z")),
             dims: dims.to_vec(),
-            data_type: Some(U8 as i32),
+            data_type: Some(DataType::Uint8 as i32),
             int32_data: vec![0; count],
             ..Default::default()
         };
         g.initializer.push(zero);
     }
-    m
 }
 
 /// QLinearConcat-1 along axis 1 of uint8 a and b, y's scale and zero point shaped `y` and a's
@@ -2289,19 +2295,7 @@ fn qlinear_concat(a: &[i64], b: &[i64], qa: &[i64], y: &[i64]) -> ModelProto {
     let names = ["ys", "yz", "a", "as", "az", "b", "bs", "bz"];
     let n = with_int(node("q", "QLinearConcat", &names, &["y"]), "axis", 1);
     let mut m = ms(MS, n, &[("a", a, U8), ("b", b, U8)], &[]);
-    let g = m.graph.as_mut().unwrap();
-    for (name, dims, v) in [("ys", y, 0.1), ("as", qa, 0.2), ("bs", &[][..], 0.2)] {
-        let count = dims.iter().product::<i64>() as usize;
-        g.initializer.push(build::floats(name, dims, &vec![v; count]));
-        let zero = TensorProto {
-            name: Some(name.replace('s', "z")),
-            dims: dims.to_vec(),
-            data_type: Some(U8 as i32),
-            int32_data: vec![0; count],
-            ..Default::default()
-        };
-        g.initializer.push(zero);
-    }
+    quant_params(&mut m, &[("ys", y, 0.1), ("as", qa, 0.2), ("bs", &[], 0.2)]);
     m
 }
 
