@@ -55,6 +55,13 @@ def parse(args: list[str]) -> tuple[dict, dict, dict]:
     return dims, values, shapes
 
 
+def symbols_at_two(path: str) -> list[str]:
+    """--dim arguments binding each symbol the model's inputs declare to 2."""
+    m = onnx.load(path, load_external_data=False)
+    names = {d.dim_param for i in m.graph.input for d in i.type.tensor_type.shape.dim if d.dim_param}
+    return [f"--dim={n}=2" for n in sorted(names)]
+
+
 def constants(m: onnx.ModelProto) -> list[tuple[str, int, object]]:
     """(kind, index, tensor) of each int64 initializer or main-graph Constant of 1 to 16 values."""
     out = []
@@ -104,12 +111,14 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", default="")
     ap.add_argument("--max-nodes", type=int, default=3000)
+    ap.add_argument("models", nargs="*", help="these models (every input symbol bound to 2) instead of the table")
     a = ap.parse_args()
     rng = random.Random(a.seed)
     pool = ProcessPoolExecutor(1)
     counts: dict[str, int] = {}
     tmp = tempfile.mkdtemp()
-    for path, args in table():
+    rows = table() if not a.models else [(p, symbols_at_two(p)) for p in a.models]
+    for path, args in rows:
         if a.only not in path or not os.path.exists(path):
             continue
         base = onnx.load(path)
