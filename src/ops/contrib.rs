@@ -389,6 +389,18 @@ fn group_query_attention(c: &Ctx) -> R {
         return invalid(c, format!("num_heads {n} is not a positive multiple of kv_num_heads {kv}"));
     };
     let (packed, sliding) = (!c.has(2), c.node.attr_int("sliding_window_cache").unwrap_or(0) == 1);
+    // "sliding_window_cache=1 requires local_window_size > 0"; "Input 'past_key' and
+    // 'past_value' shall be both present or both absent".
+    if sliding && c.node.attr_int("local_window_size").unwrap_or(-1) <= 0 {
+        return invalid(c, "sliding_window_cache without a local_window_size above 0".into());
+    }
+    // "sliding_window_cache=1 requires the present_key and present_value outputs".
+    if sliding && !(c.asks(1) && c.asks(2)) {
+        return invalid(c, "sliding_window_cache without present_key and present_value".into());
+    }
+    if c.has(3) != c.has(4) {
+        return invalid(c, "past_key and past_value come together".into());
+    }
     let hidden = if packed { q[2].mul(&Dim::Known(n)).div_floor(&Dim::Known(heads)) } else { q[2].clone() };
     let head = if packed { q[2].div_floor(&Dim::Known(heads)) } else { q[2].div_floor(&Dim::Known(n)) };
     // As onnxruntime checks them: the heads split the query's hidden size; key and value are

@@ -2299,6 +2299,12 @@ fn qlinear_concat(a: &[i64], b: &[i64], qa: &[i64], y: &[i64]) -> ModelProto {
     m
 }
 
+/// `m` with its first node's input `slot` left empty.
+fn without_input(mut m: ModelProto, slot: usize) -> ModelProto {
+    m.graph.as_mut().unwrap().node[0].input[slot] = String::new();
+    m
+}
+
 /// MoE with the sparse mixer.
 fn sparse_mixer() -> ModelProto {
     with_int_at(moe(&[10, 4], &[4, 8, 16], &[4, 16, 8]), "use_sparse_mixer", 1)
@@ -2528,6 +2534,16 @@ fn contrib_table() -> Vec<(&'static str, ModelProto, Option<Vec<i64>>)> {
         ("GQA batch 1 past 3 seven positions", gqa(1, 7, 3), Some(vec![1, 7, 64])),
         ("GQA batch 2 no past seven positions", gqa(2, 7, 0), Some(vec![2, 7, 64])),
         ("GQA batch 2 past 3 two positions", gqa(2, 2, 3), None),
+        // "sliding_window_cache=1 requires local_window_size > 0", "sliding_window_cache=1
+        // requires the present_key and present_value outputs"; "Input 'past_key' and
+        // 'past_value' shall be both present or both absent".
+        ("GQA sliding cache without a window", with_int_at(gqa(1, 1, 3), "sliding_window_cache", 1), None),
+        (
+            "GQA sliding cache, window 2, no presents",
+            with_int_at(with_int_at(gqa(1, 1, 3), "sliding_window_cache", 1), "local_window_size", 2),
+            None,
+        ),
+        ("GQA past_value without past_key", without_input(gqa(1, 1, 3), 3), None),
         // MoE ("Input 'router_probs' is expected to have shape {10,4}", "Input
         // 'fc1_experts_weights' is expected to have shape {4,18,8}": its intermediate size comes
         // from fc2's), both weight layouts.

@@ -2286,7 +2286,9 @@ fn group_query_attention_presents_hold_the_total_length() {
 fn sliding_window_caches_hold_the_window() {
     use crate::build::{self, model as proto_model, node as proto_node, typed, with_int, D as B};
     use onnx_bcast::io::proto::{self as onnx, tensor_proto::DataType};
-    let n = with_int(with_int(proto_node("g", "GroupQueryAttention", &[], &["y"]), "num_heads", 4), "kv_num_heads", 2);
+    // A sliding cache is updated in place: onnxruntime wants the present outputs.
+    let outs = ["y", "present_key", "present_value"];
+    let n = with_int(with_int(proto_node("g", "GroupQueryAttention", &[], &outs), "num_heads", 4), "kv_num_heads", 2);
     let n = with_int(with_int(n, "local_window_size", 64), "sliding_window_cache", 1);
     let n = onnx::NodeProto {
         domain: Some("com.microsoft".into()),
