@@ -802,6 +802,13 @@ CONTRIB += [
                                   ("ws", [], F), ("ps", [], F), ("ss", [], F), ("gs", [], F), ("bs", [], F),
                                   ("wz", [], U8), ("pz", [], U8), ("sz", [], U8), ("gz", [], U8), ("bz", [], U8)],
      {"outputs": 2}),
+    # A step of 3 new tokens after 2 held (a batch of 1, as onnxruntime takes several new
+    # tokens over a past): seqlens_k (the last index) and the total length must agree with the
+    # shapes, so they are given.
+    ("GroupQueryAttention", [("q", [1, 3, 32], F), ("k", [1, 3, 16], F), ("v", [1, 3, 16], F), ("pk", [1, 2, 2, 8], F),
+                             ("pv", [1, 2, 2, 8], F), ("sl", [1], I32), ("tl", [], I32)],
+     {"num_heads": 4, "kv_num_heads": 2, "outputs": 3,
+      "values": {"sl": np.array([4], np.int32), "tl": np.array(5, np.int32)}}),
     ("DynamicQuantizeLSTM", [("x", [5, 2, 3], F), ("W", [1, 3, 16], I8), ("R", [1, 4, 16], I8), ("B", [1, 32], F),
                              ("sl", [2], I32), ("ih", [1, 2, 4], F), ("ic", [1, 2, 4], F), ("P", [1, 12], F),
                              ("ws", [1], F), ("wz", [1], I8), ("rs", [1], F), ("rz", [1], I8)],
