@@ -58,7 +58,8 @@ def parse(args: list[str]) -> tuple[dict, dict, dict]:
 def symbols_at_two(path: str) -> list[str]:
     """--dim arguments binding each symbol the model's inputs declare to 2."""
     m = onnx.load(path, load_external_data=False)
-    names = {d.dim_param for i in m.graph.input for d in i.type.tensor_type.shape.dim if d.dim_param}
+    # "?" is the placeholder for an unknown size, no symbol.
+    names = {d.dim_param for i in m.graph.input for d in i.type.tensor_type.shape.dim if d.dim_param not in ("", "?")}
     return [f"--dim={n}=2" for n in sorted(names)]
 
 
