@@ -262,27 +262,25 @@ fn attention(c: &Ctx) -> R {
     // mask_index: [B], [2B] or [3B + 2] (end and start positions), [B, total] (or a dummy),
     // or [B, S, total] (onnxruntime: "Inputs 'mask_index' with 2D data shall have shape
     // batch_size x total_sequence_length"), of rank 1 to 4.
-    {
-        let past = c.shape(past_at).filter(|p| p.len() == 5).map_or(Dim::Known(0), |p| p[3].clone());
-        let total = past.add(&x[1]);
-        match c.shape(mask_at) {
-            Some(m) if m.is_empty() || m.len() > 4 => {
-                return invalid(c, format!("a mask_index of rank {}; it takes 1 to 4", m.len()));
-            }
-            Some([n]) => {
-                if let (Some(n), Some(b)) = (n.known(), x[0].known()) {
-                    let allowed = [Some(b), b.checked_mul(2), b.checked_mul(3).and_then(|x| x.checked_add(2))];
-                    if !allowed.contains(&Some(n)) {
-                        return invalid(c, format!("a 1-D mask_index of {n} for a batch of {b}"));
-                    }
+    let past = c.shape(past_at).filter(|p| p.len() == 5).map_or(Dim::Known(0), |p| p[3].clone());
+    let total = past.add(&x[1]);
+    match c.shape(mask_at) {
+        Some(m) if m.is_empty() || m.len() > 4 => {
+            return invalid(c, format!("a mask_index of rank {}; it takes 1 to 4", m.len()));
+        }
+        Some([n]) => {
+            if let (Some(n), Some(b)) = (n.known(), x[0].known()) {
+                let allowed = [Some(b), b.checked_mul(2), b.checked_mul(3).and_then(|x| x.checked_add(2))];
+                if !allowed.contains(&Some(n)) {
+                    return invalid(c, format!("a 1-D mask_index of {n} for a batch of {b}"));
                 }
             }
-            // [1, 1] and [B, 1] are dummy masks, which onnxruntime drops.
-            Some([b, Dim::Known(1)]) if b.known() == Some(1) || b == &x[0] => {}
-            Some([_, _]) => expect_shape(c, mask_at, &[x[0].clone(), total], &mut checked)?,
-            Some([_, _, _]) => expect_shape(c, mask_at, &[x[0].clone(), x[1].clone(), total], &mut checked)?,
-            _ => {}
         }
+        // [1, 1] and [B, 1] are dummy masks, which onnxruntime drops.
+        Some([b, Dim::Known(1)]) if b.known() == Some(1) || b == &x[0] => {}
+        Some([_, _]) => expect_shape(c, mask_at, &[x[0].clone(), total], &mut checked)?,
+        Some([_, _, _]) => expect_shape(c, mask_at, &[x[0].clone(), x[1].clone(), total], &mut checked)?,
+        _ => {}
     }
     let output = vec![x[0].clone(), x[1].clone(), v_hidden];
     let present = c.shape(past_at).map(|p| {
@@ -1367,18 +1365,14 @@ fn quantize_linear(c: &Ctx) -> R {
 /// input, 4*hidden] (the ONNX LSTM's transposed), R [dirs, hidden, 4*hidden], B [dirs,
 /// 8*hidden], sequence_lens [B], initial_h and initial_c [dirs, B, hidden], P [dirs,
 /// 3*hidden]; each scale and zero point [dirs] or [dirs, 4*hidden], a per-channel zero point
-/// all 0 ("InputWeight zero point must be zero"). hidden_size is required and above 0, clip
-/// above 0 and the batch not empty (SIGABRT).
+/// all 0 ("InputWeight zero point must be zero"). hidden_size is required and above 0, and
+/// the batch not empty (SIGABRT); clip is `FLOAT_IN`'s.
 fn dynamic_quantize_lstm(c: &Ctx) -> R {
     let dtype = c.dtype(0);
     let dirs = Dim::Known(if c.node.attr_str("direction").as_deref() == Some("bidirectional") { 2 } else { 1 });
     let Some(h) = c.node.attr_int("hidden_size").filter(|h| (1..=i64::MAX / 8).contains(h)) else {
         return invalid(c, "needs a hidden_size above 0".into());
     };
-    // As the LSTM's kernel: "clip_ > 0.f".
-    if let Some(v) = c.node.attr_float("clip").filter(|v| v.is_nan() || *v <= 0.0) {
-        return invalid(c, format!("clip {v}; it takes one above 0"));
-    }
     let (hidden, gates) = (Dim::Known(h), |k: i64| Dim::Known(k * h));
     let Some(x) = c.shape(0) else { return out(vec![tensor(dtype, None); 3]) };
     if x.len() != 3 {

@@ -549,10 +549,12 @@ fn lists<V: Copy>(
 pub type FloatRange = (fn(f32) -> bool, &'static str);
 
 /// The float attributes of onnxruntime's own ops that its kernels bound: epsilons (`epsilon_ >=
-/// 0`, which NaN fails too) and GatedDeltaNet's gate bound (finite and below 0). The bounds
-/// onnxruntime adds to the standard ops' spec are `runtime-differs` warnings in their rules.
+/// 0`, which NaN fails too), the recurrent clip (`clip_ > 0.f`) and GatedDeltaNet's gate bound
+/// (finite and below 0). The bounds onnxruntime adds to the standard ops' spec are
+/// `runtime-differs` warnings in their rules.
 #[rustfmt::skip]
 pub static FLOAT_IN: &[(&str, &str, &str, i64, FloatRange)] = &[
+    (MS, "DynamicQuantizeLSTM", "clip", 1, (|v| v > 0.0, "above 0")),
     (MS, "EmbedLayerNormalization", "epsilon", 1, (|e| e >= 0.0, "0 or more")),
     (MS, "GatedDeltaNet", "gate_lower_bound", 1, (|g| g.is_finite() && g < 0.0, "a finite value below 0")),
     (MS, "QEmbedLayerNormalization", "epsilon", 1, (|e| e >= 0.0, "0 or more")),

@@ -142,8 +142,7 @@ pub fn quantize(c: &Ctx) -> R {
     // The type the division runs in (opset 23): a float type, of which onnxruntime's CPU
     // kernel takes float and float16 ("only supports precision 0 (use scale type), FLOAT, and
     // FLOAT16").
-    let precision = c.node.attr_int("precision").filter(|p| *p != 0).map(|_| attr_dtype(c, "precision", None));
-    match precision.transpose()?.flatten() {
+    match attr_dtype(c, "precision", None)? {
         Some(DType::F32 | DType::F16) | None => {}
         Some(t) if t.is_float() => {
             let msg = format!("QuantizeLinear: precision {}; onnxruntime's CPU kernel refuses it", t.name());

@@ -331,8 +331,9 @@ pub(super) fn rank_only(c: &Ctx, i: usize) -> Option<Shape> {
 /// The element type named by an integer attribute, or `default`; an error where the attribute
 /// names none (onnx's inference: "Attribute to does not specify a valid type").
 fn attr_dtype(c: &Ctx, name: &str, default: Option<DType>) -> Result<Option<DType>, RuleError> {
-    // The quantizers' output_dtype defaults to 0, "not given".
-    let Some(code) = c.node.attr_int(name).filter(|k| *k != 0 || name != "output_dtype") else { return Ok(default) };
+    // The quantizers' output_dtype and precision default to 0, "not given".
+    let unset = |k: &i64| *k == 0 && matches!(name, "output_dtype" | "precision");
+    let Some(code) = c.node.attr_int(name).filter(|k| !unset(k)) else { return Ok(default) };
     match i32::try_from(code).ok().filter(|k| (1..=DType::LAST_CODE).contains(k)) {
         Some(k) => Ok(DType::from_onnx(k)),
         None => invalid(format!("{}: {name}={code} names no element type", c.node.op_type)),
